@@ -1,0 +1,90 @@
+"""Project settings: defaults < `[tool.layergen]` in pyproject.toml < command-line flags."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
+
+KEYS = {
+    "paths": "declaration files or folders that `layergen generate` renders by default",
+    "tests": "the folder generated tests are written to (default: tests)",
+    "package": "the default registration package (default: the declaration's folder name)",
+    "templates": "a folder of templates that override the built-in ones of the same name",
+    "line-length": "black's line length for generated files (default: black's own config, else 88)",
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    paths: list[Path] = field(default_factory=list)
+    tests: Path | None = None
+    package: str | None = None
+    templates: Path | None = None
+    line_length: int = 88
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.tests or self.root / "tests"
+
+    def override(self, **flags: Any) -> "Config":
+        """Flags the user actually set win over the file."""
+        return replace(self, **{k: v for k, v in flags.items() if v is not None})
+
+
+def find_root(start: Path) -> Path:
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+    return start
+
+
+def load_config(cwd: Path | None = None) -> Config:
+    root = find_root(cwd or Path.cwd())
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return Config(root)
+    text = pyproject.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DiagnosticError([Diagnostic(str(pyproject), 1, 1, "toml-syntax", f"invalid TOML: {exc}")]) from None
+    tool = data.get("tool", {})
+    section = tool.get("layergen", {})
+    black_length = tool.get("black", {}).get("line-length", 88)
+    errors = []
+    for key in section:
+        if key not in KEYS:
+            line = _line_of(text, key)
+            errors.append(
+                Diagnostic(str(pyproject), line, 1, "unknown-config", f"unknown key `{key}` in [tool.layergen]",
+                           did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}")
+            )
+    if errors:
+        raise DiagnosticError(errors)
+    paths = section.get("paths", [])
+    paths = [paths] if isinstance(paths, str) else paths
+    return Config(
+        root=root,
+        paths=[root / p for p in paths],
+        tests=root / section["tests"] if "tests" in section else None,
+        package=section.get("package"),
+        templates=root / section["templates"] if "templates" in section else None,
+        line_length=section.get("line-length", black_length),
+    )
+
+
+def _line_of(text: str, key: str) -> int:
+    in_section = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped == "[tool.layergen]"
+        elif in_section and stripped.split("=")[0].strip().strip('"') == key:
+            return number
+    return 1

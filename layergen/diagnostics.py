@@ -1,0 +1,43 @@
+"""Located diagnostics: every user mistake becomes one of these, never a traceback."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    hint: str | None = None
+    severity: str = "error"
+
+    def format(self) -> str:
+        text = f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message} [{self.code}]"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class DiagnosticError(Exception):
+    """Raised with every diagnostic found; the CLI prints them and exits 2."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.path, d.line, d.col))
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate most like `name`, for 'did you mean' hints."""
+    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    match = closest(name, candidates)
+    return f"did you mean `{match}`?" if match else None

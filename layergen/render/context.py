@@ -1,0 +1,380 @@
+"""Turn an `Analysis` into plain data for the templates.
+
+Every decision about what the generated code says is made here, in Python;
+the templates only lay it out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import libcst as cst
+
+from ..keras_names import IDENTIFIERS
+from ..spec.analyze import Analysis
+from ..spec.code import Code, body, parse
+from ..spec.model import Param
+from ..spec.yamlfile import Pos
+
+BASE_CLASSES = {
+    "layer": "keras.layers.Layer",
+    "loss": "keras.losses.Loss",
+    "constraint": "keras.constraints.Constraint",
+    "regularizer": "keras.regularizers.Regularizer",
+    "initializer": "keras.initializers.Initializer",
+}
+KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def docstring_text(text: str) -> str:
+    """Text safe inside a triple-quoted docstring: nothing in it can end the string."""
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+# -- params ------------------------------------------------------------------
+
+
+def param_store(name: str, param: Param) -> str:
+    if param.type in KERAS_OBJECT_TYPES:
+        return f"keras.{param.type}s.get({name})"
+    return name
+
+
+def param_config(name: str, param: Param) -> str:
+    if param.type in KERAS_OBJECT_TYPES:
+        return f"keras.{param.type}s.serialize(self.{name})"
+    return f"self.{name}"
+
+
+def param_checks(name: str, param: Param) -> list[str]:
+    """`__init__` validation, raising the way Keras's own layers do."""
+    checks = []
+    optional = "" if param.required or param.default is not None else f"{name} is not None and "
+    bounds = []
+    if param.min is not None:
+        bounds.append(f"at least {param.min!r}")
+    if param.max is not None:
+        bounds.append(f"at most {param.max!r}")
+    if bounds:
+        if param.min is not None and param.max is not None:
+            condition = f"not {param.min!r} <= {name} <= {param.max!r}"
+        elif param.min is not None:
+            condition = f"{name} < {param.min!r}"
+        else:
+            condition = f"{name} > {param.max!r}"
+        checks.append(_raise(optional + condition, name, " and ".join(bounds)))
+    if param.choices is not None:
+        choices = tuple(param.choices)
+        checks.append(_raise(f"{optional}{name} not in {choices!r}", name, f"one of {choices!r}"))
+    return checks
+
+
+def _raise(condition: str, name: str, expected: str) -> str:
+    message = f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
+    return f"if {condition}:\n    raise ValueError(f{message!r})"
+
+
+def param_doc(name: str, param: Param) -> str:
+    text = param.doc or {
+        "activation": "activation function; `None` means linear",
+        "initializer": "initializer",
+        "regularizer": "regularizer, or `None`",
+        "constraint": "constraint, or `None`",
+    }.get(param.type, param.type)
+    text = text.rstrip(".")
+    limits = []
+    if param.min is not None:
+        limits.append(f"at least {param.min!r}")
+    if param.max is not None:
+        limits.append(f"at most {param.max!r}")
+    if param.choices is not None:
+        limits.append("one of " + ", ".join(f"`{c!r}`" for c in param.choices))
+    if limits:
+        text += ", " + ", ".join(limits)
+    if not param.required:
+        text += f". Defaults to `{param.default!r}`"
+    return f"{name}: {text}."
+
+
+# -- shapes ------------------------------------------------------------------
+
+
+def _expression(code: Code) -> cst.BaseExpression:
+    return code.module.body[0].body[0].value
+
+
+def shape_tuple(code: Code, rename: dict[str, str], inputs: set[str]) -> str:
+    """A shape expression as Python code that builds a tuple."""
+    node = _expression(code)
+    text = code.render(rename)
+    if isinstance(node, cst.Tuple):
+        return text if node.lpar else f"({text})"
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in inputs:
+        if any(isinstance(e.slice, cst.Slice) for e in node.slice):
+            return f"tuple({text})"
+    return f"({text},)"
+
+
+def shape_rank(code: Code) -> int | None:
+    node = _expression(code)
+    if isinstance(node, cst.Tuple):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return len(node.elements)
+    if isinstance(node, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in node.slice):
+        return None
+    return 1
+
+
+# -- the context -------------------------------------------------------------
+
+
+def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
+    decl = a.decl
+    members = _members(a)
+    self_rename = {name: f"self.{name}" for name in members}
+    params = [
+        {
+            "name": name,
+            "signature": name if p.required else f"{name}={p.default!r}",
+            "checks": param_checks(name, p),
+            "store": param_store(name, p),
+            "config": param_config(name, p),
+            "doc": param_doc(name, p),
+        }
+        for name, p in a.params.items()
+    ]
+    ctx: dict[str, Any] = {
+        "kind": decl.kind,
+        "name": decl.name,
+        "source": source,
+        "package": package,
+        "base": decl.base or BASE_CLASSES[decl.kind],
+        "custom_base": decl.base is not None,
+        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}."),
+        "params": params,
+        "imports": list(decl.imports),
+        "random": decl.random,
+        "init": a.code("init").render() if decl.init else None,
+        "ops": [_op(a, name, self_rename) for name in decl.ops],
+        "methods": [
+            {"name": name, "args": m.args, "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args))}
+            for name, m in decl.methods.items()
+        ],
+        "inputs": a.inputs,
+    }
+    if decl.kind == "layer":
+        ctx.update(_layer(a, self_rename))
+    else:
+        ctx["call_body"] = body(a.code("call"), _shadowed(self_rename, a.inputs))
+    return ctx
+
+
+def _members(a: Analysis) -> list[str]:
+    decl = a.decl
+    names = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
+    return names + (["seed_generator"] if decl.random else [])
+
+
+def _shadowed(rename: dict[str, str], local: list[str]) -> dict[str, str]:
+    return {k: v for k, v in rename.items() if k not in local}
+
+
+def _op(a: Analysis, name: str, self_rename: dict[str, str]) -> dict[str, Any]:
+    op = a.decl.ops[name]
+    rename = _shadowed(self_rename, op.args + ["upstream"])
+    if isinstance(op.gradient, str):
+        gradient = body(a.code("ops", name, "gradient"), rename)
+    else:
+        grads = [
+            a.code("ops", name, "gradient", arg).render(rename) if arg in op.gradient else f"ops.zeros_like({arg})"
+            for arg in op.args
+        ]
+        gradient = "return " + (grads[0] if len(grads) == 1 else "(" + ", ".join(grads) + ")") + "\n"
+    forward = body(a.code("ops", name, "forward"), rename, returns=lambda e: [f"return {e}, grad"])
+    return {"name": name, "args": op.args, "forward": forward, "gradient": gradient}
+
+
+def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
+    decl = a.decl
+    inputs = a.inputs
+    several = len(inputs) > 1
+    input_set = set(inputs)
+    shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
+    shape_rename = {**shape_names, **{p: f"self.{p}" for p in a.params}}
+    call_rename = _shadowed(self_rename, inputs + ["training", "mask"])
+
+    weights = []
+    for name, w in decl.weights.items():
+        code = a.code("weights", name, "shape")
+        shape = shape_tuple(code, shape_rename, input_set)
+        rank = shape_rank(code)
+        args = {"name": repr(name), "shape": shape}
+        prelude = None
+        if w.initializer is not None:
+            args["initializer"] = _keras_object(a, ("weights", name, "initializer"), w.initializer)
+        elif rank is None:
+            prelude = f"{name}_shape = {shape}"
+            args["shape"] = f"{name}_shape"
+            args["initializer"] = f'"glorot_uniform" if len({name}_shape) >= 2 else "zeros"'
+        else:
+            args["initializer"] = repr("glorot_uniform" if rank >= 2 else "zeros")
+        for attr in ("regularizer", "constraint"):
+            value = getattr(w, attr)
+            if value is not None:
+                args[attr] = _keras_object(a, ("weights", name, attr), value)
+        if not w.trainable:
+            args["trainable"] = "False"
+        if w.dtype:
+            args["dtype"] = repr(w.dtype)
+        when = None
+        if isinstance(w.when, str):
+            when = a.code("weights", name, "when").render({p: f"self.{p}" for p in a.params})
+        elif w.when is False:
+            when = "False"
+        weights.append({"name": name, "args": args, "when": when, "prelude": prelude})
+
+    sublayers = []
+    for name, sub in decl.sublayers.items():
+        if sub.layers is not None:
+            items = [_construct(a, ("sublayers", name, "layers", i), item.class_, item.args) for i, item in enumerate(sub.layers)]
+            sublayers.append({"name": name, "construct": f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}])"})
+        else:
+            sublayers.append({"name": name, "construct": _construct(a, ("sublayers", name), sub.class_, sub.args)})
+
+    input_dtypes = [((decl.inputs or {}).get(n) or _NoInput).dtype for n in inputs]
+    symbolic = [
+        f"keras.KerasTensor({shape_names[n]}, dtype={dtype!r})" if dtype else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
+        for n, dtype in zip(inputs, input_dtypes)
+    ]
+    specs = []
+    for n in inputs:
+        spec = (decl.inputs or {}).get(n)
+        if spec and (spec.rank is not None or spec.min_rank is not None):
+            specs.append("keras.InputSpec(" + (f"ndim={spec.rank}" if spec.rank is not None else f"min_ndim={spec.min_rank}") + ")")
+        else:
+            specs.append("None")
+    input_spec = None
+    if any(s != "None" for s in specs):
+        input_spec = specs[0] if not several else "[" + ", ".join(specs) + "]"
+
+    return {
+        "several_inputs": several,
+        "call_arg": "inputs" if several else inputs[0],
+        "unpack": ", ".join(inputs) + " = inputs" if several else None,
+        "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
+        "weights": weights,
+        "sublayers": sublayers,
+        "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
+        "input_spec": input_spec,
+        "masking": decl.masking not in (None, False),
+        "compute_mask": a.code("masking").render(_shadowed(self_rename, inputs + ["mask"])) if isinstance(decl.masking, str) else None,
+        "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
+        "call_body": _call_body(a, call_rename),
+        "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
+        "input_doc": _input_doc(a),
+        "output_doc": _output_doc(a),
+    }
+
+
+class _NoInput:
+    dtype = None
+
+
+def _keras_object(a: Analysis, loc: tuple, value: str) -> str:
+    if value.isidentifier():
+        return f"self.{value}" if value in a.params else repr(value)
+    return a.code(*loc).render({p: f"self.{p}" for p in a.params})
+
+
+def _construct(a: Analysis, loc: tuple, class_path: str, args: dict[str, Any]) -> str:
+    parts = []
+    for key, value in args.items():
+        parts.append(f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else repr(value)}")
+    if "dtype" not in args:
+        parts.append("dtype=self.dtype_policy")
+    return f"{class_path}({', '.join(parts)})"
+
+
+def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
+    decl = a.decl
+    updates = list(decl.updates.items())
+
+    def with_updates(guarded: bool):
+        if not updates:
+            return None
+        assigns = []
+        if len(updates) == 1:
+            name, _ = updates[0]
+            value = a.code("updates", name).render(rename)
+            assigns.append(f"self.{name}.assign(ops.cast({value}, self.{name}.dtype))")
+        else:  # compute every new value from the old state before assigning any
+            for name, _ in updates:
+                assigns.append(f"new_{name} = {a.code('updates', name).render(rename)}")
+            for name, _ in updates:
+                assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
+        block = "\n".join(assigns)
+        if guarded:
+            block = "if training:\n" + "\n".join(f"    {line}" for line in block.splitlines())
+        return lambda e: [f"outputs = {e}", block, "return outputs"]
+
+    if decl.call is None:
+        if decl.base is not None and not (updates or decl.losses):
+            return None  # the base class's call is used as it is
+        arg = "inputs" if len(a.inputs) > 1 else a.inputs[0]
+        forward = f"super().call({arg})" if decl.base is not None else arg
+        return body(_synthetic(a, forward), rename, with_updates(True))
+    if isinstance(decl.call, str):
+        return body(a.code("call"), rename, with_updates(True))
+    train = body(a.code("call", "train"), rename, with_updates(False))
+    infer = body(a.code("call", "infer"), rename)
+    return "if training:\n" + "".join(f"    {line}\n" if line else "\n" for line in train.splitlines()) + infer
+
+
+def _synthetic(a: Analysis, text: str) -> Code:
+    """Code layergen writes itself (the identity, or the base class's call)."""
+    return parse(text, Pos(1, 1), a.path, expression=True)
+
+
+def _output_shape(a: Analysis, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]) -> str | None:
+    decl = a.decl
+    if decl.output_shape is not None:
+        return shape_tuple(a.code("output_shape"), rename, inputs)
+    if decl.outputs is not None:
+        shapes = [shape_tuple(a.code("outputs", n), rename, inputs) for n in decl.outputs]
+        return "(" + ", ".join(shapes) + ",)"
+    if decl.base is not None:
+        return None
+    return shape_names[a.inputs[0]]
+
+
+def _input_doc(a: Analysis) -> list[str]:
+    lines = []
+    for name in a.inputs:
+        spec = (a.decl.inputs or {}).get(name)
+        rank = ""
+        if spec and spec.rank is not None:
+            rank = f" of rank {spec.rank}"
+        elif spec and spec.min_rank is not None:
+            rank = f" of rank at least {spec.min_rank}"
+        dtype = f", dtype {spec.dtype}" if spec and spec.dtype else ""
+        lines.append(f"`{name}`: tensor{rank}{dtype}.")
+    return lines
+
+
+def _output_doc(a: Analysis) -> list[str]:
+    decl = a.decl
+    if decl.output_shape is not None:
+        return [f"`{_shape_text(decl.output_shape)}`."]
+    if decl.outputs is not None:
+        return [f"`{n}`: `{_shape_text(s)}`." for n, s in decl.outputs.items()]
+    return [f"same as `{a.inputs[0]}`."] if decl.base is None else ["as the base layer."]
+
+
+def _shape_text(value: Any) -> str:
+    return "(" + ", ".join(map(str, value)) + ")" if isinstance(value, list) else str(value)

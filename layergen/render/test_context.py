@@ -1,0 +1,142 @@
+"""Plain data for the generated test module of a declaration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spec.analyze import Analysis
+from ..spec.model import Param
+from .context import shape_tuple
+
+# Built-in layers whose output depends on `training`.
+TRAINING_SENSITIVE = {
+    "keras.layers.Dropout", "keras.layers.SpatialDropout1D", "keras.layers.SpatialDropout2D",
+    "keras.layers.SpatialDropout3D", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
+    "keras.layers.AlphaDropout", "keras.layers.BatchNormalization",
+}
+
+
+def example_value(param: Param) -> Any:
+    """A sensible value for a required param the example does not give."""
+    if param.choices:
+        return param.choices[0]
+    low, high = param.min, param.max
+    if param.type == "int":
+        value = 4 if low is None else max(int(low), 4)
+        return value if high is None else min(value, int(high))
+    if param.type == "float":
+        value = 0.5
+        value = value if low is None else max(float(low), value)
+        return value if high is None else min(float(high), value)
+    return {
+        "bool": True, "str": "a", "list[int]": [4, 4], "list[float]": [0.5, 0.5], "list[str]": ["a"],
+        "activation": "relu", "initializer": "glorot_uniform", "regularizer": "l2",
+        "constraint": "non_neg", "dtype": "float32",
+    }[param.type]
+
+
+def example_args(a: Analysis) -> dict[str, Any]:
+    """Every param's value in the tests: the example's, else the default, else a sensible one."""
+    given = a.decl.example.params
+    args = {}
+    for name, param in a.params.items():
+        if name in given:
+            args[name] = given[name]
+        elif not param.required:
+            args[name] = param.default
+        else:
+            args[name] = example_value(param)
+    if a.decl.random and args.get("seed") is None:
+        args["seed"] = 1337  # reproducible random tests
+    args.update({k: v for k, v in given.items() if k not in a.params})  # base class arguments
+    return args
+
+
+def input_shapes(a: Analysis) -> dict[str, tuple[int, ...]]:
+    shapes = a.decl.example.input_shape
+    if isinstance(shapes, dict):
+        return {n: tuple(shapes[n]) for n in a.inputs}
+    if shapes is not None:
+        return {a.inputs[0]: tuple(shapes)}
+    out = {}
+    for name in a.inputs:
+        spec = (a.decl.inputs or {}).get(name)
+        rank = (spec.rank or spec.min_rank or 2) if spec else 2
+        out[name] = (2,) + (4,) * (max(rank, 1) - 1)
+    return out
+
+
+def input_dtypes(a: Analysis) -> dict[str, str]:
+    given = a.decl.example.input_dtype
+    out = {}
+    for name in a.inputs:
+        spec = (a.decl.inputs or {}).get(name)
+        if isinstance(given, dict) and name in given:
+            out[name] = given[name]
+        elif isinstance(given, str):
+            out[name] = given
+        else:
+            out[name] = (spec.dtype if spec and spec.dtype else None) or "float32"
+    return out
+
+
+def build_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
+    decl = a.decl
+    args = example_args(a)
+    arg_rename = {p: f"ARGS[{p!r}]" for p in a.params}
+    members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
+    layer_rename = {m: f"layer.{m}" for m in members} | {"training": "True"}
+    inputs = set(a.inputs)
+
+    output_shapes = None
+    if decl.output_shape is not None:
+        output_shapes = [shape_tuple(a.code("output_shape"), arg_rename, inputs)]
+    elif decl.outputs is not None:
+        output_shapes = [shape_tuple(a.code("outputs", n), arg_rename, inputs) for n in decl.outputs]
+    elif decl.base is None:
+        output_shapes = [f"tuple({a.inputs[0]})"]
+
+    weights = []
+    for name, w in decl.weights.items():
+        when = None
+        if isinstance(w.when, str):
+            when = a.code("weights", name, "when").render(arg_rename)
+        elif w.when is False:
+            when = "False"
+        shape = shape_tuple(a.code("weights", name, "shape"), arg_rename, inputs)
+        weights.append({"name": name, "shape": shape, "trainable": w.trainable, "when": when})
+
+    updated = {n: f"before[{n!r}]" for n in decl.updates}
+    sensitive = (
+        not isinstance(decl.call, (str, type(None)))
+        or any((s.class_ or "") in TRAINING_SENSITIVE for s in decl.sublayers.values())
+        or any(l.class_ in TRAINING_SENSITIVE for s in decl.sublayers.values() for l in (s.layers or []))
+    )
+    has_trainable = decl.base is not None or any(w.trainable and w.when is None for w in decl.weights.values())
+    masking = None
+    if decl.masking is True:
+        masking = "mask"
+    elif isinstance(decl.masking, str):
+        masking = a.code("masking").render(layer_rename)
+    return {
+        "name": decl.name,
+        "module": module,
+        "source": a.path,
+        "args": args,
+        "inputs": a.inputs,
+        "several_inputs": len(a.inputs) > 1,
+        "input_shapes": input_shapes(a),
+        "input_dtypes": input_dtypes(a),
+        "input_range": tuple(decl.example.input_range) if decl.example.input_range else (0, 10),
+        "output_shapes": output_shapes,
+        "weights": weights,
+        "exact_weight_count": not decl.sublayers and decl.base is None,
+        "has_trainable": has_trainable,
+        "losses": [a.code("losses", i).render(layer_rename) for i in range(len(decl.losses))],
+        "updates": [
+            {"name": n, "expected": a.code("updates", n).render(layer_rename | updated)} for n in decl.updates
+        ],
+        "training_sensitive": sensitive,
+        "deterministic_inference": not (decl.random and isinstance(decl.call, str)),
+        "masking": masking,
+    }

@@ -1,0 +1,135 @@
+"""`layergen new`: write a working declaration from a name and a few conventions."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .diagnostics import Diagnostic, DiagnosticError
+from .render.context import snake
+from .spec.model import ParamType
+
+# Conventional weights: what Keras's own layers call them, and how they act.
+ADDITIVE = {"bias", "beta"}  # added, zero-initialized
+MULTIPLICATIVE_DEFAULT_ONES = {"scale", "gamma"}
+PARAM_TYPES = ParamType.__args__
+
+
+def parse_params(text: str) -> dict[str, tuple[str, str | None]]:
+    """`units:int,rate:float=0.1` -> {"units": ("int", None), "rate": ("float", "0.1")}."""
+    params: dict[str, tuple[str, str | None]] = {}
+    errors = []
+    for position, item in enumerate(_split(text)):
+        match = re.fullmatch(r"\s*(\w+)\s*(?::\s*([\w\[\]]+))?\s*(?:=\s*(.*?))?\s*", item)
+        if not match:
+            errors.append(f"cannot read param `{item}`: write name:type or name:type=default")
+            continue
+        name, kind, default = match.group(1), match.group(2) or "float", match.group(3)
+        if kind not in PARAM_TYPES:
+            errors.append(f"param `{name}` has unknown type `{kind}` (types: {', '.join(PARAM_TYPES)})")
+        params[name] = (kind, default)
+    if errors:
+        raise DiagnosticError([Diagnostic("--params", 1, 1, "bad-option", e) for e in errors])
+    return params
+
+
+def _split(text: str) -> list[str]:
+    """Split on commas outside brackets, so `sizes:list[int]=[1,2]` stays whole."""
+    items, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "[("
+        depth -= char in "])"
+        if char == "," and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        items.append(current)
+    return items
+
+
+def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str | None]], inputs: list[str]) -> str:
+    """The YAML text of a new declaration whose generated tests pass as it is."""
+    inputs = inputs or ["x"]
+    lines = [f"layer: {name}", f"doc: {json.dumps(_doc(name, weights))}"]
+    params = dict(params)
+    if "kernel" in weights:
+        params = {"units": ("int", None), "activation": ("activation", "null"), **params}
+    if params:
+        lines.append("params:")
+        for pname, (kind, default) in params.items():
+            entry = {"type": kind}
+            bounds = ", min: 1" if pname == "units" and kind == "int" else ""
+            default_text = f", default: {default}" if default is not None else ""
+            lines.append(f"  {pname}: {{type: {json.dumps(kind) if '[' in kind else kind}{bounds}{default_text}}}")
+            del entry
+    if len(inputs) > 1:
+        lines.append("inputs:")
+        lines.extend(f"  {i}: {{}}" for i in inputs)
+    width = " + ".join(f"{i}[-1]" for i in inputs)
+    features = "units" if "kernel" in weights else width
+    if weights:
+        lines.append("weights:")
+        for w in weights:
+            if w == "kernel":
+                lines.append(f"  kernel:\n    shape: ({width}, units)\n    initializer: glorot_uniform")
+            else:
+                init = "zeros" if w in ADDITIVE else "ones"
+                lines.append(f"  {w}:\n    shape: ({features},)\n    initializer: {init}")
+    lines.append("call: |")
+    lines.extend("  " + line for line in _call(weights, inputs))
+    if "kernel" in weights or len(inputs) > 1:
+        lines.append(f"output_shape: (*{inputs[0]}[:-1], {features})")
+    example_params = {p: _example(kind) for p, (kind, default) in params.items() if default is None}
+    lines.append("example:")
+    if example_params:
+        lines.append("  params: {" + ", ".join(f"{k}: {v}" for k, v in example_params.items()) + "}")
+    if len(inputs) > 1:
+        lines.append("  input_shape:")
+        lines.extend(f"    {i}: [2, {3 + n}]" for n, i in enumerate(inputs))
+    else:
+        lines.append("  input_shape: [2, 3]")
+    return "\n".join(lines) + "\n"
+
+
+def _call(weights: list[str], inputs: list[str]) -> list[str]:
+    """kernel, then bias, then the multiplicative weights, then beta: (x @ kernel + bias) * scale."""
+    code = []
+    y = inputs[0]
+    if len(inputs) > 1:
+        code.append(f"y = ops.concatenate([{', '.join(inputs)}], axis=-1)")
+        y = "y"
+    if "kernel" in weights:
+        code.append(f"y = ops.matmul({y}, kernel)")
+        y = "y"
+    if "bias" in weights:
+        code.append(f"y = {y} + bias")
+        y = "y"
+    for w in weights:
+        if w not in ADDITIVE and w != "kernel":
+            code.append(f"y = {y} * {w}")
+            y = "y"
+    if "beta" in weights:
+        code.append(f"y = {y} + beta")
+        y = "y"
+    code.append(f"return activation({y})" if "kernel" in weights else f"return {y}")
+    return code
+
+
+def _doc(name: str, weights: list[str]) -> str:
+    if not weights:
+        return f"{name} layer."
+    return f"{name} layer with weights {', '.join(weights)}."
+
+
+def _example(kind: str) -> str:
+    return {
+        "int": "4", "float": "0.5", "bool": "true", "str": "a", "list[int]": "[4, 4]",
+        "list[float]": "[0.5, 0.5]", "list[str]": "[a]", "activation": "relu",
+        "initializer": "glorot_uniform", "regularizer": "l2", "constraint": "non_neg", "dtype": "float32",
+    }[kind]
+
+
+def file_name(name: str) -> str:
+    return f"{snake(name)}.layer.yaml"

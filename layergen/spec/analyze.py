@@ -1,0 +1,403 @@
+"""Resolve a validated declaration: parse every piece of code, check every name.
+
+All problems are collected and raised together as one `DiagnosticError`.
+The result, an `Analysis`, is everything the renderer needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES
+from .code import BUILTINS, Code, parse
+from .model import Declaration, Param
+from .yamlfile import Document
+
+# The names in scope in the one method of each non-layer kind.
+KIND_ARGS = {
+    "loss": ["y_true", "y_pred"],
+    "constraint": ["w"],
+    "regularizer": ["x"],
+    "initializer": ["shape", "dtype"],
+}
+LAYER_ONLY_KEYS = ("inputs", "weights", "sublayers", "losses", "updates", "masking", "output_shape", "outputs")
+SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
+
+
+@dataclass
+class Analysis:
+    doc: Document
+    decl: Declaration
+    params: dict[str, Param]  # the declared params, plus `seed` for a random layer
+    inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
+    codes: dict[tuple, Code] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        return self.doc.path
+
+    def code(self, *loc: Any) -> Code:
+        return self.codes[tuple(loc)]
+
+
+def analyze(doc: Document, decl: Declaration) -> Analysis:
+    return _Analyzer(doc, decl).run()
+
+
+class _Analyzer:
+    def __init__(self, doc: Document, decl: Declaration):
+        self.doc, self.decl = doc, decl
+        self.errors: list[Diagnostic] = []
+        self.kind = decl.kind
+        params = dict(decl.params)
+        if decl.random and "seed" not in params:
+            params["seed"] = SEED_PARAM
+        if self.kind == "layer":
+            inputs = list(decl.inputs) if decl.inputs else ["x"]
+        else:
+            inputs = KIND_ARGS[self.kind]
+        self.result = Analysis(doc, decl, params, inputs)
+        self.imported = self._imported_names()
+        self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS
+        self.members = (
+            set(params) | set(decl.weights) | set(decl.sublayers) | set(decl.ops) | set(decl.methods)
+        )
+        if decl.random:
+            self.members.add("seed_generator")
+
+    def run(self) -> Analysis:
+        self._check_names()
+        self._check_params()
+        if self.kind == "layer":
+            self._check_layer()
+        else:
+            self._check_other_kind()
+        self._check_ops_and_methods()
+        self._check_example()
+        if self.errors:
+            raise DiagnosticError(self.errors)
+        return self.result
+
+    # -- helpers -----------------------------------------------------------
+
+    def error(self, loc: tuple, code: str, message: str, hint: str | None = None, *, key: bool = False) -> None:
+        self.errors.append(self.doc.error(loc, code, message, hint, key=key))
+
+    def code(
+        self,
+        loc: tuple,
+        text: str,
+        local: set[str],
+        members: set[str],
+        *,
+        expression: bool | None = None,
+        what: str = "name",
+    ) -> Code | None:
+        """Parse the snippet at `loc` and report every free name not in scope."""
+        result = parse(text, self.doc.pos(loc), self.doc.path, expression=expression)
+        if isinstance(result, Diagnostic):
+            self.errors.append(result)
+            return None
+        known = local | members | self.globals
+        for free in result.free:
+            if free.name not in known:
+                scope = sorted(local | members | {"ops", "keras"} | self.imported)
+                self.errors.append(
+                    Diagnostic(
+                        self.doc.path, free.line, free.col, "unknown-name",
+                        f"unknown {what} `{free.name}`",
+                        did_you_mean(free.name, scope) or f"names in scope here: {', '.join(scope) or 'none'}",
+                    )
+                )
+        self.result.codes[loc] = result
+        return result
+
+    def _imported_names(self) -> set[str]:
+        names: set[str] = set()
+        for i, line in enumerate(self.decl.imports):
+            try:
+                tree = ast.parse(line)
+            except SyntaxError as exc:
+                self.error(("imports", i), "python-syntax", f"invalid import: {exc.msg}")
+                continue
+            if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in tree.body):
+                self.error(("imports", i), "bad-import", "`imports` holds import statements only")
+                continue
+            for statement in tree.body:
+                for alias in statement.names:
+                    if alias.name == "*":
+                        self.error(("imports", i), "bad-import", "star imports hide names", "import the names you use")
+                    names.add(alias.asname or alias.name.split(".")[0])
+        return names
+
+    def _identifier(self, loc: tuple, name: Any, what: str, *, reserved: bool = True) -> bool:
+        if not isinstance(name, str) or not name.isidentifier():
+            self.error(loc, "bad-name", f"{what} `{name}` is not a Python identifier", key=True)
+            return False
+        if keyword.iskeyword(name):
+            self.error(loc, "keyword-name", f"{what} `{name}` is a Python keyword", f"call it `{name}_`", key=True)
+            return False
+        if reserved and self.kind == "layer" and name in LAYER_ATTRIBUTES:
+            self.error(
+                loc, "reserved-name",
+                f"{what} `{name}` would shadow the attribute every Keras layer has under that name",
+                f"pick another name, such as `{name}_value`",
+                key=True,
+            )
+            return False
+        return True
+
+    # -- checks ------------------------------------------------------------
+
+    def _check_names(self) -> None:
+        decl, kind = self.decl, self.kind
+        name = decl.name
+        if not name.isidentifier() or keyword.iskeyword(name) or not name[0].isupper():
+            self.error(
+                (kind,), "bad-class-name", f"`{name}` is not a valid class name",
+                "use a PascalCase Python identifier, such as `ScaledDense`",
+            )
+        seen: dict[str, str] = {}
+        groups = [
+            ("params", "param", self.result.params),
+            ("inputs", "input", decl.inputs or {}),
+            ("weights", "weight", decl.weights),
+            ("sublayers", "sublayer", decl.sublayers),
+            ("ops", "op", decl.ops),
+            ("methods", "method", decl.methods),
+        ]
+        for section, what, names in groups:
+            for item in names:
+                loc = (section, item)
+                reserved = section != "methods"  # methods may override the base class's
+                if not self._identifier(loc, item, what, reserved=reserved):
+                    continue
+                if item in seen and section != "params":
+                    self.error(loc, "duplicate-name", f"{what} `{item}` has the name of a {seen[item]}", key=True)
+                seen.setdefault(item, what)
+        for section, names in (("inputs", decl.inputs or {}), ("params", self.result.params)):
+            for item in names:
+                if item in ("training", "mask", "self", "ops", "keras", "upstream"):
+                    self.error((section, item), "reserved-name", f"`{item}` is a name layergen keeps for itself", key=True)
+
+    def _check_params(self) -> None:
+        for name, param in self.decl.params.items():
+            loc = ("params", name)
+            if param.min is not None or param.max is not None:
+                if param.type not in ("int", "float"):
+                    self.error(loc, "bad-bound", f"`min` and `max` apply to int and float params, not {param.type}")
+                    continue
+            if param.min is not None and param.max is not None and param.min > param.max:
+                self.error(loc + ("min",), "bad-bound", f"min {param.min} is larger than max {param.max}")
+            if param.required or param.default is None:
+                continue
+            problem = value_problem(param, param.default)
+            if problem:
+                self.error(loc + ("default",), "bad-default", f"default of `{name}` {problem}")
+
+    def _check_layer(self) -> None:
+        decl = self.decl
+        inputs = set(self.result.inputs)
+        params = set(self.result.params)
+        calls = inputs | {"training"} | ({"mask"} if decl.masking not in (None, False) else set())
+        for name, spec in (decl.inputs or {}).items():
+            if spec and spec.dtype and spec.dtype not in DTYPES:
+                self.error(("inputs", name, "dtype"), "bad-dtype", f"unknown dtype `{spec.dtype}`", did_you_mean(spec.dtype, DTYPES))
+        for name, weight in decl.weights.items():
+            loc = ("weights", name)
+            self._shape(loc + ("shape",), weight.shape, inputs, params)
+            for attr in ("initializer", "regularizer", "constraint"):
+                value = getattr(weight, attr)
+                if value is not None:
+                    self._keras_object(loc + (attr,), value, attr)
+            if isinstance(weight.when, str):
+                self.code(loc + ("when",), weight.when, set(), params, expression=True, what="param")
+            if weight.dtype and weight.dtype not in DTYPES:
+                self.error(loc + ("dtype",), "bad-dtype", f"unknown dtype `{weight.dtype}`", did_you_mean(weight.dtype, DTYPES))
+        for name, sub in decl.sublayers.items():
+            loc = ("sublayers", name)
+            if sub.class_ is None and sub.layers is None:
+                self.error(loc, "missing-key", "a sublayer needs `class` (or `layers`, for a keras.Sequential)")
+            if sub.class_ is not None:
+                self._dotted(loc + ("class",), sub.class_)
+            self._args(loc + ("args",), sub.args)
+            for i, item in enumerate(sub.layers or []):
+                self._dotted(loc + ("layers", i, "class"), item.class_)
+                self._args(loc + ("layers", i, "args"), item.args)
+        if decl.base is not None:
+            self._dotted(("base",), decl.base)
+        if isinstance(decl.call, str):
+            self.code(("call",), decl.call, calls, self.members)
+        elif decl.call is not None:
+            for branch in ("train", "infer"):
+                self.code(("call", branch), getattr(decl.call, branch), calls, self.members)
+        for i, loss in enumerate(decl.losses):
+            self.code(("losses", i), loss, calls, self.members, expression=True)
+        for name, update in decl.updates.items():
+            loc = ("updates", name)
+            if name not in decl.weights:
+                self.error(loc, "unknown-weight", f"`updates` names `{name}`, which is not a weight", did_you_mean(name, decl.weights), key=True)
+            elif decl.weights[name].trainable:
+                self.error(
+                    loc, "trainable-update", f"weight `{name}` is trainable; only non-trainable state can be updated",
+                    f"add `trainable: false` to weight `{name}`", key=True,
+                )
+            self.code(loc, update, calls, self.members, expression=True)
+        if isinstance(decl.masking, str):
+            self.code(("masking",), decl.masking, inputs | {"mask"}, self.members, expression=True)
+        if decl.output_shape is not None and decl.outputs is not None:
+            self.error(("outputs",), "conflicting-keys", "give `output_shape` or `outputs`, not both", key=True)
+        if decl.output_shape is not None:
+            self._shape(("output_shape",), decl.output_shape, inputs, params)
+        for name, shape in (decl.outputs or {}).items():
+            self._identifier(("outputs", name), name, "output", reserved=False)
+            self._shape(("outputs", name), shape, inputs, params)
+        if decl.init is not None:
+            self.code(("init",), decl.init, params, set(), expression=False)
+
+    def _check_other_kind(self) -> None:
+        decl = self.decl
+        for key in LAYER_ONLY_KEYS:
+            if getattr(decl, key):
+                self.error((key,), "not-for-kind", f"`{key}` is for layers, not for a {self.kind}", key=True)
+        if decl.call is None:
+            self.error((self.kind,), "missing-key", f"a {self.kind} needs `call`, the body of its method")
+        elif not isinstance(decl.call, str):
+            self.error(("call",), "not-for-kind", f"a {self.kind} has no training branch: give `call` as code")
+        else:
+            self.code(("call",), decl.call, set(self.result.inputs), self.members)
+        if decl.init is not None:
+            self.code(("init",), decl.init, set(self.result.params), set(), expression=False)
+
+    def _check_ops_and_methods(self) -> None:
+        for name, op in self.decl.ops.items():
+            loc = ("ops", name)
+            for i, arg in enumerate(op.args):
+                self._identifier(loc + ("args", i), arg, "op argument", reserved=False)
+            args = set(op.args)
+            self.code(loc + ("forward",), op.forward, args, self.members)
+            if isinstance(op.gradient, str):
+                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members)
+            else:
+                for arg, gradient in op.gradient.items():
+                    if arg not in args:
+                        self.error(loc + ("gradient", arg), "unknown-arg", f"`{arg}` is not an argument of op `{name}`", did_you_mean(arg, args), key=True)
+                    self.code(loc + ("gradient", arg), gradient, args | {"upstream"}, self.members, expression=True)
+        for name, method in self.decl.methods.items():
+            loc = ("methods", name)
+            for i, arg in enumerate(method.args):
+                self._identifier(loc + ("args", i), arg, "method argument", reserved=False)
+            self.code(loc + ("body",), method.body, set(method.args), self.members, expression=False)
+
+    def _check_example(self) -> None:
+        example = self.decl.example
+        for name, value in example.params.items():
+            loc = ("example", "params", name)
+            param = self.result.params.get(name)
+            if param is None:
+                if self.decl.base is None:
+                    self.error(loc, "unknown-param", f"`{name}` is not a param", did_you_mean(name, self.result.params), key=True)
+                continue
+            problem = value_problem(param, value) if value is not None else None
+            if problem:
+                self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+        if "example" in self.doc.data:
+            for name, param in self.result.params.items():
+                if param.required and name not in example.params:
+                    self.error(
+                        ("example",), "missing-example", f"the example does not give required param `{name}`",
+                        f"add `{name}` to `example.params`", key=True,
+                    )
+        shapes = example.input_shape
+        if isinstance(shapes, dict):
+            for name in shapes:
+                if name not in self.result.inputs:
+                    self.error(("example", "input_shape", name), "unknown-input", f"`{name}` is not an input", did_you_mean(name, self.result.inputs), key=True)
+            for name in self.result.inputs:
+                if self.kind == "layer" and name not in shapes:
+                    self.error(("example", "input_shape"), "missing-example", f"the example gives no shape for input `{name}`")
+        elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
+            self.error(("example", "input_shape"), "bad-example", "a layer with several inputs needs `input_shape` as a mapping per input")
+        if example.input_range is not None and len(example.input_range) != 2:
+            self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
+
+    # -- pieces ------------------------------------------------------------
+
+    def _shape(self, loc: tuple, value: Any, inputs: set[str], params: set[str]) -> None:
+        if isinstance(value, list):
+            text = "(" + "".join(f"{item}, " for item in value) + ")"
+        else:
+            text = str(value)
+        self.code(loc, text, inputs, params, expression=True, what="name in shape")
+
+    def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
+        """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""
+        if value.isidentifier():
+            param = self.result.params.get(value)
+            if param is not None:
+                if param.type != kind:
+                    self.error(loc, "wrong-type", f"param `{value}` is a {param.type}, not a {kind}")
+                self.result.codes[loc] = parse(value, self.doc.pos(loc), self.doc.path, expression=True)
+                return
+            if value not in IDENTIFIERS[kind]:
+                self.error(
+                    loc, f"unknown-{kind}", f"unknown {kind} `{value}`",
+                    did_you_mean(value, sorted(IDENTIFIERS[kind]) + [p for p, s in self.result.params.items() if s.type == kind])
+                    or f"use a Keras {kind} name, a param of type {kind}, or an expression such as `keras.{kind}s.Foo(...)`",
+                )
+            return
+        self.code(loc, value, set(), set(self.result.params), expression=True)
+
+    def _dotted(self, loc: tuple, value: str) -> None:
+        parts = value.split(".")
+        if not all(p.isidentifier() for p in parts):
+            self.error(loc, "bad-class", f"`{value}` is not a dotted class path", "such as `keras.layers.Dense`")
+        elif parts[0] not in ("keras",) and parts[0] not in self.imported:
+            self.error(loc, "unknown-name", f"unknown name `{parts[0]}` in `{value}`", "start with `keras.` or import the class in `imports`")
+
+    def _args(self, loc: tuple, args: dict[str, Any]) -> None:
+        for name, value in args.items():
+            self._identifier(loc + (name,), name, "argument", reserved=False)
+            if isinstance(value, str):
+                code = self.code(loc + (name,), value, set(self.result.params), set(), expression=True)
+                if code is not None and any(f.name not in self.globals | set(self.result.params) for f in code.free):
+                    last = self.errors[-1]
+                    self.errors[-1] = Diagnostic(
+                        last.path, last.line, last.col, last.code, last.message,
+                        (last.hint + "; " if last.hint else "") + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
+                    )
+
+
+def value_problem(param: Param, value: Any) -> str | None:
+    """Why `value` is not a valid value of `param`, or None."""
+    kind = param.type
+    ok = {
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "bool": lambda v: isinstance(v, bool),
+        "str": lambda v: isinstance(v, str),
+        "list[int]": lambda v: isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v),
+        "list[float]": lambda v: isinstance(v, list) and all(isinstance(i, (int, float)) and not isinstance(i, bool) for i in v),
+        "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+        "dtype": lambda v: v in DTYPES,
+    }
+    if kind in IDENTIFIERS:
+        if not isinstance(value, (str, dict)):
+            return f"must be a Keras {kind} name, got {value!r}"
+        if isinstance(value, str) and value not in IDENTIFIERS[kind]:
+            hint = did_you_mean(value, IDENTIFIERS[kind])
+            return f"is not a Keras {kind}: {value!r}" + (f" ({hint})" if hint else "")
+        return None
+    if not ok[kind](value):
+        return f"must be of type {kind}, got {value!r}"
+    if param.min is not None and value < param.min:
+        return f"is below its min {param.min}: {value!r}"
+    if param.max is not None and value > param.max:
+        return f"is above its max {param.max}: {value!r}"
+    if param.choices is not None and value not in param.choices:
+        return f"is not one of its choices {param.choices}: {value!r}"
+    return None

@@ -1,0 +1,149 @@
+"""Python snippets from a declaration: parsed, never executed.
+
+A `Code` knows its free names (names read but bound nowhere in the snippet)
+with their positions in the YAML file, so unknown names are reported where
+they were written, and it renders itself with some free names replaced
+(`units` -> `self.units`, `x` -> `input_shape`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+
+from ..diagnostics import Diagnostic
+from .yamlfile import Pos
+
+BUILTINS = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class FreeName:
+    name: str
+    node: cst.Name
+    line: int  # in the YAML file
+    col: int
+
+
+@dataclass
+class Code:
+    text: str
+    is_expression: bool
+    module: cst.Module
+    free: list[FreeName] = field(default_factory=list)
+
+    @property
+    def free_names(self) -> set[str]:
+        return {f.name for f in self.free}
+
+    def render(self, rename: dict[str, str] | None = None) -> str:
+        """The code with free names replaced; an expression comes back without a newline."""
+        rename = rename or {}
+        targets = {id(f.node): rename[f.name] for f in self.free if f.name in rename}
+        module = self.module.visit(_Rename(targets)) if targets else self.module
+        return module.code.strip() if self.is_expression else module.code
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, targets: dict[int, str]):
+        self.targets = targets
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        replacement = self.targets.get(id(original))
+        return cst.parse_expression(replacement) if replacement is not None else updated
+
+
+def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
+    """Map a 1-based line / 0-based column inside a snippet to the YAML file."""
+    if pos.style in ("|", ">"):
+        return pos.line + line, pos.indent + col
+    quoted = 1 if pos.style in ("'", '"') else 0
+    if line == 1:
+        return pos.line, pos.col + quoted + col
+    return pos.line + line - 1, col + 1
+
+
+def parse(text: str, pos: Pos, path: str, *, expression: bool | None = None) -> Code | Diagnostic:
+    """Parse a snippet. `expression`: True requires one, False a block, None either."""
+    source = text.strip("\n") if pos.style not in ("|", ">") else text
+    source = source if source.strip() else ""
+    if not source:
+        line, col = _to_yaml(pos, 1, 0)
+        return Diagnostic(path, line, col, "empty-code", "this code is empty")
+    is_expression = expression
+    if expression is None:
+        try:
+            ast.parse(source.strip(), mode="eval")
+            is_expression = True
+        except SyntaxError:
+            is_expression = False
+    if is_expression:
+        source = source.strip()
+    try:
+        ast.parse(source, mode="eval" if is_expression else "exec")
+    except SyntaxError as exc:
+        line, col = _to_yaml(pos, exc.lineno or 1, max((exc.offset or 1) - 1, 0))
+        kind = "an expression" if is_expression else "Python code"
+        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {exc.msg}")
+    module = cst.parse_module(source if source.endswith("\n") else source + "\n")
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    positions = wrapper.resolve(PositionProvider)
+    free = []
+    for scope in {s for s in scopes.values() if s is not None}:
+        for access in scope.accesses:
+            node = access.node
+            if access.referents or not isinstance(node, cst.Name):
+                continue
+            start = positions[node].start
+            free.append(FreeName(node.value, node, *_to_yaml(pos, start.line, start.column)))
+    free.sort(key=lambda f: (f.line, f.col))
+    return Code(source, bool(is_expression), module, free)
+
+
+class _Returns(cst.CSTTransformer):
+    """Rewrites each `return E` of the snippet's own scope (not of nested functions)."""
+
+    def __init__(self, make: Callable[[str], list[str]]):
+        self.make = make
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.depth += 1
+        return True
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self.depth -= 1
+        return updated
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if self.depth or not updated.body or not isinstance(updated.body[-1], cst.Return):
+            return updated
+        ret = updated.body[-1]
+        value = cst.Module([]).code_for_node(ret.value) if ret.value is not None else "None"
+        statements = [cst.parse_statement(s) for s in self.make(value)]
+        before = [updated.with_changes(body=updated.body[:-1])] if len(updated.body) > 1 else []
+        return cst.FlattenSentinel(before + statements)
+
+
+def body(code: Code, rename: dict[str, str] | None = None, returns: Callable[[str], list[str]] | None = None) -> str:
+    """The snippet as the statements of a function body.
+
+    An expression becomes `return <expression>`; `returns` rewrites every
+    `return E` into other statements (to attach a gradient, or update state).
+    """
+    text = code.render(rename)
+    if code.is_expression:
+        text = f"return {text}\n" if returns is None else "".join(s + "\n" for s in returns(text))
+        return text
+    if returns is None:
+        return text
+    return cst.parse_module(text).visit(_Returns(returns)).code

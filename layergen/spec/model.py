@@ -1,0 +1,137 @@
+"""The declaration format (spec-format.md, v1) as pydantic models.
+
+These models check structure and types only; names and code are resolved
+afterwards (`analyze.py`). They also produce the JSON Schema for editors.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+KINDS = ("layer", "loss", "constraint", "regularizer", "initializer")
+
+ParamType = Literal[
+    "int", "float", "bool", "str", "list[int]", "list[float]", "list[str]",
+    "activation", "initializer", "regularizer", "constraint", "dtype",
+]
+Scalar = Union[str, int, float, bool, None]
+ShapeValue = Union[str, int, list[Union[str, int]]]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+
+class Param(Strict):
+    """A constructor argument. `default` absent: required; `null`: optional."""
+
+    type: ParamType
+    default: Any = None
+    min: Union[int, float, None] = None
+    max: Union[int, float, None] = None
+    choices: Union[list[Any], None] = None
+    doc: Union[str, None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return {"type": value} if isinstance(value, str) else value
+
+    @property
+    def required(self) -> bool:
+        return "default" not in self.model_fields_set
+
+
+class Input(Strict):
+    rank: Union[int, None] = None
+    min_rank: Union[int, None] = None
+    dtype: Union[str, None] = None
+
+
+class Weight(Strict):
+    shape: ShapeValue
+    initializer: Union[str, None] = None
+    regularizer: Union[str, None] = None
+    constraint: Union[str, None] = None
+    trainable: bool = True
+    dtype: Union[str, None] = None
+    when: Union[str, bool, None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return value if isinstance(value, dict) else {"shape": value}
+
+
+class LayerCall(Strict):
+    class_: str = Field(alias="class")
+    args: dict[str, Any] = {}
+
+
+class Sublayer(Strict):
+    class_: Union[str, None] = Field(default=None, alias="class")
+    args: dict[str, Any] = {}
+    layers: Union[list[LayerCall], None] = None
+
+
+class Op(Strict):
+    args: list[str]
+    forward: str
+    gradient: Union[str, dict[str, str]]
+
+
+class Branches(Strict):
+    train: str
+    infer: str
+
+
+class Method(Strict):
+    args: list[str] = []
+    body: str
+
+
+class Example(Strict):
+    params: dict[str, Any] = {}
+    input_shape: Union[list[int], dict[str, list[int]], None] = None
+    input_dtype: Union[str, dict[str, str], None] = None
+    input_range: Union[list[Union[int, float]], None] = None
+
+
+class Declaration(Strict):
+    """One declaration file: exactly one of the kind keys names the class."""
+
+    layer: Union[str, None] = None
+    loss: Union[str, None] = None
+    constraint: Union[str, None] = None
+    regularizer: Union[str, None] = None
+    initializer: Union[str, None] = None
+
+    doc: Union[str, None] = None
+    package: Union[str, None] = None
+    base: Union[str, None] = None
+    params: dict[str, Param] = {}
+    inputs: Union[dict[str, Union[Input, None]], None] = None
+    weights: dict[str, Weight] = {}
+    sublayers: dict[str, Sublayer] = {}
+    ops: dict[str, Op] = {}
+    call: Union[str, Branches, None] = None
+    losses: list[str] = []
+    updates: dict[str, str] = {}
+    random: bool = False
+    masking: Union[bool, str, None] = None
+    imports: list[str] = []
+    init: Union[str, None] = None
+    methods: dict[str, Method] = {}
+    output_shape: Union[ShapeValue, None] = None
+    outputs: Union[dict[str, ShapeValue], None] = None
+    example: Example = Example()
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in KINDS if getattr(self, k) is not None)
+
+    @property
+    def name(self) -> str:
+        return getattr(self, self.kind)
