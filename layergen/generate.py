@@ -119,7 +119,7 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
         outputs[t.module] = render(f"{kind}.py.j2" if kind == "layer" else "object.py.j2", context,
                                    user_templates=templates, line_length=config.line_length)
         test_context = build_test_context(analysis, module=t.dotted)
-        test_template = "layer_test.py.j2" if kind == "layer" else f"{kind}_test.py.j2"
+        test_template = "layer_test.py.j2" if kind == "layer" else "object_test.py.j2"
         outputs[t.test] = render(test_template, test_context, user_templates=templates, line_length=config.line_length)
         exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
     if errors:

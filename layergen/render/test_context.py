@@ -6,7 +6,11 @@ from typing import Any
 
 from ..spec.analyze import Analysis
 from ..spec.model import Param
+from ..spec.code import body
 from .context import shape_tuple
+
+SIGNATURES = {"loss": "y_true, y_pred", "constraint": "w", "regularizer": "x", "initializer": "shape, dtype"}
+DEFAULT_SHAPES = {"loss": (4, 10), "constraint": (3, 3), "regularizer": (3, 3), "initializer": (3, 3)}
 
 # Built-in layers whose output depends on `training`.
 TRAINING_SENSITIVE = {
@@ -80,8 +84,56 @@ def input_dtypes(a: Analysis) -> dict[str, str]:
     return out
 
 
+def op_tests(a: Analysis, owner: str, sample: str) -> list[dict[str, Any]]:
+    """Each op's args (sample values) and its declared gradient, as test code."""
+    decl = a.decl
+    members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
+    ops = []
+    for name, op in decl.ops.items():
+        rename = {m: f"{owner}.{m}" for m in members if m not in op.args and m != "upstream"}
+        args = []
+        for arg in op.args:
+            if arg in decl.weights:
+                value = f"numpy({owner}.{arg})"
+            elif owner == "layer" and arg in a.inputs:
+                value = f"make_inputs(){'' if len(a.inputs) == 1 else f'[{a.inputs.index(arg)}]'}"
+            else:
+                value = f'(rng.standard_normal({sample}) * 1.5).astype("float32")'
+            args.append({"name": arg, "value": value})
+        if isinstance(op.gradient, str):
+            expected = a.code("ops", name, "gradient").render(rename)
+            expected = f"[{expected}]" if len(op.args) == 1 else f"list({expected})"
+        else:
+            grads = [
+                a.code("ops", name, "gradient", arg).render(rename) if arg in op.gradient else f"ops.zeros_like({arg})"
+                for arg in op.args
+            ]
+            expected = "[" + ", ".join(grads) + "]"
+        ops.append({"name": name, "args": args, "expected": expected})
+    return ops
+
+
+def build_object_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
+    decl = a.decl
+    members = [*a.params, *decl.ops, *decl.methods]
+    shape = decl.example.input_shape
+    return {
+        "kind": decl.kind,
+        "name": decl.name,
+        "module": module,
+        "source": a.path,
+        "args": example_args(a),
+        "shape": tuple(shape) if isinstance(shape, list) else DEFAULT_SHAPES[decl.kind],
+        "signature": SIGNATURES[decl.kind],
+        "declared": body(a.code("call"), {m: f"obj.{m}" for m in members if m not in a.inputs}),
+        "ops": op_tests(a, "object", "SHAPE"),
+    }
+
+
 def build_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
     decl = a.decl
+    if decl.kind != "layer":
+        return build_object_test_context(a, module=module)
     args = example_args(a)
     arg_rename = {p: f"ARGS[{p!r}]" for p in a.params}
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
@@ -139,4 +191,5 @@ def build_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
         "training_sensitive": sensitive,
         "deterministic_inference": not (decl.random and isinstance(decl.call, str)),
         "masking": masking,
+        "ops": op_tests(a, "layer", f"INPUT_SHAPES[{a.inputs[0]!r}]"),
     }
