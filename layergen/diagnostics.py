@@ -28,7 +28,7 @@ class DiagnosticError(Exception):
     """Raised with every diagnostic found; the CLI prints them and exits 2."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
-        self.diagnostics = sorted(diagnostics, key=lambda d: (d.path, d.line, d.col))
+        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.col, d.code))
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
 

@@ -24,9 +24,10 @@ import os
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), {root!r}))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+for relative in {roots!r}:
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), relative))
+    if root not in sys.path:
+        sys.path.insert(0, root)
 
 # Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
@@ -40,8 +41,9 @@ class Target:
     declaration: Path
     module: Path
     test: Path
-    dotted: str  # the module's import path from the project root
+    dotted: str  # the module's import path from `import_root`
     package: str  # the registration package
+    import_root: Path
 
 
 def stem(path: Path) -> str:
@@ -77,8 +79,13 @@ def target(declaration: Path, config: Config) -> Target:
             [Diagnostic(str(declaration), 1, 1, "outside-project", f"the declaration is outside the project {config.root}",
                         "run layergen from the project, or move the file into it")]
         ) from None
+    import_root = config.root
     if parts and parts[0] == "src":  # the src layout: src/ is not part of import paths
         parts = parts[1:]
+        import_root = config.root / "src"
+    if not parts:  # declarations at the top of the project: the project folder is the package
+        parts = (config.root.name,)
+        import_root = config.root.parent
     for part in (*parts, name):
         if not part.isidentifier():
             raise DiagnosticError(
@@ -86,8 +93,8 @@ def target(declaration: Path, config: Config) -> Target:
                             f"`{part}` cannot be part of a Python import path", "use letters, digits and underscores")]
             )
     dotted = ".".join((*parts, name))
-    package = config.package or (parts[-1] if parts else "layergen")
-    return Target(declaration, folder / f"{name}.py", config.tests_dir / f"test_{name}.py", dotted, package)
+    package = config.package or parts[-1]
+    return Target(declaration, folder / f"{name}.py", config.tests_dir / f"test_{name}.py", dotted, package, import_root)
 
 
 def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
@@ -100,6 +107,7 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
     errors: list[Diagnostic] = []
     exports: dict[Path, list[tuple[str, str]]] = {}
     tests_seen: dict[Path, Path] = {}
+    import_roots: set[Path] = set()
     templates = str(config.templates) if config.templates else None
     for declaration in declarations:
         try:
@@ -113,6 +121,7 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
                                      f"its tests would overwrite those of {tests_seen[t.test]}", "rename one of the files"))
             continue
         tests_seen[t.test] = declaration
+        import_roots.add(t.import_root)
         source = os.path.relpath(declaration, config.root)
         kind = analysis.decl.kind
         context = build_context(analysis, package=analysis.decl.package or t.package, source=source)
@@ -129,7 +138,8 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
         outputs[init] = package_init(init.read_text(encoding="utf-8") if init.exists() else None, names)
     conftest = config.tests_dir / "conftest.py"
     if outputs and not conftest.exists():
-        outputs[conftest] = CONFTEST.format(root=os.path.relpath(config.root, config.tests_dir))
+        roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
+        outputs[conftest] = CONFTEST.format(roots=roots)
     return outputs
 
 

@@ -77,8 +77,7 @@ def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str 
             else:
                 init = "zeros" if w in ADDITIVE else "ones"
                 lines.append(f"  {w}:\n    shape: ({features},)\n    initializer: {init}")
-    lines.append("call: |")
-    lines.extend("  " + line for line in _call(weights, inputs))
+    lines.append(f"call: {_call(weights, inputs)}")
     if "kernel" in weights or len(inputs) > 1:
         lines.append(f"output_shape: (*{inputs[0]}[:-1], {features})")
     example_params = {p: _example(kind) for p, (kind, default) in params.items() if default is None}
@@ -93,28 +92,19 @@ def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str 
     return "\n".join(lines) + "\n"
 
 
-def _call(weights: list[str], inputs: list[str]) -> list[str]:
-    """kernel, then bias, then the multiplicative weights, then beta: (x @ kernel + bias) * scale."""
-    code = []
-    y = inputs[0]
-    if len(inputs) > 1:
-        code.append(f"y = ops.concatenate([{', '.join(inputs)}], axis=-1)")
-        y = "y"
+def _call(weights: list[str], inputs: list[str]) -> str:
+    """kernel, then bias, then the multiplicative weights, then beta: `(x @ kernel + bias) * scale`."""
+    y = f"ops.concatenate([{', '.join(inputs)}], axis=-1)" if len(inputs) > 1 else inputs[0]
     if "kernel" in weights:
-        code.append(f"y = ops.matmul({y}, kernel)")
-        y = "y"
+        y = f"ops.matmul({y}, kernel)"
     if "bias" in weights:
-        code.append(f"y = {y} + bias")
-        y = "y"
+        y = f"{y} + bias"
     for w in weights:
         if w not in ADDITIVE and w != "kernel":
-            code.append(f"y = {y} * {w}")
-            y = "y"
+            y = f"({y}) * {w}" if " + " in y else f"{y} * {w}"
     if "beta" in weights:
-        code.append(f"y = {y} + beta")
-        y = "y"
-    code.append(f"return activation({y})" if "kernel" in weights else f"return {y}")
-    return code
+        y = f"{y} + beta"
+    return f"activation({y})" if "kernel" in weights else y
 
 
 def _doc(name: str, weights: list[str]) -> str:

@@ -114,21 +114,31 @@ def shape_tuple(code: Code, rename: dict[str, str], inputs: set[str]) -> str:
     text = code.render(rename)
     if isinstance(node, cst.Tuple):
         return text if node.lpar else f"({text})"
-    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in inputs:
-        if any(isinstance(e.slice, cst.Slice) for e in node.slice):
-            return f"tuple({text})"
+    if _is_input_shape(node, inputs):
+        return f"tuple({text})"
     return f"({text},)"
 
 
-def shape_rank(code: Code) -> int | None:
+def _is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
+    """An input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
+    if isinstance(node, cst.Name):
+        return node.value in inputs
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and node.value.value in inputs
+        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
+    )
+
+
+def shape_rank(code: Code, inputs: set[str]) -> int | None:
+    """The number of dims, when it is known without the input shapes."""
     node = _expression(code)
     if isinstance(node, cst.Tuple):
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
             return None
         return len(node.elements)
-    if isinstance(node, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in node.slice):
-        return None
-    return 1
+    return None if _is_input_shape(node, inputs) else 1
 
 
 # -- the context -------------------------------------------------------------
@@ -213,7 +223,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
     for name, w in decl.weights.items():
         code = a.code("weights", name, "shape")
         shape = shape_tuple(code, shape_rename, input_set)
-        rank = shape_rank(code)
+        rank = shape_rank(code, input_set)
         args = {"name": repr(name), "shape": shape}
         prelude = None
         if w.initializer is not None:

@@ -1,0 +1,51 @@
+"""Shared by the tests that generate a project and run its generated tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
+OWN_EXAMPLES = REPO / "examples"
+
+
+def make_project(root: Path, sources: dict[str, Path]) -> Path:
+    """A fresh project: each declaration folder copied in as a package."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    for package, source in sources.items():
+        target = root / package
+        target.mkdir()
+        for path in source.glob("*.yaml"):
+            shutil.copy(path, target / path.name)
+    return root
+
+
+def layergen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "layergen", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
+    """Run the generated tests in a fresh process; return {file::test: outcome}."""
+    report = project / f"report-{backend}.xml"
+    env = {**os.environ, "KERAS_BACKEND": backend, "KERAS_HOME": str(project / ".keras"),
+           "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONHASHSEED": "0"}
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
+         f"--junitxml={report}", *(paths or ["tests"])],
+        cwd=project, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname').split('.')[-1]}::{case.get('name')}"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        skipped = case.find("skipped") is not None
+        outcomes[name] = "failed" if failed else "skipped" if skipped else "passed"
+    return outcomes

@@ -1,0 +1,129 @@
+"""The command line, driven in process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from layergen.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_new_scaffolds_the_seed_scaled_dense(project):
+    result = runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"])
+    assert result.exit_code == 0, result.output
+    declaration = (project / "layers" / "scaled_dense.layer.yaml").read_text()
+    assert "units: {type: int, min: 1}" in declaration
+    assert "activation: {type: activation, default: null}" in declaration
+    module = (project / "layers" / "scaled_dense.py").read_text()
+    assert "return self.activation((ops.matmul(x, self.kernel) + self.bias) * self.scale)" in module
+    assert (project / "tests" / "test_scaled_dense.py").is_file()
+    assert "from .scaled_dense import ScaledDense" in (project / "layers" / "__init__.py").read_text()
+
+
+def test_new_refuses_to_overwrite(project):
+    assert runner.invoke(app, ["new", "Foo"]).exit_code == 0
+    result = runner.invoke(app, ["new", "Foo"])
+    assert result.exit_code == 2
+    assert "already exists" in result.output
+
+
+def test_new_rejects_a_bad_param_type_and_writes_nothing(project):
+    before = snapshot(project)
+    result = runner.invoke(app, ["new", "Foo", "--params", "units:integer"])
+    assert result.exit_code == 2
+    assert "[bad-option]" in result.output
+    assert snapshot(project) == before
+
+
+def test_generate_reports_every_error_and_writes_nothing(project):
+    layers = project / "layers"
+    layers.mkdir()
+    (layers / "good.layer.yaml").write_text("layer: Good\ncall: x * 2\n")
+    (layers / "bad.layer.yaml").write_text("layer: Bad\ncall: x * sclae\nparams:\n  scale: float\n")
+    before = snapshot(project)
+    result = runner.invoke(app, ["generate", "layers"])
+    assert result.exit_code == 2
+    assert "bad.layer.yaml:2:11: error: unknown name `sclae` [unknown-name]" in result.output
+    assert "did you mean `scale`?" in result.output
+    assert "Traceback" not in result.output
+    assert snapshot(project) == before
+
+
+def test_generate_writes_module_next_to_declaration_and_tests_in_tests(project):
+    layers = project / "layers"
+    layers.mkdir()
+    (layers / "double.layer.yaml").write_text("layer: Double\ncall: x * 2\n")
+    result = runner.invoke(app, ["generate", "layers"])
+    assert result.exit_code == 0, result.output
+    assert (layers / "double.py").is_file()
+    assert (project / "tests" / "test_double.py").is_file()
+    assert (project / "tests" / "conftest.py").is_file()
+    # A second run changes nothing, and --check agrees.
+    before = snapshot(project)
+    assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
+    assert snapshot(project) == before
+    assert runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 0
+    (layers / "double.layer.yaml").write_text("layer: Double\ncall: x * 3\n")
+    assert runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 1
+    assert snapshot(project)["layers/double.py"] == before["layers/double.py"]
+
+
+def test_generate_uses_pyproject_paths(project):
+    (project / "pyproject.toml").write_text("[tool.layergen]\npaths = ['src_layers']\n")
+    (project / "src_layers").mkdir()
+    (project / "src_layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
+    assert runner.invoke(app, ["generate"]).exit_code == 0
+    assert (project / "src_layers" / "half.py").is_file()
+
+
+def test_unknown_config_key_is_located(project):
+    (project / "pyproject.toml").write_text("[tool.layergen]\npaths = ['a']\ntest = 'x'\n")
+    result = runner.invoke(app, ["generate"])
+    assert result.exit_code == 2
+    assert "pyproject.toml:3:1: error: unknown key `test` in [tool.layergen] [unknown-config]" in result.output
+
+
+def test_generating_imports_no_deep_learning_framework(project):
+    (project / "layers").mkdir()
+    (project / "layers" / "double.layer.yaml").write_text("layer: Double\ncall: x * 2\n")
+    script = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from layergen.cli import app\n"
+        "assert CliRunner().invoke(app, ['generate', 'layers']).exit_code == 0\n"
+        "print(sorted(m for m in ('keras', 'tensorflow', 'jax', 'torch') if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+    assert (project / "layers" / "double.py").is_file()
+
+
+def test_new_layer_tests_pass_right_away(project):
+    result = runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"])
+    assert result.exit_code == 0
+    result = runner.invoke(app, ["new", "Mixer", "--weights", "gamma,beta,mix", "--params", "rate:float=0.1", "--inputs", "a,b"])
+    assert result.exit_code == 0, result.output
+    env = {**os.environ, "KERAS_BACKEND": "jax", "KERAS_HOME": str(project / ".keras")}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests"],
+                         cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert " passed" in run.stdout

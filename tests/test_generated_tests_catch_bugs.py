@@ -1,0 +1,65 @@
+"""The generated tests can fail: break generated layers on purpose, one bug each,
+and check that the test meant to catch that bug fails (and only then)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from helpers import SHARED_EXAMPLES, layergen, make_project, run_pytest
+
+# name: (declaration, generated line, broken line, the generated test that must fail)
+BUGS = {
+    "config_key_dropped": ("scaled_dense", '"scale_l2": self.scale_l2,', "", "test_config_round_trip"),
+    "sublayer_without_dtype_policy": (
+        "dropout_and_scale", "keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)",
+        "keras.layers.Dropout(rate=rate)", "test_mixed_precision",
+    ),
+    "training_ignored": ("bernoulli_mask", "if training:", "if False:", "test_training_changes_the_output"),
+    "weight_left_out": (
+        "scaled_dense", "y = y + self.bias", "y = y",
+        "test_jit_compiled_fit_step_trains_every_weight",
+    ),
+    "gradient_sign_flipped": (
+        "sign_ste", "return upstream * ops.cast", "return -upstream * ops.cast",
+        "test_op_sign_ste_gradient_matches_its_formula",
+    ),
+    "update_not_applied": (
+        "running_max_scale", "self.moving_max.assign(", "(", "test_state_updates_only_in_training",
+    ),
+    "loss_not_added": (
+        "activity_l2", "self.add_loss(", "(", "test_declared_losses",
+    ),
+}
+
+pytestmark = pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="needs ../shared/examples")
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("bugs"), {"layers": SHARED_EXAMPLES})
+    assert layergen("generate", "layers", cwd=root).returncode == 0
+    paths = []
+    for bug, (name, good, bad, _) in BUGS.items():
+        package = root / f"bug_{bug}"
+        shutil.copytree(root / "layers", package)
+        module = package / f"{name}.py"
+        code = module.read_text()
+        assert good in code, f"{bug}: the generated code changed; update this test"
+        # Registered under its own package, so it does not replace the good class.
+        code = code.replace('package="layers"', f'package="bug_{bug}"')
+        module.write_text(code.replace(good, bad, 1))
+        test = (root / "tests" / f"test_{name}.py").read_text()
+        test_path = root / "tests" / f"test_bug_{bug}.py"
+        test_path.write_text(test.replace(f"from layers.{name} import", f"from bug_{bug}.{name} import"))
+        paths.append(f"tests/test_bug_{bug}.py")
+        paths.append(f"tests/test_{name}.py")
+    return run_pytest(root, "jax", *sorted(set(paths)))
+
+
+@pytest.mark.parametrize("bug", BUGS)
+def test_the_bug_is_caught(outcomes, bug):
+    name, _, _, catcher = BUGS[bug]
+    assert outcomes[f"test_{name}::{catcher}"] == "passed"
+    assert outcomes[f"test_bug_{bug}::{catcher}"] == "failed"
