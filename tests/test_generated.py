@@ -85,3 +85,37 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
         assert result.returncode == 0, result.stderr[-3000:]
     layers = sum(1 for p in (project / "saved").glob("*.keras"))
     assert result.stdout.split()[-1] == str(layers) and layers >= 10
+
+
+@pytest.mark.skipif("acceptance" not in SOURCES, reason="needs ../shared/examples")
+def test_binary_conv2d_trains_within_its_clip_and_reloads(project):
+    script = textwrap.dedent(
+        """
+        import numpy as np
+        import keras
+        from acceptance.binary_conv2d import BinaryConv2D
+
+        H = 0.5
+        layer = BinaryConv2D(filters=4, kernel_size=3, H=H)
+        inputs = keras.Input(shape=(8, 8, 3))
+        model = keras.Model(inputs, layer(inputs))
+        model.compile(optimizer=keras.optimizers.SGD(learning_rate=5.0), loss="mse", jit_compile=True)
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((16, 8, 8, 3)).astype("float32")
+        y = 3 * rng.standard_normal((16, 6, 6, 4)).astype("float32")
+        before = keras.ops.convert_to_numpy(layer.kernel)
+        model.fit(x, y, epochs=3, verbose=0)
+        after = keras.ops.convert_to_numpy(layer.kernel)
+        assert np.any(after != before), "the kernel did not train"
+        assert np.abs(after).max() <= H + 1e-6, np.abs(after).max()
+        assert np.isclose(np.abs(after).max(), H), "the clip never bit: use a larger learning rate"
+        model.save("binary.keras")
+        loaded = keras.saving.load_model("binary.keras")
+        np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+        print("ok")
+        """
+    )
+    env = {**__import__("os").environ, "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
