@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 `--check` found work to do, 2 bad input.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -12,6 +13,10 @@ from typing import Optional
 import typer
 
 from .diagnostics import Diagnostic, DiagnosticError
+
+# The CLI validates with pydantic but needs no pydantic plugins; finding them costs a scan
+# of every installed distribution at each start.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 app = typer.Typer(
     name="layergen",

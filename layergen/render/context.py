@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..keras_names import IDENTIFIERS
 from ..spec.analyze import Analysis
-from ..spec.code import Code, body, parse
+from ..spec.code import Code, body, parse, resolve
 from ..spec.model import Param
 from ..spec.yamlfile import Pos
 
@@ -348,7 +348,9 @@ def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
 
 def _synthetic(a: Analysis, text: str) -> Code:
     """Code layergen writes itself (the identity, or the base class's call)."""
-    return parse(text, Pos(1, 1), a.path, expression=True)
+    code = parse(text, Pos(1, 1), a.path, expression=True)
+    resolve([code])
+    return code
 
 
 def _output_shape(a: Analysis, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]) -> str | None:

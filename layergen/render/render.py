@@ -18,6 +18,7 @@ def environment(user_templates: str | None = None):
     loaders.append(jinja2.FileSystemLoader(str(_builtin_templates())))
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
+        bytecode_cache=_bytecode_cache(jinja2),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -26,6 +27,22 @@ def environment(user_templates: str | None = None):
     )
     env.filters["pyrepr"] = repr
     return env
+
+
+def _bytecode_cache(jinja2):
+    """Compiled templates are kept between runs, as Python keeps .pyc files.
+
+    Jinja checks each template's source against its cached code, so an edited
+    template is recompiled.
+    """
+    import os
+
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "layergen" / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a read-only home: compile every time
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def _builtin_templates() -> Path:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES
-from .code import BUILTINS, Code, parse
+from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Param
 from .yamlfile import Document
 
@@ -52,6 +52,8 @@ class _Analyzer:
     def __init__(self, doc: Document, decl: Declaration):
         self.doc, self.decl = doc, decl
         self.errors: list[Diagnostic] = []
+        self.scopes: list[tuple[Code, set[str], set[str], str]] = []
+        self.string_args: list[tuple[tuple, str, str]] = []  # sublayer args, for a quoting hint
         self.kind = decl.kind
         params = dict(decl.params)
         if decl.random and "seed" not in params:
@@ -78,6 +80,8 @@ class _Analyzer:
             self._check_other_kind()
         self._check_ops_and_methods()
         self._check_example()
+        self._check_free_names()
+        self._check_string_args()
         if self.errors:
             raise DiagnosticError(self.errors)
         return self.result
@@ -97,24 +101,31 @@ class _Analyzer:
         expression: bool | None = None,
         what: str = "name",
     ) -> Code | None:
-        """Parse the snippet at `loc` and report every free name not in scope."""
+        """Parse the snippet at `loc`; its names are checked once all code is parsed."""
         result = parse(text, self.doc.pos(loc), self.doc.path, expression=expression)
         if isinstance(result, Diagnostic):
             self.errors.append(result)
             return None
-        known = local | members | self.globals
-        for free in result.free:
-            if free.name not in known:
+        self.result.codes[loc] = result
+        self.scopes.append((result, local, members, what))
+        return result
+
+    def _check_free_names(self) -> None:
+        """Resolve every snippet's names in one pass, then report those not in scope."""
+        resolve([code for code, *_ in self.scopes])
+        for code, local, members, what in self.scopes:
+            known = local | members | self.globals
+            for free in code.free:
+                if free.name in known:
+                    continue
                 scope = sorted(local | members | {"ops", "keras"} | self.imported)
+                line, col = code.locate(free.node)
                 self.errors.append(
                     Diagnostic(
-                        self.doc.path, free.line, free.col, "unknown-name",
-                        f"unknown {what} `{free.name}`",
+                        self.doc.path, line, col, "unknown-name", f"unknown {what} `{free.name}`",
                         did_you_mean(free.name, scope) or f"names in scope here: {', '.join(scope) or 'none'}",
                     )
                 )
-        self.result.codes[loc] = result
-        return result
 
     def _imported_names(self) -> set[str]:
         names: set[str] = set()
@@ -341,7 +352,7 @@ class _Analyzer:
             if param is not None:
                 if param.type != kind:
                     self.error(loc, "wrong-type", f"param `{value}` is a {param.type}, not a {kind}")
-                self.result.codes[loc] = parse(value, self.doc.pos(loc), self.doc.path, expression=True)
+                self.code(loc, value, set(), {value}, expression=True)
                 return
             if value not in IDENTIFIERS[kind]:
                 self.error(
@@ -363,12 +374,18 @@ class _Analyzer:
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
             if isinstance(value, str):
-                code = self.code(loc + (name,), value, set(self.result.params), set(), expression=True)
-                if code is not None and any(f.name not in self.globals | set(self.result.params) for f in code.free):
-                    last = self.errors[-1]
-                    self.errors[-1] = Diagnostic(
-                        last.path, last.line, last.col, last.code, last.message,
-                        (last.hint + "; " if last.hint else "") + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
+                self.code(loc + (name,), value, set(self.result.params), set(), expression=True)
+                self.string_args.append((loc + (name,), name, value))
+
+    def _check_string_args(self) -> None:
+        """An unknown name in a sublayer argument is most often a string meant literally."""
+        for loc, name, value in self.string_args:
+            position = self.doc.pos(loc)
+            for i, error in enumerate(self.errors):
+                if error.code == "unknown-name" and error.line == position.line:
+                    self.errors[i] = Diagnostic(
+                        error.path, error.line, error.col, error.code, error.message,
+                        (error.hint + "; " if error.hint else "") + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
                     )
 
 

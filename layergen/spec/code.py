@@ -26,8 +26,6 @@ BUILTINS = frozenset(dir(builtins))
 class FreeName:
     name: str
     node: cst.Name
-    line: int  # in the YAML file
-    col: int
 
 
 @dataclass
@@ -35,7 +33,8 @@ class Code:
     text: str
     is_expression: bool
     module: cst.Module
-    free: list[FreeName] = field(default_factory=list)
+    pos: Pos  # where the snippet sits in the YAML file
+    free: list[FreeName] = field(default_factory=list)  # filled by `resolve`
 
     @property
     def free_names(self) -> set[str]:
@@ -47,6 +46,42 @@ class Code:
         targets = {id(f.node): rename[f.name] for f in self.free if f.name in rename}
         module = self.module.visit(_Rename(targets)) if targets else self.module
         return module.code.strip() if self.is_expression else module.code
+
+    def locate(self, node: cst.CSTNode) -> tuple[int, int]:
+        """A node's line and column in the YAML file (computed only for errors: it costs a pass)."""
+        start = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start
+        return _to_yaml(self.pos, start.line, start.column)
+
+
+def resolve(codes: list[Code]) -> None:
+    """Find the free names of many snippets in one libcst scope analysis.
+
+    Each snippet becomes the body of its own function in one module (the nodes
+    are shared, not copied), so a name assigned in one snippet never binds in another.
+    """
+    if not codes:
+        return
+    functions = [
+        cst.FunctionDef(name=cst.Name(f"_snippet{i}"), params=cst.Parameters(), body=cst.IndentedBlock(body=c.module.body))
+        for i, c in enumerate(codes)
+    ]
+    owner = {id(f): code for f, code in zip(functions, codes)}
+    wrapper = MetadataWrapper(cst.Module(body=functions), unsafe_skip_copy=True)
+    for code in codes:
+        code.free = []
+    for scope in {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}:
+        top = scope
+        while id(getattr(top, "node", None)) not in owner:
+            parent = getattr(top, "parent", None)
+            if parent is None or parent is top:  # the global and builtin scopes own no snippet
+                break
+            top = parent
+        if id(getattr(top, "node", None)) not in owner:
+            continue
+        code = owner[id(top.node)]
+        for access in scope.accesses:
+            if not access.referents and isinstance(access.node, cst.Name):
+                code.free.append(FreeName(access.node.value, access.node))
 
 
 class _Rename(cst.CSTTransformer):
@@ -91,19 +126,7 @@ def parse(text: str, pos: Pos, path: str, *, expression: bool | None = None) -> 
         kind = "an expression" if is_expression else "Python code"
         return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {exc.msg}")
     module = cst.parse_module(source if source.endswith("\n") else source + "\n")
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider)
-    positions = wrapper.resolve(PositionProvider)
-    free = []
-    for scope in {s for s in scopes.values() if s is not None}:
-        for access in scope.accesses:
-            node = access.node
-            if access.referents or not isinstance(node, cst.Name):
-                continue
-            start = positions[node].start
-            free.append(FreeName(node.value, node, *_to_yaml(pos, start.line, start.column)))
-    free.sort(key=lambda f: (f.line, f.col))
-    return Code(source, bool(is_expression), module, free)
+    return Code(source, bool(is_expression), module, pos)
 
 
 class _Returns(cst.CSTTransformer):

@@ -4,7 +4,7 @@ These models check structure and types only; names and code are resolved
 afterwards (`analyze.py`). They also produce the JSON Schema for editors.
 """
 
-from __future__ import annotations
+
 
 from typing import Any, Literal, Union
 
