@@ -97,7 +97,25 @@ def target(declaration: Path, config: Config) -> Target:
     return Target(declaration, folder / f"{name}.py", config.tests_dir / f"test_{name}.py", dotted, package, import_root)
 
 
+@dataclass
+class Plan:
+    """Every file of a run: `generated` files are merged into what is on disk; `support`
+    files (package `__init__`, the tests' conftest) are only ever added to."""
+
+    generated: dict[Path, str]
+    support: dict[Path, str]
+
+    @property
+    def files(self) -> dict[Path, str]:
+        return {**self.generated, **self.support}
+
+
 def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
+    """The text of every file a run would write, before any merging."""
+    return plan_run(declarations, config).files
+
+
+def plan_run(declarations: list[Path], config: Config) -> Plan:
     from .render.context import build_context
     from .render.render import render
     from .render.test_context import build_test_context
@@ -133,14 +151,15 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
         exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
     if errors:
         raise DiagnosticError(errors)
+    support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
-        outputs[init] = package_init(init.read_text(encoding="utf-8") if init.exists() else None, names)
+        support[init] = package_init(init.read_text(encoding="utf-8") if init.exists() else None, names)
     conftest = config.tests_dir / "conftest.py"
     if outputs and not conftest.exists():
         roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
-        outputs[conftest] = CONFTEST.format(roots=roots)
-    return outputs
+        support[conftest] = CONFTEST.format(roots=roots)
+    return Plan(outputs, support)
 
 
 def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:

@@ -1,0 +1,45 @@
+"""What a run did to each file, and the one-line summary of a multi-file run.
+
+Styles are ANSI colours that `typer.echo` drops when the output is not a terminal, so
+piped or CI output stays plain text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Collection, Iterable
+
+ORDER = ("created", "updated", "wrote", "conflicted", "unchanged")
+COLOURS = {"created": "green", "updated": "yellow", "wrote": "green", "conflicted": "red", "unchanged": None}
+
+
+def file_states(outputs: Iterable[Path], changed: Collection[Path], created: Collection[Path] | None = None,
+                conflicted: Collection[Path] = ()) -> dict[Path, str]:
+    """`created`: the changed files that did not exist before (None: not known, say `wrote`)."""
+    states = {}
+    for path in outputs:
+        if path in conflicted:
+            states[path] = "conflicted"
+        elif path not in changed:
+            states[path] = "unchanged"
+        elif created is None:
+            states[path] = "wrote"
+        else:
+            states[path] = "created" if path in created else "updated"
+    return states
+
+
+def summary(states: dict[Path, str]) -> str:
+    counts = {state: sum(1 for s in states.values() if s == state) for state in ORDER}
+    always = ("unchanged",) if counts["wrote"] else ("created", "updated", "unchanged")
+    parts = [f"{n} {state}" for state, n in counts.items() if n or state in always]
+    total = len(states)
+    return f"{total} file{'s' if total != 1 else ''}: {', '.join(parts)}"
+
+
+def styled(state: str) -> str:
+    import typer
+
+    colour = COLOURS.get(state)
+    text = f"{state:10}"
+    return typer.style(text, fg=colour) if colour else text

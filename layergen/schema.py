@@ -1,0 +1,153 @@
+"""The JSON Schema of the declaration format, generated from the pydantic models that validate it.
+
+`declaration_schema()` starts from `Declaration.model_json_schema()` (keys by alias) and
+only adds what pydantic cannot see: the shorthands that the models' `_shorthand`
+validators accept (`units: int`, `bias: (units,)`), that exactly one kind key names the
+class, and descriptions for editors. The result is JSON Schema draft-07 (`definitions`),
+the draft the YAML language server (VS Code's YAML extension) supports best.
+
+Editors find it through a first line that `layergen new` writes:
+`# yaml-language-server: $schema=../.layergen/declaration.schema.json`, a path relative
+to the declaration, to the file that `layergen init` (or `new`, when it is missing) writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+SCHEMA_FILE = ".layergen/declaration.schema.json"  # relative to the project root
+DRAFT = "http://json-schema.org/draft-07/schema#"
+CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
+
+# Descriptions of fields (by model name and key), from docs/spec-format.md. A test checks
+# that every entry names a field the models have, so none can outlive its field.
+DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("Declaration", "layer"): "Generate a keras.layers.Layer subclass of this name (PascalCase).",
+    ("Declaration", "loss"): "Generate a keras.losses.Loss subclass of this name; `call` sees y_true, y_pred.",
+    ("Declaration", "constraint"): "Generate a keras.constraints.Constraint of this name; `call` sees w.",
+    ("Declaration", "regularizer"): "Generate a keras.regularizers.Regularizer of this name; `call` sees x.",
+    ("Declaration", "initializer"): "Generate a keras.initializers.Initializer of this name; `call` sees shape, dtype.",
+    ("Declaration", "doc"): "The class docstring; Args, Input shape and Output shape are added to it.",
+    ("Declaration", "package"): "The registration package (register_keras_serializable(package=...)).",
+    ("Declaration", "base"): "Dotted path of the base class, such as keras.layers.Conv2D.",
+    ("Declaration", "params"): "Constructor arguments, in order; each is a type name (`units: int`) or a mapping.",
+    ("Declaration", "inputs"): "Call inputs, in order (default: one input named x).",
+    ("Declaration", "weights"): "Weights created in build(): name -> shape, or a mapping with `shape`.",
+    ("Declaration", "sublayers"): "Layers created in __init__ and built in build().",
+    ("Declaration", "ops"): "Functions with a custom gradient.",
+    ("Declaration", "call"): "The forward pass: Python statements or one expression, or `train`/`infer` branches.",
+    ("Declaration", "losses"): "Expressions added with add_loss on every call.",
+    ("Declaration", "updates"): "Non-trainable weight -> new value, assigned on training calls.",
+    ("Declaration", "random"): "true: the layer takes a `seed` param and owns a SeedGenerator named seed_generator.",
+    ("Declaration", "masking"): "true: the mask passes through; or an expression giving the output mask.",
+    ("Declaration", "imports"): "Extra import lines for the module.",
+    ("Declaration", "init"): "Statements appended to __init__.",
+    ("Declaration", "methods"): "Further methods, or overrides of the base class's.",
+    ("Declaration", "output_shape"): "The output shape, a shape expression such as (*x[:-1], units).",
+    ("Declaration", "outputs"): "Output name -> shape expression, for a layer that returns a tuple.",
+    ("Declaration", "example"): "What the generated tests instantiate and feed.",
+    ("Param", "type"): "The argument's type.",
+    ("Param", "default"): "Absent: the argument is required; null: optional (None).",
+    ("Param", "min"): "Smallest allowed value, checked in __init__.",
+    ("Param", "max"): "Largest allowed value, checked in __init__.",
+    ("Param", "choices"): "The allowed values, checked in __init__.",
+    ("Param", "doc"): "The argument's line in the docstring.",
+    ("Input", "rank"): "The input's exact rank.",
+    ("Input", "min_rank"): "The input's smallest rank.",
+    ("Input", "dtype"): "The input's dtype.",
+    ("Weight", "shape"): "A shape expression over the inputs and params, such as (x[-1], units).",
+    ("Weight", "initializer"): "A Keras initializer name or an initializer param (default: glorot_uniform, or zeros below rank 2).",
+    ("Weight", "regularizer"): "A Keras regularizer name or a regularizer param.",
+    ("Weight", "constraint"): "A Keras constraint name or a constraint param.",
+    ("Weight", "trainable"): "false: state, changed only by `updates`.",
+    ("Weight", "dtype"): "The weight's dtype.",
+    ("Weight", "when"): "A param expression; when false the weight is not created and its name is None.",
+    ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
+    ("Sublayer", "args"): "Constructor arguments: expressions over the params.",
+    ("Sublayer", "layers"): "A keras.Sequential of these layers.",
+    ("LayerCall", "class"): "Dotted class of the layer.",
+    ("LayerCall", "args"): "Constructor arguments: expressions over the params.",
+    ("Op", "args"): "The op's arguments.",
+    ("Op", "forward"): "An expression or a block computing the op.",
+    ("Op", "gradient"): "An expression, or arg -> expression; `upstream` is the incoming gradient.",
+    ("Branches", "train"): "The forward pass on training calls.",
+    ("Branches", "infer"): "The forward pass on inference calls.",
+    ("Method", "args"): "Arguments after self.",
+    ("Method", "body"): "The method's statements.",
+    ("Example", "params"): "Param values for the generated tests.",
+    ("Example", "input_shape"): "The test input's shape, or input name -> shape.",
+    ("Example", "input_dtype"): "The test input's dtype, or input name -> dtype.",
+    ("Example", "input_range"): "[low, high] of the test input's values (for integer inputs).",
+}
+
+
+def declaration_schema() -> dict[str, Any]:
+    """The JSON Schema (draft-07) of one declaration file."""
+    from .spec import model
+
+    schema = model.Declaration.model_json_schema(by_alias=True, ref_template="#/definitions/{model}")
+    definitions = schema.pop("$defs", {})
+    for name, definition in definitions.items():
+        _describe(name, definition)
+    _describe("Declaration", schema)
+    for name, definition in list(definitions.items()):
+        cls = getattr(model, name, None)
+        if cls is not None and "_shorthand" in cls.__pydantic_decorators__.model_validators:
+            definitions[name] = _with_shorthand(definition)
+    for kind in model.KINDS:  # a kind key, when given, holds the class name
+        schema["properties"][kind] = {
+            "type": "string", "pattern": CLASS_NAME, "description": DESCRIPTIONS[("Declaration", kind)],
+        }
+    schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in model.KINDS]
+    return {
+        "$schema": DRAFT,
+        "title": "layergen declaration",
+        "description": "A Keras object declared for layergen: exactly one of "
+        + ", ".join(model.KINDS) + " names the class. See docs/spec-format.md.",
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+        "definitions": definitions,
+    }
+
+
+def _describe(name: str, definition: dict[str, Any]) -> None:
+    for key, prop in definition.get("properties", {}).items():
+        text = DESCRIPTIONS.get((name, key))
+        if text:
+            prop["description"] = text
+
+
+def _with_shorthand(definition: dict[str, Any]) -> dict[str, Any]:
+    """A model whose `_shorthand` validator accepts the value of its one required key alone."""
+    (key,) = definition["required"]
+    short = {k: v for k, v in definition["properties"][key].items() if k not in ("title", "default")}
+    short["description"] = f"Shorthand for {{{key}: ...}}."
+    outer = {k: definition.pop(k) for k in ("title", "description") if k in definition}
+    return {**outer, "anyOf": [short, definition]}
+
+
+def schema_text() -> str:
+    return json.dumps(declaration_schema(), indent=2) + "\n"
+
+
+def schema_path(root: Path) -> Path:
+    return root / SCHEMA_FILE
+
+
+def modeline(declaration: Path, root: Path) -> str:
+    """The first line of a new declaration: where the YAML language server finds the schema."""
+    relative = os.path.relpath(schema_path(root), declaration.parent).replace(os.sep, "/")
+    return f"# yaml-language-server: $schema={relative}\n"
+
+
+def ensure_schema_file(root: Path) -> Path | None:
+    """Write the schema file if it is missing; return it when written."""
+    path = schema_path(root)
+    if path.is_file():
+        return None
+    from .generate import write
+
+    write({path: schema_text()})
+    return path

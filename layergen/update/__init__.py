@@ -1,0 +1,1 @@
+"""Keep hand edits: merge new generated output into files people have edited."""

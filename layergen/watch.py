@@ -1,0 +1,170 @@
+"""`layergen watch`: regenerate each declaration when it is saved, and keep watching.
+
+Each run is the command itself, in process: `layergen generate DECLARATION...` when a
+declaration is saved, `layergen sync MODULE...` when a generated module (a `.py` beside
+its declaration) is edited by hand (only where the CLI has a `sync` command). So output
+and diagnostics are exactly those of the commands; a broken save prints its located
+errors, writes nothing, and watching goes on.
+
+A run starts with `layergen watch: generating ...` (or `syncing ...`) and ends with
+`layergen watch: watching ...`: the background problem matcher of the VS Code task that
+`layergen init` writes keys on these lines.
+
+A file whose text is what the last run left (layergen's own writes, a save without a
+change) starts nothing, so a run never sets off another one.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .diagnostics import Diagnostic, DiagnosticError
+
+Echo = Callable[..., None]
+
+
+def watch(paths: list[Path] | None, *, quiet: bool = False, echo: Echo | None = None,
+          stop_event: threading.Event | None = None) -> None:
+    """Generate everything under `paths` once, then again for each declaration that changes.
+
+    Returns on Ctrl-C or when `stop_event` is set; raises `DiagnosticError` when the paths
+    themselves are wrong (nothing to watch).
+    """
+    from watchfiles import watch as changes
+
+    from .config import load_config
+    from .generate import SUFFIXES
+
+    echo = echo or _echo
+    config = load_config()
+    roots = [p.resolve() for p in paths] if paths else list(config.paths)
+    if not roots:
+        raise DiagnosticError([Diagnostic("pyproject.toml", 1, 1, "no-paths", "nothing to watch",
+                                          "pass files or folders, or set `paths` under [tool.layergen]")])
+    missing = [Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder") for p in roots if not p.exists()]
+    if missing:
+        raise DiagnosticError(missing)
+    files = {p for p in roots if p.is_file()}
+    folders = [p for p in roots if p.is_dir()]
+    watched = sorted({*folders, *(p.parent for p in files)})  # a file's folder: editors save by renaming
+    syncing = _has_command("sync")
+
+    def is_declaration(path: Path) -> bool:
+        return path in files or (path.name.endswith(SUFFIXES) and any(path.is_relative_to(f) for f in folders))
+
+    def declaration_beside(module: Path) -> Path | None:
+        if module.suffix != ".py":
+            return None
+        found = [d for d in (module.with_name(f"{module.stem}{s}") for s in SUFFIXES) if is_declaration(d) and d.is_file()]
+        return found[0] if found else None
+
+    def wanted(change, path: str) -> bool:
+        target = Path(path)
+        return is_declaration(target) or (syncing and declaration_beside(target) is not None)
+
+    known: dict[Path, str | None] = {}
+
+    def remember(paths: Iterable[Path]) -> None:
+        for path in paths:
+            known[path] = _read(path)
+            module = path.with_name(_stem(path, SUFFIXES) + ".py") if is_declaration(path) else None
+            if module is not None:
+                known[module] = _read(module)
+
+    shown = ", ".join(str(_shown(p)) for p in roots)
+    status = (lambda text: None) if quiet else (lambda text: echo(f"layergen watch: {text}"))
+
+    try:
+        status(f"generating {shown}")
+        _run("generate", roots, quiet, echo)
+        remember([*files, *(p for f in folders for p in f.rglob("*.yaml") if is_declaration(p))])
+        status(f"watching {shown} (Ctrl-C to stop)")
+        for batch in changes(*watched, watch_filter=wanted, step=50, stop_event=stop_event, raise_interrupt=True):
+            touched = sorted({Path(p) for _, p in batch})
+            edited = [p for p in touched if p.is_file() and _read(p) != known.get(p)]  # deleted: nothing to do
+            declarations = [p for p in edited if is_declaration(p)]
+            modules = [p for p in edited if p not in declarations and declaration_beside(p) not in declarations]
+            if modules:
+                status(f"syncing {', '.join(str(_shown(p)) for p in modules)}")
+                _run("sync", modules, quiet, echo)
+                remember(declaration_beside(m) for m in modules)
+            if declarations:
+                status(f"generating {', '.join(str(_shown(p)) for p in declarations)}")
+                _run("generate", declarations, quiet, echo)
+                remember(declarations)
+            if modules or declarations:
+                status(f"watching {shown}")
+    except KeyboardInterrupt:
+        status("stopped")
+
+
+def _run(command: str, paths: Iterable[Path], quiet: bool, echo: Echo) -> int:
+    """Run `layergen COMMAND PATH...` in this process; return its exit status."""
+    import typer.main
+
+    from .cli import app
+
+    args = [command, *(str(p) for p in paths), *(["--quiet"] if quiet else [])]
+    with _signals_held() as held:  # Ctrl-C during a run stops the watcher after it, never halfway through a write
+        try:
+            status = typer.main.get_command(app).main(args, prog_name="layergen", standalone_mode=False)
+        except Exception:  # a bug in layergen: show it, keep watching
+            echo(traceback.format_exc(), err=True)
+            status = 3
+    if held or status == 130:  # 130: typer's exit status for a Ctrl-C
+        raise KeyboardInterrupt
+    return status if isinstance(status, int) else 0
+
+
+@contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM until the block ends; yields the list of those that came."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    signals = [signal.SIGINT, signal.SIGTERM]
+    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in signals}
+    try:
+        yield held
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _has_command(name: str) -> bool:
+    """Whether the CLI has this command (`sync` comes from another part of layergen)."""
+    import typer.main
+
+    from .cli import app
+
+    return name in getattr(typer.main.get_command(app), "commands", {})
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _stem(path: Path, suffixes: tuple[str, ...]) -> str:
+    return next((path.name[: -len(s)] for s in suffixes if path.name.endswith(s)), path.stem)
+
+
+def _echo(text: str, err: bool = False) -> None:
+    import typer
+
+    typer.echo(text, err=err)
+
+
+def _shown(path: Path) -> Path:
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
