@@ -168,6 +168,9 @@ def new(
 @app.command()
 def sync(
     modules: list[Path] = typer.Argument(..., help="Generated modules edited by hand."),
+    skip_undeclared: bool = typer.Option(
+        False, "--skip-undeclared", help="Pass over modules with no declaration beside them (for hooks)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Bring declarations up to date with hand-edited modules, then regenerate them."""
@@ -180,10 +183,17 @@ def sync(
         declarations = {}
         for module in modules:
             module = module.resolve()
-            declaration = declaration_of(module)
+            try:
+                declaration = declaration_of(module)
+            except DiagnosticError:
+                if skip_undeclared:
+                    continue
+                raise
             text = synced_declaration(module, declaration)
             parse_declaration(str(declaration), text.encode())  # the same checks as a file the user wrote
             declarations[declaration] = text
+        if not declarations:
+            return
         write(declarations)
         run = plan_run(list(declarations), config)
     except DiagnosticError as exc:

@@ -187,7 +187,8 @@ def write(outputs: dict[Path, str]) -> list[Path]:
                 handle.write(text)
             os.replace(tmp, path)
         except BaseException:
-            os.unlink(tmp)
+            if os.path.exists(tmp):  # interrupted before the rename
+                os.unlink(tmp)
             raise
         changed.append(path)
     return changed

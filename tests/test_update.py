@@ -248,3 +248,9 @@ def test_sync_without_a_declaration_is_a_located_error(project):
     result = runner.invoke(app, ["sync", "layers/orphan.py"])
     assert result.exit_code == 2
     assert "orphan.py:1:1: error: no declaration" in result.output
+
+
+def test_sync_can_pass_over_modules_without_declarations(project):
+    (project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
+    result = runner.invoke(app, ["sync", "--skip-undeclared", "layers/orphan.py", "layers/scaler.py"])
+    assert result.exit_code == 0, result.output
