@@ -59,11 +59,12 @@ def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, 
         else:
             args[arg.name] = _example(arg)
     inputs = [cls.call_args[0]]
+    # Which weights are trainable is not known without running the code: has_trainable is False.
     return {
         "name": cls.name, "module": module, "source": source, "args": args, "inputs": inputs,
         "several_inputs": False, "input_shapes": {inputs[0]: input_shape}, "input_dtypes": {inputs[0]: "float32"},
         "input_range": (0, 10), "output_shapes": None, "weights": [], "exact_weight_count": False,
-        "has_trainable": bool(cls.weights), "losses": [], "updates": [], "training_sensitive": False,
+        "has_trainable": False, "losses": [], "updates": [], "training_sensitive": False,
         "deterministic_inference": not cls.uses_random, "masking": None, "ops": [],
     }
 

@@ -54,3 +54,37 @@ class DropoutAndScale(keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "rate": self.rate, "scale": self.scale}
+
+
+@keras.saving.register_keras_serializable(package="handwritten")
+class MyDense(keras.layers.Layer):
+    """Trainable and non-trainable weights side by side."""
+
+    def __init__(self, units=4, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1], self.units), initializer="random_normal")
+        self.b = self.add_weight(shape=(self.units,), initializer="random_normal")
+        self.a = self.add_weight(shape=(self.units,), initializer="random_normal", trainable=False)
+
+    def call(self, inputs):
+        return ops.matmul(inputs, self.w) + self.b
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+@keras.saving.register_keras_serializable(package="handwritten")
+class RunningMaxScale(keras.layers.Layer):
+    """State kept in a non-trainable weight, updated on training calls."""
+
+    def build(self, input_shape):
+        self.moving_max = self.add_weight(shape=(), initializer="ones", trainable=False)
+
+    def call(self, x, training=None):
+        outputs = x / self.moving_max
+        if training:
+            self.moving_max.assign(ops.maximum(self.moving_max, ops.max(ops.abs(x))))
+        return outputs
