@@ -145,7 +145,7 @@ def plan_run(declarations: list[Path], config: Config) -> Plan:
         context = build_context(analysis, package=analysis.decl.package or t.package, source=source)
         outputs[t.module] = render(f"{kind}.py.j2" if kind == "layer" else "object.py.j2", context,
                                    user_templates=templates, line_length=config.line_length)
-        test_context = build_test_context(analysis, module=t.dotted)
+        test_context = build_test_context(analysis, module=t.dotted, source=source)
         test_template = "layer_test.py.j2" if kind == "layer" else "object_test.py.j2"
         outputs[t.test] = render(test_template, test_context, user_templates=templates, line_length=config.line_length)
         exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
@@ -175,20 +175,33 @@ def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
 
 
 def write(outputs: dict[Path, str]) -> list[Path]:
-    """Write every file through a temporary file and a rename; return the files that changed."""
-    changed = []
-    for path, text in outputs.items():
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
+    """Write every changed file: all temporary files first, then all renames.
+
+    A failure or a kill leaves each file either as it was or complete, and the
+    renames come last, together, so a run is as close to all-or-nothing as a file
+    system allows. Return the files that changed.
+    """
+    umask = os.umask(0)
+    os.umask(umask)
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in outputs.items():
+            for leftover in path.parent.glob(f".{path.name}.*.tmp"):  # from a run that was killed
+                leftover.unlink(missing_ok=True)
+            if path.is_file() and path.read_text(encoding="utf-8") == text:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            staged.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+            # mkstemp makes 0600 files: keep the old file's mode, or the usual one.
+            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
+        for tmp, path in staged:
             os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):  # interrupted before the rename
+    except BaseException:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):  # not renamed yet
                 os.unlink(tmp)
-            raise
-        changed.append(path)
-    return changed
+        raise
+    return [path for _, path in staged]

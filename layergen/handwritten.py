@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .render.context import docstring_text
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 
@@ -61,7 +62,7 @@ def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, 
     inputs = [cls.call_args[0]]
     # Which weights are trainable is not known without running the code: has_trainable is False.
     return {
-        "name": cls.name, "module": module, "source": source, "args": args, "inputs": inputs,
+        "name": cls.name, "module": module, "source": docstring_text(source), "args": args, "inputs": inputs,
         "several_inputs": False, "input_shapes": {inputs[0]: input_shape}, "input_dtypes": {inputs[0]: "float32"},
         "input_range": (0, 10), "output_shapes": None, "weights": [], "exact_weight_count": False,
         "has_trainable": False, "losses": [], "updates": [], "training_sensitive": False,

@@ -1,6 +1,7 @@
 """Names Keras knows, kept here so that generating never imports Keras.
 
-`tests/test_keras_names.py` checks these lists against the installed Keras.
+`tests/test_keras_names.py` checks these lists against the installed Keras
+(`tests/test_hardening.py` checks `LAYER_ATTRIBUTES`).
 """
 
 ACTIVATIONS = frozenset(
@@ -41,5 +42,15 @@ LAYER_ATTRIBUTES = frozenset(
     "call build get_config from_config add_weight add_loss add_variable compute_output_shape "
     "compute_output_spec compute_mask count_params get_weights set_weights get_build_config "
     "build_from_config quantize quantized_call stateless_call autocast "
-    "input_dtype seed_generator".split()
+    "input_dtype seed_generator activity_regularizer add_metric call_signature_parameters "
+    "load_own_variables save_own_variables metrics_variables quantization_mode quantized_build "
+    "rematerialized_call supports_jit symbolic_call".split()
 )
+
+# The same for the other kinds: attributes their Keras base class already has.
+OBJECT_ATTRIBUTES = {
+    "loss": frozenset("name reduction dtype call get_config from_config".split()),
+    "constraint": frozenset("get_config from_config".split()),
+    "regularizer": frozenset("get_config from_config".split()),
+    "initializer": frozenset("get_config from_config clone".split()),
+}

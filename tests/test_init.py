@@ -184,7 +184,7 @@ def test_the_repository_ships_both_hooks():
 
     hooks = {h["id"]: h for h in YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert hooks["layergen-generate"]["entry"] == "layergen generate --check"
-    assert hooks["layergen-sync"]["entry"] == "layergen sync"
+    assert hooks["layergen-sync"]["entry"] == "layergen sync --skip-undeclared"
     assert all(h["language"] == "system" for h in hooks.values())  # no download, the project's own layergen
 
 

@@ -31,9 +31,21 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def docstring_text(text: str) -> str:
-    """Text safe inside a triple-quoted docstring: nothing in it can end the string."""
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+def docstring_text(text: str, indent: str = "    ") -> str:
+    """Text that reads back exactly as written inside a triple-quoted docstring.
+
+    Nothing in it can end the string or start an escape: backslashes and quotes
+    next to quotes are escaped, and so is every character that black or Python
+    would change (tabs, control characters, leading and trailing spaces). Lines
+    after the first get `indent`, so `inspect.getdoc` gives the text back.
+    """
+    text = text.replace("\\", "\\\\")
+    text = re.sub(r'^"|"$|"(?=")|(?<=")"', r'\\"', text)
+    text = "".join(c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii") for c in text)
+    lines = text.split("\n")
+    lines[0] = re.sub(r"^ ", r"\\x20", lines[0])
+    lines = [re.sub(r" $", r"\\x20", line) for line in lines]
+    return "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
 
 
 # -- params ------------------------------------------------------------------
@@ -75,6 +87,7 @@ def param_checks(name: str, param: Param) -> list[str]:
 
 
 def _raise(condition: str, name: str, expected: str) -> str:
+    expected = expected.replace("{", "{{").replace("}", "}}")  # the message is an f-string: braces are text
     message = f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
     return f"if {condition}:\n    raise ValueError(f{message!r})"
 
@@ -155,14 +168,14 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
             "checks": param_checks(name, p),
             "store": param_store(name, p),
             "config": param_config(name, p),
-            "doc": param_doc(name, p),
+            "doc": docstring_text(param_doc(name, p), " " * 12),
         }
         for name, p in a.params.items()
     ]
     ctx: dict[str, Any] = {
         "kind": decl.kind,
         "name": decl.name,
-        "source": source,
+        "source": docstring_text(source),
         "package": package,
         "base": decl.base or BASE_CLASSES[decl.kind],
         "custom_base": decl.base is not None,
@@ -287,8 +300,8 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
         "call_body": _call_body(a, call_rename),
         "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
-        "input_doc": _input_doc(a),
-        "output_doc": _output_doc(a),
+        "input_doc": [docstring_text(line, " " * 12) for line in _input_doc(a)],
+        "output_doc": [docstring_text(line, " " * 12) for line in _output_doc(a)],
     }
 
 

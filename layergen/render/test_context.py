@@ -7,7 +7,7 @@ from typing import Any
 from ..spec.analyze import Analysis
 from ..spec.model import Param
 from ..spec.code import body
-from .context import shape_tuple
+from .context import docstring_text, shape_tuple
 
 SIGNATURES = {"loss": "y_true, y_pred", "constraint": "w", "regularizer": "x", "initializer": "shape, dtype"}
 DEFAULT_SHAPES = {"loss": (4, 10), "constraint": (3, 3), "regularizer": (3, 3), "initializer": (3, 3)}
@@ -113,7 +113,7 @@ def op_tests(a: Analysis, owner: str, sample: str) -> list[dict[str, Any]]:
     return ops
 
 
-def build_object_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
+def build_object_test_context(a: Analysis, *, module: str, source: str) -> dict[str, Any]:
     decl = a.decl
     members = [*a.params, *decl.ops, *decl.methods]
     shape = decl.example.input_shape
@@ -121,7 +121,7 @@ def build_object_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
         "kind": decl.kind,
         "name": decl.name,
         "module": module,
-        "source": a.path,
+        "source": docstring_text(source),
         "args": example_args(a),
         "shape": tuple(shape) if isinstance(shape, list) else DEFAULT_SHAPES[decl.kind],
         "signature": SIGNATURES[decl.kind],
@@ -130,10 +130,11 @@ def build_object_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
     }
 
 
-def build_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
+def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, Any]:
+    """`source`: the declaration's path as shown in the docstring."""
     decl = a.decl
     if decl.kind != "layer":
-        return build_object_test_context(a, module=module)
+        return build_object_test_context(a, module=module, source=source)
     args = example_args(a)
     arg_rename = {p: f"ARGS[{p!r}]" for p in a.params}
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
@@ -173,7 +174,7 @@ def build_test_context(a: Analysis, *, module: str) -> dict[str, Any]:
     return {
         "name": decl.name,
         "module": module,
-        "source": a.path,
+        "source": docstring_text(source),
         "args": args,
         "inputs": a.inputs,
         "several_inputs": len(a.inputs) > 1,

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES
+from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
 from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Param
-from .yamlfile import Document
+from .yamlfile import Document, Pos
 
 # The names in scope in the one method of each non-layer kind.
 KIND_ARGS = {
@@ -25,6 +27,10 @@ KIND_ARGS = {
     "initializer": ["shape", "dtype"],
 }
 LAYER_ONLY_KEYS = ("inputs", "weights", "sublayers", "losses", "updates", "masking", "output_shape", "outputs")
+# Names the generated code itself uses in the scope of the declared code.
+OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
+MAX_RANK = 16
+MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
 
 
@@ -44,15 +50,17 @@ class Analysis:
         return self.codes[tuple(loc)]
 
 
-def analyze(doc: Document, decl: Declaration) -> Analysis:
-    return _Analyzer(doc, decl).run()
+def analyze(doc: Document, decl: Declaration, *, ignore: frozenset[str] = frozenset()) -> Analysis:
+    """Check names and code. `ignore`: names to take as known (their declarations had errors already reported)."""
+    return _Analyzer(doc, decl, ignore).run()
 
 
 class _Analyzer:
-    def __init__(self, doc: Document, decl: Declaration):
+    def __init__(self, doc: Document, decl: Declaration, ignore: frozenset[str] = frozenset()):
         self.doc, self.decl = doc, decl
+        self.ignore = ignore
         self.errors: list[Diagnostic] = []
-        self.scopes: list[tuple[Code, set[str], set[str], str]] = []
+        self.scopes: list[tuple[Code, set[str], set[str], str, bool]] = []
         self.string_args: list[tuple[tuple, str, str]] = []  # sublayer args, for a quoting hint
         self.kind = decl.kind
         params = dict(decl.params)
@@ -64,7 +72,7 @@ class _Analyzer:
             inputs = KIND_ARGS[self.kind]
         self.result = Analysis(doc, decl, params, inputs)
         self.imported = self._imported_names()
-        self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS
+        self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
         self.members = (
             set(params) | set(decl.weights) | set(decl.sublayers) | set(decl.ops) | set(decl.methods)
         )
@@ -100,20 +108,29 @@ class _Analyzer:
         *,
         expression: bool | None = None,
         what: str = "name",
+        report: bool = True,
+        pos: Pos | None = None,
+        prefix: str = "",
+        suffix: str = "",
     ) -> Code | None:
-        """Parse the snippet at `loc`; its names are checked once all code is parsed."""
-        result = parse(text, self.doc.pos(loc), self.doc.path, expression=expression)
+        """Parse the snippet at `loc`; its names are checked once all code is parsed.
+
+        `report=False`: the snippet's names were checked already, piece by piece.
+        """
+        result = parse(text, pos or self.doc.pos(loc), self.doc.path, expression=expression, prefix=prefix, suffix=suffix)
         if isinstance(result, Diagnostic):
             self.errors.append(result)
             return None
         self.result.codes[loc] = result
-        self.scopes.append((result, local, members, what))
+        self.scopes.append((result, local, members, what, report))
         return result
 
     def _check_free_names(self) -> None:
         """Resolve every snippet's names in one pass, then report those not in scope."""
         resolve([code for code, *_ in self.scopes])
-        for code, local, members, what in self.scopes:
+        for code, local, members, what, report in self.scopes:
+            if not report:
+                continue
             known = local | members | self.globals
             for free in code.free:
                 if free.name in known:
@@ -135,8 +152,17 @@ class _Analyzer:
             except SyntaxError as exc:
                 self.error(("imports", i), "python-syntax", f"invalid import: {exc.msg}")
                 continue
-            if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in tree.body):
-                self.error(("imports", i), "bad-import", "`imports` holds import statements only")
+            except (ValueError, MemoryError, RecursionError) as exc:
+                self.error(("imports", i), "python-syntax", f"invalid import: {exc}")
+                continue
+            if not tree.body or not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in tree.body):
+                self.error(
+                    ("imports", i), "bad-import", "`imports` holds import statements only",
+                    "one `import ...` or `from ... import ...` per item; code goes in `init` or `methods`",
+                )
+                continue
+            if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
+                self.error(("imports", i), "bad-import", "a `__future__` import must open the module; layergen's modules need none")
                 continue
             for statement in tree.body:
                 for alias in statement.names:
@@ -146,18 +172,28 @@ class _Analyzer:
         return names
 
     def _identifier(self, loc: tuple, name: Any, what: str, *, reserved: bool = True) -> bool:
-        if not isinstance(name, str) or not name.isidentifier():
-            self.error(loc, "bad-name", f"{what} `{name}` is not a Python identifier", key=True)
+        problem = name_problem(name)
+        if problem is not None:
+            code, hint = problem
+            self.error(loc, code, f"{what} `{name}` {'is a Python keyword' if code == 'keyword-name' else 'is not a Python identifier'}",
+                       hint, key=True)
             return False
-        if keyword.iskeyword(name):
-            self.error(loc, "keyword-name", f"{what} `{name}` is a Python keyword", f"call it `{name}_`", key=True)
-            return False
-        if reserved and self.kind == "layer" and name in LAYER_ATTRIBUTES:
+        if not reserved:
+            return True
+        taken = LAYER_ATTRIBUTES if self.kind == "layer" else OBJECT_ATTRIBUTES[self.kind]
+        if name in taken:
+            owner = "every Keras layer" if self.kind == "layer" else f"every Keras {self.kind}"
             self.error(
                 loc, "reserved-name",
-                f"{what} `{name}` would shadow the attribute every Keras layer has under that name",
+                f"{what} `{name}` would shadow the attribute {owner} has under that name",
                 f"pick another name, such as `{name}_value`",
                 key=True,
+            )
+            return False
+        if name.startswith("_") and what != "input":
+            self.error(
+                loc, "reserved-name", f"{what} `{name}` starts with `_`, which Keras keeps for its own attributes",
+                f"call it `{name.lstrip('_') or 'value'}`", key=True,
             )
             return False
         return True
@@ -167,7 +203,7 @@ class _Analyzer:
     def _check_names(self) -> None:
         decl, kind = self.decl, self.kind
         name = decl.name
-        if not name.isidentifier() or keyword.iskeyword(name) or not name[0].isupper():
+        if name_problem(name) is not None or not name[0].isupper():
             self.error(
                 (kind,), "bad-class-name", f"`{name}` is not a valid class name",
                 "use a PascalCase Python identifier, such as `ScaledDense`",
@@ -190,14 +226,24 @@ class _Analyzer:
                 if item in seen and section != "params":
                     self.error(loc, "duplicate-name", f"{what} `{item}` has the name of a {seen[item]}", key=True)
                 seen.setdefault(item, what)
-        for section, names in (("inputs", decl.inputs or {}), ("params", self.result.params)):
+        for section, what, names in groups:
             for item in names:
-                if item in ("training", "mask", "self", "ops", "keras", "upstream"):
-                    self.error((section, item), "reserved-name", f"`{item}` is a name layergen keeps for itself", key=True)
+                if item in OWN_NAMES:
+                    self.error((section, item), "reserved-name", f"`{item}` is a name layergen keeps for itself",
+                               f"pick another name, such as `{item}_value`", key=True)
+                elif item in self.imported:
+                    self.error((section, item), "duplicate-name", f"{what} `{item}` has the name of an import",
+                               "rename one of them (`import x as y`)", key=True)
 
     def _check_params(self) -> None:
+        optional = None  # the first param with a default: Python wants every required one before it
         for name, param in self.decl.params.items():
             loc = ("params", name)
+            if not param.required and optional is None:
+                optional = name
+            elif param.required and optional is not None:
+                self.error(loc, "param-order", f"required param `{name}` comes after `{optional}`, which has a default",
+                           f"move `{name}` above `{optional}`, or give it a default", key=True)
             if param.min is not None or param.max is not None:
                 if param.type not in ("int", "float"):
                     self.error(loc, "bad-bound", f"`min` and `max` apply to int and float params, not {param.type}")
@@ -218,6 +264,10 @@ class _Analyzer:
         for name, spec in (decl.inputs or {}).items():
             if spec and spec.dtype and spec.dtype not in DTYPES:
                 self.error(("inputs", name, "dtype"), "bad-dtype", f"unknown dtype `{spec.dtype}`", did_you_mean(spec.dtype, DTYPES))
+            for attr in ("rank", "min_rank"):
+                value = getattr(spec, attr) if spec else None
+                if value is not None and not 0 <= value <= MAX_RANK:
+                    self.error(("inputs", name, attr), "bad-bound", f"`{attr}` must be between 0 and {MAX_RANK}, got {value}")
         for name, weight in decl.weights.items():
             loc = ("weights", name)
             self._shape(loc + ("shape",), weight.shape, inputs, params)
@@ -251,6 +301,8 @@ class _Analyzer:
         for name, update in decl.updates.items():
             loc = ("updates", name)
             if name not in decl.weights:
+                if name in self.ignore:
+                    continue
                 self.error(loc, "unknown-weight", f"`updates` names `{name}`, which is not a weight", did_you_mean(name, decl.weights), key=True)
             elif decl.weights[name].trainable:
                 self.error(
@@ -264,6 +316,8 @@ class _Analyzer:
             self.error(("outputs",), "conflicting-keys", "give `output_shape` or `outputs`, not both", key=True)
         if decl.output_shape is not None:
             self._shape(("output_shape",), decl.output_shape, inputs, params)
+        if decl.outputs is not None and not decl.outputs:
+            self.error(("outputs",), "missing-key", "`outputs` names at least one output", key=True)
         for name, shape in (decl.outputs or {}).items():
             self._identifier(("outputs", name), name, "output", reserved=False)
             self._shape(("outputs", name), shape, inputs, params)
@@ -276,7 +330,8 @@ class _Analyzer:
             if getattr(decl, key):
                 self.error((key,), "not-for-kind", f"`{key}` is for layers, not for a {self.kind}", key=True)
         if decl.call is None:
-            self.error((self.kind,), "missing-key", f"a {self.kind} needs `call`, the body of its method")
+            if "call" not in self.ignore:
+                self.error((self.kind,), "missing-key", f"a {self.kind} needs `call`, the body of its method")
         elif not isinstance(decl.call, str):
             self.error(("call",), "not-for-kind", f"a {self.kind} has no training branch: give `call` as code")
         else:
@@ -287,8 +342,7 @@ class _Analyzer:
     def _check_ops_and_methods(self) -> None:
         for name, op in self.decl.ops.items():
             loc = ("ops", name)
-            for i, arg in enumerate(op.args):
-                self._identifier(loc + ("args", i), arg, "op argument", reserved=False)
+            self._arguments(loc + ("args",), op.args, "op argument", ("self", "upstream", "grad", "forward", "args"))
             args = set(op.args)
             self.code(loc + ("forward",), op.forward, args, self.members)
             if isinstance(op.gradient, str):
@@ -300,9 +354,20 @@ class _Analyzer:
                     self.code(loc + ("gradient", arg), gradient, args | {"upstream"}, self.members, expression=True)
         for name, method in self.decl.methods.items():
             loc = ("methods", name)
-            for i, arg in enumerate(method.args):
-                self._identifier(loc + ("args", i), arg, "method argument", reserved=False)
+            self._arguments(loc + ("args",), method.args, "method argument", ("self",))
             self.code(loc + ("body",), method.body, set(method.args), self.members, expression=False)
+
+    def _arguments(self, loc: tuple, args: list[str], what: str, taken: tuple[str, ...]) -> None:
+        seen: set[str] = set()
+        for i, arg in enumerate(args):
+            if not self._identifier(loc + (i,), arg, what, reserved=False):
+                continue
+            if arg in taken:
+                self.error(loc + (i,), "reserved-name", f"{what} `{arg}` is a name the generated method uses itself",
+                           f"call it `{arg}_value`")
+            elif arg in seen:
+                self.error(loc + (i,), "duplicate-name", f"{what} `{arg}` is given twice")
+            seen.add(arg)
 
     def _check_example(self) -> None:
         example = self.decl.example
@@ -310,6 +375,8 @@ class _Analyzer:
             loc = ("example", "params", name)
             param = self.result.params.get(name)
             if param is None:
+                if name in self.ignore:
+                    continue
                 if self.decl.base is None:
                     self.error(loc, "unknown-param", f"`{name}` is not a param", did_you_mean(name, self.result.params), key=True)
                 continue
@@ -333,17 +400,41 @@ class _Analyzer:
                     self.error(("example", "input_shape"), "missing-example", f"the example gives no shape for input `{name}`")
         elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
             self.error(("example", "input_shape"), "bad-example", "a layer with several inputs needs `input_shape` as a mapping per input")
+        for name, shape in (shapes.items() if isinstance(shapes, dict) else [(None, shapes)] if shapes is not None else []):
+            loc = ("example", "input_shape") + ((name,) if name is not None else ())
+            if len(shape) > MAX_RANK or any(d < 1 for d in shape) or math.prod(shape) > MAX_EXAMPLE_SIZE:
+                self.error(
+                    loc, "bad-example",
+                    f"an example shape has at most {MAX_RANK} dims, each at least 1, and at most {MAX_EXAMPLE_SIZE} elements: {shape}",
+                )
+        dtypes = example.input_dtype
+        for name, dtype in (dtypes.items() if isinstance(dtypes, dict) else [(None, dtypes)] if dtypes is not None else []):
+            loc = ("example", "input_dtype") + ((name,) if name is not None else ())
+            if name is not None and name not in self.result.inputs:
+                self.error(loc, "unknown-input", f"`{name}` is not an input", did_you_mean(name, self.result.inputs), key=True)
+            if dtype not in DTYPES:
+                self.error(loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES))
         if example.input_range is not None and len(example.input_range) != 2:
             self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
+        elif example.input_range is not None and not example.input_range[0] < example.input_range[1]:
+            self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]` with low below high")
 
     # -- pieces ------------------------------------------------------------
 
     def _shape(self, loc: tuple, value: Any, inputs: set[str], params: set[str]) -> None:
-        if isinstance(value, list):
+        what = "name in shape"
+        if not isinstance(value, list):
+            self.code(loc, str(value), inputs, params, expression=True, what=what)
+            return
+        # A list: each dim is checked where it was written, then the tuple is built from them.
+        ok = True
+        for i, item in enumerate(value):
+            if isinstance(item, str):
+                ok = self.code(loc + (i,), item, inputs, params, expression=True, what=what, prefix="(", suffix=",)") is not None and ok
+        if ok:
             text = "(" + "".join(f"{item}, " for item in value) + ")"
-        else:
-            text = str(value)
-        self.code(loc, text, inputs, params, expression=True, what="name in shape")
+            where = self.doc.pos(loc)
+            self.code(loc, text, inputs, params, expression=True, what=what, report=False, pos=Pos(where.line, where.col))
 
     def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
         """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""
@@ -351,10 +442,10 @@ class _Analyzer:
             param = self.result.params.get(value)
             if param is not None:
                 if param.type != kind:
-                    self.error(loc, "wrong-type", f"param `{value}` is a {param.type}, not a {kind}")
+                    self.error(loc, "wrong-type", f"param `{value}` has type {param.type}, not {kind}")
                 self.code(loc, value, set(), {value}, expression=True)
                 return
-            if value not in IDENTIFIERS[kind]:
+            if value not in IDENTIFIERS[kind] and value not in self.ignore:
                 self.error(
                     loc, f"unknown-{kind}", f"unknown {kind} `{value}`",
                     did_you_mean(value, sorted(IDENTIFIERS[kind]) + [p for p, s in self.result.params.items() if s.type == kind])
@@ -365,7 +456,7 @@ class _Analyzer:
 
     def _dotted(self, loc: tuple, value: str) -> None:
         parts = value.split(".")
-        if not all(p.isidentifier() for p in parts):
+        if not all(name_problem(p) is None for p in parts):
             self.error(loc, "bad-class", f"`{value}` is not a dotted class path", "such as `keras.layers.Dense`")
         elif parts[0] not in ("keras",) and parts[0] not in self.imported:
             self.error(loc, "unknown-name", f"unknown name `{parts[0]}` in `{value}`", "start with `keras.` or import the class in `imports`")
@@ -402,6 +493,8 @@ def value_problem(param: Param, value: Any) -> str | None:
         "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
         "dtype": lambda v: v in DTYPES,
     }
+    if kind == "dtype" and not isinstance(value, str):
+        return f"must be a dtype name, got {value!r}"
     if kind in IDENTIFIERS:
         if not isinstance(value, (str, dict)):
             return f"must be a Keras {kind} name, got {value!r}"
@@ -417,4 +510,16 @@ def value_problem(param: Param, value: Any) -> str | None:
         return f"is above its max {param.max}: {value!r}"
     if param.choices is not None and value not in param.choices:
         return f"is not one of its choices {param.choices}: {value!r}"
+    return None
+
+
+def name_problem(name: Any) -> tuple[str, str | None] | None:
+    """Why `name` cannot be a Python name in generated code: (code, hint), or None."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return "bad-name", "use letters, digits and underscores, not starting with a digit"
+    if keyword.iskeyword(name):
+        return "keyword-name", f"call it `{name}_`"
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != name:  # Python reads it as `normal`, but strings (get_config keys) keep it as written
+        return "bad-name", f"Python reads it as `{normal}`: write that"
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from ..diagnostics import Diagnostic
-from .yamlfile import Pos
+from .yamlfile import Pos, value_position
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -35,6 +36,8 @@ class Code:
     module: cst.Module
     pos: Pos  # where the snippet sits in the YAML file
     free: list[FreeName] = field(default_factory=list)  # filled by `resolve`
+    value: str | None = None  # the YAML value the snippet was cut from
+    lead: int = 0  # where `text` starts in `value` (negative: layergen added a prefix)
 
     @property
     def free_names(self) -> set[str]:
@@ -50,7 +53,7 @@ class Code:
     def locate(self, node: cst.CSTNode) -> tuple[int, int]:
         """A node's line and column in the YAML file (computed only for errors: it costs a pass)."""
         start = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start
-        return _to_yaml(self.pos, start.line, start.column)
+        return _locate(self.pos, self.value, self.text, self.lead, start.line, start.column)
 
 
 def resolve(codes: list[Code]) -> None:
@@ -93,8 +96,20 @@ class _Rename(cst.CSTTransformer):
         return cst.parse_expression(replacement) if replacement is not None else updated
 
 
+def _locate(pos: Pos, value: str | None, source: str, lead: int, line: int, col: int) -> tuple[int, int]:
+    """Map a 1-based line / 0-based column inside a snippet's `source` to the YAML file."""
+    if value is not None:
+        lines = source.splitlines(keepends=True)
+        line = min(max(line, 1), len(lines) + 1)
+        offset = sum(len(l) for l in lines[: line - 1]) + max(col, 0)
+        found = value_position(pos, value, offset + lead)
+        if found is not None:
+            return found
+    return _to_yaml(pos, line, col)
+
+
 def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
-    """Map a 1-based line / 0-based column inside a snippet to the YAML file."""
+    """Map a 1-based line / 0-based column inside a snippet to the YAML file, from the snippet's start alone."""
     if pos.style in ("|", ">"):
         return pos.line + line, pos.indent + col
     quoted = 1 if pos.style in ("'", '"') else 0
@@ -103,30 +118,90 @@ def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
     return pos.line + line - 1, col + 1
 
 
-def parse(text: str, pos: Pos, path: str, *, expression: bool | None = None) -> Code | Diagnostic:
-    """Parse a snippet. `expression`: True requires one, False a block, None either."""
-    source = text.strip("\n") if pos.style not in ("|", ">") else text
-    source = source if source.strip() else ""
-    if not source:
-        line, col = _to_yaml(pos, 1, 0)
+def parse(
+    text: str, pos: Pos, path: str, *, expression: bool | None = None, prefix: str = "", suffix: str = ""
+) -> Code | Diagnostic:
+    """Parse a snippet. `expression`: True requires one, False a block, None either.
+
+    `prefix` and `suffix` wrap the text (`(` and `,)` make one shape dim a tuple);
+    positions inside the text still map to the YAML file.
+    """
+    lead = 0
+    source = text
+    if pos.style not in ("|", ">"):
+        source = text.strip("\n")
+        lead = len(text) - len(text.lstrip("\n"))
+    if not source.strip():
+        line, col = _locate(pos, text, text, 0, 1, 0)
         return Diagnostic(path, line, col, "empty-code", "this code is empty")
     is_expression = expression
     if expression is None:
         try:
-            ast.parse(source.strip(), mode="eval")
+            _quiet_parse(source.strip(), "eval")
             is_expression = True
-        except SyntaxError:
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
             is_expression = False
     if is_expression:
+        lead += len(source) - len(source.lstrip())
         source = source.strip()
+    if prefix or suffix:
+        source = prefix + source + suffix
+        lead -= len(prefix)
+    kind = "expression" if is_expression else "Python code"
+
+    def error(line: int, col: int, message: str) -> Diagnostic:
+        line, col = _locate(pos, text, source, lead, line, col)
+        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {message}")
+
     try:
-        ast.parse(source, mode="eval" if is_expression else "exec")
+        _quiet_parse(source, "eval" if is_expression else "exec")
     except SyntaxError as exc:
-        line, col = _to_yaml(pos, exc.lineno or 1, max((exc.offset or 1) - 1, 0))
-        kind = "an expression" if is_expression else "Python code"
-        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {exc.msg}")
-    module = cst.parse_module(source if source.endswith("\n") else source + "\n")
-    return Code(source, bool(is_expression), module, pos)
+        return error(exc.lineno or 1, max((exc.offset or 1) - 1, 0), exc.msg)
+    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes; nesting too deep to parse
+        return error(1, 0, str(exc) or "the code is nested too deeply")
+    problem = _compile_problem(source, bool(is_expression))
+    if problem is not None:
+        return error(*problem)
+    try:
+        module = cst.parse_module(source if source.endswith("\n") else source + "\n")
+    except cst.ParserSyntaxError as exc:
+        return error(exc.raw_line, exc.raw_column, exc.message)
+    except RecursionError:
+        return error(1, 0, "the code is nested too deeply")
+    return Code(source, bool(is_expression), module, pos, value=text, lead=lead)
+
+
+def _quiet_parse(source: str, mode: str) -> ast.AST:
+    """`ast.parse` without printing the warnings it finds (an invalid escape sequence): they are the user's business."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, mode=mode)
+
+
+_INDENT = " " * 8  # a multiple of 8 keeps tab-indented code as consistent as it was
+
+
+def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] | None:
+    """Errors only the compiler finds (`break` outside a loop, `await` outside async, ...).
+
+    The snippet is compiled, never run, as the body of a function, where the
+    generated code puts it.
+    """
+    if is_expression:
+        wrapped, first, shift = "def _snippet():\n return (\n" + source + "\n )\n", 2, 0
+    else:
+        wrapped = "def _snippet():\n" + "".join(_INDENT + l for l in source.splitlines(keepends=True)) + "\n"
+        first, shift = 1, len(_INDENT)
+    try:
+        with warnings.catch_warnings():  # a `SyntaxWarning` is the user's business, not printed while generating
+            warnings.simplefilter("ignore")
+            compile(wrapped, "<snippet>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = max((exc.lineno or 1) - first, 1)
+        return line, max((exc.offset or 1) - 1 - shift, 0), exc.msg
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return 1, 0, str(exc) or type(exc).__name__
+    return None
 
 
 class _Returns(cst.CSTTransformer):

@@ -39,37 +39,109 @@ def load_declaration(path: str | Path) -> Analysis:
     return parse_declaration(str(path), raw)
 
 
+# Sections whose keys are names the code uses; an error inside one item drops that item only.
+_NAMED = ("params", "inputs", "weights", "sublayers", "ops", "methods")
+# Names a top-level key brings into scope, taken as known once the key is dropped for an error.
+_BRINGS = {"random": {"seed_generator", "seed"}, "masking": {"mask"}, "call": {"call"}}
+_PLACEHOLDER = "Unnamed"  # the class name assumed while checking the rest of a file whose name is wrong
+
+
 def parse_declaration(path: str, raw: bytes) -> Analysis:
+    """Load, validate and analyze one declaration; every problem found is raised at once."""
     doc = load_yaml(path, raw)
-    _check_kind(doc)
+    errors = _check_kind(doc)
     from pydantic import ValidationError
 
     try:
         decl = model.Declaration.model_validate(doc.data)
     except ValidationError as exc:
-        raise DiagnosticError(_validation_diagnostics(doc, exc.errors())) from None
-    return analyze(doc, decl)
+        details = exc.errors()
+        raise DiagnosticError(errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details)) from None
+    try:
+        analysis = analyze(doc, decl)
+    except DiagnosticError as exc:
+        raise DiagnosticError(errors + exc.diagnostics) from None
+    if errors:
+        raise DiagnosticError(errors)
+    return analysis
 
 
-def _check_kind(doc: Document) -> None:
+def _check_kind(doc: Document) -> list[Diagnostic]:
+    """Problems with the kind key. The data is patched so that the rest of the file is still checked."""
     kinds = [k for k in model.KINDS if k in doc.data]
     suffix = Path(doc.path).name.rsplit(".", 2)
+    declared = suffix[-2] if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in model.KINDS else None
     if not kinds:
-        expected = suffix[-2] if len(suffix) == 3 and suffix[-2] in model.KINDS else "layer"
-        raise DiagnosticError(
-            [doc.error((), "missing-kind", f"no kind key: the file must name its class with one of {', '.join(model.KINDS)}",
-                       f"add `{expected}: MyName` as the first line")]
-        )
+        expected = declared or "layer"
+        doc.data = {expected: _PLACEHOLDER, **doc.data}
+        return [doc.error((), "missing-kind", f"no kind key: the file must name its class with one of {', '.join(model.KINDS)}",
+                          f"add `{expected}: MyName` as the first line")]
+    errors = []
     if len(kinds) > 1:
-        raise DiagnosticError(
-            [doc.error((k,), "doubled-kind", f"`{k}` and `{kinds[0]}` both name the class; keep one", key=True) for k in kinds[1:]]
-        )
+        errors += [doc.error((k,), "doubled-kind", f"`{k}` and `{kinds[0]}` both name the class; keep one", key=True) for k in kinds[1:]]
+        doc.data = {k: v for k, v in doc.data.items() if k not in kinds[1:]}
     if not isinstance(doc.data[kinds[0]], str):
-        raise DiagnosticError([doc.error((kinds[0],), "bad-class-name", f"`{kinds[0]}` takes the class name")])
-    if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in model.KINDS and suffix[-2] != kinds[0]:
-        raise DiagnosticError(
-            [doc.error((kinds[0],), "kind-mismatch", f"the file is a .{suffix[-2]}.yaml but declares a {kinds[0]}", key=True)]
-        )
+        errors.append(doc.error((kinds[0],), "bad-class-name", f"`{kinds[0]}` takes the class name",
+                                "such as `layer: ScaledDense`"))
+        doc.data[kinds[0]] = _PLACEHOLDER
+    if declared is not None and declared != kinds[0]:
+        errors.append(doc.error((kinds[0],), "kind-mismatch", f"the file is a .{declared}.yaml but declares a {kinds[0]}",
+                                f"rename the file to .{kinds[0]}.yaml, or write `{declared}:`", key=True))
+    return errors
+
+
+def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
+    """Check names and code in what validates once the invalid parts are dropped.
+
+    A best effort, so that one structural mistake does not hide the others: each
+    dropped item's name is taken as known, so nothing is reported twice.
+    """
+    cuts: list[tuple] = []
+    ignore: set[str] = set()
+    for err in errors:
+        loc = _data_loc(doc, err["loc"])
+        if not loc:
+            return []  # the declaration as a whole has the wrong shape
+        if err["type"] == "extra_forbidden" or _is_key_error(err):
+            cuts.append(loc)  # an unknown key, or a key that is not a name: drop the key alone
+        elif loc[0] in _NAMED:
+            if len(loc) == 1:
+                return []  # the whole section is wrong: its names are unknown, too much would follow
+            cuts.append(loc[:2])
+            ignore.add(str(loc[1]))
+        elif loc[0] == "example":
+            cuts.append(loc[:3] if len(loc) >= 3 and loc[1] == "params" else loc[:2])
+        else:
+            cuts.append(loc[:1])
+            ignore |= _BRINGS.get(str(loc[0]), set())
+    data = _copy(doc.data)
+    for cut in cuts:
+        node = _value_at(data, cut[:-1])
+        if isinstance(node, dict):
+            node.pop(cut[-1], None)
+        elif isinstance(node, list) and isinstance(cut[-1], int) and cut[-1] < len(node):
+            node[cut[-1]] = None  # keep the other items' indexes
+    from pydantic import ValidationError
+
+    try:
+        decl = model.Declaration.model_validate(data)
+        analyze(Document(doc.path, data, doc.values, doc.keys), decl, ignore=frozenset(ignore))
+    except (ValidationError, DiagnosticError) as exc:
+        return exc.diagnostics if isinstance(exc, DiagnosticError) else []
+    return []
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _is_key_error(err: dict) -> bool:
+    """A mapping key that is not a string (YAML read `1:` as a number, `true:` as a boolean)."""
+    return err["type"] == "invalid_key" or (err["type"] == "string_type" and bool(err["loc"]) and err["loc"][-1] == "[key]")
 
 
 def _data_loc(doc: Document, loc: tuple) -> tuple:
@@ -77,6 +149,8 @@ def _data_loc(doc: Document, loc: tuple) -> tuple:
     out: tuple = ()
     node: Any = doc.data
     for part in loc:
+        if isinstance(node, dict):
+            part = _actual_key(node, part)
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and isinstance(part, int) and part < len(node):
@@ -85,6 +159,17 @@ def _data_loc(doc: Document, loc: tuple) -> tuple:
             continue  # a union member's tag, or a key that is missing
         out += (part,)
     return out
+
+
+def _actual_key(node: dict, part: Any) -> Any:
+    """The key of `node` that pydantic names `part`: `None` for `null:` (pydantic says 'None'), `True` (not 1) for `true:`."""
+    for key in node:
+        if key == part and type(key) is type(part):
+            return key
+    for key in node:
+        if key == part or (not isinstance(key, str) and str(key) == part):
+            return key
+    return part
 
 
 def _section(loc: tuple) -> type | None:
@@ -104,7 +189,14 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
     for err in errors:
         loc = _data_loc(doc, err["loc"])
         kind = err["type"]
-        if kind == "extra_forbidden":
+        if _is_key_error(err):
+            key = loc[-1] if loc else err["loc"][-1]
+            reads = "a boolean" if isinstance(key, bool) else "a number" if isinstance(key, (int, float)) else \
+                "null" if key is None else "something other than a string"
+            written = "null" if key is None else str(key).lower() if isinstance(key, bool) else key
+            found[loc] = doc.error(loc, "bad-name", f"key `{written}` is not a name: YAML reads it as {reads}",
+                                   "names start with a letter or `_`; quote the key if it is meant as text", key=True)
+        elif kind == "extra_forbidden":
             cls = _section(loc[:-1])
             hint = did_you_mean(str(loc[-1]), _keys(cls)) if cls else None
             where = "at the top level" if len(loc) == 1 else f"in `{'.'.join(map(str, loc[:-1]))}`"
@@ -126,5 +218,22 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
             continue
         words = list(dict.fromkeys(words))
         name = ".".join(map(str, loc)) or "the declaration"
-        found[loc] = doc.error(loc, "wrong-type", f"`{name}` must be {' or '.join(words)}")
+        hint = None
+        if _value_at(doc.data, loc) is None:
+            hint = "the value is empty (null): write one, or remove the key"
+        elif len(loc) == 2 and loc[0] == "weights":
+            hint = "a weight is its shape (`k: (units,)`) or a mapping with `shape`"
+        found[loc] = doc.error(loc, "wrong-type", f"`{name}` must be {' or '.join(words)}", hint)
     return list(found.values())
+
+
+def _value_at(data: Any, loc: tuple) -> Any:
+    """The value at `loc`, or None where the path does not lead anywhere."""
+    for part in loc:
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
