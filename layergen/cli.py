@@ -72,7 +72,9 @@ def generate(
         if not roots:
             _fail([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no declarations given",
                               "pass files or folders, or set `paths` under [tool.layergen]")])
-        run = plan_run(find_declarations(roots), config)
+        from .output import progress_bar
+
+        run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or check or diff))
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     _apply(run, config.root, check=check, diff=diff, prefer="generated" if force else "merge", quiet=quiet)

@@ -11,6 +11,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterable
 
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
@@ -115,7 +116,8 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
     return plan_run(declarations, config).files
 
 
-def plan_run(declarations: list[Path], config: Config) -> Plan:
+def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[Path]], Iterable[Path]] | None = None) -> Plan:
+    """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar)."""
     from .render.context import build_context
     from .render.render import render
     from .render.test_context import build_test_context
@@ -127,7 +129,7 @@ def plan_run(declarations: list[Path], config: Config) -> Plan:
     tests_seen: dict[Path, Path] = {}
     import_roots: set[Path] = set()
     templates = str(config.templates) if config.templates else None
-    for declaration in declarations:
+    for declaration in progress(declarations) if progress else declarations:
         try:
             t = target(declaration, config)
             analysis = load_declaration(declaration)

@@ -43,3 +43,27 @@ def styled(state: str) -> str:
     colour = COLOURS.get(state)
     text = f"{state:10}"
     return typer.style(text, fg=colour) if colour else text
+
+
+def progress_bar(quiet: bool, threshold: int = 4):
+    """A progress bar on stderr for runs of more than a few declarations, on a terminal only."""
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def show(declarations: list[Path]):
+        if len(declarations) < threshold:
+            yield from declarations
+            return
+        from rich.progress import track  # rich comes with typer
+
+        yield from track(declarations, description="generating", console=_stderr_console(), transient=True)
+
+    return show
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)

@@ -127,3 +127,16 @@ def test_new_layer_tests_pass_right_away(project):
                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:]
     assert " passed" in run.stdout
+
+
+def test_progress_bar_only_on_a_terminal_for_several_declarations(monkeypatch):
+    from layergen.output import progress_bar
+
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
+    assert progress_bar(quiet=False) is None  # piped: plain output
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    assert progress_bar(quiet=True) is None
+    show = progress_bar(quiet=False)
+    items = [Path(f"{i}.layer.yaml") for i in range(6)]
+    assert list(show(items)) == items  # every declaration still goes through, in order
+    assert list(show(items[:2])) == items[:2]
