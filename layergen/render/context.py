@@ -270,10 +270,12 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         else:
             sublayers.append({"name": name, "construct": _construct(a, ("sublayers", name), sub.class_, sub.args)})
 
-    input_dtypes = [((decl.inputs or {}).get(n) or _NoInput).dtype for n in inputs]
+    declared = decl.inputs or {}
     symbolic = [
-        f"keras.KerasTensor({shape_names[n]}, dtype={dtype!r})" if dtype else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
-        for n, dtype in zip(inputs, input_dtypes)
+        f"keras.KerasTensor({shape_names[n]}, dtype={declared[n].dtype!r})"
+        if declared.get(n) and declared[n].dtype
+        else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
+        for n in inputs
     ]
     specs = []
     for n in inputs:
@@ -303,10 +305,6 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "input_doc": [docstring_text(line, " " * 12) for line in _input_doc(a)],
         "output_doc": [docstring_text(line, " " * 12) for line in _output_doc(a)],
     }
-
-
-class _NoInput:
-    dtype = None
 
 
 def _keras_object(a: Analysis, loc: tuple, value: str) -> str:

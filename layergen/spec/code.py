@@ -39,10 +39,6 @@ class Code:
     value: str | None = None  # the YAML value the snippet was cut from
     lead: int = 0  # where `text` starts in `value` (negative: layergen added a prefix)
 
-    @property
-    def free_names(self) -> set[str]:
-        return {f.name for f in self.free}
-
     def render(self, rename: dict[str, str] | None = None) -> str:
         """The code with free names replaced; an expression comes back without a newline."""
         rename = rename or {}
