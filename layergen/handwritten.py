@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import Config
 from .render.context import docstring_text
+from .render.test_context import inputs_context
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 
@@ -59,12 +60,12 @@ def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, 
             args[arg.name] = arg.default
         else:
             args[arg.name] = _example(arg)
-    inputs = [cls.call_args[0]]
+    first = cls.call_args[0]
     # Which weights are trainable is not known without running the code: has_trainable is False.
     return {
-        "name": cls.name, "module": module, "source": docstring_text(source), "args": args, "inputs": inputs,
-        "several_inputs": False, "input_shapes": {inputs[0]: input_shape}, "input_dtypes": {inputs[0]: "float32"},
-        "input_range": (0, 10), "output_shapes": None, "weights": [], "exact_weight_count": False,
+        "name": cls.name, "module": module, "source": docstring_text(source), "args": args,
+        **inputs_context({first: input_shape}, {first: "float32"}),
+        "output_shapes": None, "weights": [], "exact_weight_count": False,
         "has_trainable": False, "losses": [], "updates": [], "training_sensitive": False,
         "deterministic_inference": not cls.uses_random, "masking": None, "ops": [],
     }

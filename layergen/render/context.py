@@ -16,6 +16,7 @@ from ..spec.analyze import Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import Param
 from ..spec.yamlfile import Pos
+from .render import literal
 
 BASE_CLASSES = {
     "layer": "keras.layers.Layer",
@@ -82,14 +83,14 @@ def param_checks(name: str, param: Param) -> list[str]:
         checks.append(_raise(optional + condition, name, " and ".join(bounds)))
     if param.choices is not None:
         choices = tuple(param.choices)
-        checks.append(_raise(f"{optional}{name} not in {choices!r}", name, f"one of {choices!r}"))
+        checks.append(_raise(f"{optional}{name} not in {literal(choices)}", name, f"one of {choices!r}"))
     return checks
 
 
 def _raise(condition: str, name: str, expected: str) -> str:
     expected = expected.replace("{", "{{").replace("}", "}}")  # the message is an f-string: braces are text
     message = f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
-    return f"if {condition}:\n    raise ValueError(f{message!r})"
+    return f"if {condition}:\n    raise ValueError(\n        f{literal(message)}\n    )"
 
 
 def param_doc(name: str, param: Param) -> str:
@@ -164,7 +165,7 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
     params = [
         {
             "name": name,
-            "signature": name if p.required else f"{name}={p.default!r}",
+            "signature": name if p.required else f"{name}={literal(p.default)}",
             "checks": param_checks(name, p),
             "store": param_store(name, p),
             "config": param_config(name, p),
@@ -237,7 +238,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         code = a.code("weights", name, "shape")
         shape = shape_tuple(code, shape_rename, input_set)
         rank = shape_rank(code, input_set)
-        args = {"name": repr(name), "shape": shape}
+        args = {"name": literal(name), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(a, ("weights", name, "initializer"), w.initializer)
@@ -246,7 +247,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
             args["shape"] = f"{name}_shape"
             args["initializer"] = f'"glorot_uniform" if len({name}_shape) >= 2 else "zeros"'
         else:
-            args["initializer"] = repr("glorot_uniform" if rank >= 2 else "zeros")
+            args["initializer"] = literal("glorot_uniform" if rank >= 2 else "zeros")
         for attr in ("regularizer", "constraint"):
             value = getattr(w, attr)
             if value is not None:
@@ -254,7 +255,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         if not w.trainable:
             args["trainable"] = "False"
         if w.dtype:
-            args["dtype"] = repr(w.dtype)
+            args["dtype"] = literal(w.dtype)
         when = None
         if isinstance(w.when, str):
             when = a.code("weights", name, "when").render({p: f"self.{p}" for p in a.params})
@@ -272,7 +273,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
 
     declared = decl.inputs or {}
     symbolic = [
-        f"keras.KerasTensor({shape_names[n]}, dtype={declared[n].dtype!r})"
+        f"keras.KerasTensor({shape_names[n]}, dtype={literal(declared[n].dtype)})"
         if declared.get(n) and declared[n].dtype
         else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
         for n in inputs
@@ -309,14 +310,14 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
 
 def _keras_object(a: Analysis, loc: tuple, value: str) -> str:
     if value.isidentifier():
-        return f"self.{value}" if value in a.params else repr(value)
+        return f"self.{value}" if value in a.params else literal(value)
     return a.code(*loc).render({p: f"self.{p}" for p in a.params})
 
 
 def _construct(a: Analysis, loc: tuple, class_path: str, args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
-        parts.append(f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else repr(value)}")
+        parts.append(f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else literal(value)}")
     if "dtype" not in args:
         parts.append("dtype=self.dtype_policy")
     return f"{class_path}({', '.join(parts)})"
@@ -370,7 +371,7 @@ def _output_shape(a: Analysis, rename: dict[str, str], inputs: set[str], shape_n
         return shape_tuple(a.code("output_shape"), rename, inputs)
     if decl.outputs is not None:
         shapes = [shape_tuple(a.code("outputs", n), rename, inputs) for n in decl.outputs]
-        return "(" + ", ".join(shapes) + ",)"
+        return "(" + ", ".join(shapes) + ("," if len(shapes) == 1 else "") + ")"
     if decl.base is not None:
         return None
     return shape_names[a.inputs[0]]

@@ -8,6 +8,7 @@ from ..spec.analyze import Analysis
 from ..spec.model import Param
 from ..spec.code import body
 from .context import docstring_text, shape_tuple
+from .render import literal
 
 SIGNATURES = {"loss": "y_true, y_pred", "constraint": "w", "regularizer": "x", "initializer": "shape, dtype"}
 DEFAULT_SHAPES = {"loss": (4, 10), "constraint": (3, 3), "regularizer": (3, 3), "initializer": (3, 3)}
@@ -68,6 +69,20 @@ def input_shapes(a: Analysis) -> dict[str, tuple[int, ...]]:
         rank = (spec.rank or spec.min_rank or 2) if spec else 2
         out[name] = (2,) + (4,) * (max(rank, 1) - 1)
     return out
+
+
+def inputs_context(shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=(0, 10)) -> dict[str, Any]:
+    """The test template's keys about the example inputs, for declared and hand-written layers alike."""
+    inputs = list(shapes)
+    several = len(inputs) > 1
+    return {
+        "inputs": inputs,
+        "several_inputs": several,
+        "input_targets": ", ".join(inputs) if several else f"({inputs[0]},)",  # unpacks a list of the inputs
+        "input_shapes": shapes,
+        "input_dtypes": dtypes,
+        "input_range": value_range,
+    }
 
 
 def input_dtypes(a: Analysis) -> dict[str, str]:
@@ -136,7 +151,7 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
     if decl.kind != "layer":
         return build_object_test_context(a, module=module, source=source)
     args = example_args(a)
-    arg_rename = {p: f"ARGS[{p!r}]" for p in a.params}
+    arg_rename = {p: f"ARGS[{literal(p)}]" for p in a.params}
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     layer_rename = {m: f"layer.{m}" for m in members} | {"training": "True"}
     inputs = set(a.inputs)
@@ -159,7 +174,7 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         shape = shape_tuple(a.code("weights", name, "shape"), arg_rename, inputs)
         weights.append({"name": name, "shape": shape, "trainable": w.trainable, "when": when})
 
-    updated = {n: f"before[{n!r}]" for n in decl.updates}
+    updated = {n: f"before[{literal(n)}]" for n in decl.updates}
     sensitive = (
         not isinstance(decl.call, (str, type(None)))
         or any((s.class_ or "") in TRAINING_SENSITIVE for s in decl.sublayers.values())
@@ -176,11 +191,7 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         "module": module,
         "source": docstring_text(source),
         "args": args,
-        "inputs": a.inputs,
-        "several_inputs": len(a.inputs) > 1,
-        "input_shapes": input_shapes(a),
-        "input_dtypes": input_dtypes(a),
-        "input_range": tuple(decl.example.input_range) if decl.example.input_range else (0, 10),
+        **inputs_context(input_shapes(a), input_dtypes(a), tuple(decl.example.input_range or (0, 10))),
         "output_shapes": output_shapes,
         "weights": weights,
         "exact_weight_count": not decl.sublayers and decl.base is None,
@@ -192,5 +203,5 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         "training_sensitive": sensitive,
         "deterministic_inference": not (decl.random and isinstance(decl.call, str)),
         "masking": masking,
-        "ops": op_tests(a, "layer", f"INPUT_SHAPES[{a.inputs[0]!r}]"),
+        "ops": op_tests(a, "layer", f"INPUT_SHAPES[{literal(a.inputs[0])}]"),
     }

@@ -43,7 +43,7 @@ def reconcile(plan: Plan, root: Path, *, prefer: Prefer = "merge") -> Outcome:
                 continue
         else:
             files[path] = new
-        lock.record(path, new)
+        lock.record(path, new, plan.sources.get(path))
     if plan.generated:
         files[lock.path] = lock.text()
     return Outcome(files, conflicts)

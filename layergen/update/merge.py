@@ -68,6 +68,8 @@ def merge(base: str | None, current: str, new: str, *, prefer: Prefer = "merge")
     """The merged text of a file; `prefer` settles conflicts ("merge": keep the person's, report)."""
     if current == new:
         return Merged(current)
+    if current == base:
+        return Merged(new)  # nobody touched the file since it was generated
     if base is None:
         base = ""  # never generated before: everything in the file is the person's
     try:
