@@ -254,3 +254,68 @@ def test_sync_can_pass_over_modules_without_declarations(project):
     (project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
     result = runner.invoke(app, ["sync", "--skip-undeclared", "layers/orphan.py", "layers/scaler.py"])
     assert result.exit_code == 0, result.output
+
+
+class CountingFormatter:
+    """Stands in for black, counting the sources it is given."""
+
+    def __init__(self, monkeypatch):
+        from layergen.render import render
+
+        self.real = render.format_code
+        self.sources: list[str] = []
+        monkeypatch.setattr(render, "format_code", self)
+
+    def __call__(self, code: str, line_length: int = 88) -> str:
+        self.sources.append(code)
+        return self.real(code, line_length)
+
+
+def test_an_unchanged_rendering_is_not_formatted_again(project, monkeypatch):
+    from layergen.config import load_config
+    from layergen.generate import plan_run
+
+    black = CountingFormatter(monkeypatch)
+    declaration = project / "layers" / "scaler.layer.yaml"
+    run = plan_run([declaration], load_config())
+    assert black.sources == []  # module and tests both came from the lock
+    assert run.generated[project / "layers" / "scaler.py"] == module(project)
+
+    add_param(project)
+    assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
+    assert len(black.sources) == 2  # the new param changes the module and the tests
+    assert "bias=0.0" in module(project)
+    plan_run([declaration], load_config())
+    assert len(black.sources) == 2  # and the lock now holds the new texts
+
+
+def test_a_lock_text_that_does_not_match_its_source_is_never_used(project, monkeypatch):
+    """A lock merged by hand may pair one branch's text with another's source digest."""
+    import json
+
+    from layergen.config import load_config
+    from layergen.generate import plan_run
+
+    lock = project / "layergen.lock"
+    data = json.loads(lock.read_text())
+    entry = data["files"]["layers/scaler.py"]
+    entry["generated"] = entry["generated"].replace("class Scaler", "class Tampered")
+    lock.write_text(json.dumps(data))
+    black = CountingFormatter(monkeypatch)
+    run = plan_run([project / "layers" / "scaler.layer.yaml"], load_config())
+    assert len(black.sources) == 1
+    assert "class Scaler(keras.layers.Layer)" in run.generated[project / "layers" / "scaler.py"]
+
+
+def test_a_new_line_length_formats_again(project, monkeypatch):
+    import black as real_black
+
+    before = module(project)
+    black = CountingFormatter(monkeypatch)
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n[tool.layergen]\nline-length = 40\n")
+    assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
+    assert len(black.sources) == 2
+    after = module(project)
+    assert after != before
+    assert real_black.format_str(after, mode=real_black.Mode(line_length=40)) == after

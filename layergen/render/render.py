@@ -38,7 +38,9 @@ def literal(value: Any) -> str:
     """
     if isinstance(value, str):
         text = repr(value)
-        return f'"{text[1:-1]}"' if text[0] == "'" and '"' not in value else text
+        if text[0] == '"' or value.count('"') > value.count("'"):
+            return text  # black too keeps the quotes that need fewer escapes
+        return '"' + text[1:-1].replace("\\'", "'").replace('"', '\\"') + '"'
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):

@@ -1,0 +1,63 @@
+"""The rendering helpers, and the templates' promise to write black's style up front."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layergen.render.context import build_context
+from layergen.render.render import block, format_code, literal, render_source
+from layergen.render.test_context import build_test_context
+from layergen.spec.load import load_declaration
+
+from helpers import OWN_EXAMPLES, SHARED_EXAMPLES
+
+EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(SHARED_EXAMPLES.glob("*.yaml"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "it's", 'say "hi"', "both ' and \"", "back\\slash", "new\nline", "{braces}", "",
+     {"a": ["b", ("c",)], "d": (1, 2.5, None, True)}, ("one",), (), [], 1e-05],
+)
+def test_literal_reads_back_as_the_value_and_is_what_black_writes(value):
+    text = literal(value)
+    assert eval(text) == value
+    assert format_code(f"x = {text}\n") == f"x = {text}\n"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.recursive(st.text() | st.integers() | st.booleans() | st.none(),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)))
+def test_literal_of_any_value_reads_back_and_is_black_stable(value):
+    text = literal(value)
+    assert eval(text) == value
+    assert format_code(f"x = {text}\n", line_length=10_000) == f"x = {text}\n"
+
+
+def test_block_indents_statements_and_leaves_blank_lines_empty():
+    assert block("a = 1\n\nif a:\n    b = 2\n", 8) == "        a = 1\n\n        if a:\n            b = 2"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_black_only_splits_lines_that_are_too_long(path):
+    """Templates write what black would, so black (which formats twice whenever its
+    input changes) has little to do. What is left is a declaration's long lines."""
+    analysis = load_declaration(path)
+    layer = analysis.decl.kind == "layer"
+    rendered = [
+        render_source("layer.py.j2" if layer else "object.py.j2", build_context(analysis, package="p", source="s")),
+        render_source(
+            "layer_test.py.j2" if layer else "object_test.py.j2", build_test_context(analysis, module="p.m", source="s")
+        ),
+    ]
+    for source in rendered:
+        formatted = format_code(source)
+        matcher = difflib.SequenceMatcher(None, source.splitlines(), formatted.splitlines(), autojunk=False)
+        for tag, i1, i2, _, _ in matcher.get_opcodes():
+            if tag != "equal":
+                changed = source.splitlines()[i1:i2]
+                assert any(len(line) > 88 for line in changed), f"black rewrote {changed} in\n{source}"
