@@ -220,6 +220,10 @@ CASES = {
         "layer: A\nweights:\n  k: {shape: 3, when: 'a b'}\n",
         [(3, 26, "python-syntax")],
     ),
+    "a flow mapping's comma cuts an expression short": (
+        "layer: A\nparams:\n  n: int\nweights:\n  k: {shape: (n, n), initializer: zeros}\n",
+        [(5, 14, "python-syntax"), (5, 18, "unknown-key")],
+    ),
     "python syntax with CRLF line ends": (
         "layer: A\r\ncall: |\r\n  y = x\r\n  z = y + * 2\r\n  return z\r\n",
         [(4, 11, "python-syntax")],
@@ -338,6 +342,7 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
 
 @pytest.mark.parametrize("name, hint", [
     ("yaml syntax in a flow mapping", "block style"),
+    ("a flow mapping's comma cuts an expression short", "a `,` ends the value"),
     ("yaml syntax: a tab for indentation", "spaces, not tabs"),
     ("yaml syntax: a second document", "one document"),
     ("unknown key", "did you mean `params`?"),

@@ -3,17 +3,21 @@ on TensorFlow and JAX, in fresh processes, the way a user would."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from helpers import OWN_EXAMPLES, SHARED_EXAMPLES, layergen, make_project, run_pytest
 
-SOURCES = {"examples": OWN_EXAMPLES}
+TWINS = Path(__file__).parent / "twins"  # built-in Keras layers, declared; compared in match_keras.py
+SOURCES = {"examples": OWN_EXAMPLES, "twins": TWINS}
 if SHARED_EXAMPLES.is_dir():
     SOURCES["acceptance"] = SHARED_EXAMPLES
+BACKENDS = ["tensorflow", "jax"]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +25,21 @@ def project(tmp_path_factory):
     root = make_project(tmp_path_factory.mktemp("project"), SOURCES)
     result = layergen("generate", *SOURCES, cwd=root)
     assert result.returncode == 0, result.stderr
+    shutil.copy(TWINS / "match_keras.py", root / "tests" / "test_match_keras.py")
     return root
+
+
+@pytest.fixture(scope="module")
+def outcomes(project):
+    """{file::test: outcome} of one pytest run over the project's tests, per backend."""
+    runs: dict[str, dict[str, str]] = {}
+
+    def run(backend: str) -> dict[str, str]:
+        if backend not in runs:
+            runs[backend] = run_pytest(project, backend)
+        return runs[backend]
+
+    return run
 
 
 def test_every_declaration_generated(project):
@@ -32,11 +50,21 @@ def test_every_declaration_generated(project):
             assert (project / "tests" / f"test_{name}.py").is_file()
 
 
-@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
-def test_generated_tests_pass(project, backend):
-    outcomes = run_pytest(project, backend)
-    failed = [name for name, outcome in outcomes.items() if outcome != "passed"]
-    assert len(outcomes) > 100
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_generated_tests_pass(outcomes, backend):
+    results = {name: outcome for name, outcome in outcomes(backend).items() if not name.startswith("test_match_keras::")}
+    failed = [name for name, outcome in results.items() if outcome != "passed"]
+    assert len(results) > 100
+    assert not failed, failed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_declared_twins_compute_what_keras_builtin_layers_compute(outcomes, backend):
+    """Dense, LayerNormalization, BatchNormalization (state, training branch), PReLU,
+    Embedding, Conv1D and Concatenate, written in the v1 format, against Keras's own."""
+    results = {name: outcome for name, outcome in outcomes(backend).items() if name.startswith("test_match_keras::")}
+    failed = [name for name, outcome in results.items() if outcome != "passed"]
+    assert len(results) == 8 * 3  # 8 cases: in training, in inference, output shapes
     assert not failed, failed
 
 

@@ -340,10 +340,9 @@ def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
                 assigns.append(f"new_{name} = {a.code('updates', name).render(rename)}")
             for name, _ in updates:
                 assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
-        block = "\n".join(assigns)
-        if guarded:
-            block = "if training:\n" + "\n".join(f"    {line}" for line in block.splitlines())
-        return lambda e: [f"outputs = {e}", block, "return outputs"]
+        if guarded:  # one `if training:` statement holding them all
+            assigns = ["if training:\n" + "\n".join(f"    {line}" for line in assigns)]
+        return lambda e: [f"outputs = {e}", *assigns, "return outputs"]
 
     if decl.call is None:
         if decl.base is not None and not (updates or decl.losses):

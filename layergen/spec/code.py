@@ -114,6 +114,17 @@ def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
     return pos.line + line - 1, col + 1
 
 
+def _cut_by_comma(pos: Pos) -> str | None:
+    """The hint for a plain value a flow mapping's `,` cut short: `{shape: (a, b)}`."""
+    after = pos.source.text[pos.end : pos.end + 1] if pos.source is not None and pos.end >= 0 else ""
+    if pos.style is None and after == ",":
+        return (
+            "inside a flow mapping `{...}` a `,` ends the value: write this key in block style "
+            "on its own lines, or quote the expression"
+        )
+    return None
+
+
 def parse(
     text: str, pos: Pos, path: str, *, expression: bool | None = None, prefix: str = "", suffix: str = ""
 ) -> Code | Diagnostic:
@@ -147,7 +158,7 @@ def parse(
 
     def error(line: int, col: int, message: str) -> Diagnostic:
         line, col = _locate(pos, text, source, lead, line, col)
-        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {message}")
+        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {message}", _cut_by_comma(pos))
 
     try:
         _quiet_parse(source, "eval" if is_expression else "exec")

@@ -1,0 +1,104 @@
+"""Layers declared in the v1 format compute what Keras's built-in layers compute.
+
+Copied into a generated project as `tests/test_match_keras.py` (by
+`tests/test_generated.py`) and run there on each backend. Each twin gets the
+built-in's weights, set to random values first so that nothing passes by
+accident (zeros, ones), and must give the same outputs, in training and in
+inference, and the same state after a training call.
+"""
+
+import numpy as np
+import pytest
+
+import keras
+
+from twins.batch_normalization import TwinBatchNormalization
+from twins.concatenate import TwinConcatenate
+from twins.conv1d import TwinConv1D
+from twins.dense import TwinDense
+from twins.embedding import TwinEmbedding
+from twins.layer_normalization import TwinLayerNormalization
+from twins.prelu import TwinPReLU
+
+rng = np.random.default_rng(0)
+
+
+def floats(*shape):
+    return rng.standard_normal(shape).astype("float32")
+
+
+CASES = {
+    "dense": (
+        lambda: keras.layers.Dense(5, activation="tanh"),
+        lambda: TwinDense(5, activation="tanh"),
+        floats(3, 2, 4),
+    ),
+    "dense_without_bias": (
+        lambda: keras.layers.Dense(5, use_bias=False),
+        lambda: TwinDense(5, use_bias=False),
+        floats(3, 4),
+    ),
+    "layer_normalization": (
+        lambda: keras.layers.LayerNormalization(epsilon=1e-3),
+        lambda: TwinLayerNormalization(epsilon=1e-3),
+        floats(4, 3, 6),
+    ),
+    "batch_normalization": (
+        lambda: keras.layers.BatchNormalization(momentum=0.9, epsilon=1e-3),
+        lambda: TwinBatchNormalization(momentum=0.9, epsilon=1e-3),
+        floats(8, 3) * 2 + 1,
+    ),
+    "prelu": (keras.layers.PReLU, TwinPReLU, floats(4, 3, 2)),
+    "embedding": (
+        lambda: keras.layers.Embedding(10, 3),
+        lambda: TwinEmbedding(10, 3),
+        rng.integers(0, 10, (2, 5)).astype("int32"),
+    ),
+    "conv1d": (
+        lambda: keras.layers.Conv1D(4, 3, padding="same"),
+        lambda: TwinConv1D(4, 3),
+        floats(2, 7, 3),
+    ),
+    "concatenate": (
+        lambda: keras.layers.Concatenate(axis=-1),
+        TwinConcatenate,
+        [floats(2, 3), floats(2, 5)],
+    ),
+}
+
+
+def numpy(value):
+    return keras.ops.convert_to_numpy(value)
+
+
+def twins(case):
+    make_builtin, make_twin, inputs = CASES[case]
+    builtin, twin = make_builtin(), make_twin()
+    builtin(inputs)
+    twin(inputs)
+    by_name = {weight.name: weight for weight in builtin.weights}
+    assert sorted(by_name) == sorted(w.name for w in twin.weights)
+    for weight in twin.weights:
+        original = by_name[weight.name]
+        value = rng.uniform(0.5, 1.5, original.shape).astype("float32")  # variances stay positive
+        original.assign(value)
+        weight.assign(value)
+    return builtin, twin, inputs
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("training", [False, True])
+def test_twin_computes_what_the_builtin_computes(case, training):
+    builtin, twin, inputs = twins(case)
+    expected = numpy(builtin(inputs, training=training))
+    np.testing.assert_allclose(numpy(twin(inputs, training=training)), expected, rtol=1e-5, atol=1e-5)
+    for weight in twin.weights:  # state updated (or not) alike
+        original = next(w for w in builtin.weights if w.name == weight.name)
+        np.testing.assert_allclose(numpy(weight), numpy(original), rtol=1e-6, atol=1e-6, err_msg=weight.name)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_twin_output_shape_is_the_builtins(case):
+    builtin, twin, inputs = twins(case)
+    shapes = [i.shape for i in inputs] if isinstance(inputs, list) else inputs.shape
+    assert tuple(twin.compute_output_shape(shapes)) == tuple(builtin.compute_output_shape(shapes))
