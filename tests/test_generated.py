@@ -61,10 +61,11 @@ def test_generated_tests_pass(outcomes, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_declared_twins_compute_what_keras_builtin_layers_compute(outcomes, backend):
     """Dense, LayerNormalization, BatchNormalization (state, training branch), PReLU,
-    Embedding, Conv1D and Concatenate, written in the v1 format, against Keras's own."""
+    Embedding, Conv1D, Dropout (randomness), Reshape (a list param in a shape) and
+    Concatenate (two inputs), written in the v1 format, against Keras's own."""
     results = {name: outcome for name, outcome in outcomes(backend).items() if name.startswith("test_match_keras::")}
     failed = [name for name, outcome in results.items() if outcome != "passed"]
-    assert len(results) == 8 * 3  # 8 cases: in training, in inference, output shapes
+    assert len(results) == 10 * 3  # 10 cases: in training, in inference, output shapes
     assert not failed, failed
 
 

@@ -16,9 +16,11 @@ from twins.batch_normalization import TwinBatchNormalization
 from twins.concatenate import TwinConcatenate
 from twins.conv1d import TwinConv1D
 from twins.dense import TwinDense
+from twins.dropout import TwinDropout
 from twins.embedding import TwinEmbedding
 from twins.layer_normalization import TwinLayerNormalization
 from twins.prelu import TwinPReLU
+from twins.reshape import TwinReshape
 
 rng = np.random.default_rng(0)
 
@@ -59,6 +61,12 @@ CASES = {
         lambda: TwinConv1D(4, 3),
         floats(2, 7, 3),
     ),
+    "dropout": (  # the same seed and the same draws: equal in training too
+        lambda: keras.layers.Dropout(0.5, seed=7),
+        lambda: TwinDropout(0.5, seed=7),
+        floats(4, 6),
+    ),
+    "reshape": (lambda: keras.layers.Reshape((3, 4)), lambda: TwinReshape([3, 4]), floats(2, 12)),
     "concatenate": (
         lambda: keras.layers.Concatenate(axis=-1),
         TwinConcatenate,
@@ -80,9 +88,10 @@ def twins(case):
     assert sorted(by_name) == sorted(w.name for w in twin.weights)
     for weight in twin.weights:
         original = by_name[weight.name]
-        value = rng.uniform(0.5, 1.5, original.shape).astype("float32")  # variances stay positive
-        original.assign(value)
-        weight.assign(value)
+        if "float" in keras.backend.standardize_dtype(weight.dtype):  # not a seed's state
+            value = rng.uniform(0.5, 1.5, original.shape).astype("float32")  # variances stay positive
+            original.assign(value)
+            weight.assign(value)
     return builtin, twin, inputs
 
 
