@@ -96,6 +96,12 @@ def format_code(code: str, line_length: int = 88) -> str:
 def source_digest(code: str, line_length: int = 88) -> str:
     """Names what `format_code` makes of `code`: the same digest, the same formatted text."""
     import hashlib
-    from importlib.metadata import version
 
-    return hashlib.sha256(f"black {version('black')} {line_length}\n{code}".encode()).hexdigest()
+    return hashlib.sha256(f"black {_black_version()} {line_length}\n{code}".encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _black_version() -> str:
+    from importlib.metadata import version  # without importing black itself
+
+    return version("black")
