@@ -61,11 +61,12 @@ def test_generated_tests_pass(outcomes, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_declared_twins_compute_what_keras_builtin_layers_compute(outcomes, backend):
     """Dense, LayerNormalization, BatchNormalization (state, training branch), PReLU,
-    Embedding, Conv1D, Dropout (randomness), Reshape (a list param in a shape) and
-    Concatenate (two inputs), written in the v1 format, against Keras's own."""
+    Embedding, Conv1D, Dropout (randomness), Reshape (a list param in a shape),
+    ActivityRegularization (a loss), Masking (a mask) and Concatenate (two inputs),
+    written in the v1 format, against Keras's own: outputs, state, losses, masks."""
     results = {name: outcome for name, outcome in outcomes(backend).items() if name.startswith("test_match_keras::")}
     failed = [name for name, outcome in results.items() if outcome != "passed"]
-    assert len(results) == 10 * 3  # 10 cases: in training, in inference, output shapes
+    assert len(results) == 12 * 3 + 1  # 12 cases: in training, in inference, output shapes; a mask
     assert not failed, failed
 
 

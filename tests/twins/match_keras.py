@@ -12,6 +12,7 @@ import pytest
 
 import keras
 
+from twins.activity_regularization import TwinActivityRegularization
 from twins.batch_normalization import TwinBatchNormalization
 from twins.concatenate import TwinConcatenate
 from twins.conv1d import TwinConv1D
@@ -19,6 +20,7 @@ from twins.dense import TwinDense
 from twins.dropout import TwinDropout
 from twins.embedding import TwinEmbedding
 from twins.layer_normalization import TwinLayerNormalization
+from twins.masking import TwinMasking
 from twins.prelu import TwinPReLU
 from twins.reshape import TwinReshape
 
@@ -27,6 +29,11 @@ rng = np.random.default_rng(0)
 
 def floats(*shape):
     return rng.standard_normal(shape).astype("float32")
+
+
+def with_masked_steps(x):
+    x[:, 1] = 0.0  # every feature equals mask_value: a masked timestep
+    return x
 
 
 CASES = {
@@ -67,6 +74,12 @@ CASES = {
         floats(4, 6),
     ),
     "reshape": (lambda: keras.layers.Reshape((3, 4)), lambda: TwinReshape([3, 4]), floats(2, 12)),
+    "activity_regularization": (
+        lambda: keras.layers.ActivityRegularization(l1=0.01, l2=0.02),
+        lambda: TwinActivityRegularization(l1=0.01, l2=0.02),
+        floats(4, 3),
+    ),
+    "masking": (keras.layers.Masking, TwinMasking, with_masked_steps(floats(2, 5, 3))),
     "concatenate": (
         lambda: keras.layers.Concatenate(axis=-1),
         TwinConcatenate,
@@ -104,6 +117,16 @@ def test_twin_computes_what_the_builtin_computes(case, training):
     for weight in twin.weights:  # state updated (or not) alike
         original = next(w for w in builtin.weights if w.name == weight.name)
         np.testing.assert_allclose(numpy(weight), numpy(original), rtol=1e-6, atol=1e-6, err_msg=weight.name)
+    assert len(twin.losses) == len(builtin.losses)
+    for ours, theirs in zip(twin.losses, builtin.losses):
+        np.testing.assert_allclose(numpy(ours), numpy(theirs), rtol=1e-5, atol=1e-6)
+
+
+def test_twin_computes_the_builtins_mask():
+    builtin, twin, inputs = twins("masking")
+    expected = numpy(builtin.compute_mask(inputs))
+    assert not expected.all()  # some steps are masked
+    np.testing.assert_array_equal(numpy(twin.compute_mask(inputs)), expected)
 
 
 @pytest.mark.parametrize("case", CASES)
