@@ -19,10 +19,10 @@ VERSION = 1
 
 
 class Lock:
-    def __init__(self, root: Path, files: dict[str, str] | None = None, sources: dict[str, str] | None = None):
+    def __init__(self, root: Path, files: dict[str, str] | None = None, ties: dict[str, str] | None = None):
         self.root = root
         self.files = dict(files or {})
-        self.sources = dict(sources or {})  # path -> _tie(source digest, files[path])
+        self.ties = dict(ties or {})  # path -> _tie(digest of the unformatted source, files[path])
 
     @property
     def path(self) -> Path:
@@ -50,19 +50,19 @@ class Lock:
         """The generated text, if it was formatted from the source with this digest."""
         key = self._key(path)
         text = self.files.get(key)
-        return text if text is not None and self.sources.get(key) == _tie(source_digest, text) else None
+        return text if text is not None and self.ties.get(key) == _tie(source_digest, text) else None
 
     def record(self, path: Path, generated: str, source_digest: str | None = None) -> None:
         key = self._key(path)
         self.files[key] = generated
         if source_digest is None:
-            self.sources.pop(key, None)
+            self.ties.pop(key, None)
         else:
-            self.sources[key] = _tie(source_digest, generated)
+            self.ties[key] = _tie(source_digest, generated)
 
     def text(self) -> str:
         files = {
-            k: {"generated": v, **({"source": self.sources[k]} if k in self.sources else {})}
+            k: {"generated": v, **({"source": self.ties[k]} if k in self.ties else {})}
             for k, v in sorted(self.files.items())
         }
         return json.dumps({"version": VERSION, "files": files}, indent=1, ensure_ascii=False) + "\n"
