@@ -77,15 +77,15 @@ def generate(
         run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or check or diff))
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    _apply(run, config.root, check=check, diff=diff, prefer="generated" if force else "merge", quiet=quiet)
+    _apply(run, check=check, diff=diff, prefer="generated" if force else "merge", quiet=quiet)
 
 
-def _apply(run, root: Path, *, check: bool, diff: bool, prefer: str, quiet: bool) -> None:
+def _apply(run, *, check: bool, diff: bool, prefer: str, quiet: bool) -> None:
     """Merge the run into the files on disk, then check, show or write; exit 1 on conflicts."""
     from .generate import write
     from .update.apply import reconcile
 
-    outcome = reconcile(run, root, prefer=prefer)
+    outcome = reconcile(run, prefer=prefer)
     changed = outcome.changed()
     if check or diff:
         for path in changed:
@@ -95,7 +95,7 @@ def _apply(run, root: Path, *, check: bool, diff: bool, prefer: str, quiet: bool
                 typer.echo(f"would change {_shown(path)}", err=True)
         raise typer.Exit(1 if changed and check else 0)
     created = [p for p in changed if not p.exists()]
-    write({**outcome.files, **outcome.rejects()})
+    write({**outcome.files, **outcome.rejects()})  # also clears temp files a killed run left
     _report(outcome.files, changed, quiet, created, conflicted=list(outcome.conflicts))
     for path, conflicts in outcome.conflicts.items():
         for c in conflicts:
@@ -164,7 +164,7 @@ def new(
 
         for written in (path, schema_file) if schema_file else (path,):
             typer.echo(f"{styled('created')} {_shown(written)}")
-    _apply(run, config.root, check=False, diff=False, prefer="merge", quiet=quiet)
+    _apply(run, check=False, diff=False, prefer="merge", quiet=quiet)
 
 
 @app.command()
@@ -200,7 +200,7 @@ def sync(
         run = plan_run(list(declarations), config)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    _apply(run, config.root, check=False, diff=False, prefer="current", quiet=quiet)
+    _apply(run, check=False, diff=False, prefer="current", quiet=quiet)
 
 
 @app.command("tests")

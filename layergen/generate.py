@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -106,7 +106,8 @@ class Plan:
 
     generated: dict[Path, str]
     support: dict[Path, str]
-    sources: dict[Path, str] = field(default_factory=dict)  # generated path -> digest of its unformatted source
+    sources: dict[Path, str]  # generated path -> digest of its unformatted source
+    lock: Lock  # as read for this run: the merge bases, and the texts black was spared
 
     @property
     def files(self) -> dict[Path, str]:
@@ -170,7 +171,7 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     if outputs and not conftest.exists():
         roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
         support[conftest] = CONFTEST.format(roots=roots)
-    return Plan(outputs, support, sources)
+    return Plan(outputs, support, sources, lock)
 
 
 def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:

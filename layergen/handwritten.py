@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .render.context import docstring_text
-from .render.test_context import inputs_context
+from .render.test_context import inputs_context, layer_test_context
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 
@@ -61,14 +60,12 @@ def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, 
         else:
             args[arg.name] = _example(arg)
     first = cls.call_args[0]
-    # Which weights are trainable is not known without running the code: has_trainable is False.
-    return {
-        "name": cls.name, "module": module, "source": docstring_text(source), "args": args,
-        **inputs_context({first: input_shape}, {first: "float32"}),
-        "output_shapes": None, "weights": [], "exact_weight_count": False,
-        "has_trainable": False, "losses": [], "updates": [], "training_sensitive": False,
-        "deterministic_inference": not cls.uses_random, "masking": None, "ops": [],
-    }
+    # Weights, their trainability, losses and the like are not known without running the code.
+    return layer_test_context(
+        name=cls.name, module=module, source=source, args=args,
+        inputs=inputs_context({first: input_shape}, {first: "float32"}),
+        deterministic_inference=not cls.uses_random,
+    )
 
 
 def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[str, Any], input_shape: tuple[int, ...]) -> dict[Path, str]:

@@ -183,7 +183,7 @@ def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
     def regenerate(params: set[str]) -> None:
         extra = "".join(f"  {p}: {{type: float, default: 0.5}}\n" for p in sorted(params))
         declaration.write_text(DECLARATION.replace("params:\n", "params:\n" + extra))
-        outcome = reconcile(plan_run([declaration], config), root)
+        outcome = reconcile(plan_run([declaration], config))
         write({**outcome.files, **outcome.rejects()})
 
     regenerate(set())

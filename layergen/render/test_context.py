@@ -71,6 +71,27 @@ def input_shapes(a: Analysis) -> dict[str, tuple[int, ...]]:
     return out
 
 
+# What the layer test template checks beyond shapes, config, saving and fit; a layer
+# whose code was only read (`layergen tests`) knows none of it, and these check nothing.
+UNKNOWN_LAYER_FACTS = {
+    "output_shapes": None, "weights": [], "exact_weight_count": False, "has_trainable": False, "losses": [],
+    "updates": [], "training_sensitive": False, "deterministic_inference": True, "masking": None, "ops": [],
+}
+
+
+def layer_test_context(*, name: str, module: str, source: str, args: dict[str, Any], inputs: dict[str, Any],
+                       **facts: Any) -> dict[str, Any]:
+    """Every key of the layer test template, for declared and hand-written layers alike.
+
+    `inputs`: from `inputs_context`; `facts`: what is known of `UNKNOWN_LAYER_FACTS`.
+    """
+    unknown = set(facts) - set(UNKNOWN_LAYER_FACTS)
+    if unknown:
+        raise TypeError(f"not keys of the layer test template: {sorted(unknown)}")
+    return {"name": name, "module": module, "source": docstring_text(source), "args": args, **inputs,
+            **UNKNOWN_LAYER_FACTS, **facts}
+
+
 def inputs_context(shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=(0, 10)) -> dict[str, Any]:
     """The test template's keys about the example inputs, for declared and hand-written layers alike."""
     inputs = list(shapes)
@@ -186,22 +207,20 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         masking = "mask"
     elif isinstance(decl.masking, str):
         masking = a.code("masking").render(layer_rename)
-    return {
-        "name": decl.name,
-        "module": module,
-        "source": docstring_text(source),
-        "args": args,
-        **inputs_context(input_shapes(a), input_dtypes(a), tuple(decl.example.input_range or (0, 10))),
-        "output_shapes": output_shapes,
-        "weights": weights,
-        "exact_weight_count": not decl.sublayers and decl.base is None,
-        "has_trainable": has_trainable,
-        "losses": [a.code("losses", i).render(layer_rename) for i in range(len(decl.losses))],
-        "updates": [
-            {"name": n, "expected": a.code("updates", n).render(layer_rename | updated)} for n in decl.updates
-        ],
-        "training_sensitive": sensitive,
-        "deterministic_inference": not (decl.random and isinstance(decl.call, str)),
-        "masking": masking,
-        "ops": op_tests(a, "layer", f"INPUT_SHAPES[{literal(a.inputs[0])}]"),
-    }
+    return layer_test_context(
+        name=decl.name,
+        module=module,
+        source=source,
+        args=args,
+        inputs=inputs_context(input_shapes(a), input_dtypes(a), tuple(decl.example.input_range or (0, 10))),
+        output_shapes=output_shapes,
+        weights=weights,
+        exact_weight_count=not decl.sublayers and decl.base is None,
+        has_trainable=has_trainable,
+        losses=[a.code("losses", i).render(layer_rename) for i in range(len(decl.losses))],
+        updates=[{"name": n, "expected": a.code("updates", n).render(layer_rename | updated)} for n in decl.updates],
+        training_sensitive=sensitive,
+        deterministic_inference=not (decl.random and isinstance(decl.call, str)),
+        masking=masking,
+        ops=op_tests(a, "layer", f"INPUT_SHAPES[{literal(a.inputs[0])}]"),
+    )

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..generate import Plan
-from .lock import Lock
 from .merge import Conflict, Prefer, merge
 
 
@@ -29,8 +28,8 @@ class Outcome:
         }
 
 
-def reconcile(plan: Plan, root: Path, *, prefer: Prefer = "merge") -> Outcome:
-    lock = Lock.read(root)
+def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
+    lock = plan.lock
     files: dict[Path, str] = dict(plan.support)
     conflicts: dict[Path, list[Conflict]] = {}
     for path, new in plan.generated.items():
