@@ -28,8 +28,11 @@ app = typer.Typer(
 
 
 def _fail(diagnostics: list[Diagnostic]) -> None:
+    from dataclasses import replace
+
     for d in diagnostics:
-        typer.echo(d.format(), err=True)
+        shown = _shown(Path(d.path)) if Path(d.path).is_absolute() else d.path
+        typer.echo(replace(d, path=str(shown)).format(), err=True)
     count = len(diagnostics)
     typer.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     raise typer.Exit(2)

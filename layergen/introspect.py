@@ -181,7 +181,7 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
                 value = _int(index.value)
                 if value is not None:
                     least = max(least, value + 1 if value >= 0 else 1 - value)
-    info.min_rank = least or None
+    info.min_rank = least if least >= 2 else None  # the batch dim alone says nothing
 
 
 def _is_shape(node: cst.BaseExpression) -> bool:

@@ -251,9 +251,10 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
         entry = params.get(arg.name)
         if entry is None:
             entry = CommentedMap(type=arg.type)
-            entry.fa.set_flow_style()
             if arg.default is not REQUIRED:
                 entry["default"] = _plain(arg.default)
+            if "[" not in arg.type and not isinstance(entry.get("default"), list):
+                entry.fa.set_flow_style()  # `{type: float, default: 0.5}`; brackets need block style
             params.insert(min(position, len(params)), arg.name, entry)
             if arg.default is REQUIRED and isinstance(data.get("example"), dict):
                 example_params = data["example"].setdefault("params", CommentedMap())
@@ -272,5 +273,11 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
 
 
 def _plain(value):
-    """A default as YAML writes it: a tuple is a list (`head_sizes=(4, 4)`)."""
-    return list(value) if isinstance(value, tuple) else value
+    """A default as YAML writes it: a tuple is a list (`head_sizes=(4, 4)`), on one line."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    from ruamel.yaml.comments import CommentedSeq
+
+    items = CommentedSeq(value)
+    items.fa.set_flow_style()
+    return items
