@@ -346,7 +346,8 @@ class _Analyzer:
             args = set(op.args)
             self.code(loc + ("forward",), op.forward, args, self.members)
             if isinstance(op.gradient, str):
-                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members)
+                # An expression, as the format says: the generated test evaluates it as the expected gradient.
+                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members, expression=True)
             else:
                 for arg, gradient in op.gradient.items():
                     if arg not in args:
@@ -432,7 +433,7 @@ class _Analyzer:
             if isinstance(item, str):
                 ok = self.code(loc + (i,), item, inputs, params, expression=True, what=what, prefix="(", suffix=",)") is not None and ok
         if ok:
-            text = "(" + "".join(f"{item}, " for item in value) + ")"
+            text = "(" + "".join(f"{item}\n, " for item in value) + ")"  # a dim's comment ends at its line
             where = self.doc.pos(loc)
             self.code(loc, text, inputs, params, expression=True, what=what, report=False, pos=Pos(where.line, where.col))
 
