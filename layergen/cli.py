@@ -68,7 +68,7 @@ def generate(
 
     try:
         config = _config(tests, package)
-        roots = [p.resolve() for p in paths] if paths else config.paths
+        roots = [Path(os.path.abspath(p)) for p in paths] if paths else config.paths  # links kept: output goes beside them
         if not roots:
             _fail([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no declarations given",
                               "pass files or folders, or set `paths` under [tool.layergen]")])
@@ -95,7 +95,10 @@ def _apply(run, *, check: bool, diff: bool, prefer: str, quiet: bool) -> None:
                 typer.echo(f"would change {_shown(path)}", err=True)
         raise typer.Exit(1 if changed and check else 0)
     created = [p for p in changed if not p.exists()]
-    write({**outcome.files, **outcome.rejects()})  # also clears temp files a killed run left
+    try:
+        write({**outcome.files, **outcome.rejects()})  # also clears temp files a killed run left
+    except DiagnosticError as exc:  # a read-only folder: nothing was written
+        _fail(exc.diagnostics)
     _report(outcome.files, changed, quiet, created, conflicted=list(outcome.conflicts))
     for path, conflicts in outcome.conflicts.items():
         for c in conflicts:

@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
 from . import reserved as template_names  # `reserved` names a flag below
@@ -216,6 +217,9 @@ class _Analyzer:
         elif name in template_names.TEST_MODULE:
             self.error((kind,), "reserved-name", f"class name `{name}` is a name the generated modules use",
                        f"pick another name, such as `{name}Layer`")
+        if decl.package is not None and package_problem(decl.package):
+            self.error(("package",), "bad-package", f"`package` {package_problem(decl.package)}",
+                       "the package names the registration: `package>ClassName`")
         seen: dict[str, str] = {}
         bad: set[tuple] = set()  # reported already: one error per name
         groups = [
