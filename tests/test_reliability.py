@@ -91,7 +91,7 @@ def test_a_read_only_output_folder_is_a_located_error(tmp_path):
         result = layergen("generate", "layers", cwd=root)
     finally:
         layers.chmod(0o755)
-    assert [e[3] for e in errors(result)] == ["io"]
+    assert [e[3] for e in errors(result)] == ["cannot-write"]
     assert "permission denied" in result.stderr.lower()
     assert not (root / "layers" / "a.py").exists()
     assert not list(layers.glob(".*.tmp"))
@@ -256,7 +256,7 @@ def test_a_file_that_cannot_be_written_is_a_located_error(tmp_path):
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers" / "a.py").mkdir()
     result = layergen("generate", "layers", cwd=root)
-    assert errors(result) == [("a.py", 1, 1, "io")]
+    assert errors(result) == [("a.py", 1, 1, "cannot-write")]
     assert "nothing was written" in result.stderr
     assert not (root / "layers" / "__init__.py").exists()
     assert not list((root / "layers").glob(".*.tmp"))
