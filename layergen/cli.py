@@ -60,7 +60,7 @@ def generate(
     mode = "check" if check else "diff" if diff else "write"
     try:
         config = _config(tests, package)
-        roots = [p.resolve() for p in paths] if paths else config.paths
+        roots = [Path(os.path.abspath(p)) for p in paths] if paths else config.paths  # links kept: output goes beside them
         if not roots:
             _fail([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no declarations given",
                               "pass files or folders, or set `paths` under [tool.layergen]")])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +36,9 @@ class Config:
 
     def override(self, **flags: Any) -> "Config":
         """Flags the user actually set win over the file."""
+        problem = package_problem(flags["package"]) if flags.get("package") is not None else None
+        if problem:
+            raise DiagnosticError([Diagnostic("--package", 1, 1, "bad-package", f"`--package` {problem}")])
         return replace(self, **{k: v for k, v in flags.items() if v is not None})
 
 
@@ -71,13 +75,31 @@ def load_config(cwd: Path | None = None) -> Config:
         raise DiagnosticError(errors)
     paths = section.get("paths", [])
     paths = [paths] if isinstance(paths, str) else paths
+    line_length = section.get("line-length", black_length)
+
+    def bad(key: str, message: str, hint: str) -> None:
+        errors.append(Diagnostic(str(pyproject), _line_of(text, key), 1, "bad-config", f"`{key}` {message}", hint))
+
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        bad("paths", "must be a folder or file name, or a list of them", "such as `paths = [\"layers\"]`")
+    for key in ("tests", "templates"):
+        if key in section and not isinstance(section[key], str):
+            bad(key, "must be a folder name", f"such as `{key} = \"{key}\"`")
+    if "package" in section:
+        problem = package_problem(section["package"])
+        if problem:
+            bad("package", problem, "such as `package = \"my_project\"`")
+    if "line-length" in section and (type(line_length) is not int or line_length < 1):
+        bad("line-length", "must be a positive whole number", "such as `line-length = 88`")
+    if errors:
+        raise DiagnosticError(errors)
     return Config(
         root=root,
         paths=[root / p for p in paths],
         tests=root / section["tests"] if "tests" in section else None,
         package=section.get("package"),
         templates=root / section["templates"] if "templates" in section else None,
-        line_length=section.get("line-length", black_length),
+        line_length=line_length if type(line_length) is int and line_length > 0 else 88,
         project_name=_identifier(str(data.get("project", {}).get("name") or root.name)),
     )
 
@@ -90,9 +112,19 @@ def _identifier(name: str) -> str:
     return f"_{name}" if name[0].isdigit() else name
 
 
+def package_problem(package: object) -> str | None:
+    """Why `package` cannot be a registration package (a dotted Python name), or None."""
+    if not isinstance(package, str):
+        return "must be a dotted name, not a " + type(package).__name__
+    parts = package.split(".")
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        return f"must be a dotted Python name, such as `my_project.layers`; got {package!r}"
+    return None
+
+
 def _line_of(text: str, key: str) -> int:
     in_section = False
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if stripped.startswith("["):
             in_section = stripped == "[tool.layergen]"

@@ -18,10 +18,23 @@ class Diagnostic:
     severity: str = "error"
 
     def format(self) -> str:
-        text = f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message} [{self.code}]"
+        """One line, plus one for the hint: user text in them is escaped, so nothing can break a line or reach the terminal."""
+        text = f"{escape(self.path)}:{self.line}:{self.col}: {self.severity}: {escape(self.message)} [{self.code}]"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {escape(self.hint)}"
         return text
+
+
+def escape(text: str) -> str:
+    """`text` with every character that is not printable written as its Python escape.
+
+    Line breaks (`\\n`, `\\r`, U+2028, ...), terminal control sequences (ESC and the
+    other C0 and C1 controls) and invisible format characters (bidi overrides) would
+    split a diagnostic's line or act on the terminal; spaces stay as they are.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
 
 
 class DiagnosticError(Exception):

@@ -16,7 +16,7 @@ from ..spec.analyze import Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import Param
 from ..spec.yamlfile import Pos
-from .render import literal
+from .render import block, literal
 
 BASE_CLASSES = {
     "layer": "keras.layers.Layer",
@@ -354,7 +354,7 @@ def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
         return body(a.code("call"), rename, with_updates(True))
     train = body(a.code("call", "train"), rename, with_updates(False))
     infer = body(a.code("call", "infer"), rename)
-    return "if training:\n" + "".join(f"    {line}\n" if line else "\n" for line in train.splitlines()) + infer
+    return "if training:\n" + block(train, 4) + "\n" + infer
 
 
 def _synthetic(a: Analysis, text: str) -> Code:
@@ -393,11 +393,20 @@ def _input_doc(a: Analysis) -> list[str]:
 def _output_doc(a: Analysis) -> list[str]:
     decl = a.decl
     if decl.output_shape is not None:
-        return [f"`{_shape_text(decl.output_shape)}`."]
+        return [f"`{_shape_text(a, ('output_shape',), decl.output_shape)}`."]
     if decl.outputs is not None:
-        return [f"`{n}`: `{_shape_text(s)}`." for n, s in decl.outputs.items()]
+        return [f"`{n}`: `{_shape_text(a, ('outputs', n), s)}`." for n, s in decl.outputs.items()]
     return [f"same as `{a.inputs[0]}`."] if decl.base is None else ["as the base layer."]
 
 
-def _shape_text(value: Any) -> str:
-    return "(" + ", ".join(map(str, value)) + ")" if isinstance(value, list) else str(value)
+def _shape_text(a: Analysis, loc: tuple, value: Any) -> str:
+    """A declared shape as its code reads, without comments."""
+    if not isinstance(value, list):
+        return a.code(*loc).render()
+    dims = []
+    for i, dim in enumerate(value):
+        if isinstance(dim, str):  # parsed as the tuple `(dim,)`
+            code = a.code(*loc, i)
+            dim = code.module.code_for_node(_expression(code).elements[0].value)
+        dims.append(str(dim))
+    return "(" + ", ".join(dims) + ")"

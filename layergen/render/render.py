@@ -51,9 +51,31 @@ def literal(value: Any) -> str:
 
 
 def block(code: str, width: int) -> str:
-    """Statements indented by `width`, without the trailing newline (the template has it)."""
+    """Statements indented by `width`, without the trailing newline (the template has it).
+
+    Lines that continue a string literal are left as they are: indenting them would
+    change the string. Lines end at `\n` only (`str.splitlines` would also split at
+    U+2028 and the like, which Python reads as part of a comment or string).
+    """
     pad = " " * width
-    return "\n".join(pad + line if line else line for line in code.rstrip("\n").split("\n"))
+    inside = _string_continuations(code)
+    lines = code.rstrip("\n").split("\n")
+    return "\n".join(pad + line if line and number not in inside else line for number, line in enumerate(lines, 1))
+
+
+def _string_continuations(code: str) -> set[int]:
+    """The numbers of the lines (1-based) that start inside a string literal."""
+    import io
+    import tokenize
+
+    lines: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code, newline="\n").readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                lines.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):  # not Python: every line is indented
+        pass
+    return lines
 
 
 def _bytecode_cache(jinja2):

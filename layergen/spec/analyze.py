@@ -13,8 +13,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
+from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Param
 from .yamlfile import Document, Pos
@@ -168,7 +170,11 @@ class _Analyzer:
                 for alias in statement.names:
                     if alias.name == "*":
                         self.error(("imports", i), "bad-import", "star imports hide names", "import the names you use")
-                    names.add(alias.asname or alias.name.split(".")[0])
+                    bound = alias.asname or alias.name.split(".")[0]
+                    if bound in template_names.MODULE:
+                        self.error(("imports", i), "reserved-name", f"the import binds `{bound}`, which the generated module uses",
+                                   f"import it under another name: `as {bound}_`")
+                    names.add(bound)
         return names
 
     def _identifier(self, loc: tuple, name: Any, what: str, *, reserved: bool = True) -> bool:
@@ -208,7 +214,14 @@ class _Analyzer:
                 (kind,), "bad-class-name", f"`{name}` is not a valid class name",
                 "use a PascalCase Python identifier, such as `ScaledDense`",
             )
+        elif name in template_names.TEST_MODULE:
+            self.error((kind,), "reserved-name", f"class name `{name}` is a name the generated modules use",
+                       f"pick another name, such as `{name}Layer`")
+        if decl.package is not None and package_problem(decl.package):
+            self.error(("package",), "bad-package", f"`package` {package_problem(decl.package)}",
+                       "the package names the registration: `package>ClassName`")
         seen: dict[str, str] = {}
+        bad: set[tuple] = set()  # reported already: one error per name
         groups = [
             ("params", "param", self.result.params),
             ("inputs", "input", decl.inputs or {}),
@@ -222,13 +235,21 @@ class _Analyzer:
                 loc = (section, item)
                 reserved = section != "methods"  # methods may override the base class's
                 if not self._identifier(loc, item, what, reserved=reserved):
+                    bad.add(loc)
                     continue
                 if item in seen and section != "params":
                     self.error(loc, "duplicate-name", f"{what} `{item}` has the name of a {seen[item]}", key=True)
                 seen.setdefault(item, what)
+        locals_ = {"params": template_names.PARAM, "inputs": template_names.INPUT}  # where these names are local variables
+        updated = {f"new_{w}" for w in decl.updates} if len(decl.updates) > 1 else set()
         for section, what, names in groups:
             for item in names:
-                if item in OWN_NAMES:
+                if (section, item) in bad:
+                    continue
+                if item in locals_.get(section, ()) or (section == "inputs" and item in updated):
+                    self.error((section, item), "reserved-name", f"{what} `{item}` is a name the generated code uses itself",
+                               f"pick another name, such as `{item}_value`", key=True)
+                elif item in OWN_NAMES:
                     self.error((section, item), "reserved-name", f"`{item}` is a name layergen keeps for itself",
                                f"pick another name, such as `{item}_value`", key=True)
                 elif item in self.imported:
@@ -236,6 +257,10 @@ class _Analyzer:
                                "rename one of them (`import x as y`)", key=True)
 
     def _check_params(self) -> None:
+        for name in self.decl.params:
+            if name in self.result.inputs:  # the input would hide the param in `call`
+                self.error(("params", name), "duplicate-name", f"param `{name}` has the name of an input",
+                           f"rename the param, such as `{name}_value`", key=True)
         optional = None  # the first param with a default: Python wants every required one before it
         for name, param in self.decl.params.items():
             loc = ("params", name)
@@ -342,11 +367,12 @@ class _Analyzer:
     def _check_ops_and_methods(self) -> None:
         for name, op in self.decl.ops.items():
             loc = ("ops", name)
-            self._arguments(loc + ("args",), op.args, "op argument", ("self", "upstream", "grad", "forward", "args"))
+            self._arguments(loc + ("args",), op.args, "op argument", template_names.OP_ARGUMENT)
             args = set(op.args)
             self.code(loc + ("forward",), op.forward, args, self.members)
             if isinstance(op.gradient, str):
-                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members)
+                # An expression, as the format says: the generated test evaluates it as the expected gradient.
+                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members, expression=True)
             else:
                 for arg, gradient in op.gradient.items():
                     if arg not in args:
@@ -354,10 +380,10 @@ class _Analyzer:
                     self.code(loc + ("gradient", arg), gradient, args | {"upstream"}, self.members, expression=True)
         for name, method in self.decl.methods.items():
             loc = ("methods", name)
-            self._arguments(loc + ("args",), method.args, "method argument", ("self",))
+            self._arguments(loc + ("args",), method.args, "method argument", template_names.METHOD_ARGUMENT)
             self.code(loc + ("body",), method.body, set(method.args), self.members, expression=False)
 
-    def _arguments(self, loc: tuple, args: list[str], what: str, taken: tuple[str, ...]) -> None:
+    def _arguments(self, loc: tuple, args: list[str], what: str, taken: frozenset[str]) -> None:
         seen: set[str] = set()
         for i, arg in enumerate(args):
             if not self._identifier(loc + (i,), arg, what, reserved=False):
@@ -432,7 +458,7 @@ class _Analyzer:
             if isinstance(item, str):
                 ok = self.code(loc + (i,), item, inputs, params, expression=True, what=what, prefix="(", suffix=",)") is not None and ok
         if ok:
-            text = "(" + "".join(f"{item}, " for item in value) + ")"
+            text = "(" + "".join(f"{item}\n, " for item in value) + ")"  # a dim's comment ends at its line
             where = self.doc.pos(loc)
             self.code(loc, text, inputs, params, expression=True, what=what, report=False, pos=Pos(where.line, where.col))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -44,7 +45,9 @@ class Code:
         rename = rename or {}
         targets = {id(f.node): rename[f.name] for f in self.free if f.name in rename}
         module = self.module.visit(_Rename(targets)) if targets else self.module
-        return module.code.strip() if self.is_expression else module.code
+        if self.is_expression:  # the expression alone: a comment around it would swallow what follows it
+            return module.code_for_node(module.body[0].body[0].value)
+        return module.code
 
     def locate(self, node: cst.CSTNode) -> tuple[int, int]:
         """A node's line and column in the YAML file (computed only for errors: it costs a pass)."""
@@ -95,13 +98,25 @@ class _Rename(cst.CSTTransformer):
 def _locate(pos: Pos, value: str | None, source: str, lead: int, line: int, col: int) -> tuple[int, int]:
     """Map a 1-based line / 0-based column inside a snippet's `source` to the YAML file."""
     if value is not None:
-        lines = source.splitlines(keepends=True)
+        lines = python_lines(source)
         line = min(max(line, 1), len(lines) + 1)
         offset = sum(len(l) for l in lines[: line - 1]) + max(col, 0)
         found = value_position(pos, value, offset + lead)
         if found is not None:
             return found
     return _to_yaml(pos, line, col)
+
+
+def python_lines(source: str) -> list[str]:
+    """The lines of `source` as Python counts them, with their ends.
+
+    Only `\n`, `\r\n` and `\r` end a line of Python; `str.splitlines` also splits on
+    U+2028, `\x0b`, `\x85` and the like, which Python reads as part of a comment or string.
+    """
+    return [line for line in _PYTHON_LINE.findall(source) if line]
+
+
+_PYTHON_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
@@ -151,8 +166,8 @@ def parse(
     if is_expression:
         lead += len(source) - len(source.lstrip())
         source = source.strip()
-    if prefix or suffix:
-        source = prefix + source + suffix
+    if prefix or suffix:  # the suffix on a line of its own, after any comment
+        source = prefix + source + "\n" + suffix
         lead -= len(prefix)
     kind = "expression" if is_expression else "Python code"
 
@@ -197,7 +212,7 @@ def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] |
     if is_expression:
         wrapped, first, shift = "def _snippet():\n return (\n" + source + "\n )\n", 2, 0
     else:
-        wrapped = "def _snippet():\n" + "".join(_INDENT + l for l in source.splitlines(keepends=True)) + "\n"
+        wrapped = "def _snippet():\n" + "".join(_INDENT + l for l in python_lines(source)) + "\n"
         first, shift = 1, len(_INDENT)
     try:
         with warnings.catch_warnings():  # a `SyntaxWarning` is the user's business, not printed while generating

@@ -27,6 +27,11 @@ Path_ = tuple  # a path into the document: keys and list indexes
 MAX_DEPTH = 64  # nesting deeper than this is a mistake (and would exhaust the stack)
 MAX_INT_DIGITS = 4300  # Python refuses to convert longer decimal integers, from text or to it
 MAX_INT_BITS = 14000  # about 4200 decimal digits
+# Size limits, far above any real declaration, that keep a run to seconds (docs/spec-format.md):
+MAX_FILE_BYTES = 256 * 1024  # a whole declaration file
+MAX_STRING = 64 * 1024  # one string value: a code field, a doc (characters)
+# The tags of YAML 1.2's core schema, which layergen reads; any other tag is a mistake, not ignored.
+_CORE_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
 _BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")  # the line breaks ruamel.yaml counts
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {
@@ -197,6 +202,12 @@ def load(path: str, raw: bytes) -> Document:
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    if len(raw) > MAX_FILE_BYTES:
+        line = raw[:MAX_FILE_BYTES].count(b"\n") + 1
+        raise DiagnosticError(
+            [Diagnostic(path, line, 1, "too-large", f"the file is larger than {MAX_FILE_BYTES // 1024} KiB, the most a declaration may hold",
+                        "split it into several declarations")]
+        )
     if not text.strip() or all(not l.strip() or l.lstrip().startswith("#") for l in _BREAK.split(text)):
         raise DiagnosticError(
             [Diagnostic(path, 1, 1, "empty", "the declaration is empty", "start with `layer: MyLayer`")]
@@ -352,6 +363,10 @@ def _construct(node: Any, loc: Path_, doc: Document, ctx: _Context, depth: int =
             doc.error(loc, "yaml-alias", "YAML anchors and aliases are not supported", "write the value out in full")
         )
         return None
+    if _tag(node) not in _CORE_TAGS:
+        errors.append(Diagnostic(doc.path, pos.line, pos.col, "yaml-tag", f"the YAML tag `{_tag(node)}` is not supported",
+                                 "remove the tag: layergen reads plain YAML values only"))
+        return None
     if isinstance(node, (MappingNode, SequenceNode)) and depth >= MAX_DEPTH:
         errors.append(Diagnostic(doc.path, pos.line, pos.col, "yaml-syntax", f"invalid YAML: nested more than {MAX_DEPTH} levels deep"))
         return None
@@ -366,6 +381,10 @@ def _construct(node: Any, loc: Path_, doc: Document, ctx: _Context, depth: int =
                 errors.append(
                     Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-alias", "YAML merge keys (`<<`) are not supported")
                 )
+                continue
+            if _tag(key_node) not in _CORE_TAGS:
+                errors.append(Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-tag",
+                                         f"the YAML tag `{_tag(key_node)}` is not supported", "remove the tag"))
                 continue
             if key_node.anchor is not None:
                 errors.append(
@@ -443,6 +462,11 @@ def _scalar(node: Any, pos: Pos, doc: Document, errors: list[Diagnostic]) -> Any
         return number
     if node.style == ">":  # ruamel.yaml marks where it folded lines with BEL characters
         value = value.replace("\a", "")
+    if len(value) > MAX_STRING:
+        errors.append(Diagnostic(doc.path, pos.line, pos.col, "too-large",
+                                 f"the value is longer than {MAX_STRING // 1024} Ki characters, the most one value may hold",
+                                 "move long code into a module and import it; shorten long text"))
+        return ""
     surrogate = _SURROGATE.search(value)
     if surrogate:
         errors.append(
