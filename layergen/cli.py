@@ -295,3 +295,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+# `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
+from .lint.command import check  # noqa: E402
+
+app.command("check")(check)
