@@ -25,6 +25,10 @@ TRAINING_LAYERS = frozenset(
     "RandomFlip RandomRotation RandomZoom RandomTranslation RandomContrast RandomCrop RandomBrightness "
     "ActivityRegularization".split()
 )
+PREPROCESSING = frozenset(
+    "StringLookup IntegerLookup IndexLookup Hashing HashedCrossing CategoryEncoding TextVectorization Discretization "
+    "Normalization Resizing Rescaling CenterCrop DataLayer TFDataLayer BaseImagePreprocessingLayer".split()
+)
 WEIGHT_MAKERS = ("add_weight", "add_variable")
 CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
 
@@ -46,13 +50,14 @@ class Run:
     classes: dict[str, ClassInfo]  # by name (the first of a name)
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
+    subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if cls.kind is None:
         return
     yield from _init_kwargs(source, cls)
-    yield from _config_missing(source, cls)
+    yield from _config_missing(source, cls, run)
     yield from _unregistered(source, cls, run)
     if cls.kind != "layer":
         return
@@ -91,9 +96,8 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
                   "`trainable=` cannot be passed, and `from_config` fails", "add `**kwargs` and pass it to `super().__init__`",
                   fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None)
         return
-    splatted = any(isinstance(k, ast.keyword) and k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
-                   for n in ast.walk(init) if isinstance(n, ast.Call) for k in n.keywords)
-    if call is not None and not splatted:
+    used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in ast.walk(init))
+    if call is not None and not used:  # kwargs read in any way (popped, passed elsewhere) is a choice
         yield _at(source, call, "init-kwargs", f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
                   "`dtype=` are dropped", f"pass it on: `super().__init__(..., **{kwarg.arg})`",
                   fix=("init-kwargs", cls.name, cls.node.lineno))
@@ -161,13 +165,16 @@ def _dict_like(node: ast.AST) -> bool:
     return isinstance(node, ast.Dict) or _dict_call(node) or is_super_call(node, "get_config")
 
 
-def _config_missing(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
+def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     init = cls.methods.get("__init__")
     if init is None:
         return
     call = _super_init(init)
     forwarded = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} if call is not None else set()
-    params = [p for p in _init_params(init) if p not in BASE_ARGUMENTS and p not in forwarded]
+    # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
+    children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
+    set_by_children = set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children)) if children else set()
+    params = [p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children]
     if not params:
         return
     own = cls.methods.get("get_config")
@@ -212,6 +219,10 @@ def _config_missing(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
               fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None)
 
 
+def _keywords(call: ast.Call | None) -> set[str]:
+    return {k.arg for k in call.keywords if k.arg} if call is not None else set()
+
+
 def _keras_parent_config(cls: ClassInfo) -> bool:
     """Whether a base is a Keras class other than the bare Layer, Loss, ... (so it has a get_config)."""
     for owner in [cls, *cls.parents]:
@@ -248,8 +259,8 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
 
 
 def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
-    if cls.name.startswith(("_", "Base", "Abstract")) or cls.name in source.registered_names:
-        return
+    if cls.name.startswith(("_", "Base", "Abstract")) or cls.name in source.registered_names or cls.name in run.subclasses:
+        return  # private, abstract or a base of other classes here: not saved by its own name
     for decorator in cls.decorators:
         short = decorator.rsplit(".", 1)[-1]
         if short == "register_keras_serializable" or decorator in run.registrars or short in run.registrars \
@@ -379,11 +390,17 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
                 isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
             continue
         for node in ast.walk(function):
-            if isinstance(node, ast.Call) and _layer_class(source, node.func, run) \
-                    and not any(k.arg in ("dtype", None) for k in node.keywords):
-                short = _layer_class(source, node.func, run)[0]
+            found = _layer_class(source, node.func, run) if isinstance(node, ast.Call) else None
+            if found and not any(k.arg in ("dtype", None) for k in node.keywords) and not _preprocessing(*found):
+                short = found[0]
                 yield _at(source, node, "sublayer-dtype", f"sublayer `{short}` is created without the layer's dtype policy",
                           f"pass `dtype={me}.dtype_policy`", fix=("sublayer-dtype", node.lineno, source.column(node), me))
+
+
+def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
+    """Preprocessing layers work on strings, integers or images: they keep their own dtype."""
+    names = {name, *(p.name for p in cls.parents)} if cls else {name}
+    return any(n in PREPROCESSING or n.startswith("Random") for n in names)
 
 
 def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str, set[str]]:
@@ -421,9 +438,8 @@ def _training_sensitive(name: str, run: Run, seen=()) -> bool:
         return False
     for owner in [cls, *cls.parents]:
         call = owner.methods.get("call")
-        if call is not None:
-            args = call.args
-            return any(a.arg == "training" for a in [*args.args, *args.kwonlyargs])
+        if call is not None:  # it reads `training` (EinsumDense takes it and ignores it)
+            return any(isinstance(n, ast.Name) and n.id == "training" for n in ast.walk(call))
     return False
 
 
@@ -459,7 +475,7 @@ def _training_not_passed(source: SourceFile, cls: ClassInfo, call: ast.FunctionD
 
 def _call_checks(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, weights: dict[str, ast.Call]) -> Iterator[Finding]:
     me = self_name(call)
-    tensors = Tensors(source, call, set(weights))
+    tensors = Tensors(source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods})
     for node in ast.walk(call):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
             word = "while" if isinstance(node, ast.While) else "if"

@@ -87,8 +87,14 @@ def check_files(paths: list[Path], settings: CheckSettings, texts: dict[Path, st
         registrars |= source.registrars
         for cls in source.classes:
             classes.setdefault(cls.name, cls)
+    subclasses: dict = {}
+    for cls in (c for source in sources for c in source.classes):
+        direct = {b.rsplit(".", 1)[-1] for b in cls.bases}
+        for parent in cls.parents:
+            if parent.name in direct:
+                subclasses.setdefault(parent.name, []).append(cls)
     for path, source in report.files.items():
-        run = Run(classes, registrars, settings.package or path.parent.name)
+        run = Run(classes, registrars, settings.package or path.parent.name, subclasses)
         found = [f for cls in source.classes for f in check_class(source, cls, run)
                  if f.code in settings.select and not _silenced(source, f)]
         if found:

@@ -49,8 +49,10 @@ def classify(files: list[SourceFile]) -> None:
         active.add(id(cls))
         unknown = False
         for base in cls.bases:
-            parent = _find(by_name, source, base)  # read in this run (Keras's own source too)
-            known = keras_base(base) if parent is None else None
+            known = keras_base(base)
+            # A class read in this run wins (Keras's own source too), except Keras's bare bases.
+            parent = None if known and known[1] else _find(by_name, source, base)
+            known = known if parent is None else None
             if known:
                 kind, plain, keras3 = known
                 cls.kind = cls.kind or kind

@@ -33,15 +33,15 @@ def backend_op(name: str) -> bool:
 
 
 class Tensors:
-    def __init__(self, source: SourceFile, call: ast.FunctionDef, weights: set[str]):
+    def __init__(self, source: SourceFile, call: ast.FunctionDef, weights: set[str], methods: set[str]):
         self.source = source
         self.me = self_name(call)
         self.weights = weights
         args = call.args
         positional = [*args.posonlyargs, *args.args][1:]
         first_default = len(positional) - len(args.defaults)
-        self.names = {a.arg for i, a in enumerate(positional) if i < first_default or "mask" in a.arg or "input" in a.arg}
-        self.names |= {a.arg for a in args.kwonlyargs if "mask" in a.arg or "input" in a.arg}
+        self.names = {a.arg for i, a in enumerate(positional) if i < first_default}  # optional ones may be flags
+        self.methods = methods
         if args.vararg:
             self.names.add(args.vararg.arg)
         self.names -= FLAG_PARAMETERS
@@ -81,6 +81,8 @@ class Tensors:
             callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if callee in STATIC_CALLS:
                 return False
+            if self_attribute(node.func, self.me) in self.methods:
+                return False  # a helper of the class: what it returns is not known
             return self.depends(node.func) or self.depends_any(node)
         if isinstance(node, ast.Compare):
             if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
