@@ -297,6 +297,6 @@ if __name__ == "__main__":
     main()
 
 # `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
-from .lint.command import check  # noqa: E402
+from .lint.command import check
 
 app.command("check")(check)

@@ -8,8 +8,8 @@ read, weights reached through `getattr`), it stays silent rather than guess.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from .kinds import keras_base
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name
@@ -19,15 +19,10 @@ BASE_ARGUMENTS = {"name", "dtype", "trainable", "autocast", "input_shape", "inpu
                   "batch_input_shape", "activity_regularizer", "reduction", "weights"}
 # Built-in layers whose output depends on `training`.
 TRAINING_LAYERS = frozenset(
-    "Dropout SpatialDropout1D SpatialDropout2D SpatialDropout3D GaussianDropout GaussianNoise AlphaDropout "
-    "BatchNormalization MultiHeadAttention GroupQueryAttention GroupedQueryAttention Attention AdditiveAttention "
-    "RNN LSTM GRU SimpleRNN ConvLSTM1D ConvLSTM2D ConvLSTM3D Bidirectional TimeDistributed Sequential "
-    "RandomFlip RandomRotation RandomZoom RandomTranslation RandomContrast RandomCrop RandomBrightness "
-    "ActivityRegularization".split()
+    ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise", "AlphaDropout", "BatchNormalization", "MultiHeadAttention", "GroupQueryAttention", "GroupedQueryAttention", "Attention", "AdditiveAttention", "RNN", "LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "TimeDistributed", "Sequential", "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast", "RandomCrop", "RandomBrightness", "ActivityRegularization"]
 )
 PREPROCESSING = frozenset(
-    "StringLookup IntegerLookup IndexLookup Hashing HashedCrossing CategoryEncoding TextVectorization Discretization "
-    "Normalization Resizing Rescaling CenterCrop DataLayer TFDataLayer BaseImagePreprocessingLayer".split()
+    ["StringLookup", "IntegerLookup", "IndexLookup", "Hashing", "HashedCrossing", "CategoryEncoding", "TextVectorization", "Discretization", "Normalization", "Resizing", "Rescaling", "CenterCrop", "DataLayer", "TFDataLayer", "BaseImagePreprocessingLayer"]
 )
 WEIGHT_MAKERS = ("add_weight", "add_variable")
 CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")

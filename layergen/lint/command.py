@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -15,9 +13,9 @@ def check(
     paths: list[Path] = typer.Argument(None, help="Files or folders (default: the project's Python files and [tool.layergen] paths)."),
     fix: bool = typer.Option(False, "--fix", help="Rewrite what can be fixed safely, then report the rest."),
     diff: bool = typer.Option(False, "--diff", help="Print the fixes as a unified diff; write nothing."),
-    explain: Optional[str] = typer.Option(None, "--explain", help="Explain a rule code, with an example."),
-    select: Optional[str] = typer.Option(None, "--select", help="Only these rule codes (comma-separated)."),
-    ignore: Optional[str] = typer.Option(None, "--ignore", help="Skip these rule codes (comma-separated)."),
+    explain: str | None = typer.Option(None, "--explain", help="Explain a rule code, with an example."),
+    select: str | None = typer.Option(None, "--select", help="Only these rule codes (comma-separated)."),
+    ignore: str | None = typer.Option(None, "--ignore", help="Skip these rule codes (comma-separated)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
 ) -> None:
     """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""

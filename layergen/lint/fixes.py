@@ -30,13 +30,16 @@ def _has_newline(whitespace) -> bool:
     return isinstance(whitespace, cst.ParenthesizedWhitespace)
 
 
-def _append(items: list, new, opening) -> list:
-    """`items + [new]`, commas and line breaks laid out like the items already there."""
+def _append(items: list, new, opening, closing=None) -> list:
+    """`items + [new]`, commas and line breaks laid out like the items already there.
+
+    `opening`/`closing`: the whitespace after the opening bracket and before the closing
+    one, where the container keeps it (a dict's braces)."""
     if not items:
         return [new]
     *rest, last = items
     trailing = last.comma
-    if isinstance(trailing, cst.Comma) and _has_newline(trailing.whitespace_after):
+    if isinstance(trailing, cst.Comma) and (_has_newline(trailing.whitespace_after) or _has_newline(closing)):
         separator = rest[-1].comma if rest and isinstance(rest[-1].comma, cst.Comma) else cst.Comma(whitespace_after=opening)
         return [*rest, last.with_changes(comma=separator), new.with_changes(comma=trailing)]
     if isinstance(last, cst.Arg) and not isinstance(trailing, cst.Comma) and _has_newline(last.whitespace_after_arg):
@@ -133,7 +136,7 @@ class _Fixer(cst.CSTTransformer):
             code = (f"def get_config(self):\n{indent}config = super().get_config()\n"
                     f"{indent}config.update({{{entries}}})\n{indent}return config\n")
             method = cst.parse_statement(code, config=self.module.config_for_parsing)
-            method = method.with_changes(leading_lines=[cst.EmptyLine()])
+            method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
             return cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
         adder = _AddKeys(values)
         get_config = get_config.visit(adder)
@@ -191,7 +194,7 @@ class _AddKeys(cst.CSTTransformer):
         elements = list(updated.elements)
         for key, value in self.values:
             element = cst.DictElement(cst.SimpleString(f'"{key}"'), cst.parse_expression(value))
-            elements = _append(elements, element, updated.lbrace.whitespace_after)
+            elements = _append(elements, element, updated.lbrace.whitespace_after, updated.rbrace.whitespace_before)
         return updated.with_changes(elements=elements)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -49,7 +49,7 @@ def load_settings(cwd: Path | None = None, select: list[str] | None = None, igno
         raise DiagnosticError(errors)
     chosen = set(select or section.get("select") or RULES)
     dropped = set(section.get("ignore", [])) | set(ignore or [])
-    unknown = [(code, f"--select/--ignore" if code in (select or []) + (ignore or []) else where)
+    unknown = [(code, "--select/--ignore" if code in (select or []) + (ignore or []) else where)
                for code in sorted(chosen | dropped) if code not in RULES]
     if unknown:
         raise DiagnosticError([Diagnostic(w, _line_of(text, "select") if w == where else 1, 1, "unknown-rule",

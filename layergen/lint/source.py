@@ -23,7 +23,7 @@ class ClassInfo:
     kind: str | None = None  # layer, loss, constraint, regularizer, initializer (set by kinds.py)
     keras3: bool = True  # False for tf.keras / tf_keras (Keras 2) classes
     parent_opaque: bool = False  # an ancestor is a class we cannot read (a Keras layer other than Layer, or unknown)
-    parents: list["ClassInfo"] = field(default_factory=list)  # ancestors read in this run, nearest first
+    parents: list[ClassInfo] = field(default_factory=list)  # ancestors read in this run, nearest first
 
 
 @dataclass
