@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .kinds import keras_base
-from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name
+from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
 BASE_ARGUMENTS = {"name", "dtype", "trainable", "autocast", "input_shape", "input_dim", "batch_size",
@@ -76,7 +76,7 @@ def _init_params(init: ast.FunctionDef) -> list[str]:
 
 
 def _super_init(init: ast.FunctionDef) -> ast.Call | None:
-    return next((n for n in ast.walk(init) if is_super_call(n, "__init__")), None)
+    return next((n for n in walk(init) if is_super_call(n, "__init__")), None)
 
 
 def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
@@ -91,7 +91,7 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
                   "`trainable=` cannot be passed, and `from_config` fails", "add `**kwargs` and pass it to `super().__init__`",
                   fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None)
         return
-    used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in ast.walk(init))
+    used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
     if call is not None and not used:  # kwargs read in any way (popped, passed elsewhere) is a choice
         yield _at(source, call, "init-kwargs", f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
                   "`dtype=` are dropped", f"pass it on: `super().__init__(..., **{kwarg.arg})`",
@@ -109,13 +109,13 @@ def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str]
     keys: set[str] = set()
     tracked: set[str] = set()
     calls_super = False
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets) and _dict_like(node.value):
             tracked.update(t.id for t in node.targets)
     def known(value: ast.AST) -> bool:
         return _dict_like(value) or (isinstance(value, ast.Name) and value.id in tracked)
 
-    for node in ast.walk(function):
+    for node in walk(function):
         if is_super_call(node, "get_config"):
             calls_super = True
         if isinstance(node, ast.DictComp):
@@ -165,7 +165,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     if init is None:
         return
     call = _super_init(init)
-    forwarded = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} if call is not None else set()
+    forwarded = {n.id for n in walk(call) if isinstance(n, ast.Name)} if call is not None else set()
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
     children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
     set_by_children = set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children)) if children else set()
@@ -233,7 +233,7 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
     `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`."""
     me = self_name(init)
     found = None
-    for node in ast.walk(init):
+    for node in walk(init):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
         attr = self_attribute(node.targets[0], me)
@@ -288,7 +288,7 @@ def _registrar(source: SourceFile, cls: ClassInfo) -> str:
 
 def _weight_calls(function: ast.FunctionDef) -> Iterator[ast.Call]:
     me = self_name(function)
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WEIGHT_MAKERS \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == me:
             yield node
@@ -300,7 +300,7 @@ def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
-            for node in ast.walk(function):
+            for node in walk(function):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
                         and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in WEIGHT_MAKERS:
                     for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -320,12 +320,12 @@ def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator
         for node in _weight_calls(init):
             shape = next((k.value for k in node.keywords if k.arg == "shape"), node.args[0] if node.args else None)
             guessed = shape is not None and any(isinstance(n, ast.Constant) and type(n.value) is int and n.value > 1
-                                                for n in ast.walk(shape))
+                                                for n in walk(shape))
             if guessed:
                 yield _at(source, node, "weight-in-init", "a weight is created in `__init__` with a hard-coded size",
                           "create it in `build(input_shape)` from `input_shape[-1]`")
     for function in cls.methods.values():
-        for node in ast.walk(function):
+        for node in walk(function):
             if isinstance(node, ast.Call) and cls.keras3:
                 name = source.resolve(node.func) or ""
                 if name in ("tensorflow.Variable", "keras.backend.variable", "tensorflow.keras.backend.variable"):
@@ -334,19 +334,23 @@ def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator
                               "use `self.add_weight(shape=..., initializer=...)`")
 
 
+def _attribute_reads(source: SourceFile) -> tuple[set[str], bool]:
+    """Every attribute name the file reads, and whether it reaches attributes by name (getattr)."""
+    cached = source.tree.__dict__.get("_reads")
+    if cached is None:
+        loaded = {n.attr for n in walk(source.tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
+        reflective = any(isinstance(n, ast.Name) and n.id in ("getattr", "vars", "setattr") for n in walk(source.tree))
+        cached = source.tree._reads = (loaded, reflective)
+    return cached
+
+
 def _unused_weights(source: SourceFile, cls: ClassInfo, weights: dict[str, ast.Call]) -> Iterator[Finding]:
     if cls.parent_opaque:
         return  # a parent we cannot read may read the weight
     own = {name: call for name, call in _weights(ClassInfo(cls.name, cls.node, [], [], cls.methods)).items()}
     if not own:
         return
-    loaded = set()
-    reflective = False
-    for node in ast.walk(source.tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            loaded.add(node.attr)
-        elif isinstance(node, ast.Name) and node.id in ("getattr", "vars", "setattr"):
-            reflective = True
+    loaded, reflective = _attribute_reads(source)
     if reflective or loaded & {"weights", "trainable_weights", "trainable_variables", "variables", "__dict__"}:
         return
     for name, call in own.items():
@@ -384,7 +388,7 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         if method in ("get_config", "from_config", "call") or me is None or any(
                 isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
             continue
-        for node in ast.walk(function):
+        for node in walk(function):
             found = _layer_class(source, node.func, run) if isinstance(node, ast.Call) else None
             if found and not any(k.arg in ("dtype", None) for k in node.keywords) and not _preprocessing(*found):
                 short = found[0]
@@ -404,7 +408,7 @@ def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str,
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
-            for node in ast.walk(function):
+            for node in walk(function):
                 target = None
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target, value = node.targets[0], node.value
@@ -417,7 +421,7 @@ def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str,
                 attr = self_attribute(target, me) if target is not None else None
                 if attr is None:
                     continue
-                for inner in ast.walk(value):
+                for inner in walk(value):
                     if isinstance(inner, ast.Call):
                         found = _layer_class(source, inner.func, run)
                         if found:
@@ -434,7 +438,7 @@ def _training_sensitive(name: str, run: Run, seen=()) -> bool:
     for owner in [cls, *cls.parents]:
         call = owner.methods.get("call")
         if call is not None:  # it reads `training` (EinsumDense takes it and ignores it)
-            return any(isinstance(n, ast.Name) and n.id == "training" for n in ast.walk(call))
+            return any(isinstance(n, ast.Name) and n.id == "training" for n in walk(call))
     return False
 
 
@@ -446,13 +450,13 @@ def _training_not_passed(source: SourceFile, cls: ClassInfo, call: ast.FunctionD
         return
     training = next((a.arg for a in [*call.args.args, *call.args.kwonlyargs] if a.arg == "training"), None)
     loops: dict[str, str] = {}  # `for block in self.blocks:` -> block: blocks
-    for node in ast.walk(call):
+    for node in walk(call):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             iterated = node.iter.args[0] if isinstance(node.iter, ast.Call) and node.iter.args else node.iter
             attr = self_attribute(iterated.value if isinstance(iterated, ast.Subscript) else iterated, me)
             if attr:
                 loops[node.target.id] = attr
-    for node in ast.walk(call):
+    for node in walk(call):
         if not isinstance(node, ast.Call):
             continue
         func = node.func.value if isinstance(node.func, ast.Subscript) else node.func
@@ -471,7 +475,7 @@ def _training_not_passed(source: SourceFile, cls: ClassInfo, call: ast.FunctionD
 def _call_checks(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, weights: dict[str, ast.Call]) -> Iterator[Finding]:
     me = self_name(call)
     tensors = Tensors(source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods})
-    for node in ast.walk(call):
+    for node in walk(call):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
             word = "while" if isinstance(node, ast.While) else "if"
             yield _at(source, node.test, "python-if-on-tensor", f"Python `{word}` on a tensor",

@@ -62,7 +62,7 @@ def read_source(path: str, text: str) -> SourceFile:
     registrars: set[str] = set()
     classes: list[ClassInfo] = []
     source = SourceFile(path, text, tree, imports, classes, registered, registrars, text.splitlines())
-    for node in ast.walk(tree):  # imports anywhere (some projects import inside functions or try blocks)
+    for node in walk(tree):  # imports anywhere (some projects import inside functions or try blocks)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -84,12 +84,14 @@ def _read_body(source: SourceFile, body: list[ast.stmt]) -> None:
             source.classes.append(_read_class(source, node))
             _read_body(source, node.body)  # nested classes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any("register_keras_serializable" in (source.resolve(n) or "") for n in ast.walk(node)
-                   if isinstance(n, (ast.Name, ast.Attribute))):
+            if "register_keras_serializable" in source.text and any(
+                    "register_keras_serializable" in (source.resolve(n) or "") for n in walk(node)
+                    if isinstance(n, (ast.Name, ast.Attribute))):
                 source.registrars.add(node.name)
         elif isinstance(node, (ast.If, ast.Try)):
             _read_body(source, [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])])
-        else:  # `register_keras_serializable()(Cls)`, `get_custom_objects()["Cls"] = Cls`, ...
+        elif "register_keras_serializable" in source.text or "get_custom_objects" in source.text:
+            # `register_keras_serializable()(Cls)`, `get_custom_objects()["Cls"] = Cls`, ...
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             attrs = {source.resolve(n) or "" for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
             if any(a.endswith(("register_keras_serializable", "get_custom_objects")) for a in attrs):
@@ -106,6 +108,14 @@ def _read_class(source: SourceFile, node: ast.ClassDef) -> ClassInfo:
         if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
             info.methods[member.name] = member
     return info
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """`ast.walk`, kept on the node: the rules walk the same methods many times."""
+    nodes = node.__dict__.get("_walk")
+    if nodes is None:
+        nodes = node._walk = list(ast.walk(node))
+    return nodes
 
 
 def self_name(function: ast.FunctionDef) -> str | None:

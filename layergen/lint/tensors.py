@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .source import SourceFile, self_attribute, self_name
+from .source import SourceFile, self_attribute, self_name, walk
 
 STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "name", "rank", "get_shape", "_keras_mask", "sparse", "ragged"}
 STATIC_CALLS = {"len", "isinstance", "hasattr", "getattr", "type", "callable", "id", "shape", "ndim", "int_shape",
@@ -49,7 +49,7 @@ class Tensors:
 
     def _spread(self, call: ast.FunctionDef) -> None:
         flows = []
-        for node in ast.walk(call):
+        for node in walk(call):
             if isinstance(node, ast.Assign):
                 flows.append((node.targets, node.value))
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
@@ -62,7 +62,7 @@ class Tensors:
             for targets, value in flows:
                 if self.depends(value):
                     for target in targets:
-                        for name in ast.walk(target):
+                        for name in walk(target):
                             if isinstance(name, ast.Name) and name.id not in self.names:
                                 self.names.add(name.id)
                                 changed = True
