@@ -341,3 +341,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+# `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
+from .lint.command import check
+
+app.command("check")(check)

@@ -16,6 +16,7 @@ KEYS = {
     "package": "the default registration package (default: the declaration's folder name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
     "line-length": "black's line length for generated files (default: black's own config, else 88)",
+    "check": "the [tool.layergen.check] table: settings of `layergen check`",
 }
 
 

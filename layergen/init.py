@@ -2,7 +2,7 @@
 
 - `[tool.layergen]` in pyproject.toml: missing keys are added, comments and everything
   else are kept (tomlkit); values given on the command line replace the file's.
-- `.vscode/tasks.json`: tasks generate, check, sync and watch with a problem matcher for
+- `.vscode/tasks.json`: tasks generate, check, sync, watch and check layers with a problem matcher for
   `path:line:col: error: message [code]`. Tasks are merged by label: layergen's own
   (`layergen: ...`) are added or updated in place, every other task is kept as it is.
 - the declaration JSON Schema (`.layergen/declaration.schema.json`), which the first line
@@ -58,14 +58,15 @@ def vscode_tasks() -> list[dict[str, Any]]:
         task("check", "layergen generate --check", group="test", detail="Fail if a generated file is out of date"),
         task("sync", "layergen sync ${file}", detail="Bring the declaration of the module in the editor up to date with it"),
         task("watch", "layergen watch", isBackground=True, detail="Regenerate each declaration when it is saved"),
+        task("check layers", "layergen check", group="test", detail="Find the classic bugs of hand-written Keras layers"),
     ]
 
 
 def pre_commit_config() -> str:
     """A `repo: local` config: the hook runs the project's own layergen (the one that wrote the files).
 
-    Only `layergen-generate`: `layergen-sync` rewrites declarations, so it is left for a
-    person to opt into (it is in layergen's own .pre-commit-hooks.yaml).
+    `layergen-generate`, and `layergen-check` on the Python files committed; `layergen-sync`
+    rewrites declarations, so it is left for a person to opt into (it is in layergen's own .pre-commit-hooks.yaml).
     """
     return (
         "repos:\n"
@@ -77,6 +78,11 @@ def pre_commit_config() -> str:
         "        language: system\n"
         "        pass_filenames: false\n"
         f"        files: '{DECLARATION_FILES}'\n"
+        "      - id: layergen-check\n"
+        "        name: layergen check\n"
+        "        entry: layergen check\n"
+        "        language: system\n"
+        "        types: [python]\n"
     )
 
 

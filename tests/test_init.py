@@ -69,7 +69,8 @@ def test_init_in_an_empty_folder_sets_everything_up(project):
     assert config.paths == [project / "layers"] and config.tests == project / "tests"
     tasks = json.loads((project / ".vscode" / "tasks.json").read_text())
     labels = [t["label"] for t in tasks["tasks"]]
-    assert labels == ["layergen: generate", "layergen: check", "layergen: sync", "layergen: watch"]
+    assert labels == ["layergen: generate", "layergen: check", "layergen: sync", "layergen: watch",
+                      "layergen: check layers"]
     watch = tasks["tasks"][3]
     assert watch["isBackground"] is True and "beginsPattern" in watch["problemMatcher"]["background"]
     schema = json.loads((project / ".layergen" / "declaration.schema.json").read_text())
@@ -115,7 +116,8 @@ def test_init_merges_tasks_by_label_and_keeps_the_others(project):
     assert "comments were not kept" in result.output
     tasks = json.loads((project / ".vscode" / "tasks.json").read_text())["tasks"]
     labels = [t["label"] for t in tasks]
-    assert labels == ["build docs", "layergen: generate", "lint", "layergen: check", "layergen: sync", "layergen: watch"]
+    assert labels == ["build docs", "layergen: generate", "lint", "layergen: check", "layergen: sync", "layergen: watch",
+                      "layergen: check layers"]
     assert tasks[0] == {"label": "build docs", "type": "shell", "command": "make docs // not a comment"}
     assert tasks[2] == {"label": "lint", "type": "shell", "command": "ruff check ."}
     assert tasks[1]["command"] == "layergen generate"  # layergen's own task, updated in place

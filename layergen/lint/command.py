@@ -1,0 +1,93 @@
+"""`layergen check`: the typer command (registered in cli.py). Heavy imports are lazy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+
+
+def check(
+    paths: list[Path] = typer.Argument(None, help="Files or folders (default: the project's Python files and [tool.layergen] paths)."),
+    fix: bool = typer.Option(False, "--fix", help="Rewrite what can be fixed safely, then report the rest."),
+    diff: bool = typer.Option(False, "--diff", help="Print the fixes as a unified diff; write nothing."),
+    explain: str | None = typer.Option(None, "--explain", help="Explain a rule code, with an example."),
+    select: str | None = typer.Option(None, "--select", help="Only these rule codes (comma-separated)."),
+    ignore: str | None = typer.Option(None, "--ignore", help="Skip these rule codes (comma-separated)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
+) -> None:
+    """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""
+    from .rules import RULES
+
+    if explain is not None:
+        if explain not in RULES:
+            _fail([Diagnostic("--explain", 1, 1, "unknown-rule", f"unknown rule `{explain}`",
+                              did_you_mean(explain, RULES) or f"rules: {', '.join(RULES)}")])
+        typer.echo(RULES[explain].explain())
+        return
+    from .engine import check_files, default_paths, python_files
+    from .settings import load_settings
+
+    split = lambda text: [c.strip() for c in text.split(",") if c.strip()] if text else None
+    try:
+        settings = load_settings(select=split(select), ignore=split(ignore))
+        files = python_files([p.resolve() for p in paths] if paths else default_paths(settings), settings)
+    except DiagnosticError as exc:
+        _fail(exc.diagnostics)
+    report = check_files(files, settings)
+    if report.errors:
+        _fail(report.errors)
+    fixed: dict[Path, str] = {}
+    if fix or diff:
+        from .fixes import apply_fixes
+
+        for path, findings in report.findings.items():
+            fixes = [f.fix for f in findings if f.fix is not None]
+            if fixes:
+                text = apply_fixes(report.files[path].text, fixes)
+                if text != report.files[path].text:
+                    fixed[path] = text
+        if diff:
+            for path, text in fixed.items():
+                typer.echo(_unified_diff(path, report.files[path].text, text), nl=False)
+            raise typer.Exit(1 if fixed or report.findings else 0)
+        from ..generate import write
+
+        write(fixed)
+        report = check_files(files, settings, texts=fixed) if fixed else report
+    diagnostics = report.diagnostics(_shown)
+    for d in diagnostics:
+        typer.echo(d.format())
+    if not quiet:
+        fixable = sum(1 for found in report.findings.values() for f in found if f.fix is not None)
+        parts = [f"{len(diagnostics)} finding{'s' if len(diagnostics) != 1 else ''}"]
+        if fixable and not fix:
+            parts.append(f"{fixable} fixable with --fix")
+        if fixed:
+            parts.append(f"{len(fixed)} file{'s' if len(fixed) != 1 else ''} fixed")
+        typer.echo(f"{'; '.join(parts)} ({report.checked} files checked)", err=True)
+    raise typer.Exit(1 if diagnostics else 0)
+
+
+def _fail(diagnostics: list[Diagnostic]) -> None:
+    for d in diagnostics:
+        d = Diagnostic(str(_shown(Path(d.path))) if Path(d.path).is_absolute() else d.path, d.line, d.col, d.code,
+                       d.message, d.hint, d.severity)
+        typer.echo(d.format(), err=True)
+    raise typer.Exit(2)
+
+
+def _shown(path) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _unified_diff(path: Path, old: str, new: str) -> str:
+    import difflib
+
+    shown = _shown(path)
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}"))
