@@ -203,7 +203,7 @@ def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = 
         shape = shape_tuple(a.code("weights", name, "shape"), shape_rename, inputs)
         weights.append({"name": name, "shape": shape, "trainable": w.trainable, "when": when})
 
-    updated = {n: f"before[{literal(n)}]" for n in decl.updates}
+    updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in decl.updates}
     sensitive = (
         not isinstance(decl.call, (str, type(None)))
         or any((s.class_ or "") in TRAINING_SENSITIVE for s in decl.sublayers.values())
