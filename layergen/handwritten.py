@@ -82,6 +82,9 @@ def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[st
         outputs[config.tests_dir / f"test_{path.stem}_{cls.name.lower()}.py"] = render(
             "layer_test.py.j2", context, line_length=config.line_length
         )
+    from .render.support import support_files
+
+    outputs.update(support_files(config.tests_dir, line_length=config.line_length))  # the tests import it
     conftest = config.tests_dir / "conftest.py"
     if not conftest.exists():
         outputs[conftest] = CONFTEST.format(roots=[os.path.relpath(t.import_root, config.tests_dir)])
