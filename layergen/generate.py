@@ -167,7 +167,7 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
         from .render.support import support_files
 
-        outputs.update(support_files(config.tests_dir, user_templates=templates, line_length=config.line_length))
+        outputs.update(support_files(config.tests_dir, user_templates=templates))
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
@@ -196,15 +196,16 @@ ALL_PATTERN = re.compile(r"^__all__ = \[(.*?)\]\n", flags=re.MULTILINE | re.DOTA
 
 def _with_all(text: str) -> str:
     """`__all__` names every imported class (issue 13: linters see them exported)."""
-    from .render.render import format_code
-
     names = {name for _, name in re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE)}
     found = ALL_PATTERN.search(text)
     if found:  # keep what a person listed
         names |= set(re.findall(r"[\"'](\w+)[\"']", found.group(1)))
     if not names:
         return text
-    block = format_code("__all__ = [" + ", ".join(f'"{n}"' for n in sorted(names)) + "]\n")
+    quoted = [f'"{n}"' for n in sorted(names)]
+    block = "__all__ = [" + ", ".join(quoted) + "]\n"
+    if len(block) > 89:  # as black writes it: one name a line
+        block = "__all__ = [\n" + "".join(f"    {q},\n" for q in quoted) + "]\n"
     if found:
         return text[: found.start()] + block + text[found.end():]
     return text + ("\n" if text.endswith("\n") else "\n\n") + block

@@ -84,7 +84,7 @@ def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[st
         )
     from .render.support import support_files
 
-    outputs.update(support_files(config.tests_dir, line_length=config.line_length))  # the tests import it
+    outputs.update(support_files(config.tests_dir))  # the tests import it
     conftest = config.tests_dir / "conftest.py"
     if not conftest.exists():
         outputs[conftest] = CONFTEST.format(roots=[os.path.relpath(t.import_root, config.tests_dir)])

@@ -11,15 +11,16 @@ from pathlib import Path
 SUPPORT_MODULE = "layergen_support.py"
 
 
-def support_files(tests_dir: Path, *, user_templates: str | None = None, line_length: int = 88) -> dict[Path, str]:
+def support_files(tests_dir: Path, *, user_templates: str | None = None) -> dict[Path, str]:
     """{path: text} of the support module of `tests_dir`, pre-formatted."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .render import render
+    from .render import render_source
 
     try:
         release = version("layergen")
     except PackageNotFoundError:  # a source checkout
         release = "(source)"
-    text = render("support.py.j2", {"version": release}, user_templates=user_templates, line_length=line_length)
+    # The template is written as black writes it (the lint test checks): no black run.
+    text = render_source("support.py.j2", {"version": release}, user_templates=user_templates)
     return {tests_dir / SUPPORT_MODULE: text}
