@@ -28,8 +28,11 @@ app = typer.Typer(
 
 
 def _fail(diagnostics: list[Diagnostic]) -> None:
+    from dataclasses import replace
+
     for d in diagnostics:
-        typer.echo(d.format(), err=True)
+        shown = _shown(Path(d.path)) if Path(d.path).is_absolute() else d.path
+        typer.echo(replace(d, path=str(shown)).format(), err=True)
     count = len(diagnostics)
     typer.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     raise typer.Exit(2)
@@ -41,24 +44,12 @@ def _config(tests: Optional[Path], package: Optional[str]):
     return load_config().override(tests=tests.resolve() if tests else None, package=package)
 
 
-def _report(outputs: dict[Path, str], changed: list[Path], quiet: bool, created=None, conflicted=()) -> None:
-    if quiet:
-        return
-    from .output import file_states, styled, summary
-
-    states = file_states(outputs, changed, created, conflicted)
-    for path, state in states.items():
-        typer.echo(f"{styled(state)} {_shown(path)}")
-    if len(states) > 1:
-        typer.echo(summary(states))
-
-
 @app.command()
 def generate(
     paths: list[Path] = typer.Argument(None, help="Declaration files or folders (default: [tool.layergen] paths)."),
     tests: Optional[Path] = typer.Option(None, "--tests", help="Folder for the generated tests."),
     package: Optional[str] = typer.Option(None, "--package", help="Registration package of the generated classes."),
-    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change or conflicts."),
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
     force: bool = typer.Option(False, "--force", help="On a conflict, take the generated version of the member."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
@@ -67,6 +58,7 @@ def generate(
     """Render declarations into Keras layers and their tests, keeping hand edits."""
     from .generate import find_declarations, plan_run
 
+    mode = "check" if check else "diff" if diff else "write"
     try:
         config = _config(tests, package)
         roots = [p.resolve() for p in paths] if paths else config.paths
@@ -75,47 +67,69 @@ def generate(
                               "pass files or folders, or set `paths` under [tool.layergen]")])
         from .output import progress_bar
 
-        run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or check or diff))
+        with _one_run(config, mode):
+            run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or mode != "write"))
+            if record and mode == "write":  # write, record the outputs, then plan the tests that check them
+                from .golden import record_goldens
+
+                _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=True)
+                record_goldens([p for p in run.generated if p.name.startswith("test_")])
+                run = plan_run(find_declarations(roots), config)
+            code = _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    if record and not (check or diff):  # write, record the outputs, then plan the tests that check them
-        from .golden import record_goldens
-
-        _apply(run, check=False, diff=False, prefer="generated" if force else "merge", quiet=True)
-        try:
-            record_goldens([p for p in run.generated if p.name.startswith("test_")])
-            run = plan_run(find_declarations(roots), config)
-        except DiagnosticError as exc:
-            _fail(exc.diagnostics)
-    _apply(run, check=check, diff=diff, prefer="generated" if force else "merge", quiet=quiet)
+    raise typer.Exit(code)
 
 
-def _apply(run, *, check: bool, diff: bool, prefer: str, quiet: bool) -> None:
-    """Merge the run into the files on disk, then check, show or write; exit 1 on conflicts."""
+def _one_run(config, mode: str = "write"):
+    """Hold the project for this run (read-only runs share it)."""
+    from .update.runlock import one_run_at_a_time
+
+    return one_run_at_a_time(config.root, shared=mode != "write", waiting=lambda text: typer.echo(text, err=True))
+
+
+def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = False) -> int:
+    """Reconcile the run with the files on disk, then write, check or diff it; the exit status.
+
+    Every command ends here, so they all see the same merges and the same conflicts.
+    """
     from .generate import write
+    from .output import file_states, styled, summary
     from .update.apply import reconcile
 
     outcome = reconcile(run, prefer=prefer)
     changed = outcome.changed()
-    if check or diff:
+    if mode != "write":
         for path in changed:
-            if diff:
-                typer.echo(_unified_diff(path, outcome.files[path]), nl=False)
+            if mode == "diff":
+                if not outcome.is_lock_file(path):  # the lock is bookkeeping, not a change to review
+                    typer.echo(_unified_diff(path, outcome.files.get(path, "")), nl=False)
             else:
                 typer.echo(f"would change {_shown(path)}", err=True)
-        raise typer.Exit(1 if changed and check else 0)
+        _report_conflicts(outcome.conflicts)
+        return 1 if outcome.conflicts or (changed and mode == "check") else 0
     created = [p for p in changed if not p.exists()]
-    write({**outcome.files, **outcome.rejects()})  # also clears temp files a killed run left
-    _report(outcome.files, changed, quiet, created, conflicted=list(outcome.conflicts))
-    for path, conflicts in outcome.conflicts.items():
-        for c in conflicts:
-            typer.echo(
-                f"{_shown(path)}:{c.line}: conflict: `{c.member}` was edited by hand and the declaration changes it too;"
-                f" yours is kept, the generated version is in {_shown(path)}.rej (--force takes it) [conflict]",
-                err=True,
-            )
-    if outcome.conflicts:
-        raise typer.Exit(1)
+    write(outcome.files, delete=outcome.deleted)
+    if not quiet:
+        shown = [p for p in outcome.files if not outcome.is_lock_file(p) or p == outcome.lock.path]
+        states = file_states(shown, changed, created, conflicted=list(outcome.conflicts))
+        for path, state in states.items():
+            typer.echo(f"{styled(state)} {_shown(path)}")
+        if len(states) > 1:
+            typer.echo(summary(states))
+    _report_conflicts(outcome.conflicts)
+    return 1 if outcome.conflicts else 0
+
+
+def _report_conflicts(conflicts) -> None:
+    for path, found in conflicts.items():
+        shown = _shown(path)
+        settle = (f"keep yours, the generated lines or a mix, and delete the markers"
+                  f" (or run `layergen resolve {shown} --ours|--theirs`)")
+        for c in found:
+            what = (f"`{c.member}` was edited by hand and the declaration changes it too: both are in the file"
+                    if c.member else "an unsettled conflict between a hand edit and the declaration")
+            typer.echo(f"{shown}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
 
 
 def _unified_diff(path: Path, text: str) -> str:
@@ -159,84 +173,113 @@ def new(
         split = lambda text: [item.strip() for item in text.split(",") if item.strip()]
         text = modeline(path, config.root) + declaration(name, split(weights), parse_params(params), split(inputs))
         parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
-        folder.mkdir(parents=True, exist_ok=True)
-        write({path: text})
-        try:
-            run = plan_run([path], config)
-        except DiagnosticError:
-            path.unlink()
-            raise
+        with _one_run(config):
+            folder.mkdir(parents=True, exist_ok=True)
+            write({path: text})
+            try:
+                run = plan_run([path], config)
+            except DiagnosticError:
+                path.unlink()
+                raise
+            schema_file = ensure_schema_file(config.root)  # what the declaration's first line points editors to
+            if not quiet:
+                from .output import styled
+
+                for written in (path, schema_file) if schema_file else (path,):
+                    typer.echo(f"{styled('created')} {_shown(written)}")
+            code = _apply(run, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    schema_file = ensure_schema_file(config.root)  # what the declaration's first line points editors to
-    if not quiet:
-        from .output import styled
-
-        for written in (path, schema_file) if schema_file else (path,):
-            typer.echo(f"{styled('created')} {_shown(written)}")
-    _apply(run, check=False, diff=False, prefer="merge", quiet=quiet)
+    raise typer.Exit(code)
 
 
 @app.command()
 def sync(
-    modules: list[Path] = typer.Argument(..., help="Generated modules edited by hand."),
+    modules: list[Path] = typer.Argument(
+        None, help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths)."
+    ),
     skip_undeclared: bool = typer.Option(
         False, "--skip-undeclared", help="Pass over modules with no declaration beside them (for hooks)."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
-    """Bring declarations up to date with hand-edited modules, then regenerate them."""
-    from .generate import plan_run, write
-    from .spec.load import parse_declaration
-    from .update.sync import declaration_of, synced_declaration
+    """Bring declarations up to date with hand-edited modules, then regenerate them.
+
+    What the code says and the declaration can say (constructor arguments, a `call`
+    body) goes into the declaration; a member it cannot say is listed under
+    `hand_written`. A declaration change not yet generated is never thrown away: where
+    it meets a hand edit, it is a conflict, as with `generate`.
+    """
+    from .update.sync import sync as sync_modules
 
     try:
         config = _config(None, None)
-        declarations = {}
-        for module in modules:
-            module = module.resolve()
-            try:
-                declaration = declaration_of(module)
-            except DiagnosticError:
-                if skip_undeclared:
-                    continue
-                raise
-            text = synced_declaration(module, declaration)
-            parse_declaration(str(declaration), text.encode())  # the same checks as a file the user wrote
-            declarations[declaration] = text
-        if not declarations:
-            return
-        write(declarations)
-        run = plan_run(list(declarations), config)
+        with _one_run(config):
+            run = sync_modules(modules or config.paths, config, skip_undeclared=skip_undeclared)
+            code = _apply(run, quiet=quiet) if run is not None else 0
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    _apply(run, check=False, diff=False, prefer="current", quiet=quiet)
+    raise typer.Exit(code)
+
+
+@app.command()
+def resolve(
+    files: list[Path] = typer.Argument(..., help="Files with conflict markers."),
+    ours: bool = typer.Option(False, "--ours", help="Keep your version of each conflict."),
+    theirs: bool = typer.Option(False, "--theirs", help="Take the generated version of each conflict."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
+) -> None:
+    """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
+    from .generate import write
+    from .update import conflicts
+
+    try:
+        if ours == theirs:
+            _fail([Diagnostic("resolve", 1, 1, "bad-option", "say which side to keep", "pass --ours or --theirs")])
+        missing = [Diagnostic(str(f), 1, 1, "no-such-file", "no such file") for f in files if not f.is_file()]
+        if missing:
+            _fail(missing)
+        with _one_run(_config(None, None)):
+            texts = {f.resolve(): f.read_text(encoding="utf-8") for f in files}
+            settled = {f: conflicts.resolve(t, "ours" if ours else "theirs") for f, t in texts.items() if conflicts.blocks(t)}
+            write(settled)
+    except DiagnosticError as exc:
+        _fail(exc.diagnostics)
+    if not quiet:
+        for f in texts:
+            typer.echo(f"{'resolved' if f in settled else 'no conflict':10} {_shown(f)}")
 
 
 @app.command("tests")
 def tests_command(
     target: str = typer.Argument(..., help="A module with Keras layers, as FILE or FILE:Class."),
     example: list[str] = typer.Option([], "--example", help="A constructor argument for the tests, as name=value."),
-    input_shape: str = typer.Option("2,4", "--input-shape", help="The example input's shape, batch first."),
+    input_shape: Optional[str] = typer.Option(
+        None, "--input-shape", help="The example input's shape, batch first (default: read from the code)."
+    ),
     tests: Optional[Path] = typer.Option(None, "--tests", help="Folder for the generated tests."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
-    """Generate tests for Keras layers written without layergen."""
-    from .generate import write
+    """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
     from .handwritten import parse_examples, plan_tests
 
     file, _, wanted = target.partition(":")
     try:
-        try:
-            shape = tuple(int(d) for d in input_shape.split(","))
-        except ValueError:
-            _fail([Diagnostic("--input-shape", 1, 1, "bad-option", f"cannot read `{input_shape}`: write dims such as 2,5")])
+        shape = None
+        if input_shape is not None:
+            try:
+                shape = tuple(int(d) for d in input_shape.split(","))
+            except ValueError:
+                _fail([Diagnostic("--input-shape", 1, 1, "bad-option", f"cannot read `{input_shape}`: write dims such as 2,5")])
         if not Path(file).is_file():
             _fail([Diagnostic(file, 1, 1, "no-such-file", "no such file")])
-        outputs = plan_tests(Path(file), wanted or None, _config(tests, None), parse_examples(example), shape)
+        config = _config(tests, None)
+        with _one_run(config):
+            run = plan_tests(Path(file), wanted or None, config, parse_examples(example), shape)
+            code = _apply(run, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    _report(outputs, write(outputs), quiet)
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -26,6 +26,8 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     line_length: int = 88
+    project_name: str = ""  # [project] name, made an identifier: the registration package by default
+
 
     @property
     def tests_dir(self) -> Path:
@@ -48,7 +50,7 @@ def load_config(cwd: Path | None = None) -> Config:
     root = find_root(cwd or Path.cwd())
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
-        return Config(root)
+        return Config(root, project_name=_identifier(root.name))
     text = pyproject.read_text(encoding="utf-8")
     try:
         data = tomllib.loads(text)
@@ -76,7 +78,16 @@ def load_config(cwd: Path | None = None) -> Config:
         package=section.get("package"),
         templates=root / section["templates"] if "templates" in section else None,
         line_length=section.get("line-length", black_length),
+        project_name=_identifier(str(data.get("project", {}).get("name") or root.name)),
     )
+
+
+def _identifier(name: str) -> str:
+    """`my-project` -> `my_project`: a name fit for a registration package."""
+    import re
+
+    name = re.sub(r"\W+", "_", name).strip("_") or "layers"
+    return f"_{name}" if name[0].isdigit() else name
 
 
 def _line_of(text: str, key: str) -> int:

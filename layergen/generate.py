@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -85,9 +85,6 @@ def target(declaration: Path, config: Config) -> Target:
     if parts and parts[0] == "src":  # the src layout: src/ is not part of import paths
         parts = parts[1:]
         import_root = config.root / "src"
-    if not parts:  # declarations at the top of the project: the project folder is the package
-        parts = (config.root.name,)
-        import_root = config.root.parent
     for part in (*parts, name):
         if not part.isidentifier():
             raise DiagnosticError(
@@ -95,7 +92,9 @@ def target(declaration: Path, config: Config) -> Target:
                             f"`{part}` cannot be part of a Python import path", "use letters, digits and underscores")]
             )
     dotted = ".".join((*parts, name))
-    package = config.package or parts[-1]
+    # Declarations at the top of the project are plain modules, in no package: the
+    # project folder's name is no import path (`my-project`), so it never names anything.
+    package = config.package or (parts[-1] if parts else config.project_name)
     return Target(declaration, folder / f"{name}.py", config.tests_dir / f"test_{name}.py", dotted, package, import_root)
 
 
@@ -108,6 +107,9 @@ class Plan:
     support: dict[Path, str]
     sources: dict[Path, str]  # generated path -> digest of its unformatted source
     lock: Lock  # as read for this run: the merge bases, and the texts black was spared
+    companions: dict[Path, Path] = field(default_factory=dict)  # module -> its test module
+    line_length: int = 88
+    hand_written: dict[Path, frozenset[str]] = field(default_factory=dict)  # module -> members kept as written
 
     @property
     def files(self) -> dict[Path, str]:
@@ -119,12 +121,14 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
     return plan_run(declarations, config).files
 
 
-def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[Path]], Iterable[Path]] | None = None) -> Plan:
-    """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar)."""
+def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[Path]], Iterable[Path]] | None = None,
+             texts: dict[Path, str] | None = None) -> Plan:
+    """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
+    `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits)."""
     from .render.context import build_context
     from .render.render import format_code, render_source, source_digest
     from .render.test_context import build_test_context
-    from .spec.load import load_declaration
+    from .spec.load import load_declaration, parse_declaration
 
     outputs: dict[Path, str] = {}
     sources: dict[Path, str] = {}
@@ -140,11 +144,16 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     errors: list[Diagnostic] = []
     exports: dict[Path, list[tuple[str, str]]] = {}
     tests_seen: dict[Path, Path] = {}
+    companions: dict[Path, Path] = {}
+    hand_written: dict[Path, frozenset[str]] = {}
     import_roots: set[Path] = set()
     for declaration in progress(declarations) if progress else declarations:
         try:
             t = target(declaration, config)
-            analysis = load_declaration(declaration)
+            if texts and declaration in texts:
+                analysis = parse_declaration(str(declaration), texts[declaration].encode())
+            else:
+                analysis = load_declaration(declaration)
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue
@@ -161,7 +170,11 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
         golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
         test_context = build_test_context(analysis, module=t.dotted, source=source, golden=golden)
         render(t.test, "layer_test.py.j2" if kind == "layer" else "object_test.py.j2", test_context)
-        exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
+        companions[t.module] = t.test
+        if analysis.decl.hand_written:
+            hand_written[t.module] = frozenset(f"{analysis.decl.name}.{m}" for m in analysis.decl.hand_written)
+        if t.module.parent != config.root:  # a module at the top of the project is in no package
+            exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
     if errors:
         raise DiagnosticError(errors)
     if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
@@ -172,11 +185,20 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     for folder, names in exports.items():
         init = folder / "__init__.py"
         support[init] = package_init(init.read_text(encoding="utf-8") if init.exists() else None, names)
-    conftest = config.tests_dir / "conftest.py"
-    if outputs and not conftest.exists():
-        roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
-        support[conftest] = CONFTEST.format(roots=roots)
-    return Plan(outputs, support, sources, lock)
+    if outputs:
+        support.update(conftest(config, import_roots))
+    return Plan(outputs, support, sources, lock, companions, config.line_length, hand_written)
+
+
+def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
+    """The tests' conftest.py, when there is none yet (a person may edit it freely)."""
+    from .render.render import format_code
+
+    path = config.tests_dir / "conftest.py"
+    if path.exists():
+        return {}
+    roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
+    return {path: format_code(CONFTEST.format(roots=roots), config.line_length)}
 
 
 def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
@@ -211,12 +233,12 @@ def _with_all(text: str) -> str:
     return text + ("\n" if text.endswith("\n") else "\n\n") + block
 
 
-def write(outputs: dict[Path, str]) -> list[Path]:
-    """Write every changed file: all temporary files first, then all renames.
+def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
+    """Write every changed file: all temporary files first, then all renames, then deletions.
 
     A failure or a kill leaves each file either as it was or complete, and the
-    renames come last, together, so a run is as close to all-or-nothing as a file
-    system allows. Return the files that changed.
+    renames come last, together, in the order given (the lock's index last), so a run
+    is as close to all-or-nothing as a file system allows. Return the files that changed.
     """
     umask = os.umask(0)
     os.umask(umask)
@@ -236,9 +258,20 @@ def write(outputs: dict[Path, str]) -> list[Path]:
             os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
         for tmp, path in staged:
             os.replace(tmp, path)
+    except PermissionError as exc:
+        _unstage(staged)
+        raise DiagnosticError([Diagnostic(str(exc.filename or path), 1, 1, "cannot-write",
+                                          f"cannot write here: {exc.strerror}", "check the folder's permissions")]) from None
     except BaseException:
-        for tmp, _ in staged:
-            if os.path.exists(tmp):  # not renamed yet
-                os.unlink(tmp)
+        _unstage(staged)
         raise
-    return [path for _, path in staged]
+    removed = [path for path in delete if path.exists()]
+    for path in removed:
+        path.unlink()
+    return [path for _, path in staged] + removed
+
+
+def _unstage(staged: list[tuple[str, Path]]) -> None:
+    for tmp, _ in staged:
+        if os.path.exists(tmp):  # not renamed yet
+            os.unlink(tmp)

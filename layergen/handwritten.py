@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .render.test_context import inputs_context, layer_test_context
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
+from .render.test_context import inputs_context, layer_test_context
 
 
 def _example(arg) -> Any:
     from .render.test_context import example_value
     from .spec.model import Param
 
-    return example_value(Param(type=arg.type, min=1 if arg.type == "int" else None))
+    return example_value(Param(type=arg.known_type, min=1 if arg.known_type == "int" else None))
 
 
 def parse_examples(items: list[str]) -> dict[str, Any]:
@@ -50,15 +50,31 @@ def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
     return found
 
 
-def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, Any], input_shape: tuple[int, ...]) -> dict[str, Any]:
-    args = {}
+def test_context(path: Path, cls: LayerClass, module: str, source: str, examples: dict[str, Any],
+                 input_shape: tuple[int, ...] | None) -> dict[str, Any]:
+    """The test template's keys; a value the code does not tell is a located error, never a guess."""
+    args, errors = {}, []
     for arg in cls.args:
         if arg.name in examples:
             args[arg.name] = examples[arg.name]
         elif arg.default is not REQUIRED:
-            args[arg.name] = arg.default
-        else:
+            args[arg.name] = list(arg.default) if isinstance(arg.default, tuple) else arg.default
+        elif arg.known_type is not None:
             args[arg.name] = _example(arg)
+        else:
+            errors.append(Diagnostic(str(path), arg.line, arg.column, "unknown-example",
+                                     f"`{cls.name}` requires `{arg.name}`, and its code does not say what it takes",
+                                     f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)"))
+    if input_shape is None:
+        rank = cls.rank or cls.min_rank
+        if rank is None:
+            errors.append(Diagnostic(str(path), cls.line, 1, "unknown-input-shape",
+                                     f"cannot tell the input shape of `{cls.name}` from its code",
+                                     "pass --input-shape with the batch first, such as --input-shape 2,16,8"))
+        else:
+            input_shape = (2, *([4] * (rank - 1)))
+    if errors:
+        raise DiagnosticError(errors)
     first = cls.call_args[0]
     # Weights, their trainability, losses and the like are not known without running the code.
     return layer_test_context(
@@ -68,24 +84,41 @@ def test_context(cls: LayerClass, module: str, source: str, examples: dict[str, 
     )
 
 
-def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[str, Any], input_shape: tuple[int, ...]) -> dict[Path, str]:
+def snake_case(name: str) -> str:
+    """`BlocksClassToken` -> `blocks_class_token`, `MLPBlock` -> `mlp_block`."""
+    import re
+
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[str, Any],
+               input_shape: tuple[int, ...] | None):
+    """The run that writes tests for the layers of a hand-written module, through the lock
+    and the merge like every generated file: a test a person added stays."""
     import os
 
-    from .generate import CONFTEST, target
-    from .render.render import render
+    from .generate import Plan, conftest, target
+    from .render.render import format_code, render_source, source_digest
+    from .update.lock import Lock
 
     path = path.resolve()
     t = target(path, config)  # the import path and tests folder, as for a declaration
-    outputs = {}
+    lock = Lock.read(config.root)
+    generated, sources = {}, {}
+    contexts, errors = [], []
     for cls in layer_classes(path, wanted):
-        context = test_context(cls, t.dotted, os.path.relpath(path, config.root), examples, input_shape)
-        outputs[config.tests_dir / f"test_{path.stem}_{cls.name.lower()}.py"] = render(
-            "layer_test.py.j2", context, line_length=config.line_length
-        )
+        try:
+            contexts.append((cls, test_context(path, cls, t.dotted, os.path.relpath(path, config.root), examples, input_shape)))
+        except DiagnosticError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise DiagnosticError(errors)
+    for cls, context in contexts:
+        test = config.tests_dir / f"test_{path.stem}_{snake_case(cls.name)}.py"
+        source = render_source("layer_test.py.j2", context)
+        sources[test] = source_digest(source, config.line_length)
+        generated[test] = lock.formatted(test, sources[test]) or format_code(source, config.line_length)
     from .render.support import support_files
 
-    outputs.update(support_files(config.tests_dir))  # the tests import it
-    conftest = config.tests_dir / "conftest.py"
-    if not conftest.exists():
-        outputs[conftest] = CONFTEST.format(roots=[os.path.relpath(t.import_root, config.tests_dir)])
-    return outputs
+    generated.update(support_files(config.tests_dir))  # the tests import it (issue 13)
+    return Plan(generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length)

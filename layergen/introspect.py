@@ -14,18 +14,38 @@ from .diagnostics import Diagnostic, DiagnosticError
 REQUIRED = object()
 
 
+TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
+# How docstrings name types (`units: Integer, ...`, `rate (float): ...`), Keras's style first.
+DOC_TYPES = {"int": "int", "integer": "int", "positive integer": "int", "float": "float", "bool": "bool",
+             "boolean": "bool", "str": "str", "string": "str"}
+
+
 @dataclass
 class Arg:
     name: str
     default: Any = REQUIRED  # a Python literal, or REQUIRED
     default_code: str | None = None
     annotation: str | None = None
+    doc_type: str | None = None  # from the class or `__init__` docstring's Args
+    line: int = 1
+    column: int = 1
+
+    @property
+    def known_type(self) -> str | None:
+        """The type the code states (annotation, docstring or default), or None."""
+        if self.annotation in TYPES:
+            return self.annotation
+        if self.doc_type:
+            return self.doc_type
+        return self.type if self.default is not REQUIRED and self.default is not None else None
 
     @property
     def type(self) -> str:
         """The declaration type: from the annotation, else from the default."""
-        if self.annotation in ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]"):
+        if self.annotation in TYPES:
             return self.annotation
+        if self.doc_type and self.default is REQUIRED:
+            return self.doc_type
         value = self.default
         if isinstance(value, bool):
             return "bool"
@@ -35,7 +55,7 @@ class Arg:
             return "float"
         if isinstance(value, str):
             return "activation" if "activation" in self.name else "str"
-        if isinstance(value, list) and value:
+        if isinstance(value, (list, tuple)) and value:
             return {int: "list[int]", float: "list[float]", str: "list[str]"}.get(type(value[0]), "list[float]")
         return "float"
 
@@ -50,6 +70,9 @@ class LayerClass:
     weights: list[str] = field(default_factory=list)
     sublayers: list[str] = field(default_factory=list)
     uses_random: bool = False
+    line: int = 1
+    rank: int | None = None  # the input's rank, where the code says it exactly
+    min_rank: int | None = None  # the least rank the code's indexing of the input shape needs
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -57,27 +80,36 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def read_classes(path: str, source: str) -> list[LayerClass]:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise DiagnosticError([Diagnostic(path, exc.raw_line, exc.raw_column + 1, "python-syntax", f"invalid Python: {exc.message}")]) from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
     classes = []
     for node in module.body:
         if isinstance(node, cst.ClassDef):
-            classes.append(_read_class(node))
+            classes.append(_read_class(node, positions))
     return classes
 
 
-def _read_class(node: cst.ClassDef) -> LayerClass:
-    info = LayerClass(node.name.value, [_code(b.value) for b in node.bases])
+def _read_class(node: cst.ClassDef, positions) -> LayerClass:
+    info = LayerClass(node.name.value, [_code(b.value) for b in node.bases], line=positions[node].start.line)
+    doc_types = _doc_types(node)
+    _read_rank(node, info)
     for member in node.body.body:
         if not isinstance(member, cst.FunctionDef):
             continue
         name = member.name.value
         if name == "__init__":
             params = member.params
+            doc_types.update(_doc_types(member))
             for p in [*params.posonly_params, *params.params, *params.kwonly_params][1:]:
-                arg = Arg(p.name.value, annotation=_code(p.annotation.annotation) if p.annotation else None)
+                start = positions[p].start
+                arg = Arg(p.name.value, annotation=_code(p.annotation.annotation) if p.annotation else None,
+                          doc_type=doc_types.get(p.name.value), line=start.line, column=start.column + 1)
                 if p.default is not None:
                     arg.default_code = _code(p.default)
                     try:
@@ -111,3 +143,55 @@ def _walk(node: cst.CSTNode):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def _doc_types(node: cst.ClassDef | cst.FunctionDef) -> dict[str, str]:
+    """Types named in a docstring's Args: `units: Integer, ...` or `rate (float): ...`."""
+    import re
+
+    doc = node.get_docstring() or ""
+    found = {}
+    for match in re.finditer(r"^\s*(\w+)(?: \((\w[\w ]*)\))?: ([\w ]+?)[.,:]", doc, flags=re.MULTILINE):
+        name, in_brackets, first = match.groups()
+        word = (in_brackets or first).strip().lower()
+        if word in DOC_TYPES:
+            found[name] = DOC_TYPES[word]
+    return found
+
+
+def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
+    """What the code says of the input's rank: `InputSpec(ndim=3)`, `InputSpec(min_ndim=2)`,
+    `batch, length, dim = input_shape`, `input_shape[2]` (at least 3)."""
+    least = 0
+    for child in _walk(node.body):
+        if isinstance(child, cst.Call) and _code(child.func).endswith("InputSpec"):
+            for arg in child.args:
+                if arg.keyword and isinstance(arg.value, cst.Integer):
+                    if arg.keyword.value == "ndim":
+                        info.rank = int(arg.value.value)
+                    elif arg.keyword.value == "min_ndim":
+                        least = max(least, int(arg.value.value))
+        elif isinstance(child, cst.Assign) and _is_shape(child.value) and isinstance(child.targets[0].target, cst.Tuple):
+            elements = child.targets[0].target.elements
+            if not any(isinstance(e, cst.StarredElement) for e in elements):
+                info.rank = info.rank or len(elements)
+        elif isinstance(child, cst.Subscript) and _is_shape(child.value) and len(child.slice) == 1:
+            index = child.slice[0].slice
+            if isinstance(index, cst.Index):
+                value = _int(index.value)
+                if value is not None:
+                    least = max(least, value + 1 if value >= 0 else 1 - value)
+    info.min_rank = least if least >= 2 else None  # the batch dim alone says nothing
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    text = _code(node)
+    return text == "input_shape" or text.endswith(".shape") or text.startswith(("ops.shape(", "keras.ops.shape("))
+
+
+def _int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value)
+    return None

@@ -32,18 +32,18 @@ def report(tmp_path_factory):
 
 
 def test_tests_for_the_seeds_pass(report):
-    for name in ("scaleddense", "offsetswish", "dropoutandscale", "mydense", "runningmaxscale"):
+    for name in ("scaled_dense", "offset_swish", "dropout_and_scale", "my_dense", "running_max_scale"):
         assert f"tests/test_seeds_{name}.py::test_save_and_load_without_custom_objects PASSED" in report
         assert f"FAILED tests/test_seeds_{name}.py" not in report, report[-4000:]
 
 
 def test_missing_kwargs_passthrough_is_named(report):
-    assert "FAILED tests/test_buggy_nokwargs.py::test_base_layer_arguments_pass_through" in report
+    assert "FAILED tests/test_buggy_no_kwargs.py::test_base_layer_arguments_pass_through" in report
     assert "does not take **kwargs for the base layer" in report
 
 
 def test_missing_config_argument_is_named(report):
-    assert "FAILED tests/test_buggy_forgetfulconfig.py::test_config_round_trip" in report
+    assert "FAILED tests/test_buggy_forgetful_config.py::test_config_round_trip" in report
     assert "get_config() does not return constructor argument 'shift'" in report
 
 

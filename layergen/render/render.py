@@ -105,9 +105,8 @@ def _bytecode_cache(jinja2):
 
 
 def _builtin_templates() -> Path:
-    """Templates ship inside the package; in a source checkout they sit at the top."""
-    packaged = Path(__file__).resolve().parent.parent / "templates"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "templates"
+    """Templates ship inside the package, as package data."""
+    return Path(__file__).resolve().parent.parent / "templates"
 
 
 def render(template: str, context: dict[str, Any], *, user_templates: str | None = None, line_length: int = 88) -> str:

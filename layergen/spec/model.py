@@ -147,6 +147,9 @@ class Declaration(Strict):
     outputs: Union[dict[str, ShapeValue], None] = None
     compute_dtype: Union[Literal["float32"], None] = None
     example: Example = Example()
+    # Members of the class that a person owns (`layergen sync` lists those it cannot
+    # write back into the declaration): generate keeps them as they are in the module.
+    hand_written: list[str] = []
 
     @property
     def kind(self) -> str:

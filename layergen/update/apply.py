@@ -1,48 +1,120 @@
-"""Turn a planned run into the final text of each file, merging hand edits."""
+"""Turn a planned run into the final text of each file: one reconcile for every command.
+
+`generate`, `--check`, `--diff`, `sync`, `tests` and `watch` all compute the same
+`Outcome` (render, 3-way merge against the lock's base, conflicts) and differ only in
+what they do with it: write it, compare it with the disk, or print its diff.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..generate import Plan
+from ..diagnostics import Diagnostic, DiagnosticError
+from . import conflicts as markers
+from .lock import Lock
 from .merge import Conflict, Prefer, merge
+
+if TYPE_CHECKING:
+    from ..generate import Plan
+
+_REJECT_HEADER = "# layergen: generated `"  # what the .rej files of layergen 0.1 began with
+_CLASS = re.compile(r"^class (\w+)\b", re.MULTILINE)
 
 
 @dataclass
 class Outcome:
-    files: dict[Path, str]  # final texts, the lock file included
+    files: dict[Path, str]  # final texts: generated files, support files, then the lock
+    lock: Lock
     conflicts: dict[Path, list[Conflict]] = field(default_factory=dict)
+    deleted: list[Path] = field(default_factory=list)  # stale base texts, .rej files of layergen 0.1
 
     def changed(self) -> list[Path]:
-        return [p for p, text in self.files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        """The files a write would change, deletions included."""
+        changed = [p for p, text in self.files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        return changed + [p for p in self.deleted if p.exists()]
 
-    def rejects(self) -> dict[Path, str]:
-        """For each file with conflicts, the generated versions of the members that collided."""
-        return {
-            path.with_name(path.name + ".rej"): "".join(
-                f"# layergen: generated `{c.member}` (yours is kept in {path.name}, line {c.line})\n{c.generated.lstrip()}\n"
-                for c in conflicts
-            )
-            for path, conflicts in self.conflicts.items()
-        }
+    def is_lock_file(self, path: Path) -> bool:
+        return self.lock.is_lock_file(path)
 
 
-def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
+def reconcile(plan: "Plan", *, prefer: Prefer = "merge") -> Outcome:
+    """Merge every generated file into what is on disk.
+
+    A member edited by hand and changed by the declaration is a conflict: both versions
+    are written between markers and the base moves on to the new generation (as git
+    does), so settling the markers by keeping either side is understood next time. A
+    file that still holds markers is left alone and its conflicts reported again, until a
+    person settles them (or `--force` takes the generated side).
+    """
+    from ..render.render import format_code
+
     lock = plan.lock
     files: dict[Path, str] = dict(plan.support)
     conflicts: dict[Path, list[Conflict]] = {}
+    deleted: list[Path] = []
+    renames = _renames(plan, lock)
     for path, new in plan.generated.items():
-        if path.is_file():
-            result = merge(lock.base(path), path.read_text(encoding="utf-8"), new, prefer=prefer)
-            files[path] = result.text
-            if result.conflicts:
-                # The old base stays, so the conflict is shown again until it is settled.
-                conflicts[path] = result.conflicts
-                continue
-        else:
+        reject = path.with_name(path.name + ".rej")
+        if reject.is_file() and reject.read_text(encoding="utf-8").startswith(_REJECT_HEADER):
+            deleted.append(reject)  # conflicts are markers in the file now
+        if not path.is_file():
             files[path] = new
+            lock.record(path, new, plan.sources.get(path))
+            continue
+        current = path.read_text(encoding="utf-8")
+        if markers.blocks(current):
+            if prefer != "generated":
+                files[path] = current
+                conflicts[path] = [Conflict("", b.start + 1) for b in markers.blocks(current)]
+                continue  # the base stays: the markers were made against it
+            current = markers.resolve(current, "theirs")
+        _check_parses(path, current)
+        result = merge(lock.base(path), current, new, prefer=prefer, renames=renames.get(path),
+                       keep=plan.hand_written.get(path, frozenset()))
+        text = result.text
+        if not result.conflicts and text not in (current, new):
+            text = _formatted(text, format_code, plan.line_length)
+        files[path] = text
+        if result.conflicts:
+            conflicts[path] = result.conflicts
         lock.record(path, new, plan.sources.get(path))
     if plan.generated:
-        files[lock.path] = lock.text()
-    return Outcome(files, conflicts)
+        files.update(lock.files())
+        deleted.extend(lock.stale())
+    return Outcome(files, lock, conflicts, deleted)
+
+
+def _renames(plan: "Plan", lock: Lock) -> dict[Path, dict[str, str]]:
+    """A class renamed in its declaration, for its module and its test module: {old: new}."""
+    renames: dict[Path, dict[str, str]] = {}
+    for module, test in plan.companions.items():
+        base = lock.base(module) if module.is_file() else None
+        if base is None or module not in plan.generated:
+            continue
+        old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))
+        new = set(_CLASS.findall(plan.generated[module])) - set(_CLASS.findall(base))
+        if len(old) == 1 and len(new) == 1:
+            renames[module] = renames[test] = {old.pop(): new.pop()}
+    return renames
+
+
+def _check_parses(path: Path, text: str) -> None:
+    import libcst as cst
+
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise DiagnosticError([Diagnostic(str(path), exc.raw_line, exc.raw_column + 1, "python-syntax",
+                                          f"cannot merge into this file: invalid Python ({exc.message})",
+                                          "fix the file, then run layergen again")]) from None
+
+
+def _formatted(text: str, format_code, line_length: int) -> str:
+    """A merged file formatted as generated files are; as it is if black cannot read it."""
+    try:
+        return format_code(text, line_length)
+    except Exception:  # black's InvalidInput and friends: never lose the merge over formatting
+        return text

@@ -7,21 +7,35 @@ from difflib import SequenceMatcher
 
 def merge3(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
     """Merge two edits of `base`; None when they change the same lines differently."""
-    merged: list[str] = []
+    with_ours, with_theirs = merge3_sides(base, ours, theirs)
+    return with_ours if with_ours == with_theirs else None
+
+
+def merge3_sides(base: list[str], ours: list[str], theirs: list[str]) -> tuple[list[str], list[str]]:
+    """The merge twice: each conflicting stretch taken from `ours`, then from `theirs`.
+
+    Where the two results differ are exactly the conflicts.
+    """
+    with_ours: list[str] = []
+    with_theirs: list[str] = []
     i_base = i_ours = i_theirs = 0
     for base_start, base_end, ours_start, ours_end, theirs_start, theirs_end in _sync_regions(base, ours, theirs):
         base_part = base[i_base:base_start]
         ours_part = ours[i_ours:ours_start]
         theirs_part = theirs[i_theirs:theirs_start]
         if ours_part == theirs_part or theirs_part == base_part:
-            merged += ours_part
+            with_ours += ours_part
+            with_theirs += ours_part
         elif ours_part == base_part:
-            merged += theirs_part
+            with_ours += theirs_part
+            with_theirs += theirs_part
         else:
-            return None
-        merged += base[base_start:base_end]
+            with_ours += ours_part
+            with_theirs += theirs_part
+        with_ours += base[base_start:base_end]
+        with_theirs += base[base_start:base_end]
         i_base, i_ours, i_theirs = base_end, ours_end, theirs_end
-    return merged
+    return with_ours, with_theirs
 
 
 def _sync_regions(base, ours, theirs):

@@ -7,8 +7,8 @@ inside a class each method, its docstring and its header) is handled alone:
 
 - untouched since `base`: the new version replaces it;
 - edited by a person, unchanged by the generator: the person's version stays;
-- changed on both sides: a line-based 3-way merge, or else a conflict, in which
-  case the person's version stays and the generated one is reported;
+- changed on both sides: a line-based 3-way merge; the lines both sides changed
+  are a conflict, written between git-style markers (see conflicts.py);
 - added by a person: it stays, where it was;
 - new in the generation: it is added after the member it follows in `new`.
 """
@@ -16,11 +16,13 @@ inside a class each method, its docstring and its header) is handled alone:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Literal
 
 import libcst as cst
 
-from .diff3 import merge3
+from .conflicts import block as conflict_block
+from .diff3 import merge3_sides
 
 Prefer = Literal["merge", "generated", "current"]
 _EMPTY = cst.Module([])
@@ -29,21 +31,30 @@ _EMPTY = cst.Module([])
 @dataclass(frozen=True)
 class Conflict:
     member: str  # "ScaledDense.call", "import keras", ...
-    line: int  # where the person's version starts in the current file
-    generated: str  # the generated version, for the .rej file
+    line: int  # 1-based line of its `<<<<<<<` marker in the merged text
 
 
 @dataclass
 class Merged:
-    text: str
+    text: str  # with conflict markers where there are conflicts
     conflicts: list[Conflict] = field(default_factory=list)
+
+
+@dataclass
+class _Pending:
+    """A member changed on both sides: `ours` sits in the merged tree, `theirs` is the generated one."""
+
+    member: str
+    ours: cst.CSTNode
+    theirs: cst.CSTNode
+    ours_empty: bool = False  # a person deleted the member: `ours` is a stand-in
 
 
 def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
-def _key(node: cst.CSTNode, in_class: bool) -> str:
+def _key(node: cst.CSTNode) -> str:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return node.name.value
     if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
@@ -56,7 +67,7 @@ def _key(node: cst.CSTNode, in_class: bool) -> str:
 def _units(body) -> list[tuple[str, cst.CSTNode]]:
     units, seen = [], set()
     for node in body:
-        key = _key(node, False)
+        key = _key(node)
         while key in seen:  # a repeated statement keeps its own place
             key += "'"
         seen.add(key)
@@ -64,50 +75,72 @@ def _units(body) -> list[tuple[str, cst.CSTNode]]:
     return units
 
 
-def merge(base: str | None, current: str, new: str, *, prefer: Prefer = "merge") -> Merged:
-    """The merged text of a file; `prefer` settles conflicts ("merge": keep the person's, report)."""
+def merge(base: str | None, current: str, new: str, *, prefer: Prefer = "merge",
+          renames: dict[str, str] | None = None, keep: frozenset[str] = frozenset()) -> Merged:
+    """The merged text of a file; `prefer` settles conflicts ("merge": write both sides
+    between conflict markers). `renames` maps old names to new (a class renamed in its
+    declaration): the person's code is renamed too before the merge, so edits carry over.
+    `keep`: members (`Class.build`) whose version in the file stays as it is (hand-written)."""
     if current == new:
         return Merged(current)
     if current == base:
         return Merged(new)  # nobody touched the file since it was generated
-    if base is None:
-        base = ""  # never generated before: everything in the file is the person's
-    try:
-        current_tree = cst.parse_module(current)
-    except cst.ParserSyntaxError:
-        if prefer == "generated":
-            return Merged(new)
-        return Merged(current, [Conflict("<file>", 1, new)])
-    merger = _Merger(prefer)
-    base_tree = cst.parse_module(base) if base else cst.parse_module("")
+    current_tree = cst.parse_module(current)  # the caller checked that it parses
+    base_tree = cst.parse_module(base or "")  # never generated before: everything in the file is the person's
+    if renames:
+        base_tree, current_tree = (tree.visit(_Rename(renames)) for tree in (base_tree, current_tree))
     new_tree = cst.parse_module(new)
+    merger = _Merger(prefer, keep)
     body = merger.members(_units(base_tree.body), _units(current_tree.body), _units(new_tree.body), "")
     result = current_tree.with_changes(body=body)
     if base_tree.header != new_tree.header and current_tree.header == base_tree.header:
         result = result.with_changes(header=new_tree.header)
-    merged = Merged(result.code, merger.conflicts)
-    if merger.conflicts:
-        merged.conflicts = [_with_line(c, current_tree, result) for c in merger.conflicts]
-    return merged
+    if not merger.pending:
+        return Merged(result.code)
+    return _with_markers(result, merger.pending)
 
 
-def _with_line(conflict: Conflict, current_tree: cst.Module, result: cst.Module) -> Conflict:
-    """Find the line of the conflicting member in the merged file (only on conflicts)."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
+def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
+    """The merged text with each conflict written between markers.
 
-    wrapper = MetadataWrapper(result, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    name = conflict.member.split(".")
-    for node, position in positions.items():
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == name[-1]:
-            return Conflict(conflict.member, position.start.line, conflict.generated)
-    return conflict
+    The tree holds our side of every conflict; swapping in their side of one conflict
+    at a time and diffing the two texts gives that conflict's lines, exactly as the
+    file lays them out (indentation, blank lines).
+    """
+    ours_lines = result.code.splitlines(keepends=True)
+    hunks = []
+    for index, p in enumerate(pending):
+        theirs_lines = result.deep_replace(p.ours, p.theirs).code.splitlines(keepends=True)
+        matcher = SequenceMatcher(None, ours_lines, theirs_lines, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                hunks.append((i1, i2, [] if p.ours_empty else ours_lines[i1:i2], theirs_lines[j1:j2], index))
+    lines = list(ours_lines)
+    for i1, i2, ours, theirs, _ in sorted(hunks, key=lambda h: h[0], reverse=True):
+        lines[i1:i2] = conflict_block(ours, theirs)
+    # Lines of the first marker of each conflict, in the final text.
+    firsts: dict[int, int] = {}
+    shift = 0
+    for i1, i2, ours, theirs, index in sorted(hunks, key=lambda h: h[0]):
+        firsts.setdefault(index, i1 + shift + 1)
+        shift += len(ours) + len(theirs) + 3 - (i2 - i1)
+    conflicts = [Conflict(p.member, firsts.get(i, 1)) for i, p in enumerate(pending)]
+    return Merged("".join(lines), sorted(conflicts, key=lambda c: c.line))
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, renames: dict[str, str]):
+        self.renames = renames
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.renames.get(updated.value, updated.value))
 
 
 class _Merger:
-    def __init__(self, prefer: Prefer):
+    def __init__(self, prefer: Prefer, keep: frozenset[str] = frozenset()):
         self.prefer = prefer
-        self.conflicts: list[Conflict] = []
+        self.keep = keep
+        self.pending: list[_Pending] = []
 
     def members(self, base_units, current_units, new_units, owner: str) -> list:
         base, new = dict(base_units), dict(new_units)
@@ -125,16 +158,18 @@ class _Merger:
                 continue
             if key in base and code(base[key]) == code(node):
                 continue  # a person deleted a generated member: it stays deleted
-            if key in base:
-                self.conflict(owner + key, node)  # deleted by hand, changed by the generator
-                continue
+            if key in base and self.prefer != "generated":
+                if self.prefer == "merge":  # deleted by hand, changed by the generator
+                    node = self.conflict(owner + key, cst.SimpleStatementLine([cst.Pass()]), node, ours_empty=True)
+                else:
+                    continue
             after = next((k for k, _ in reversed(new_units[:index]) if any(k == o for o, _ in out)), None)
             position = 0 if after is None else next(i for i, (o, _) in enumerate(out) if o == after) + 1
             out.insert(position, (key, node))
         return [node for _, node in out]
 
     def one(self, name: str, base, current, new):
-        if code(current) == code(new):
+        if code(current) == code(new) or name in self.keep:
             return current
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
@@ -147,33 +182,48 @@ class _Merger:
     def class_(self, name: str, base, current: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
         """A class merges member by member, its header (decorators, bases) as one more member."""
         header = lambda c: c.with_changes(body=cst.IndentedBlock([]))
+        conflicts = len(self.pending)
         merged_header = self.one(name + ".<header>", header(base) if base is not None else None, header(current), header(new))
+        header_conflict = self.pending[conflicts] if len(self.pending) > conflicts else None
         members = self.members(
             _units(base.body.body) if base is not None else [],
             _units(current.body.body),
             _units(new.body.body),
             name + ".",
         )
-        return merged_header.with_changes(body=current.body.with_changes(body=members))
+        merged = merged_header.with_changes(body=current.body.with_changes(body=members))
+        if header_conflict is not None:  # the stand-ins become the whole class, its body shared
+            header_conflict.ours = merged
+            header_conflict.theirs = header_conflict.theirs.with_changes(body=merged.body)
+        return merged
 
     def text(self, name: str, base, current, new):
         if self.prefer == "generated":
             return new
-        if self.prefer == "current" or base is None:
-            if self.prefer == "merge":
-                self.conflict(name, new)
+        if self.prefer == "current":
             return current
-        merged = merge3(
-            code(base).splitlines(keepends=True), code(current).splitlines(keepends=True), code(new).splitlines(keepends=True)
-        )
-        if merged is not None:
-            try:
-                (node,) = cst.parse_module("".join(merged)).body
-                return node
-            except (cst.ParserSyntaxError, ValueError):
-                pass
-        self.conflict(name, new)
-        return current
+        if base is None:
+            return self.conflict(name, current, new)
+        ours, theirs = merge3_sides(*(code(n).splitlines(keepends=True) for n in (base, current, new)))
+        try:
+            (ours_node,) = cst.parse_module("".join(ours)).body
+            (theirs_node,) = cst.parse_module("".join(theirs)).body
+        except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement: whole members
+            return self.conflict(name, current, new)
+        # A module's leading blank lines belong to its header: give the members theirs back.
+        ours_node = _with_leading_lines(ours_node, current)
+        theirs_node = _with_leading_lines(theirs_node, new)
+        if ours == theirs:
+            return ours_node
+        return self.conflict(name, ours_node, theirs_node)
 
-    def conflict(self, name: str, generated) -> None:
-        self.conflicts.append(Conflict(name, 1, code(generated)))
+    def conflict(self, name: str, ours, theirs, ours_empty: bool = False):
+        """Record a conflict; `ours` goes into the merged tree."""
+        self.pending.append(_Pending(name, ours, theirs, ours_empty))
+        return ours
+
+
+def _with_leading_lines(node, like):
+    if hasattr(node, "leading_lines") and hasattr(like, "leading_lines"):
+        return node.with_changes(leading_lines=like.leading_lines)
+    return node

@@ -1,39 +1,238 @@
 """`layergen sync`: after hand edits to a generated module, bring its declaration
-up to date with the code (the code is the truth), then regenerate."""
+up to date with the code, then regenerate.
+
+A member edited by hand since the last generation is carried back into the
+declaration when the declaration can say it (the constructor's arguments; a `call`
+body that renders back to the same code) and listed under `hand_written` when it
+cannot. A member whose declaration also changed since then is not carried: the
+declaration's change is not thrown away, the merge reports the conflict instead.
+"""
 
 from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import libcst as cst
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..introspect import REQUIRED, read_classes
 from ..spec.model import KINDS
+from . import conflicts as markers
+from .merge import code
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..generate import Plan
+
+# Members layergen generates that a declaration describes only through other keys.
+_CARRIED = ("__init__", "call")
 
 
-def declaration_of(module: Path) -> Path:
+def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, Path]:
+    """{module: its declaration} for files and folders (a folder: every module with a declaration beside it)."""
+    found: dict[Path, Path] = {}
+    errors = []
+    for path in paths:
+        path = path.resolve()
+        if path.is_dir():
+            for module in sorted(path.rglob("*.py")):
+                declaration = _beside(module)
+                if declaration is not None:
+                    found[module] = declaration
+        elif not path.is_file():
+            errors.append(Diagnostic(str(path), 1, 1, "no-such-file", "no such file or folder"))
+        elif (declaration := _beside(path)) is not None:
+            found[path] = declaration
+        elif not skip_undeclared:
+            errors.append(declaration_missing(path))
+    if errors:
+        raise DiagnosticError(errors)
+    return found
+
+
+def sync(paths: list[Path], config: "Config", *, skip_undeclared: bool = False) -> "Plan | None":
+    """The run that regenerates the synced declarations, their new texts among its files."""
+    from ..generate import plan_run
+
+    if not paths:
+        raise DiagnosticError([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no modules given",
+                                          "pass modules or folders, or set `paths` under [tool.layergen]")])
+    modules = modules_to_sync(paths, skip_undeclared=skip_undeclared)
+    if not modules:
+        return None
+    before = plan_run(list(modules.values()), config)
+    texts: dict[Path, str] = {}
+    kept: dict[Path, frozenset[str]] = {}
+    for module, declaration in modules.items():
+        current = module.read_text(encoding="utf-8")
+        if markers.blocks(current):
+            continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
+        base = before.lock.base(module)
+        edited = _edited_members(base, current, before.generated[module])
+        original = declaration.read_text(encoding="utf-8")
+        text = original
+        if base is None or "__init__" in edited:
+            text = synced_declaration(module, declaration, text)
+        if "call" in edited:
+            text = _with_call(text, current)
+        rendered = _methods(_render(module, declaration, text, config))
+        written = _methods(current)
+        if "call" in edited and code(rendered["call"]) != code(written["call"]):
+            text = _with_call(text, None, like=original)  # not carried: the declared call stays as it was
+        hand = sorted(m for m in edited if m not in rendered or code(rendered[m]) != code(written[m]))
+        texts[declaration] = _with_hand_written(text, hand)
+        name = next(iter(_classes(current)), "")
+        kept[module] = frozenset(f"{name}.{m}" for m in edited)  # what the code says stays, in this run
+    run = plan_run(list(modules.values()), config, texts=texts)
+    for module, members in kept.items():
+        run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
+    run.support.update({d: t for d, t in texts.items() if t != d.read_text(encoding="utf-8")})
+    return run
+
+
+def _render(module: Path, declaration: Path, text: str, config: "Config") -> str:
+    """The module that the declaration in `text` generates; its errors are located in the module."""
+    from ..generate import plan_run
+
+    try:
+        return plan_run([declaration], config, texts={declaration: text}).generated[module]
+    except DiagnosticError as exc:
+        raise DiagnosticError([
+            Diagnostic(str(module), 1, 1, "cannot-sync", f"the declaration cannot say what this module now says: {d.message}",
+                       f"edit {declaration.name} by hand, or undo the edit in the module")
+            for d in exc.diagnostics
+        ]) from None
+
+
+def _classes(text: str) -> list[str]:
+    return [n.name.value for n in cst.parse_module(text).body if isinstance(n, cst.ClassDef)]
+
+
+def _edited_members(base: str | None, current: str, new: str) -> set[str]:
+    """Methods of the class edited by hand since `base` whose declaration did not change them since."""
+    if base is None:
+        return set()
+    trees = [_methods(text) for text in (base, current, new)]
+    base_methods, current_methods, new_methods = trees
+    return {
+        name for name, node in current_methods.items()
+        if name in base_methods and code(node) != code(base_methods[name])
+        and name in new_methods and code(new_methods[name]) == code(base_methods[name])
+    }
+
+
+def _methods(text: str) -> dict[str, cst.FunctionDef]:
+    module = cst.parse_module(text)
+    methods = {}
+    for node in module.body:
+        if isinstance(node, cst.ClassDef):
+            for member in node.body.body:
+                if isinstance(member, cst.FunctionDef):
+                    methods[member.name.value] = member
+    return methods
+
+
+def _with_call(text: str, current: str | None, like: str | None = None) -> str:
+    """The declaration with `call:` set to the module's `call` body (`current`), or back to the one in `like`."""
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    data, yaml = _load(text)
+    if not isinstance(data.get("call"), str):
+        return text  # a train/infer mapping: not carried
+    if like is not None:
+        data["call"] = _load(like)[0]["call"]
+        return _dump(data, yaml)
+    body = _declared_body(_methods(current).get("call"), data)
+    if body is None:
+        return text
+    data["call"] = LiteralScalarString(body)
+    return _dump(data, yaml)
+
+
+def _declared_body(method: cst.FunctionDef | None, data) -> str | None:
+    """The body of `call` as a declaration writes it: `self.units` -> `units`."""
+    if method is None or not isinstance(method.body, cst.IndentedBlock):
+        return None
+    names = {*(data.get("params") or {}), *(data.get("weights") or {}), *(data.get("sublayers") or {})}
+
+    class Unself(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            if isinstance(updated.value, cst.Name) and updated.value.value == "self" and updated.attr.value in names:
+                return updated.attr
+            return updated
+
+    body = cst.Module(list(method.body.body)).visit(Unself()).code
+    return body.strip("\n") + "\n"
+
+
+def _with_hand_written(text: str, members: list[str]) -> str:
+    if not members:
+        return text
+    data, yaml = _load(text)
+    listed = data.get("hand_written")
+    if listed is None:
+        from ruamel.yaml.comments import CommentedSeq
+
+        listed = CommentedSeq()
+        listed.fa.set_flow_style()
+        data["hand_written"] = listed
+    for member in members:
+        if member not in listed:
+            listed.append(member)
+    return _dump(data, yaml)
+
+
+def _load(text: str):
+    import re
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    if re.search(r"^\S[^\n]*:\n  - ", text, flags=re.MULTILINE):  # keep `  - item` lists as they are
+        yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml.load(text), yaml
+
+
+def _dump(data, yaml) -> str:
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _beside(module: Path) -> Path | None:
+    if module.suffix != ".py":
+        return None
     for kind in KINDS:
         candidate = module.with_name(f"{module.stem}.{kind}.yaml")
         if candidate.is_file():
             return candidate
-    raise DiagnosticError(
-        [Diagnostic(str(module), 1, 1, "no-declaration", f"no declaration `{module.stem}.<kind>.yaml` beside this module",
-                    "for a layer written without layergen, use `layergen tests FILE`")]
-    )
+    return None
 
 
-def synced_declaration(module: Path, declaration: Path) -> str:
+def declaration_missing(module: Path) -> Diagnostic:
+    return Diagnostic(str(module), 1, 1, "no-declaration", f"no declaration `{module.stem}.<kind>.yaml` beside this module",
+                      "for a layer written without layergen, use `layergen tests FILE`")
+
+
+def declaration_of(module: Path) -> Path:
+    declaration = _beside(module)
+    if declaration is None:
+        raise DiagnosticError([declaration_missing(module)])
+    return declaration
+
+
+def synced_declaration(module: Path, declaration: Path, text: str | None = None) -> str:
     """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
     from ..render.test_context import example_value
     from ..spec.model import Param
 
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096
-    data = yaml.load(declaration.read_text(encoding="utf-8"))
+    data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
     kind = next(k for k in KINDS if k in data)
     classes = {c.name: c for c in read_classes(str(module), module.read_text(encoding="utf-8"))}
     cls = classes.get(data[kind])
@@ -52,9 +251,10 @@ def synced_declaration(module: Path, declaration: Path) -> str:
         entry = params.get(arg.name)
         if entry is None:
             entry = CommentedMap(type=arg.type)
-            entry.fa.set_flow_style()
             if arg.default is not REQUIRED:
-                entry["default"] = arg.default
+                entry["default"] = _plain(arg.default)
+            if "[" not in arg.type and not isinstance(entry.get("default"), list):
+                entry.fa.set_flow_style()  # `{type: float, default: 0.5}`; brackets need block style
             params.insert(min(position, len(params)), arg.name, entry)
             if arg.default is REQUIRED and isinstance(data.get("example"), dict):
                 example_params = data["example"].setdefault("params", CommentedMap())
@@ -65,10 +265,19 @@ def synced_declaration(module: Path, declaration: Path) -> str:
             entry.fa.set_flow_style()
         if arg.default is REQUIRED:
             entry.pop("default", None)
-        elif entry.get("default", REQUIRED) != arg.default:
-            entry["default"] = arg.default
+        elif entry.get("default", REQUIRED) != _plain(arg.default):
+            entry["default"] = _plain(arg.default)
     if not params:
         del data["params"]
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue()
+    return _dump(data, yaml)
+
+
+def _plain(value):
+    """A default as YAML writes it: a tuple is a list (`head_sizes=(4, 4)`), on one line."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    from ruamel.yaml.comments import CommentedSeq
+
+    items = CommentedSeq(value)
+    items.fa.set_flow_style()
+    return items
