@@ -197,7 +197,8 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
     path = config.tests_dir / "conftest.py"
     if path.exists():
         return {}
-    roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
+    # "." too: the tests import the support module beside them, also from a tests package.
+    roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
     return {path: format_code(CONFTEST.format(roots=roots), config.line_length)}
 
 
