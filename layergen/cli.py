@@ -53,6 +53,7 @@ def generate(
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
     force: bool = typer.Option(False, "--force", help="On a conflict, take the generated version of the member."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
+    record: bool = typer.Option(False, "--record", help="Store each layer's outputs on its example inputs beside its test; the test then checks them."),
 ) -> None:
     """Render declarations into Keras layers and their tests, keeping hand edits."""
     from .generate import find_declarations, plan_run
@@ -68,6 +69,12 @@ def generate(
 
         with _one_run(config, mode):
             run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or mode != "write"))
+            if record and mode == "write":  # write, record the outputs, then plan the tests that check them
+                from .golden import record_goldens
+
+                _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=True)
+                record_goldens([p for p in run.generated if p.name.startswith("test_")])
+                run = plan_run(find_declarations(roots), config)
             code = _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)

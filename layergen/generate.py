@@ -180,7 +180,8 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
         kind = analysis.decl.kind
         context = build_context(analysis, package=analysis.decl.package or t.package, source=source)
         render(t.module, f"{kind}.py.j2" if kind == "layer" else "object.py.j2", context)
-        test_context = build_test_context(analysis, module=t.dotted, source=source)
+        golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
+        test_context = build_test_context(analysis, module=t.dotted, source=source, golden=golden)
         render(t.test, "layer_test.py.j2" if kind == "layer" else "object_test.py.j2", test_context)
         companions[t.module] = t.test
         if analysis.decl.hand_written:
@@ -191,6 +192,10 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     errors.extend(duplicate_registrations(registered))
     if errors:
         raise DiagnosticError(errors)
+    if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
+        from .render.support import support_files
+
+        outputs.update(support_files(config.tests_dir, user_templates=templates))
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
@@ -207,7 +212,8 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
     path = config.tests_dir / "conftest.py"
     if path.exists():
         return {}
-    roots = sorted(os.path.relpath(root, config.tests_dir) for root in import_roots)
+    # "." too: the tests import the support module beside them, also from a tests package.
+    roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
     return {path: format_code(CONFTEST.format(roots=roots), config.line_length)}
 
 
@@ -234,10 +240,30 @@ def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
     present = set(re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE))
     missing = [f"from .{module} import {name}\n" for module, name in sorted(names) if (module, name) not in present]
     if not missing:
-        return text
+        return _with_all(text)
     if existing is None:
-        return text + "\n" + "".join(missing)
-    return text + ("" if text.endswith("\n") or not text else "\n") + "".join(missing)
+        return _with_all(text + "\n" + "".join(missing))
+    return _with_all(text + ("" if text.endswith("\n") or not text else "\n") + "".join(missing))
+
+
+ALL_PATTERN = re.compile(r"^__all__ = \[(.*?)\]\n", flags=re.MULTILINE | re.DOTALL)
+
+
+def _with_all(text: str) -> str:
+    """`__all__` names every imported class (issue 13: linters see them exported)."""
+    names = {name for _, name in re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE)}
+    found = ALL_PATTERN.search(text)
+    if found:  # keep what a person listed
+        names |= set(re.findall(r"[\"'](\w+)[\"']", found.group(1)))
+    if not names:
+        return text
+    quoted = [f'"{n}"' for n in sorted(names)]
+    block = "__all__ = [" + ", ".join(quoted) + "]\n"
+    if len(block) > 89:  # as black writes it: one name a line
+        block = "__all__ = [\n" + "".join(f"    {q},\n" for q in quoted) + "]\n"
+    if found:
+        return text[: found.start()] + block + text[found.end():]
+    return text + ("\n" if text.endswith("\n") else "\n\n") + block
 
 
 def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:

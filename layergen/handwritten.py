@@ -118,4 +118,7 @@ def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[st
         source = render_source("layer_test.py.j2", context)
         sources[test] = source_digest(source, config.line_length)
         generated[test] = lock.formatted(test, sources[test]) or format_code(source, config.line_length)
+    from .render.support import support_files
+
+    generated.update(support_files(config.tests_dir))  # the tests import it (issue 13)
     return Plan(generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length)

@@ -80,7 +80,17 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Example", "params"): "Param values for the generated tests.",
     ("Example", "input_shape"): "The test input's shape, or input name -> shape.",
     ("Example", "input_dtype"): "The test input's dtype, or input name -> dtype.",
-    ("Example", "input_range"): "[low, high] of the test input's values (for integer inputs).",
+    ("Example", "input_range"): "[low, high] of the test inputs' values: integers, or floats drawn uniformly.",
+    ("Example", "inputs"): "Inputs for which the outputs are stated: an array, or input name -> array.",
+    ("Example", "weights"): "Weight name -> its value, set before the stated inputs are fed.",
+    ("Example", "expected"): "The inference output for `inputs`: an array, or output name -> array.",
+    ("Example", "expected_training"): "The training output for `inputs`, where it differs.",
+    ("Example", "reference"): "NumPy code computing the output from the inputs, params and weights (`np` is NumPy).",
+    ("Example", "atol"): "Absolute tolerance of the stated outputs and the reference (default 1e-5).",
+    ("Example", "statistics"): "Of a random layer's training output: `of` (per element, over the inputs and `outputs`) has mean `mean`.",
+    ("Statistic", "of"): "An expression over the inputs, `outputs` and the params, one value per element.",
+    ("Statistic", "mean"): "Its expected mean; the tolerance comes from the number of elements.",
+    ("Declaration", "compute_dtype"): "float32: computed in float32 under mixed precision (inputs cast up, output cast back), as LayerNormalization is.",
 }
 
 

@@ -349,6 +349,7 @@ def test_shuffled_lines_compile_or_fail_with_located_errors(raw):
 QUICK_CHECKS = textwrap.dedent('''
     import importlib, sys
     sys.path.insert(0, sys.argv[1])
+    importlib.import_module("tests.conftest")  # as pytest does: it puts the support module in reach
     failures = []
     for name in sys.argv[2:]:
         module = importlib.import_module(f"tests.test_{name}")

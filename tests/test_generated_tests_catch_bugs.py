@@ -7,19 +7,19 @@ import shutil
 
 import pytest
 
-from helpers import SHARED_EXAMPLES, layergen, make_project, run_pytest
+from helpers import OWN_EXAMPLES, SHARED_EXAMPLES, layergen, make_project, run_pytest
 
 # name: (declaration, generated line, broken line, the generated test that must fail)
 BUGS = {
     "config_key_dropped": ("scaled_dense", '"scale_l2": self.scale_l2,', "", "test_config_round_trip"),
     "sublayer_without_dtype_policy": (
         "dropout_and_scale", "keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)",
-        "keras.layers.Dropout(rate=rate)", "test_mixed_precision",
+        "keras.layers.Dropout(rate=rate)", "test_mixed_precision_matches_float32[mixed_float16]",
     ),
     "training_ignored": ("bernoulli_mask", "if training:", "if False:", "test_training_changes_the_output"),
     "weight_left_out": (
         "scaled_dense", "y = y + self.bias", "y = y",
-        "test_jit_compiled_fit_step_trains_every_weight",
+        "test_compiled_fit_step_trains_every_weight",
     ),
     "gradient_sign_flipped": (
         "sign_ste", "return upstream * ops.cast", "return -upstream * ops.cast",
@@ -31,6 +31,29 @@ BUGS = {
     "loss_not_added": (
         "activity_l2", "self.add_loss(", "(", "test_declared_losses",
     ),
+    # Issue 13: the checks of numbers.
+    "output_differs_from_stated_values": (
+        "rms_norm", "ops.rsqrt(", "0.999 * ops.rsqrt(", "test_inference_outputs_are_the_stated_values",
+    ),
+    "output_differs_from_numpy_reference": (
+        "rms_norm", "ops.rsqrt(", "0.999 * ops.rsqrt(", "test_inference_outputs_match_the_numpy_reference",
+    ),
+    "float16_overflow": (  # squares of inputs near 300 pass float16's largest value, 65504
+        "rms_norm", 'x = ops.cast(x, "float32")', "x = ops.cast(x, self.compute_dtype)",
+        "test_mixed_precision_matches_float32[mixed_float16]",
+    ),
+    "seed_ignored": (
+        "bernoulli_mask", "keras.random.SeedGenerator(seed)", "keras.random.SeedGenerator(None)",
+        "test_the_seed_decides_the_random_draws",
+    ),
+    "seed_fixed": (
+        "gaussian_jitter", "keras.random.SeedGenerator(seed)", "keras.random.SeedGenerator(0)",
+        "test_the_seed_decides_the_random_draws",
+    ),
+    "noise_twice_as_large": (
+        "gaussian_jitter", "stddev=self.stddev", "stddev=2 * self.stddev",
+        "test_random_draws_have_the_declared_statistics",
+    ),
 }
 
 pytestmark = pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="needs ../shared/examples")
@@ -39,6 +62,8 @@ pytestmark = pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="needs ../s
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     root = make_project(tmp_path_factory.mktemp("bugs"), {"layers": SHARED_EXAMPLES})
+    for declaration in OWN_EXAMPLES.glob("*.layer.yaml"):
+        shutil.copy(declaration, root / "layers" / declaration.name)
     assert layergen("generate", "layers", cwd=root).returncode == 0
     paths = []
     for bug, (name, good, bad, _) in BUGS.items():

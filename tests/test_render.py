@@ -61,3 +61,13 @@ def test_black_only_splits_lines_that_are_too_long(path):
             if tag != "equal":
                 changed = source.splitlines()[i1:i2]
                 assert any(len(line) > 88 for line in changed), f"black rewrote {changed} in\n{source}"
+
+
+def test_the_support_module_is_written_as_black_writes_it():
+    """It is not run through black (every run would pay for it): the template must be."""
+    from pathlib import Path
+
+    from layergen.render.support import support_files
+
+    (text,) = support_files(Path("tests")).values()
+    assert format_code(text) == text

@@ -32,13 +32,14 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def docstring_text(text: str, indent: str = "    ") -> str:
+def docstring_text(text: str, indent: str = "    ", first: int | None = None) -> str:
     """Text that reads back exactly as written inside a triple-quoted docstring.
 
     Nothing in it can end the string or start an escape: backslashes and quotes
     next to quotes are escaped, and so is every character that black or Python
     would change (tabs, control characters, leading and trailing spaces). Lines
     after the first get `indent`, so `inspect.getdoc` gives the text back.
+    `first`: the column the text starts at; then long lines are wrapped.
     """
     text = text.replace("\\", "\\\\")
     text = re.sub(r'^"|"$|"(?=")|(?<=")"', r'\\"', text)
@@ -46,7 +47,34 @@ def docstring_text(text: str, indent: str = "    ") -> str:
     lines = text.split("\n")
     lines[0] = re.sub(r"^ ", r"\\x20", lines[0])
     lines = [re.sub(r" $", r"\\x20", line) for line in lines]
+    if first is not None:
+        lines = _wrapped(lines, first, len(indent))
     return "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
+
+
+def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list[str]:
+    """Docstring lines broken at spaces so that none passes `width` columns (issue 13).
+
+    `first`: the column the first line starts at; `indent`: that of the others.
+    """
+    import textwrap
+
+    out: list[str] = []
+    for number, line in enumerate(lines):
+        start = first if number == 0 else indent
+        if start + len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[: len(line) - len(line.lstrip(" "))]
+        words = line.split(" ")[len(lead):]
+        head = lead
+        while words and (head == lead or len(head) + 1 + len(words[0]) <= width - start):
+            head = f"{head} {words.pop(0)}" if head != lead else head + words.pop(0)
+        out.append(head)
+        rest = textwrap.wrap(" ".join(words), width - indent, initial_indent=lead, subsequent_indent=lead,
+                             break_long_words=False, break_on_hyphens=False)
+        out.extend(rest)
+    return out
 
 
 # -- params ------------------------------------------------------------------
@@ -90,7 +118,12 @@ def param_checks(name: str, param: Param) -> list[str]:
 def _raise(condition: str, name: str, expected: str) -> str:
     expected = expected.replace("{", "{{").replace("}", "}}")  # the message is an f-string: braces are text
     message = f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
-    return f"if {condition}:\n    raise ValueError(\n        f{literal(message)}\n    )"
+    if len(message) + 19 <= 88:  # it fits at its indent in `__init__`
+        return f"if {condition}:\n    raise ValueError(\n        f{literal(message)}\n    )"
+    expected = expected.replace("{{", "{").replace("}}", "}")  # only the last piece is an f-string
+    pieces = [literal(f"Invalid value for argument `{name}`: "), literal(f"expected {expected}. "),
+              "f" + literal(f"Received: {name}={{{name}}}")]
+    return f"if {condition}:\n    raise ValueError(\n" + "".join(f"        {p}\n" for p in pieces) + "    )"
 
 
 def param_doc(name: str, param: Param) -> str:
@@ -169,7 +202,7 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
             "checks": param_checks(name, p),
             "store": param_store(name, p),
             "config": param_config(name, p),
-            "doc": docstring_text(param_doc(name, p), " " * 12),
+            "doc": docstring_text(param_doc(name, p), " " * 12, first=8),
         }
         for name, p in a.params.items()
     ]
@@ -180,10 +213,12 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         "package": package,
         "base": decl.base or BASE_CLASSES[decl.kind],
         "custom_base": decl.base is not None,
-        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}."),
+        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7),
         "params": params,
         "imports": list(decl.imports),
         "random": decl.random,
+        # Computed in float32 under any dtype policy: inputs and weights are not cast down.
+        "float32_compute": decl.compute_dtype == "float32",
         "init": a.code("init").render() if decl.init else None,
         "ops": [_op(a, name, self_rename) for name in decl.ops],
         "methods": [
@@ -303,8 +338,8 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
         "call_body": _call_body(a, call_rename),
         "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
-        "input_doc": [docstring_text(line, " " * 12) for line in _input_doc(a)],
-        "output_doc": [docstring_text(line, " " * 12) for line in _output_doc(a)],
+        "input_doc": [docstring_text(line, " " * 12, first=8) for line in _input_doc(a)],
+        "output_doc": [docstring_text(line, " " * 12, first=8) for line in _output_doc(a)],
     }
 
 
@@ -327,9 +362,11 @@ def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
     decl = a.decl
     updates = list(decl.updates.items())
 
+    cast = _float32_output(a)
+
     def with_updates(guarded: bool):
         if not updates:
-            return None
+            return cast and (lambda e: [f"return {cast(e)}"])
         assigns = []
         if len(updates) == 1:
             name, _ = updates[0]
@@ -342,19 +379,37 @@ def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
                 assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
         if guarded:  # one `if training:` statement holding them all
             assigns = ["if training:\n" + "\n".join(f"    {line}" for line in assigns)]
-        return lambda e: [f"outputs = {e}", *assigns, "return outputs"]
+        return lambda e: [f"outputs = {cast(e) if cast else e}", *assigns, "return outputs"]
 
     if decl.call is None:
         if decl.base is not None and not (updates or decl.losses):
             return None  # the base class's call is used as it is
         arg = "inputs" if len(a.inputs) > 1 else a.inputs[0]
         forward = f"super().call({arg})" if decl.base is not None else arg
-        return body(_synthetic(a, forward), rename, with_updates(True))
+        return _float32_inputs(a) + body(_synthetic(a, forward), rename, with_updates(True))
     if isinstance(decl.call, str):
-        return body(a.code("call"), rename, with_updates(True))
+        return _float32_inputs(a) + body(a.code("call"), rename, with_updates(True))
     train = body(a.code("call", "train"), rename, with_updates(False))
-    infer = body(a.code("call", "infer"), rename)
-    return "if training:\n" + block(train, 4) + "\n" + infer
+    infer = body(a.code("call", "infer"), rename, with_updates(False) if cast else None)
+    return _float32_inputs(a) + "if training:\n" + block(train, 4) + "\n" + infer
+
+
+def _float32_inputs(a: Analysis) -> str:
+    """`compute_dtype: float32`: float inputs cast up first, as LayerNormalization does."""
+    if a.decl.compute_dtype != "float32":
+        return ""
+    declared = a.decl.inputs or {}
+    floats = [n for n in a.inputs if not (declared.get(n) and declared[n].dtype and "float" not in declared[n].dtype)]
+    return "".join(f'{n} = ops.cast({n}, "float32")\n' for n in floats)
+
+
+def _float32_output(a: Analysis):
+    """`compute_dtype: float32`: the output cast back to the layer's compute dtype."""
+    if a.decl.compute_dtype != "float32":
+        return None
+    if a.decl.outputs is not None and len(a.decl.outputs) > 1:
+        return lambda e: f"tuple(ops.cast(out, self.compute_dtype) for out in ({e}))"
+    return lambda e: f"ops.cast({e}, self.compute_dtype)"
 
 
 def _synthetic(a: Analysis, text: str) -> Code:

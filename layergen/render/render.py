@@ -27,6 +27,8 @@ def environment(user_templates: str | None = None):
     )
     env.filters["pyrepr"] = literal
     env.filters["block"] = block
+    env.filters["wrap"] = wrap
+    env.filters["import_block"] = import_block
     return env
 
 
@@ -76,6 +78,36 @@ def _string_continuations(code: str) -> set[int]:
     except (tokenize.TokenError, SyntaxError):  # not Python: every line is indented
         pass
     return lines
+
+
+def wrap(text: str, first: int, indent: int, width: int = 88) -> str:
+    """Prose broken at spaces so that no line passes `width` columns: the first line
+    starts at column `first`, the others are indented by `indent`."""
+    import textwrap
+
+    lines = textwrap.wrap(" " * first + text, width, subsequent_indent=" " * indent,
+                          break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines)[first:]
+
+
+def import_block(lines: list[str]) -> str:
+    """Import lines in the sections and order isort (ruff's "I" rules) keeps them in:
+    standard library, third party, relative; `import` before `from` in each, by module.
+    """
+    import sys
+
+    sections: list[list[str]] = [[], [], []]
+    for line in dict.fromkeys(lines):
+        module = line.split()[1]
+        if module.startswith("."):
+            sections[2].append(line)
+        else:
+            sections[0 if module.split(".")[0] in sys.stdlib_module_names else 1].append(line)
+
+    def order(line: str) -> tuple:
+        return (line.startswith("from "), line.split()[1].lower(), line)
+
+    return "\n\n".join("\n".join(sorted(section, key=order)) for section in sections if section)
 
 
 def _bytecode_cache(jinja2):

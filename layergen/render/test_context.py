@@ -76,6 +76,7 @@ def input_shapes(a: Analysis) -> dict[str, tuple[int, ...]]:
 UNKNOWN_LAYER_FACTS = {
     "output_shapes": None, "weights": [], "exact_weight_count": False, "has_trainable": False, "losses": [],
     "updates": [], "training_sensitive": False, "deterministic_inference": True, "masking": None, "ops": [],
+    "losses_read_inputs": False, "updates_read_inputs": False, "random": False, "statistics": [], "constants": {}, "stated_outputs": [], "reference": None, "golden": False,
 }
 
 
@@ -92,17 +93,23 @@ def layer_test_context(*, name: str, module: str, source: str, args: dict[str, A
             **UNKNOWN_LAYER_FACTS, **facts}
 
 
-def inputs_context(shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=(0, 10)) -> dict[str, Any]:
-    """The test template's keys about the example inputs, for declared and hand-written layers alike."""
+def inputs_context(shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=None) -> dict[str, Any]:
+    """The test template's keys about the example inputs, for declared and hand-written layers alike.
+
+    `value_range`: `[low, high]` of the inputs' values; None: integers in [0, 10), normal floats.
+    """
     inputs = list(shapes)
     several = len(inputs) > 1
+    shape_names = [f"{name}_shape" for name in inputs]
     return {
         "inputs": inputs,
         "several_inputs": several,
-        "input_targets": ", ".join(inputs) if several else f"({inputs[0]},)",  # unpacks a list of the inputs
+        "input_targets": ", ".join(inputs) if several else inputs[0],  # `... = inputs` names them
+        "shape_names": shape_names,
+        "shape_targets": ", ".join(shape_names) if several else f"({shape_names[0]},)",
         "input_shapes": shapes,
         "input_dtypes": dtypes,
-        "input_range": value_range,
+        "input_range": tuple(value_range) if value_range is not None else None,
     }
 
 
@@ -130,7 +137,7 @@ def op_tests(a: Analysis, owner: str, sample: str) -> list[dict[str, Any]]:
         args = []
         for arg in op.args:
             if arg in decl.weights:
-                value = f"numpy({owner}.{arg})"
+                value = f"support.numpy({owner}.{arg})"
             elif owner == "layer" and arg in a.inputs:
                 value = f"make_inputs(){'' if len(a.inputs) == 1 else f'[{a.inputs.index(arg)}]'}"
             else:
@@ -166,24 +173,25 @@ def build_object_test_context(a: Analysis, *, module: str, source: str) -> dict[
     }
 
 
-def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, Any]:
-    """`source`: the declaration's path as shown in the docstring."""
+def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = False) -> dict[str, Any]:
+    """`source`: the declaration's path as shown in the docstring; `golden`: outputs were recorded."""
     decl = a.decl
     if decl.kind != "layer":
         return build_object_test_context(a, module=module, source=source)
     args = example_args(a)
     arg_rename = {p: f"ARGS[{literal(p)}]" for p in a.params}
+    shape_rename = arg_rename | {n: f"{n}_shape" for n in a.inputs}
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     layer_rename = {m: f"layer.{m}" for m in members} | {"training": "True"}
     inputs = set(a.inputs)
 
     output_shapes = None
     if decl.output_shape is not None:
-        output_shapes = [shape_tuple(a.code("output_shape"), arg_rename, inputs)]
+        output_shapes = [shape_tuple(a.code("output_shape"), shape_rename, inputs)]
     elif decl.outputs is not None:
-        output_shapes = [shape_tuple(a.code("outputs", n), arg_rename, inputs) for n in decl.outputs]
+        output_shapes = [shape_tuple(a.code("outputs", n), shape_rename, inputs) for n in decl.outputs]
     elif decl.base is None:
-        output_shapes = [f"tuple({a.inputs[0]})"]
+        output_shapes = [f"tuple({a.inputs[0]}_shape)"]
 
     weights = []
     for name, w in decl.weights.items():
@@ -192,10 +200,10 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
             when = a.code("weights", name, "when").render(arg_rename)
         elif w.when is False:
             when = "False"
-        shape = shape_tuple(a.code("weights", name, "shape"), arg_rename, inputs)
+        shape = shape_tuple(a.code("weights", name, "shape"), shape_rename, inputs)
         weights.append({"name": name, "shape": shape, "trainable": w.trainable, "when": when})
 
-    updated = {n: f"before[{literal(n)}]" for n in decl.updates}
+    updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in decl.updates}
     sensitive = (
         not isinstance(decl.call, (str, type(None)))
         or any((s.class_ or "") in TRAINING_SENSITIVE for s in decl.sublayers.values())
@@ -212,7 +220,7 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         module=module,
         source=source,
         args=args,
-        inputs=inputs_context(input_shapes(a), input_dtypes(a), tuple(decl.example.input_range or (0, 10))),
+        inputs=inputs_context(input_shapes(a), input_dtypes(a), decl.example.input_range),
         output_shapes=output_shapes,
         weights=weights,
         exact_weight_count=not decl.sublayers and decl.base is None,
@@ -223,4 +231,53 @@ def build_test_context(a: Analysis, *, module: str, source: str) -> dict[str, An
         deterministic_inference=not (decl.random and isinstance(decl.call, str)),
         masking=masking,
         ops=op_tests(a, "layer", f"INPUT_SHAPES[{literal(a.inputs[0])}]"),
+        losses_read_inputs=_reads(a, inputs, *[("losses", i) for i in range(len(decl.losses))]),
+        updates_read_inputs=_reads(a, inputs, *[("updates", n) for n in decl.updates]),
+        random=decl.random,
+        statistics=[
+            {"of": a.code("example", "statistics", i, "of").render(arg_rename), "mean": s.mean, "what": s.of}
+            for i, s in enumerate(decl.example.statistics)
+        ],
+        golden=golden,
+        **stated_numbers(a),
     )
+
+
+def _reads(a: Analysis, names: set[str], *locs: tuple) -> bool:
+    """Whether the snippets at `locs` read any of `names`."""
+    return any(f.name in names for loc in locs for f in a.code(*loc).free)
+
+
+def stated_numbers(a: Analysis) -> dict[str, Any]:
+    """The test constants and checks of the numbers a declaration states (issue 13)."""
+    example, decl = a.decl.example, a.decl
+    outputs = list(decl.outputs) if decl.outputs and len(decl.outputs) > 1 else None
+
+    def per_output(value):
+        return [value[n] for n in outputs] if outputs else [value]
+
+    constants: dict[str, Any] = {}
+    stated = []
+    if example.inputs is not None:
+        several = len(a.inputs) > 1
+        constants["INPUTS"] = example.inputs if several else {a.inputs[0]: example.inputs}
+        if example.weights:
+            constants["WEIGHTS"] = dict(example.weights)
+        for key, constant, training in (("expected", "EXPECTED", False), ("expected_training", "EXPECTED_IN_TRAINING", True)):
+            if getattr(example, key) is not None:
+                constants[constant] = per_output(getattr(example, key))
+                stated.append((training, constant))
+    reference = None
+    if example.reference is not None:
+        code = a.code("example", "reference")
+        used = {f.name for f in code.free}
+        members = [n for n in [*a.params, *decl.weights] if n in used]
+        values = {n: f"ARGS[{literal(n)}]" if n in a.params else f"support.numpy(layer.{n})" for n in members}
+        reference = {
+            "signature": ", ".join([*a.inputs, *(["*"] if members else []), *members]),
+            "body": body(code),
+            "call": ", ".join(["*inputs" if len(a.inputs) > 1 else "inputs", *(f"{n}={v}" for n, v in values.items())]),
+        }
+    if stated or reference:
+        constants["ATOL"] = example.atol
+    return {"constants": constants, "stated_outputs": stated, "reference": reference}

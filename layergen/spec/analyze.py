@@ -444,6 +444,44 @@ class _Analyzer:
             self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
         elif example.input_range is not None and not example.input_range[0] < example.input_range[1]:
             self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]` with low below high")
+        if self.kind == "layer":
+            self._check_stated_numbers()
+
+    def _check_stated_numbers(self) -> None:
+        """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
+        example, decl, inputs = self.decl.example, self.decl, self.result.inputs
+        outputs = list(decl.outputs) if decl.outputs and len(decl.outputs) > 1 else None
+        for key, names, what in (
+            ("inputs", inputs if len(inputs) > 1 else None, "input"),
+            ("expected", outputs, "output"),
+            ("expected_training", outputs, "output"),
+        ):
+            value = getattr(example, key)
+            if value is None:
+                continue
+            if key != "inputs" and example.inputs is None:
+                self.error(("example", key), "bad-example", f"`{key}` needs `example.inputs`", key=True)
+            if names is None and isinstance(value, dict):
+                self.error(("example", key), "bad-example", f"one {what}: give `{key}` as an array, not a mapping")
+            elif names is not None and (not isinstance(value, dict) or set(value) != set(names)):
+                self.error(("example", key), "bad-example", f"give `{key}` as a mapping {what} name -> array, for {', '.join(names)}")
+            for name, array in value.items() if isinstance(value, dict) else [(None, value)]:
+                if _array_shape(array) is None:
+                    loc = ("example", key) + ((name,) if name is not None and name in (names or []) else ())
+                    self.error(loc, "bad-example", "not an array: nested lists of numbers, the same length at each level")
+        for name, array in example.weights.items():
+            if name not in decl.weights:
+                self.error(("example", "weights", name), "unknown-weight", f"`{name}` is not a weight", did_you_mean(name, decl.weights), key=True)
+            elif _array_shape(array) is None:
+                self.error(("example", "weights", name), "bad-example", "not an array: nested lists of numbers")
+        params, weights = set(self.result.params), set(decl.weights)
+        if example.reference is not None:
+            self.code(("example", "reference"), example.reference, set(inputs) | {"np"}, params | weights)
+        for i, statistic in enumerate(example.statistics):
+            if not decl.random:
+                self.error(("example", "statistics"), "bad-example", "`statistics` are of random layers (`random: true`)", key=True)
+                break
+            self.code(("example", "statistics", i, "of"), statistic.of, set(inputs) | {"outputs"}, params, expression=True)
 
     # -- pieces ------------------------------------------------------------
 
@@ -549,3 +587,17 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     if normal != name:  # Python reads it as `normal`, but strings (get_config keys) keep it as written
         return "bad-name", f"Python reads it as `{normal}`: write that"
     return None
+
+
+def _array_shape(value: Any) -> tuple[int, ...] | None:
+    """The shape of nested lists of numbers, or None when they are not rectangular."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return ()
+    if not isinstance(value, list) or not value:
+        return None
+    shapes = {_array_shape(item) for item in value}
+    if len(shapes) != 1 or None in shapes:
+        return None
+    return (len(value), *shapes.pop())

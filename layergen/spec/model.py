@@ -92,11 +92,30 @@ class Method(Strict):
     body: str
 
 
+class Statistic(Strict):
+    """A statistic of a random layer's training output: `of`, per element, has mean `mean`."""
+
+    of: str
+    mean: Union[int, float]
+
+
+Array = Union[int, float, list[Any]]  # nested lists of numbers
+Arrays = Union[Array, dict[str, Array], None]  # one, or a mapping per input / output
+
+
 class Example(Strict):
     params: dict[str, Any] = {}
     input_shape: Union[list[int], dict[str, list[int]], None] = None
     input_dtype: Union[str, dict[str, str], None] = None
     input_range: Union[list[Union[int, float]], None] = None
+    # Numbers the user states: outputs for given inputs (and weights), or a NumPy reference.
+    inputs: Arrays = None
+    weights: dict[str, Array] = {}
+    expected: Arrays = None
+    expected_training: Arrays = None
+    reference: Union[str, None] = None
+    atol: Union[int, float] = 1.0e-5
+    statistics: list[Statistic] = []
 
 
 class Declaration(Strict):
@@ -126,6 +145,7 @@ class Declaration(Strict):
     methods: dict[str, Method] = {}
     output_shape: Union[ShapeValue, None] = None
     outputs: Union[dict[str, ShapeValue], None] = None
+    compute_dtype: Union[Literal["float32"], None] = None
     example: Example = Example()
     # Members of the class that a person owns (`layergen sync` lists those it cannot
     # write back into the declaration): generate keeps them as they are in the module.
