@@ -69,10 +69,18 @@ def train(t, x, targets, scope):
     return model
 
 
+def as_list(outputs):
+    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+
+def to_numpy(value):
+    return keras.ops.convert_to_numpy(value)
+
+
 def check(t) -> str:
     x = batch(t)
     keras.utils.set_random_seed(0)
-    outputs = t.as_list(t.make_model(t.make_layer()).predict(x, verbose=0))
+    outputs = as_list(t.make_model(t.make_layer()).predict(x, verbose=0))
     if not all(np.issubdtype(o.dtype, np.floating) for o in outputs):
         return "skipped: an output is not a float tensor (no mse target)"
     targets = [np.full_like(o, 0.5) for o in outputs]
@@ -81,15 +89,15 @@ def check(t) -> str:
     two = train(t, x, targets, two_devices)
     problems = []
     for a, b in zip(one.weights, two.weights):
-        if not np.allclose(t.numpy(a), t.numpy(b), rtol=1e-4, atol=1e-5):
-            problems.append(f"{a.path}: max diff {np.max(np.abs(t.numpy(a) - t.numpy(b))):.3g}")
+        if not np.allclose(to_numpy(a), to_numpy(b), rtol=1e-4, atol=1e-5):
+            problems.append(f"{a.path}: max diff {np.max(np.abs(to_numpy(a) - to_numpy(b))):.3g}")
     if len(one.weights) != len(two.weights):
         problems.append(f"{len(one.weights)} weights on one device, {len(two.weights)} on two")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.keras")
         two.save(path)
         loaded = keras.saving.load_model(path)
-        for ours, theirs in zip(t.as_list(two.predict(x, verbose=0)), t.as_list(loaded.predict(x, verbose=0))):
+        for ours, theirs in zip(as_list(two.predict(x, verbose=0)), as_list(loaded.predict(x, verbose=0))):
             if not np.allclose(ours, theirs, rtol=1e-5, atol=1e-6):
                 problems.append("the reloaded two-device model computes something else")
     return "mismatch: " + "; ".join(problems) if problems else "ok"
