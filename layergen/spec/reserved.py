@@ -16,14 +16,14 @@ PARAM = frozenset("self kwargs super keras ops ValueError cls".split())
 INPUT = frozenset(
     "self super keras ops training mask inputs outputs "
     "ARGS INPUT_SHAPES _ actual as_list before bool computed declared expected first getattr layer len "
-    "make_inputs make_layer name np numpy o shape sum t trainable tuple value variable want zip".split()
+    "make_inputs make_layer name np numpy o shape sum support t trainable tuple unmasked value variable want zip".split()
 )
 
 # In the op's method (with its nested `forward` and `grad`) and its generated gradient test.
 OP_ARGUMENT = frozenset(
     "self keras ops upstream args forward grad isinstance "
     "INPUT_SHAPES SHAPE actual backend_gradients expected got layer len make_inputs make_layer make_object "
-    "np numpy object outputs rng want zip".split()
+    "np numpy object outputs rng support want zip".split()
 )
 
 METHOD_ARGUMENT = frozenset({"self"})
@@ -36,5 +36,5 @@ MODULE = frozenset("keras ops ValueError isinstance len super tuple".split())
 TEST_MODULE = MODULE | frozenset(
     "ARGS INPUT_DTYPES INPUT_SHAPES SHAPE TypeError any bool getattr list range sum zip np numpy pytest "
     "as_list backend_gradients declared declared_output_shapes make_data make_inputs make_layer make_model "
-    "make_object shape_list".split()
+    "make_object shape_list sorted support".split()
 )
