@@ -11,39 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from layergen.cli import app
+from test_update import DECLARATION, module, project  # noqa: F401 (a fixture)
 
 runner = CliRunner()
 
-DECLARATION = """\
-layer: Scaler
-doc: Multiplies by a learnable per-unit scale.
-params:
-  gain: {type: float, default: 1.0}
-weights:
-  scale:
-    shape: x[-1]
-    initializer: ones
-call: x * scale * gain
-"""
 HAND_CALL = "return x * self.scale * self.gain * 0.5  # mine"
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "scaler.layer.yaml").write_text(DECLARATION)
-    monkeypatch.chdir(tmp_path)
-    assert run("generate", "layers").exit_code == 0
-    return tmp_path
 
 
 def run(*args: str):
     return runner.invoke(app, list(args))
-
-
-def module(root: Path) -> str:
-    return (root / "layers" / "scaler.py").read_text()
 
 
 def declaration(root: Path) -> str:
