@@ -26,10 +26,13 @@ from layergen.lint.settings import CheckSettings  # noqa: E402
 
 def default_folders() -> list[Path]:
     folders = []
-    for package, subfolders in (("keras", ["src/layers"]), ("keras_hub", ["src/layers", "src/models"])):
+    for package, subfolders in (
+        ("keras", ["src/layers"]),
+        ("keras_hub", ["src/layers", "src/models"]),
+    ):
         spec = importlib.util.find_spec(package)
         if spec and spec.submodule_search_locations:
-            root = Path(list(spec.submodule_search_locations)[0])
+            root = Path(next(iter(spec.submodule_search_locations)))
             folders += [root / sub for sub in subfolders if (root / sub).is_dir()]
     return folders
 
@@ -51,18 +54,27 @@ def main() -> None:
     for folder in args.folders or default_folders():
         settings = CheckSettings(root=folder)
         files = python_files([folder], settings)
-        texts = {p: p.read_text(encoding="utf-8") for p in files}  # reading from disk is not what is measured
+        texts = {
+            p: p.read_text(encoding="utf-8") for p in files
+        }  # reading from disk is not what is measured
         lines = sum(t.count("\n") for t in texts.values())
-        seconds = best(args.rounds, lambda: check_files(files, settings, texts=texts))
-        parse = best(args.rounds, lambda: [ast.parse(t) for t in texts.values()])
+        seconds = best(
+            args.rounds,
+            lambda files=files, settings=settings, texts=texts: check_files(
+                files, settings, texts=texts
+            ),
+        )
+        parse = best(args.rounds, lambda texts=texts: [ast.parse(t) for t in texts.values()])
         print(f"{folder}: {len(files)} files, {lines / len(files):.0f} lines each on average")
-        print(f"  layergen check: {len(files) / seconds:,.0f} files/s ({lines / seconds:,.0f} lines/s);"
-              f" ast.parse alone: {len(files) / parse:,.0f} files/s")
+        print(
+            f"  layergen check: {len(files) / seconds:,.0f} files/s ({lines / seconds:,.0f} lines/s);"
+            f" ast.parse alone: {len(files) / parse:,.0f} files/s"
+        )
         if "--libcst" in sys.argv or len(files) < 400:
             import libcst
 
             sample = list(texts.values())[:50]
-            cst = best(1, lambda: [libcst.parse_module(t) for t in sample])
+            cst = best(1, lambda sample=sample: [libcst.parse_module(t) for t in sample])
             print(f"  libcst.parse_module alone: {len(sample) / cst:,.0f} files/s")
 
 

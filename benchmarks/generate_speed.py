@@ -61,10 +61,14 @@ def main() -> None:
             times["first"].append(timed(GENERATE, project))
             times["again"].append(timed(GENERATE, project))
     medians = {case: statistics.median(values) for case, values in times.items()}
-    print(f"baseline `import jinja2, libcst, black, typer`: median {medians['baseline']:.3f} s over {runs} runs")
+    print(
+        f"baseline `import jinja2, libcst, black, typer`: median {medians['baseline']:.3f} s over {runs} runs"
+    )
     for case in ("first", "again"):
         ratio = medians[case] / medians["baseline"]
-        print(f"generate one declaration, {case}: median {medians[case]:.3f} s, {ratio:.2f}x (limit 1.6x)")
+        print(
+            f"generate one declaration, {case}: median {medians[case]:.3f} s, {ratio:.2f}x (limit 1.6x)"
+        )
 
 
 if __name__ == "__main__":

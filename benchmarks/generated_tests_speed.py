@@ -25,11 +25,29 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def timed_pytest(project: Path, backend: str, *paths: str) -> float:
-    env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": backend,
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "PYTHONPATH": str(REPO),
+    }
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", *paths],
-        cwd=project, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            *paths,
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
@@ -53,7 +71,12 @@ def main() -> None:
                 shutil.copy(path, package / path.name)
                 count += 1
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        subprocess.run([sys.executable, "-m", "layergen", "generate", "-q", "."], cwd=project, env=env, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "layergen", "generate", "-q", "."],
+            cwd=project,
+            env=env,
+            check=True,
+        )
         (project / "tests" / "test_baseline.py").write_text(
             "import keras  # noqa: F401\nimport layergen_support  # noqa: F401\n\n\ndef test_nothing():\n    pass\n"
         )
@@ -62,7 +85,9 @@ def main() -> None:
             baseline = timed_pytest(project, backend, "tests/test_baseline.py")
             total = timed_pytest(project, backend, "tests")
             per = (total - baseline) / count
-            print(f"{backend:>10}: {total:6.1f} s in all, baseline {baseline:4.1f} s: {per:4.2f} s per declaration")
+            print(
+                f"{backend:>10}: {total:6.1f} s in all, baseline {baseline:4.1f} s: {per:4.2f} s per declaration"
+            )
 
 
 if __name__ == "__main__":

@@ -8,11 +8,11 @@ from __future__ import annotations
 import gc
 import os
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .diagnostics import Diagnostic, DiagnosticError
+from .lint.command import check
 
 # The CLI validates with pydantic but needs no pydantic plugins; finding them costs a scan
 # of every installed distribution at each start.
@@ -38,7 +38,7 @@ def _fail(diagnostics: list[Diagnostic]) -> None:
     raise typer.Exit(2)
 
 
-def _config(tests: Optional[Path], package: Optional[str]):
+def _config(tests: Path | None, package: str | None):
     from .config import load_config
 
     return load_config().override(tests=tests.resolve() if tests else None, package=package)
@@ -46,14 +46,26 @@ def _config(tests: Optional[Path], package: Optional[str]):
 
 @app.command()
 def generate(
-    paths: list[Path] = typer.Argument(None, help="Declaration files or folders (default: [tool.layergen] paths)."),
-    tests: Optional[Path] = typer.Option(None, "--tests", help="Folder for the generated tests."),
-    package: Optional[str] = typer.Option(None, "--package", help="Registration package of the generated classes."),
-    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change or conflicts."),
+    paths: list[Path] = typer.Argument(
+        None, help="Declaration files or folders (default: [tool.layergen] paths)."
+    ),
+    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    package: str | None = typer.Option(
+        None, "--package", help="Registration package of the generated classes."
+    ),
+    check: bool = typer.Option(
+        False, "--check", help="Write nothing; exit 1 if any file would change or conflicts."
+    ),
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
-    force: bool = typer.Option(False, "--force", help="On a conflict, take the generated version of the member."),
+    force: bool = typer.Option(
+        False, "--force", help="On a conflict, take the generated version of the member."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
-    record: bool = typer.Option(False, "--record", help="Store each layer's outputs on its example inputs beside its test; the test then checks them."),
+    record: bool = typer.Option(
+        False,
+        "--record",
+        help="Store each layer's outputs on its example inputs beside its test; the test then checks them.",
+    ),
 ) -> None:
     """Render declarations into Keras layers and their tests, keeping hand edits."""
     from .generate import find_declarations, plan_run
@@ -61,15 +73,31 @@ def generate(
     mode = "check" if check else "diff" if diff else "write"
     try:
         config = _config(tests, package)
-        roots = [Path(os.path.abspath(p)) for p in paths] if paths else config.paths  # links kept: output goes beside them
+        roots = (
+            [Path(os.path.abspath(p)) for p in paths] if paths else config.paths
+        )  # links kept: output goes beside them
         if not roots:
-            _fail([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no declarations given",
-                              "pass files or folders, or set `paths` under [tool.layergen]")])
+            _fail(
+                [
+                    Diagnostic(
+                        "pyproject.toml",
+                        1,
+                        1,
+                        "no-paths",
+                        "no declarations given",
+                        "pass files or folders, or set `paths` under [tool.layergen]",
+                    )
+                ]
+            )
         from .output import progress_bar
 
         with _one_run(config, mode):
-            run = plan_run(find_declarations(roots), config, progress=progress_bar(quiet or mode != "write"))
-            if record and mode == "write":  # write, record the outputs, then plan the tests that check them
+            run = plan_run(
+                find_declarations(roots), config, progress=progress_bar(quiet or mode != "write")
+            )
+            if (
+                record and mode == "write"
+            ):  # write, record the outputs, then plan the tests that check them
                 from .golden import record_goldens
 
                 _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=True)
@@ -85,7 +113,9 @@ def _one_run(config, mode: str = "write"):
     """Hold the project for this run (read-only runs share it)."""
     from .update.runlock import one_run_at_a_time
 
-    return one_run_at_a_time(config.root, shared=mode != "write", waiting=lambda text: typer.echo(text, err=True))
+    return one_run_at_a_time(
+        config.root, shared=mode != "write", waiting=lambda text: typer.echo(text, err=True)
+    )
 
 
 def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = False) -> int:
@@ -102,7 +132,9 @@ def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = Fal
     if mode != "write":
         for path in changed:
             if mode == "diff":
-                if not outcome.is_lock_file(path):  # the lock is bookkeeping, not a change to review
+                if not outcome.is_lock_file(
+                    path
+                ):  # the lock is bookkeeping, not a change to review
                     typer.echo(_unified_diff(path, outcome.files.get(path, "")), nl=False)
             else:
                 typer.echo(f"would change {_shown(path)}", err=True)
@@ -124,11 +156,16 @@ def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = Fal
 def _report_conflicts(conflicts) -> None:
     for path, found in conflicts.items():
         shown = _shown(path)
-        settle = (f"keep yours, the generated lines or a mix, and delete the markers"
-                  f" (or run `layergen resolve {shown} --ours|--theirs`)")
+        settle = (
+            f"keep yours, the generated lines or a mix, and delete the markers"
+            f" (or run `layergen resolve {shown} --ours|--theirs`)"
+        )
         for c in found:
-            what = (f"`{c.member}` was edited by hand and the declaration changes it too: both are in the file"
-                    if c.member else "an unsettled conflict between a hand edit and the declaration")
+            what = (
+                f"`{c.member}` was edited by hand and the declaration changes it too: both are in the file"
+                if c.member
+                else "an unsettled conflict between a hand edit and the declaration"
+            )
             typer.echo(f"{shown}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
 
 
@@ -137,7 +174,11 @@ def _unified_diff(path: Path, text: str) -> str:
 
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
     shown = str(_shown(path))
-    return "".join(difflib.unified_diff(old.splitlines(True), text.splitlines(True), f"a/{shown}", f"b/{shown}"))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(True), text.splitlines(True), f"a/{shown}", f"b/{shown}"
+        )
+    )
 
 
 def _shown(path: Path):
@@ -153,25 +194,48 @@ def new(
     weights: str = typer.Option("", "--weights", help="Weights, such as kernel,scale,bias."),
     params: str = typer.Option("", "--params", help="Params, such as units:int,rate:float=0.1."),
     inputs: str = typer.Option("", "--inputs", help="Input names, such as x1,x2 (default: x)."),
-    directory: Path = typer.Option(None, "--dir", help="Folder for the declaration (default: the first [tool.layergen] path, else layers)."),
-    tests: Optional[Path] = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    directory: Path = typer.Option(
+        None,
+        "--dir",
+        help="Folder for the declaration (default: the first [tool.layergen] path, else layers).",
+    ),
+    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing declaration."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
     from .generate import plan_run, write
-    from .schema import ensure_schema_file, modeline
     from .scaffold import declaration, file_name, parse_params
+    from .schema import ensure_schema_file, modeline
     from .spec.load import parse_declaration
 
     try:
         config = _config(tests, None)
-        folder = (directory or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))).resolve()
+        folder = (
+            directory
+            or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))
+        ).resolve()
         path = folder / file_name(name)
         if path.exists() and not force:
-            _fail([Diagnostic(str(path), 1, 1, "exists", "the declaration already exists", "pass --force to overwrite it")])
-        split = lambda text: [item.strip() for item in text.split(",") if item.strip()]
-        text = modeline(path, config.root) + declaration(name, split(weights), parse_params(params), split(inputs))
+            _fail(
+                [
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "exists",
+                        "the declaration already exists",
+                        "pass --force to overwrite it",
+                    )
+                ]
+            )
+
+        def split(text):
+            return [item.strip() for item in text.split(",") if item.strip()]
+
+        text = modeline(path, config.root) + declaration(
+            name, split(weights), parse_params(params), split(inputs)
+        )
         parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
         with _one_run(config):
             folder.mkdir(parents=True, exist_ok=True)
@@ -181,7 +245,9 @@ def new(
             except DiagnosticError:
                 path.unlink()
                 raise
-            schema_file = ensure_schema_file(config.root)  # what the declaration's first line points editors to
+            schema_file = ensure_schema_file(
+                config.root
+            )  # what the declaration's first line points editors to
             if not quiet:
                 from .output import styled
 
@@ -196,10 +262,13 @@ def new(
 @app.command()
 def sync(
     modules: list[Path] = typer.Argument(
-        None, help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths)."
+        None,
+        help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths).",
     ),
     skip_undeclared: bool = typer.Option(
-        False, "--skip-undeclared", help="Pass over modules with no declaration beside them (for hooks)."
+        False,
+        "--skip-undeclared",
+        help="Pass over modules with no declaration beside them (for hooks).",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
@@ -226,7 +295,9 @@ def sync(
 def resolve(
     files: list[Path] = typer.Argument(..., help="Files with conflict markers."),
     ours: bool = typer.Option(False, "--ours", help="Keep your version of each conflict."),
-    theirs: bool = typer.Option(False, "--theirs", help="Take the generated version of each conflict."),
+    theirs: bool = typer.Option(
+        False, "--theirs", help="Take the generated version of each conflict."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
@@ -235,13 +306,32 @@ def resolve(
 
     try:
         if ours == theirs:
-            _fail([Diagnostic("resolve", 1, 1, "bad-option", "say which side to keep", "pass --ours or --theirs")])
-        missing = [Diagnostic(str(f), 1, 1, "no-such-file", "no such file") for f in files if not f.is_file()]
+            _fail(
+                [
+                    Diagnostic(
+                        "resolve",
+                        1,
+                        1,
+                        "bad-option",
+                        "say which side to keep",
+                        "pass --ours or --theirs",
+                    )
+                ]
+            )
+        missing = [
+            Diagnostic(str(f), 1, 1, "no-such-file", "no such file")
+            for f in files
+            if not f.is_file()
+        ]
         if missing:
             _fail(missing)
         with _one_run(_config(None, None)):
             texts = {f.resolve(): f.read_text(encoding="utf-8") for f in files}
-            settled = {f: conflicts.resolve(t, "ours" if ours else "theirs") for f, t in texts.items() if conflicts.blocks(t)}
+            settled = {
+                f: conflicts.resolve(t, "ours" if ours else "theirs")
+                for f, t in texts.items()
+                if conflicts.blocks(t)
+            }
             write(settled)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
@@ -253,11 +343,15 @@ def resolve(
 @app.command("tests")
 def tests_command(
     target: str = typer.Argument(..., help="A module with Keras layers, as FILE or FILE:Class."),
-    example: list[str] = typer.Option([], "--example", help="A constructor argument for the tests, as name=value."),
-    input_shape: Optional[str] = typer.Option(
-        None, "--input-shape", help="The example input's shape, batch first (default: read from the code)."
+    example: list[str] = typer.Option(
+        [], "--example", help="A constructor argument for the tests, as name=value."
     ),
-    tests: Optional[Path] = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    input_shape: str | None = typer.Option(
+        None,
+        "--input-shape",
+        help="The example input's shape, batch first (default: read from the code).",
+    ),
+    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
@@ -270,7 +364,17 @@ def tests_command(
             try:
                 shape = tuple(int(d) for d in input_shape.split(","))
             except ValueError:
-                _fail([Diagnostic("--input-shape", 1, 1, "bad-option", f"cannot read `{input_shape}`: write dims such as 2,5")])
+                _fail(
+                    [
+                        Diagnostic(
+                            "--input-shape",
+                            1,
+                            1,
+                            "bad-option",
+                            f"cannot read `{input_shape}`: write dims such as 2,5",
+                        )
+                    ]
+                )
         if not Path(file).is_file():
             _fail([Diagnostic(file, 1, 1, "no-such-file", "no such file")])
         config = _config(tests, None)
@@ -284,7 +388,9 @@ def tests_command(
 
 @app.command()
 def schema(
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write it to this file instead of printing it."),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write it to this file instead of printing it."
+    ),
 ) -> None:
     """Print the JSON Schema of declarations (for editors; generated from the models that validate them)."""
     from .schema import schema_text
@@ -299,28 +405,43 @@ def schema(
 
 @app.command("init")
 def init_command(
-    paths: Optional[str] = typer.Option(None, "--paths", help="Declaration folders, such as layers,losses (default: layers)."),
-    tests: Optional[str] = typer.Option(None, "--tests", help="Folder for the generated tests (default: tests)."),
-    package: Optional[str] = typer.Option(None, "--package", help="Registration package of the generated classes."),
+    paths: str | None = typer.Option(
+        None, "--paths", help="Declaration folders, such as layers,losses (default: layers)."
+    ),
+    tests: str | None = typer.Option(
+        None, "--tests", help="Folder for the generated tests (default: tests)."
+    ),
+    package: str | None = typer.Option(
+        None, "--package", help="Registration package of the generated classes."
+    ),
 ) -> None:
     """Set up pyproject.toml's tool.layergen, VS Code tasks, the declaration schema and pre-commit (merging)."""
     from .config import find_root
     from .init import init
 
     try:
-        done = init(find_root(Path.cwd()), paths=[p.strip() for p in paths.split(",") if p.strip()] if paths else None,
-                    tests=tests, package=package)
+        done = init(
+            find_root(Path.cwd()),
+            paths=[p.strip() for p in paths.split(",") if p.strip()] if paths else None,
+            tests=tests,
+            package=package,
+        )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     for path, state, note in done.files:
         typer.echo(f"{state:10} {_shown(path)}" + (f" ({note})" if note else ""))
     if done.snippet:
-        typer.echo(f"add the layergen hooks under `repos:` in .pre-commit-config.yaml:\n{done.snippet}", nl=False)
+        typer.echo(
+            f"add the layergen hooks under `repos:` in .pre-commit-config.yaml:\n{done.snippet}",
+            nl=False,
+        )
 
 
 @app.command()
 def watch(
-    paths: list[Path] = typer.Argument(None, help="Declaration files or folders (default: [tool.layergen] paths)."),
+    paths: list[Path] = typer.Argument(
+        None, help="Declaration files or folders (default: [tool.layergen] paths)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Regenerate each declaration when it is saved (and sync edited modules); errors are printed and watching goes on."""
@@ -330,6 +451,10 @@ def watch(
         watch_paths(paths, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
+
+
+# `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
+app.command("check")(check)
 
 
 def main() -> None:
@@ -348,8 +473,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-# `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
-from .lint.command import check
-
-app.command("check")(check)

@@ -28,18 +28,21 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     line_length: int = 88
-    project_name: str = ""  # [project] name, made an identifier: the registration package by default
-
+    project_name: str = (
+        ""  # [project] name, made an identifier: the registration package by default
+    )
 
     @property
     def tests_dir(self) -> Path:
         return self.tests or self.root / "tests"
 
-    def override(self, **flags: Any) -> "Config":
+    def override(self, **flags: Any) -> Config:
         """Flags the user actually set win over the file."""
         problem = package_problem(flags["package"]) if flags.get("package") is not None else None
         if problem:
-            raise DiagnosticError([Diagnostic("--package", 1, 1, "bad-package", f"`--package` {problem}")])
+            raise DiagnosticError(
+                [Diagnostic("--package", 1, 1, "bad-package", f"`--package` {problem}")]
+            )
         return replace(self, **{k: v for k, v in flags.items() if v is not None})
 
 
@@ -60,7 +63,9 @@ def load_config(cwd: Path | None = None) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DiagnosticError([Diagnostic(str(pyproject), 1, 1, "toml-syntax", f"invalid TOML: {exc}")]) from None
+        raise DiagnosticError(
+            [Diagnostic(str(pyproject), 1, 1, "toml-syntax", f"invalid TOML: {exc}")]
+        ) from None
     tool = data.get("tool", {})
     section = tool.get("layergen", {})
     black_length = tool.get("black", {}).get("line-length", 88)
@@ -69,8 +74,14 @@ def load_config(cwd: Path | None = None) -> Config:
         if key not in KEYS:
             line = _line_of(text, key)
             errors.append(
-                Diagnostic(str(pyproject), line, 1, "unknown-config", f"unknown key `{key}` in [tool.layergen]",
-                           did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}")
+                Diagnostic(
+                    str(pyproject),
+                    line,
+                    1,
+                    "unknown-config",
+                    f"unknown key `{key}` in [tool.layergen]",
+                    did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}",
+                )
             )
     if errors:
         raise DiagnosticError(errors)
@@ -79,17 +90,25 @@ def load_config(cwd: Path | None = None) -> Config:
     line_length = section.get("line-length", black_length)
 
     def bad(key: str, message: str, hint: str) -> None:
-        errors.append(Diagnostic(str(pyproject), _line_of(text, key), 1, "bad-config", f"`{key}` {message}", hint))
+        errors.append(
+            Diagnostic(
+                str(pyproject), _line_of(text, key), 1, "bad-config", f"`{key}` {message}", hint
+            )
+        )
 
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        bad("paths", "must be a folder or file name, or a list of them", "such as `paths = [\"layers\"]`")
+        bad(
+            "paths",
+            "must be a folder or file name, or a list of them",
+            'such as `paths = ["layers"]`',
+        )
     for key in ("tests", "templates"):
         if key in section and not isinstance(section[key], str):
-            bad(key, "must be a folder name", f"such as `{key} = \"{key}\"`")
+            bad(key, "must be a folder name", f'such as `{key} = "{key}"`')
     if "package" in section:
         problem = package_problem(section["package"])
         if problem:
-            bad("package", problem, "such as `package = \"my_project\"`")
+            bad("package", problem, 'such as `package = "my_project"`')
     if "line-length" in section and (type(line_length) is not int or line_length < 1):
         bad("line-length", "must be a positive whole number", "such as `line-length = 88`")
     if errors:

@@ -10,9 +10,10 @@ import errno
 import os
 import re
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
@@ -68,8 +69,16 @@ def find_declarations(paths: list[Path]) -> list[Path]:
         if path.is_dir():
             inside = sorted(p for p in path.rglob("*.yaml") if p.name.endswith(SUFFIXES))
             if not inside:
-                errors.append(Diagnostic(str(path), 1, 1, "no-declarations", "the folder holds no declarations",
-                                         f"declarations are files named like `my_layer.layer.yaml` ({', '.join(SUFFIXES)})"))
+                errors.append(
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "no-declarations",
+                        "the folder holds no declarations",
+                        f"declarations are files named like `my_layer.layer.yaml` ({', '.join(SUFFIXES)})",
+                    )
+                )
             found.extend(inside)
         elif path.is_file():
             found.append(path)
@@ -90,8 +99,16 @@ def target(declaration: Path, config: Config) -> Target:
             parts = folder.resolve().relative_to(config.root).parts
     except ValueError:
         raise DiagnosticError(
-            [Diagnostic(str(declaration), 1, 1, "outside-project", f"the declaration is outside the project {config.root}",
-                        "run layergen from the project, or move the file into it")]
+            [
+                Diagnostic(
+                    str(declaration),
+                    1,
+                    1,
+                    "outside-project",
+                    f"the declaration is outside the project {config.root}",
+                    "run layergen from the project, or move the file into it",
+                )
+            ]
         ) from None
     import_root = config.root
     if parts and parts[0] == "src":  # the src layout: src/ is not part of import paths
@@ -100,14 +117,29 @@ def target(declaration: Path, config: Config) -> Target:
     for part in (*parts, name):
         if not part.isidentifier():
             raise DiagnosticError(
-                [Diagnostic(str(declaration), 1, 1, "bad-module-name",
-                            f"`{part}` cannot be part of a Python import path", "use letters, digits and underscores")]
+                [
+                    Diagnostic(
+                        str(declaration),
+                        1,
+                        1,
+                        "bad-module-name",
+                        f"`{part}` cannot be part of a Python import path",
+                        "use letters, digits and underscores",
+                    )
+                ]
             )
     dotted = ".".join((*parts, name))
     # Declarations at the top of the project are plain modules, in no package: the
     # project folder's name is no import path (`my-project`), so it never names anything.
     package = config.package or (parts[-1] if parts else config.project_name)
-    return Target(declaration, folder / f"{name}.py", config.tests_dir / f"test_{name}.py", dotted, package, import_root)
+    return Target(
+        declaration,
+        folder / f"{name}.py",
+        config.tests_dir / f"test_{name}.py",
+        dotted,
+        package,
+        import_root,
+    )
 
 
 @dataclass
@@ -121,7 +153,9 @@ class Plan:
     lock: Lock  # as read for this run: the merge bases, and the texts black was spared
     companions: dict[Path, Path] = field(default_factory=dict)  # module -> its test module
     line_length: int = 88
-    hand_written: dict[Path, frozenset[str]] = field(default_factory=dict)  # module -> members kept as written
+    hand_written: dict[Path, frozenset[str]] = field(
+        default_factory=dict
+    )  # module -> members kept as written
 
     @property
     def files(self) -> dict[Path, str]:
@@ -133,8 +167,12 @@ def plan(declarations: list[Path], config: Config) -> dict[Path, str]:
     return plan_run(declarations, config).files
 
 
-def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[Path]], Iterable[Path]] | None = None,
-             texts: dict[Path, str] | None = None) -> Plan:
+def plan_run(
+    declarations: list[Path],
+    config: Config,
+    progress: Callable[[list[Path]], Iterable[Path]] | None = None,
+    texts: dict[Path, str] | None = None,
+) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits)."""
     from .render.context import build_context
@@ -151,7 +189,9 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
         source = render_source(template, context, user_templates=templates)
         sources[path] = source_digest(source, config.line_length)
         # A source rendered before formats as it did then, and the lock has that text.
-        outputs[path] = lock.formatted(path, sources[path]) or format_code(source, config.line_length)
+        outputs[path] = lock.formatted(path, sources[path]) or format_code(
+            source, config.line_length
+        )
 
     errors: list[Diagnostic] = []
     exports: dict[Path, list[tuple[str, str]]] = {}
@@ -171,8 +211,16 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
             errors.extend(exc.diagnostics)
             continue
         if t.test in tests_seen:
-            errors.append(Diagnostic(str(declaration), 1, 1, "duplicate-test",
-                                     f"its tests would overwrite those of {tests_seen[t.test]}", "rename one of the files"))
+            errors.append(
+                Diagnostic(
+                    str(declaration),
+                    1,
+                    1,
+                    "duplicate-test",
+                    f"its tests would overwrite those of {tests_seen[t.test]}",
+                    "rename one of the files",
+                )
+            )
             continue
         tests_seen[t.test] = declaration
         import_roots.add(t.import_root)
@@ -185,7 +233,9 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
         render(t.test, "layer_test.py.j2" if kind == "layer" else "object_test.py.j2", test_context)
         companions[t.module] = t.test
         if analysis.decl.hand_written:
-            hand_written[t.module] = frozenset(f"{analysis.decl.name}.{m}" for m in analysis.decl.hand_written)
+            hand_written[t.module] = frozenset(
+                f"{analysis.decl.name}.{m}" for m in analysis.decl.hand_written
+            )
         if t.module.parent != config.root:  # a module at the top of the project is in no package
             exports.setdefault(t.module.parent, []).append((t.module.stem, analysis.decl.name))
         registered.append((context["package"], analysis))
@@ -199,7 +249,9 @@ def plan_run(declarations: list[Path], config: Config, progress: Callable[[list[
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
-        support[init] = package_init(init.read_text(encoding="utf-8") if init.exists() else None, names)
+        support[init] = package_init(
+            init.read_text(encoding="utf-8") if init.exists() else None, names
+        )
     if outputs:
         support.update(conftest(config, import_roots))
     return Plan(outputs, support, sources, lock, companions, config.line_length, hand_written)
@@ -217,7 +269,7 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
     return {path: format_code(CONFTEST.format(roots=roots), config.line_length)}
 
 
-def duplicate_registrations(registered: list[tuple[str, "Analysis"]]) -> list[Diagnostic]:
+def duplicate_registrations(registered: list[tuple[str, Analysis]]) -> list[Diagnostic]:
     """Two classes registered under one `package>Name`: a saved model would reload the wrong one."""
     by_key: dict[tuple[str, str], list] = {}
     for package, analysis in registered:
@@ -228,9 +280,14 @@ def duplicate_registrations(registered: list[tuple[str, "Analysis"]]) -> list[Di
             continue
         for analysis in analyses:
             others = ", ".join(a.path for a in analyses if a is not analysis)
-            errors.append(analysis.doc.error((analysis.decl.kind,), "duplicate-name",
-                                             f"`{package}>{name}` is also declared in {others}; Keras would load one for the other",
-                                             "rename one of the classes, or give them different `package`s"))
+            errors.append(
+                analysis.doc.error(
+                    (analysis.decl.kind,),
+                    "duplicate-name",
+                    f"`{package}>{name}` is also declared in {others}; Keras would load one for the other",
+                    "rename one of the classes, or give them different `package`s",
+                )
+            )
     return errors
 
 
@@ -238,7 +295,11 @@ def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
     """The package's `__init__.py`: every class imported; nothing a person wrote is removed."""
     text = existing if existing is not None else INIT_HEADER
     present = set(re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE))
-    missing = [f"from .{module} import {name}\n" for module, name in sorted(names) if (module, name) not in present]
+    missing = [
+        f"from .{module} import {name}\n"
+        for module, name in sorted(names)
+        if (module, name) not in present
+    ]
     if not missing:
         return _with_all(text)
     if existing is None:
@@ -251,7 +312,9 @@ ALL_PATTERN = re.compile(r"^__all__ = \[(.*?)\]\n", flags=re.MULTILINE | re.DOTA
 
 def _with_all(text: str) -> str:
     """`__all__` names every imported class (issue 13: linters see them exported)."""
-    names = {name for _, name in re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE)}
+    names = {
+        name for _, name in re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE)
+    }
     found = ALL_PATTERN.search(text)
     if found:  # keep what a person listed
         names |= set(re.findall(r"[\"'](\w+)[\"']", found.group(1)))
@@ -262,7 +325,7 @@ def _with_all(text: str) -> str:
     if len(block) > 89:  # as black writes it: one name a line
         block = "__all__ = [\n" + "".join(f"    {q},\n" for q in quoted) + "]\n"
     if found:
-        return text[: found.start()] + block + text[found.end():]
+        return text[: found.start()] + block + text[found.end() :]
     return text + ("\n" if text.endswith("\n") else "\n\n") + block
 
 
@@ -296,11 +359,22 @@ def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
         for tmp, path in staged:
             current = path
             os.replace(tmp, path)
-    except OSError as exc:  # a read-only folder, a folder in the way, a full disk: the user's to fix
+    except (
+        OSError
+    ) as exc:  # a read-only folder, a folder in the way, a full disk: the user's to fix
         _unstage(staged)
-        raise DiagnosticError([Diagnostic(str(current or exc.filename), 1, 1, "cannot-write",
-                                          f"cannot write here: {exc.strerror or exc}",
-                                          "check the folder's permissions and free space")]) from None
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(current or exc.filename),
+                    1,
+                    1,
+                    "cannot-write",
+                    f"cannot write here: {exc.strerror or exc}",
+                    "check the folder's permissions and free space",
+                )
+            ]
+        ) from None
     except BaseException:
         _unstage(staged)
         raise

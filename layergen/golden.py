@@ -36,12 +36,26 @@ def record_goldens(tests: list[Path], backend: str = "tensorflow") -> list[Path]
         by_folder.setdefault(path.parent, []).append(path.stem)
     env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}
     for folder, names in by_folder.items():
-        result = subprocess.run([sys.executable, "-c", SCRIPT, *sorted(names)], cwd=folder, env=env,
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-c", SCRIPT, *sorted(names)],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
             last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise DiagnosticError([Diagnostic(str(folder), 1, 1, "record-failed",
-                                              f"recording the goldens failed: {last}",
-                                              "run the generated tests to see why the layer does not run")])
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(folder),
+                        1,
+                        1,
+                        "record-failed",
+                        f"recording the goldens failed: {last}",
+                        "run the generated tests to see why the layer does not run",
+                    )
+                ]
+            )
         written.extend(Path(line) for line in result.stdout.split())
     return written

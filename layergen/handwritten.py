@@ -28,11 +28,19 @@ def parse_examples(items: list[str]) -> dict[str, Any]:
     for item in items:
         name, _, text = item.partition("=")
         if not name.strip().isidentifier() or not _:
-            raise DiagnosticError([Diagnostic("--example", 1, 1, "bad-option", f"cannot read `{item}`: write name=value")])
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "--example", 1, 1, "bad-option", f"cannot read `{item}`: write name=value"
+                    )
+                ]
+            )
         try:
             values[name.strip()] = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError):
-            values[name.strip()] = text.strip()  # a bare word is a string: --example activation=relu
+            values[name.strip()] = (
+                text.strip()
+            )  # a bare word is a string: --example activation=relu
     return values
 
 
@@ -41,17 +49,43 @@ def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
     if wanted:
         found = [c for c in classes if c.name == wanted]
         if not found:
-            raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", f"no class `{wanted}` in this file",
-                                              did_you_mean(wanted, [c.name for c in classes]))])
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "no-class",
+                        f"no class `{wanted}` in this file",
+                        did_you_mean(wanted, [c.name for c in classes]),
+                    )
+                ]
+            )
         return found
     found = [c for c in classes if c.call_args]
     if not found:
-        raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", "no layer class (a class with a `call` method) in this file")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "no-class",
+                    "no layer class (a class with a `call` method) in this file",
+                )
+            ]
+        )
     return found
 
 
-def test_context(path: Path, cls: LayerClass, module: str, source: str, examples: dict[str, Any],
-                 input_shape: tuple[int, ...] | None) -> dict[str, Any]:
+def test_context(
+    path: Path,
+    cls: LayerClass,
+    module: str,
+    source: str,
+    examples: dict[str, Any],
+    input_shape: tuple[int, ...] | None,
+) -> dict[str, Any]:
     """The test template's keys; a value the code does not tell is a located error, never a guess."""
     args, errors = {}, []
     for arg in cls.args:
@@ -62,15 +96,29 @@ def test_context(path: Path, cls: LayerClass, module: str, source: str, examples
         elif arg.known_type is not None:
             args[arg.name] = _example(arg)
         else:
-            errors.append(Diagnostic(str(path), arg.line, arg.column, "unknown-example",
-                                     f"`{cls.name}` requires `{arg.name}`, and its code does not say what it takes",
-                                     f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)"))
+            errors.append(
+                Diagnostic(
+                    str(path),
+                    arg.line,
+                    arg.column,
+                    "unknown-example",
+                    f"`{cls.name}` requires `{arg.name}`, and its code does not say what it takes",
+                    f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)",
+                )
+            )
     if input_shape is None:
         rank = cls.rank or cls.min_rank
         if rank is None:
-            errors.append(Diagnostic(str(path), cls.line, 1, "unknown-input-shape",
-                                     f"cannot tell the input shape of `{cls.name}` from its code",
-                                     "pass --input-shape with the batch first, such as --input-shape 2,16,8"))
+            errors.append(
+                Diagnostic(
+                    str(path),
+                    cls.line,
+                    1,
+                    "unknown-input-shape",
+                    f"cannot tell the input shape of `{cls.name}` from its code",
+                    "pass --input-shape with the batch first, such as --input-shape 2,16,8",
+                )
+            )
         else:
             input_shape = (2, *([4] * (rank - 1)))
     if errors:
@@ -78,7 +126,10 @@ def test_context(path: Path, cls: LayerClass, module: str, source: str, examples
     first = cls.call_args[0]
     # Weights, their trainability, losses and the like are not known without running the code.
     return layer_test_context(
-        name=cls.name, module=module, source=source, args=args,
+        name=cls.name,
+        module=module,
+        source=source,
+        args=args,
         inputs=inputs_context({first: input_shape}, {first: "float32"}),
         deterministic_inference=not cls.uses_random,
     )
@@ -91,8 +142,13 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[str, Any],
-               input_shape: tuple[int, ...] | None):
+def plan_tests(
+    path: Path,
+    wanted: str | None,
+    config: Config,
+    examples: dict[str, Any],
+    input_shape: tuple[int, ...] | None,
+):
     """The run that writes tests for the layers of a hand-written module, through the lock
     and the merge like every generated file: a test a person added stays."""
     import os
@@ -108,7 +164,19 @@ def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[st
     contexts, errors = [], []
     for cls in layer_classes(path, wanted):
         try:
-            contexts.append((cls, test_context(path, cls, t.dotted, os.path.relpath(path, config.root), examples, input_shape)))
+            contexts.append(
+                (
+                    cls,
+                    test_context(
+                        path,
+                        cls,
+                        t.dotted,
+                        os.path.relpath(path, config.root),
+                        examples,
+                        input_shape,
+                    ),
+                )
+            )
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
     if errors:
@@ -117,8 +185,12 @@ def plan_tests(path: Path, wanted: str | None, config: Config, examples: dict[st
         test = config.tests_dir / f"test_{path.stem}_{snake_case(cls.name)}.py"
         source = render_source("layer_test.py.j2", context)
         sources[test] = source_digest(source, config.line_length)
-        generated[test] = lock.formatted(test, sources[test]) or format_code(source, config.line_length)
+        generated[test] = lock.formatted(test, sources[test]) or format_code(
+            source, config.line_length
+        )
     from .render.support import support_files
 
     generated.update(support_files(config.tests_dir))  # the tests import it (issue 13)
-    return Plan(generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length)
+    return Plan(
+        generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length
+    )

@@ -29,11 +29,21 @@ DEFAULTS: dict[str, Any] = {"paths": ["layers"], "tests": "tests"}
 # `path:line:col: severity: message [code]`; the column is optional (merge conflicts carry
 # a line only). Valid as a JavaScript regular expression (VS Code) and a Python one.
 PROBLEM_REGEXP = r"^(.*?):(\d+):(?:(\d+):)? (error|warning|info|conflict): (.*) \[([\w-]+)\]$"
-PROBLEM_PATTERN = {"regexp": PROBLEM_REGEXP, "file": 1, "line": 2, "column": 3, "severity": 4, "message": 5, "code": 6}
+PROBLEM_PATTERN = {
+    "regexp": PROBLEM_REGEXP,
+    "file": 1,
+    "line": 2,
+    "column": 3,
+    "severity": 4,
+    "message": 5,
+    "code": 6,
+}
 # What `layergen watch` prints when a run starts and when it waits again.
 WATCH_BEGINS = "^layergen watch: generating"
 WATCH_ENDS = "^layergen watch: watching"
-DECLARATION_FILES = r"\.(layer|loss|constraint|regularizer|initializer)\.yaml$|\.py$|(^|/)pyproject\.toml$"
+DECLARATION_FILES = (
+    r"\.(layer|loss|constraint|regularizer|initializer)\.yaml$|\.py$|(^|/)pyproject\.toml$"
+)
 
 
 def problem_matcher(background: bool = False) -> dict[str, Any]:
@@ -44,21 +54,54 @@ def problem_matcher(background: bool = False) -> dict[str, Any]:
         "pattern": dict(PROBLEM_PATTERN),
     }
     if background:
-        matcher["background"] = {"activeBegin": True, "beginsPattern": WATCH_BEGINS, "endsPattern": WATCH_ENDS}
+        matcher["background"] = {
+            "activeBegin": True,
+            "beginsPattern": WATCH_BEGINS,
+            "endsPattern": WATCH_ENDS,
+        }
     return matcher
 
 
 def vscode_tasks() -> list[dict[str, Any]]:
     def task(label: str, command: str, **more: Any) -> dict[str, Any]:
-        return {"label": f"layergen: {label}", "type": "shell", "command": command, **more,
-                "problemMatcher": problem_matcher(more.get("isBackground", False))}
+        return {
+            "label": f"layergen: {label}",
+            "type": "shell",
+            "command": command,
+            **more,
+            "problemMatcher": problem_matcher(more.get("isBackground", False)),
+        }
 
     return [
-        task("generate", "layergen generate", group="build", detail="Render every declaration into its layer and tests"),
-        task("check", "layergen generate --check", group="test", detail="Fail if a generated file is out of date"),
-        task("sync", "layergen sync ${file}", detail="Bring the declaration of the module in the editor up to date with it"),
-        task("watch", "layergen watch", isBackground=True, detail="Regenerate each declaration when it is saved"),
-        task("check layers", "layergen check", group="test", detail="Find the classic bugs of hand-written Keras layers"),
+        task(
+            "generate",
+            "layergen generate",
+            group="build",
+            detail="Render every declaration into its layer and tests",
+        ),
+        task(
+            "check",
+            "layergen generate --check",
+            group="test",
+            detail="Fail if a generated file is out of date",
+        ),
+        task(
+            "sync",
+            "layergen sync ${file}",
+            detail="Bring the declaration of the module in the editor up to date with it",
+        ),
+        task(
+            "watch",
+            "layergen watch",
+            isBackground=True,
+            detail="Regenerate each declaration when it is saved",
+        ),
+        task(
+            "check layers",
+            "layergen check",
+            group="test",
+            detail="Find the classic bugs of hand-written Keras layers",
+        ),
     ]
 
 
@@ -94,20 +137,31 @@ class Done:
     snippet: str | None = None
 
 
-def init(root: Path, *, paths: list[str] | None = None, tests: str | None = None,
-         package: str | None = None) -> Done:
+def init(
+    root: Path,
+    *,
+    paths: list[str] | None = None,
+    tests: str | None = None,
+    package: str | None = None,
+) -> Done:
     """Set `root` up; raises `DiagnosticError` (and writes nothing) when a file there is broken."""
     from .generate import write
     from .schema import schema_path, schema_text
 
-    flags = {k: v for k, v in {"paths": paths, "tests": tests, "package": package}.items() if v is not None}
+    flags = {
+        k: v
+        for k, v in {"paths": paths, "tests": tests, "package": package}.items()
+        if v is not None
+    }
     pyproject = root / "pyproject.toml"
     tasks_file = root / TASKS_FILE
     pre_commit = root / PRE_COMMIT_FILE
     outputs: dict[Path, tuple[str, str]] = {}  # every text is computed before anything is written
     errors: list[Diagnostic] = []
-    for path, merge in ((pyproject, lambda text: merge_pyproject(text, flags, str(pyproject))),
-                        (tasks_file, lambda text: merge_tasks(text, vscode_tasks(), str(tasks_file)))):
+    for path, merge in (
+        (pyproject, lambda text: merge_pyproject(text, flags, str(pyproject))),
+        (tasks_file, lambda text: merge_tasks(text, vscode_tasks(), str(tasks_file))),
+    ):
         try:
             outputs[path] = merge(_read(path))
         except DiagnosticError as exc:
@@ -121,8 +175,14 @@ def init(root: Path, *, paths: list[str] | None = None, tests: str | None = None
         outputs[pre_commit] = (pre_commit_config(), "")
     elif "layergen-generate" not in existing_pre_commit:
         done.snippet = pre_commit_config().split("\n", 1)[1]  # the entry under `repos:`
-    states = {p: "created" if not p.exists() else "unchanged" if p.read_text(encoding="utf-8") == t else "updated"
-              for p, (t, _) in outputs.items()}
+    states = {
+        p: (
+            "created"
+            if not p.exists()
+            else "unchanged" if p.read_text(encoding="utf-8") == t else "updated"
+        )
+        for p, (t, _) in outputs.items()
+    }
     write({path: text for path, (text, _) in outputs.items()})
     done.files = [(path, states[path], note) for path, (_, note) in outputs.items()]
     return done
@@ -132,7 +192,9 @@ def _read(path: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def merge_pyproject(text: str | None, flags: dict[str, Any], where: str = "pyproject.toml") -> tuple[str, str]:
+def merge_pyproject(
+    text: str | None, flags: dict[str, Any], where: str = "pyproject.toml"
+) -> tuple[str, str]:
     """`[tool.layergen]` with DEFAULTS for missing keys and `flags` over everything; the rest kept."""
     import tomlkit
     from tomlkit.exceptions import ParseError
@@ -142,7 +204,9 @@ def merge_pyproject(text: str | None, flags: dict[str, Any], where: str = "pypro
     try:
         doc = tomlkit.parse(text or "")
     except ParseError as exc:
-        raise DiagnosticError([Diagnostic(where, exc.line, exc.col, "toml-syntax", f"invalid TOML: {exc}")]) from None
+        raise DiagnosticError(
+            [Diagnostic(where, exc.line, exc.col, "toml-syntax", f"invalid TOML: {exc}")]
+        ) from None
     tool = doc.get("tool")
     if tool is None:
         tool = tomlkit.table(is_super_table=True)
@@ -152,14 +216,25 @@ def merge_pyproject(text: str | None, flags: dict[str, Any], where: str = "pypro
         section = tomlkit.table()
         tool.append("layergen", section)
     if not isinstance(section, dict):
-        raise DiagnosticError([Diagnostic(where, 1, 1, "bad-config", "`tool` and `tool.layergen` must be tables")])
+        raise DiagnosticError(
+            [Diagnostic(where, 1, 1, "bad-config", "`tool` and `tool.layergen` must be tables")]
+        )
     unknown = [key for key in section if key not in KEYS]
     if unknown:  # the same located errors as every other command gives
         from .config import _line_of
 
         raise DiagnosticError(
-            [Diagnostic(where, _line_of(text or "", key), 1, "unknown-config", f"unknown key `{key}` in [tool.layergen]",
-                        did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}") for key in unknown]
+            [
+                Diagnostic(
+                    where,
+                    _line_of(text or "", key),
+                    1,
+                    "unknown-config",
+                    f"unknown key `{key}` in [tool.layergen]",
+                    did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}",
+                )
+                for key in unknown
+            ]
         )
     added = []
     for key, value in {**DEFAULTS, **flags}.items():
@@ -170,7 +245,9 @@ def merge_pyproject(text: str | None, flags: dict[str, Any], where: str = "pypro
     return tomlkit.dumps(doc), f"[tool.layergen]: {', '.join(added)}" if added else ""
 
 
-def merge_tasks(text: str | None, tasks: list[dict[str, Any]], where: str = TASKS_FILE) -> tuple[str, str]:
+def merge_tasks(
+    text: str | None, tasks: list[dict[str, Any]], where: str = TASKS_FILE
+) -> tuple[str, str]:
     """Add or update layergen's tasks by label; keep every other task and key."""
     data: Any = {"version": "2.0.0", "tasks": []}
     had_comments = False
@@ -180,9 +257,13 @@ def merge_tasks(text: str | None, tasks: list[dict[str, Any]], where: str = TASK
         try:
             data = json.loads(plain)
         except json.JSONDecodeError as exc:
-            raise DiagnosticError([Diagnostic(where, exc.lineno, exc.colno, "bad-json", f"invalid JSON: {exc.msg}")]) from None
+            raise DiagnosticError(
+                [Diagnostic(where, exc.lineno, exc.colno, "bad-json", f"invalid JSON: {exc.msg}")]
+            ) from None
         if not isinstance(data, dict) or not isinstance(data.setdefault("tasks", []), list):
-            raise DiagnosticError([Diagnostic(where, 1, 1, "bad-json", "expected an object with a `tasks` list")])
+            raise DiagnosticError(
+                [Diagnostic(where, 1, 1, "bad-json", "expected an object with a `tasks` list")]
+            )
         data.setdefault("version", "2.0.0")
     existing = data["tasks"]
     by_label = {t.get("label"): i for i, t in enumerate(existing) if isinstance(t, dict)}

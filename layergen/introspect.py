@@ -16,8 +16,16 @@ REQUIRED = object()
 
 TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
 # How docstrings name types (`units: Integer, ...`, `rate (float): ...`), Keras's style first.
-DOC_TYPES = {"int": "int", "integer": "int", "positive integer": "int", "float": "float", "bool": "bool",
-             "boolean": "bool", "str": "str", "string": "str"}
+DOC_TYPES = {
+    "int": "int",
+    "integer": "int",
+    "positive integer": "int",
+    "float": "float",
+    "bool": "bool",
+    "boolean": "bool",
+    "str": "str",
+    "string": "str",
+}
 
 
 @dataclass
@@ -56,7 +64,9 @@ class Arg:
         if isinstance(value, str):
             return "activation" if "activation" in self.name else "str"
         if isinstance(value, (list, tuple)) and value:
-            return {int: "list[int]", float: "list[float]", str: "list[str]"}.get(type(value[0]), "list[float]")
+            return {int: "list[int]", float: "list[float]", str: "list[str]"}.get(
+                type(value[0]), "list[float]"
+            )
         return "float"
 
 
@@ -85,7 +95,17 @@ def read_classes(path: str, source: str) -> list[LayerClass]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise DiagnosticError([Diagnostic(path, exc.raw_line, exc.raw_column + 1, "python-syntax", f"invalid Python: {exc.message}")]) from None
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    path,
+                    exc.raw_line,
+                    exc.raw_column + 1,
+                    "python-syntax",
+                    f"invalid Python: {exc.message}",
+                )
+            ]
+        ) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     classes = []
@@ -96,7 +116,9 @@ def read_classes(path: str, source: str) -> list[LayerClass]:
 
 
 def _read_class(node: cst.ClassDef, positions) -> LayerClass:
-    info = LayerClass(node.name.value, [_code(b.value) for b in node.bases], line=positions[node].start.line)
+    info = LayerClass(
+        node.name.value, [_code(b.value) for b in node.bases], line=positions[node].start.line
+    )
     doc_types = _doc_types(node)
     _read_rank(node, info)
     for member in node.body.body:
@@ -108,8 +130,13 @@ def _read_class(node: cst.ClassDef, positions) -> LayerClass:
             doc_types.update(_doc_types(member))
             for p in [*params.posonly_params, *params.params, *params.kwonly_params][1:]:
                 start = positions[p].start
-                arg = Arg(p.name.value, annotation=_code(p.annotation.annotation) if p.annotation else None,
-                          doc_type=doc_types.get(p.name.value), line=start.line, column=start.column + 1)
+                arg = Arg(
+                    p.name.value,
+                    annotation=_code(p.annotation.annotation) if p.annotation else None,
+                    doc_type=doc_types.get(p.name.value),
+                    line=start.line,
+                    column=start.column + 1,
+                )
                 if p.default is not None:
                     arg.default_code = _code(p.default)
                     try:
@@ -118,7 +145,9 @@ def _read_class(node: cst.ClassDef, positions) -> LayerClass:
                         arg.default = None  # not a literal: optional, shown as None
                 info.args.append(arg)
             info.has_kwargs = isinstance(params.star_kwarg, cst.Param)
-            info.sublayers = _assigned(member, lambda value: "layers." in value or "Sequential" in value)
+            info.sublayers = _assigned(
+                member, lambda value: "layers." in value or "Sequential" in value
+            )
         elif name == "build":
             info.weights = _assigned(member, lambda value: "add_weight" in value)
         elif name == "call":
@@ -134,7 +163,11 @@ def _assigned(function: cst.FunctionDef, wanted) -> list[str]:
         for node in _walk(statement):
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
                 target = node.targets[0].target
-                if isinstance(target, cst.Attribute) and _code(target.value) == "self" and wanted(_code(node.value)):
+                if (
+                    isinstance(target, cst.Attribute)
+                    and _code(target.value) == "self"
+                    and wanted(_code(node.value))
+                ):
                     names.append(target.attr.value)
     return names
 
@@ -151,7 +184,9 @@ def _doc_types(node: cst.ClassDef | cst.FunctionDef) -> dict[str, str]:
 
     doc = node.get_docstring() or ""
     found = {}
-    for match in re.finditer(r"^\s*(\w+)(?: \((\w[\w ]*)\))?: ([\w ]+?)[.,:]", doc, flags=re.MULTILINE):
+    for match in re.finditer(
+        r"^\s*(\w+)(?: \((\w[\w ]*)\))?: ([\w ]+?)[.,:]", doc, flags=re.MULTILINE
+    ):
         name, in_brackets, first = match.groups()
         word = (in_brackets or first).strip().lower()
         if word in DOC_TYPES:
@@ -171,7 +206,11 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
                         info.rank = int(arg.value.value)
                     elif arg.keyword.value == "min_ndim":
                         least = max(least, int(arg.value.value))
-        elif isinstance(child, cst.Assign) and _is_shape(child.value) and isinstance(child.targets[0].target, cst.Tuple):
+        elif (
+            isinstance(child, cst.Assign)
+            and _is_shape(child.value)
+            and isinstance(child.targets[0].target, cst.Tuple)
+        ):
             elements = child.targets[0].target.elements
             if not any(isinstance(e, cst.StarredElement) for e in elements):
                 info.rank = info.rank or len(elements)
@@ -186,12 +225,20 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
 
 def _is_shape(node: cst.BaseExpression) -> bool:
     text = _code(node)
-    return text == "input_shape" or text.endswith(".shape") or text.startswith(("ops.shape(", "keras.ops.shape("))
+    return (
+        text == "input_shape"
+        or text.endswith(".shape")
+        or text.startswith(("ops.shape(", "keras.ops.shape("))
+    )
 
 
 def _int(node: cst.BaseExpression) -> int | None:
     if isinstance(node, cst.Integer):
         return int(node.value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
         return -int(node.expression.value)
     return None

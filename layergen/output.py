@@ -6,15 +6,25 @@ piped or CI output stays plain text.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Collection, Iterable
 
 ORDER = ("created", "updated", "wrote", "conflicted", "unchanged")
-COLOURS = {"created": "green", "updated": "yellow", "wrote": "green", "conflicted": "red", "unchanged": None}
+COLOURS = {
+    "created": "green",
+    "updated": "yellow",
+    "wrote": "green",
+    "conflicted": "red",
+    "unchanged": None,
+}
 
 
-def file_states(outputs: Iterable[Path], changed: Collection[Path], created: Collection[Path] | None = None,
-                conflicted: Collection[Path] = ()) -> dict[Path, str]:
+def file_states(
+    outputs: Iterable[Path],
+    changed: Collection[Path],
+    created: Collection[Path] | None = None,
+    conflicted: Collection[Path] = (),
+) -> dict[Path, str]:
     """`created`: the changed files that did not exist before (None: not known, say `wrote`)."""
     states = {}
     for path in outputs:
@@ -58,7 +68,9 @@ def progress_bar(quiet: bool, threshold: int = 4):
             return
         from rich.progress import track  # rich comes with typer
 
-        yield from track(declarations, description="generating", console=_stderr_console(), transient=True)
+        yield from track(
+            declarations, description="generating", console=_stderr_console(), transient=True
+        )
 
     return show
 

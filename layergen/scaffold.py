@@ -19,14 +19,16 @@ def parse_params(text: str) -> dict[str, tuple[str, str | None]]:
     """`units:int,rate:float=0.1` -> {"units": ("int", None), "rate": ("float", "0.1")}."""
     params: dict[str, tuple[str, str | None]] = {}
     errors = []
-    for position, item in enumerate(_split(text)):
+    for _position, item in enumerate(_split(text)):
         match = re.fullmatch(r"\s*(\w+)\s*(?::\s*([\w\[\]]+))?\s*(?:=\s*(.*?))?\s*", item)
         if not match:
             errors.append(f"cannot read param `{item}`: write name:type or name:type=default")
             continue
         name, kind, default = match.group(1), match.group(2) or "float", match.group(3)
         if kind not in PARAM_TYPES:
-            errors.append(f"param `{name}` has unknown type `{kind}` (types: {', '.join(PARAM_TYPES)})")
+            errors.append(
+                f"param `{name}` has unknown type `{kind}` (types: {', '.join(PARAM_TYPES)})"
+            )
         params[name] = (kind, default)
     if errors:
         raise DiagnosticError([Diagnostic("--params", 1, 1, "bad-option", e) for e in errors])
@@ -49,7 +51,9 @@ def _split(text: str) -> list[str]:
     return items
 
 
-def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str | None]], inputs: list[str]) -> str:
+def declaration(
+    name: str, weights: list[str], params: dict[str, tuple[str, str | None]], inputs: list[str]
+) -> str:
     """The YAML text of a new declaration whose generated tests pass as it is."""
     inputs = inputs or ["x"]
     lines = [f"layer: {name}", f"doc: {json.dumps(_doc(name, weights))}"]
@@ -62,7 +66,9 @@ def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str 
             entry = {"type": kind}
             bounds = ", min: 1" if pname == "units" and kind == "int" else ""
             default_text = f", default: {default}" if default is not None else ""
-            lines.append(f"  {pname}: {{type: {json.dumps(kind) if '[' in kind else kind}{bounds}{default_text}}}")
+            lines.append(
+                f"  {pname}: {{type: {json.dumps(kind) if '[' in kind else kind}{bounds}{default_text}}}"
+            )
             del entry
     if len(inputs) > 1:
         lines.append("inputs:")
@@ -73,7 +79,9 @@ def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str 
         lines.append("weights:")
         for w in weights:
             if w == "kernel":
-                lines.append(f"  kernel:\n    shape: ({width}, units)\n    initializer: glorot_uniform")
+                lines.append(
+                    f"  kernel:\n    shape: ({width}, units)\n    initializer: glorot_uniform"
+                )
             else:
                 init = "zeros" if w in ADDITIVE else "ones"
                 lines.append(f"  {w}:\n    shape: ({features},)\n    initializer: {init}")
@@ -83,7 +91,9 @@ def declaration(name: str, weights: list[str], params: dict[str, tuple[str, str 
     example_params = {p: _example(kind) for p, (kind, default) in params.items() if default is None}
     lines.append("example:")
     if example_params:
-        lines.append("  params: {" + ", ".join(f"{k}: {v}" for k, v in example_params.items()) + "}")
+        lines.append(
+            "  params: {" + ", ".join(f"{k}: {v}" for k, v in example_params.items()) + "}"
+        )
     if len(inputs) > 1:
         lines.append("  input_shape:")
         lines.extend(f"    {i}: [2, {3 + n}]" for n, i in enumerate(inputs))
@@ -115,9 +125,18 @@ def _doc(name: str, weights: list[str]) -> str:
 
 def _example(kind: str) -> str:
     return {
-        "int": "4", "float": "0.5", "bool": "true", "str": "a", "list[int]": "[4, 4]",
-        "list[float]": "[0.5, 0.5]", "list[str]": "[a]", "activation": "relu",
-        "initializer": "glorot_uniform", "regularizer": "l2", "constraint": "non_neg", "dtype": "float32",
+        "int": "4",
+        "float": "0.5",
+        "bool": "true",
+        "str": "a",
+        "list[int]": "[4, 4]",
+        "list[float]": "[0.5, 0.5]",
+        "list[str]": "[a]",
+        "activation": "relu",
+        "initializer": "glorot_uniform",
+        "regularizer": "l2",
+        "constraint": "non_neg",
+        "dtype": "float32",
     }[kind]
 
 

@@ -26,28 +26,67 @@ CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
 # that every entry names a field the models have, so none can outlive its field.
 DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Declaration", "layer"): "Generate a keras.layers.Layer subclass of this name (PascalCase).",
-    ("Declaration", "loss"): "Generate a keras.losses.Loss subclass of this name; `call` sees y_true, y_pred.",
-    ("Declaration", "constraint"): "Generate a keras.constraints.Constraint of this name; `call` sees w.",
-    ("Declaration", "regularizer"): "Generate a keras.regularizers.Regularizer of this name; `call` sees x.",
-    ("Declaration", "initializer"): "Generate a keras.initializers.Initializer of this name; `call` sees shape, dtype.",
-    ("Declaration", "doc"): "The class docstring; Args, Input shape and Output shape are added to it.",
-    ("Declaration", "package"): "The registration package (register_keras_serializable(package=...)).",
+    (
+        "Declaration",
+        "loss",
+    ): "Generate a keras.losses.Loss subclass of this name; `call` sees y_true, y_pred.",
+    (
+        "Declaration",
+        "constraint",
+    ): "Generate a keras.constraints.Constraint of this name; `call` sees w.",
+    (
+        "Declaration",
+        "regularizer",
+    ): "Generate a keras.regularizers.Regularizer of this name; `call` sees x.",
+    (
+        "Declaration",
+        "initializer",
+    ): "Generate a keras.initializers.Initializer of this name; `call` sees shape, dtype.",
+    (
+        "Declaration",
+        "doc",
+    ): "The class docstring; Args, Input shape and Output shape are added to it.",
+    (
+        "Declaration",
+        "package",
+    ): "The registration package (register_keras_serializable(package=...)).",
     ("Declaration", "base"): "Dotted path of the base class, such as keras.layers.Conv2D.",
-    ("Declaration", "params"): "Constructor arguments, in order; each is a type name (`units: int`) or a mapping.",
+    (
+        "Declaration",
+        "params",
+    ): "Constructor arguments, in order; each is a type name (`units: int`) or a mapping.",
     ("Declaration", "inputs"): "Call inputs, in order (default: one input named x).",
-    ("Declaration", "weights"): "Weights created in build(): name -> shape, or a mapping with `shape`.",
+    (
+        "Declaration",
+        "weights",
+    ): "Weights created in build(): name -> shape, or a mapping with `shape`.",
     ("Declaration", "sublayers"): "Layers created in __init__ and built in build().",
     ("Declaration", "ops"): "Functions with a custom gradient.",
-    ("Declaration", "call"): "The forward pass: Python statements or one expression, or `train`/`infer` branches.",
+    (
+        "Declaration",
+        "call",
+    ): "The forward pass: Python statements or one expression, or `train`/`infer` branches.",
     ("Declaration", "losses"): "Expressions added with add_loss on every call.",
     ("Declaration", "updates"): "Non-trainable weight -> new value, assigned on training calls.",
-    ("Declaration", "random"): "true: the layer takes a `seed` param and owns a SeedGenerator named seed_generator.",
-    ("Declaration", "masking"): "true: the mask passes through; or an expression giving the output mask.",
+    (
+        "Declaration",
+        "random",
+    ): "true: the layer takes a `seed` param and owns a SeedGenerator named seed_generator.",
+    (
+        "Declaration",
+        "masking",
+    ): "true: the mask passes through; or an expression giving the output mask.",
     ("Declaration", "imports"): "Extra import lines for the module.",
     ("Declaration", "init"): "Statements appended to __init__.",
     ("Declaration", "methods"): "Further methods, or overrides of the base class's.",
-    ("Declaration", "output_shape"): "The output shape, a shape expression such as (*x[:-1], units).",
-    ("Declaration", "outputs"): "Output name -> shape expression, for a layer that returns a tuple.",
+    (
+        "Declaration",
+        "output_shape",
+    ): "The output shape, a shape expression such as (*x[:-1], units).",
+    (
+        "Declaration",
+        "outputs",
+    ): "Output name -> shape expression, for a layer that returns a tuple.",
     ("Declaration", "example"): "What the generated tests instantiate and feed.",
     ("Param", "type"): "The argument's type.",
     ("Param", "default"): "Absent: the argument is required; null: optional (None).",
@@ -59,12 +98,18 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Input", "min_rank"): "The input's smallest rank.",
     ("Input", "dtype"): "The input's dtype.",
     ("Weight", "shape"): "A shape expression over the inputs and params, such as (x[-1], units).",
-    ("Weight", "initializer"): "A Keras initializer name or an initializer param (default: glorot_uniform, or zeros below rank 2).",
+    (
+        "Weight",
+        "initializer",
+    ): "A Keras initializer name or an initializer param (default: glorot_uniform, or zeros below rank 2).",
     ("Weight", "regularizer"): "A Keras regularizer name or a regularizer param.",
     ("Weight", "constraint"): "A Keras constraint name or a constraint param.",
     ("Weight", "trainable"): "false: state, changed only by `updates`.",
     ("Weight", "dtype"): "The weight's dtype.",
-    ("Weight", "when"): "A param expression; when false the weight is not created and its name is None.",
+    (
+        "Weight",
+        "when",
+    ): "A param expression; when false the weight is not created and its name is None.",
     ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
     ("Sublayer", "args"): "Constructor arguments: expressions over the params.",
     ("Sublayer", "layers"): "A keras.Sequential of these layers.",
@@ -80,17 +125,41 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Example", "params"): "Param values for the generated tests.",
     ("Example", "input_shape"): "The test input's shape, or input name -> shape.",
     ("Example", "input_dtype"): "The test input's dtype, or input name -> dtype.",
-    ("Example", "input_range"): "[low, high] of the test inputs' values: integers, or floats drawn uniformly.",
-    ("Example", "inputs"): "Inputs for which the outputs are stated: an array, or input name -> array.",
+    (
+        "Example",
+        "input_range",
+    ): "[low, high] of the test inputs' values: integers, or floats drawn uniformly.",
+    (
+        "Example",
+        "inputs",
+    ): "Inputs for which the outputs are stated: an array, or input name -> array.",
     ("Example", "weights"): "Weight name -> its value, set before the stated inputs are fed.",
-    ("Example", "expected"): "The inference output for `inputs`: an array, or output name -> array.",
+    (
+        "Example",
+        "expected",
+    ): "The inference output for `inputs`: an array, or output name -> array.",
     ("Example", "expected_training"): "The training output for `inputs`, where it differs.",
-    ("Example", "reference"): "NumPy code computing the output from the inputs, params and weights (`np` is NumPy).",
-    ("Example", "atol"): "Absolute tolerance of the stated outputs and the reference (default 1e-5).",
-    ("Example", "statistics"): "Of a random layer's training output: `of` (per element, over the inputs and `outputs`) has mean `mean`.",
-    ("Statistic", "of"): "An expression over the inputs, `outputs` and the params, one value per element.",
+    (
+        "Example",
+        "reference",
+    ): "NumPy code computing the output from the inputs, params and weights (`np` is NumPy).",
+    (
+        "Example",
+        "atol",
+    ): "Absolute tolerance of the stated outputs and the reference (default 1e-5).",
+    (
+        "Example",
+        "statistics",
+    ): "Of a random layer's training output: `of` (per element, over the inputs and `outputs`) has mean `mean`.",
+    (
+        "Statistic",
+        "of",
+    ): "An expression over the inputs, `outputs` and the params, one value per element.",
     ("Statistic", "mean"): "Its expected mean; the tolerance comes from the number of elements.",
-    ("Declaration", "compute_dtype"): "float32: computed in float32 under mixed precision (inputs cast up, output cast back), as LayerNormalization is.",
+    (
+        "Declaration",
+        "compute_dtype",
+    ): "float32: computed in float32 under mixed precision (inputs cast up, output cast back), as LayerNormalization is.",
 }
 
 
@@ -98,7 +167,9 @@ def declaration_schema() -> dict[str, Any]:
     """The JSON Schema (draft-07) of one declaration file."""
     from .spec import model
 
-    schema = model.Declaration.model_json_schema(by_alias=True, ref_template="#/definitions/{model}")
+    schema = model.Declaration.model_json_schema(
+        by_alias=True, ref_template="#/definitions/{model}"
+    )
     definitions = schema.pop("$defs", {})
     for name, definition in definitions.items():
         _describe(name, definition)
@@ -109,14 +180,17 @@ def declaration_schema() -> dict[str, Any]:
             definitions[name] = _with_shorthand(definition)
     for kind in model.KINDS:  # a kind key, when given, holds the class name
         schema["properties"][kind] = {
-            "type": "string", "pattern": CLASS_NAME, "description": DESCRIPTIONS[("Declaration", kind)],
+            "type": "string",
+            "pattern": CLASS_NAME,
+            "description": DESCRIPTIONS[("Declaration", kind)],
         }
     schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in model.KINDS]
     return {
         "$schema": DRAFT,
         "title": "layergen declaration",
         "description": "A Keras object declared for layergen: exactly one of "
-        + ", ".join(model.KINDS) + " names the class. See docs/spec-format.md.",
+        + ", ".join(model.KINDS)
+        + " names the class. See docs/spec-format.md.",
         **{k: v for k, v in schema.items() if k not in ("title", "description")},
         "definitions": definitions,
     }
@@ -132,7 +206,9 @@ def _describe(name: str, definition: dict[str, Any]) -> None:
 def _with_shorthand(definition: dict[str, Any]) -> dict[str, Any]:
     """A model whose `_shorthand` validator accepts the value of its one required key alone."""
     (key,) = definition["required"]
-    short = {k: v for k, v in definition["properties"][key].items() if k not in ("title", "default")}
+    short = {
+        k: v for k, v in definition["properties"][key].items() if k not in ("title", "default")
+    }
     short["description"] = f"Shorthand for {{{key}: ...}}."
     outer = {k: definition.pop(k) for k in ("title", "description") if k in definition}
     return {**outer, "anyOf": [short, definition]}

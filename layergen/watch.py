@@ -19,17 +19,22 @@ from __future__ import annotations
 import signal
 import threading
 import traceback
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic, DiagnosticError
 
 Echo = Callable[..., None]
 
 
-def watch(paths: list[Path] | None, *, quiet: bool = False, echo: Echo | None = None,
-          stop_event: threading.Event | None = None) -> None:
+def watch(
+    paths: list[Path] | None,
+    *,
+    quiet: bool = False,
+    echo: Echo | None = None,
+    stop_event: threading.Event | None = None,
+) -> None:
     """Generate everything under `paths` once, then again for each declaration that changes.
 
     Returns on Ctrl-C or when `stop_event` is set; raises `DiagnosticError` when the paths
@@ -44,23 +49,45 @@ def watch(paths: list[Path] | None, *, quiet: bool = False, echo: Echo | None = 
     config = load_config()
     roots = [p.resolve() for p in paths] if paths else list(config.paths)
     if not roots:
-        raise DiagnosticError([Diagnostic("pyproject.toml", 1, 1, "no-paths", "nothing to watch",
-                                          "pass files or folders, or set `paths` under [tool.layergen]")])
-    missing = [Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder") for p in roots if not p.exists()]
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "pyproject.toml",
+                    1,
+                    1,
+                    "no-paths",
+                    "nothing to watch",
+                    "pass files or folders, or set `paths` under [tool.layergen]",
+                )
+            ]
+        )
+    missing = [
+        Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder")
+        for p in roots
+        if not p.exists()
+    ]
     if missing:
         raise DiagnosticError(missing)
     files = {p for p in roots if p.is_file()}
     folders = [p for p in roots if p.is_dir()]
-    watched = sorted({*folders, *(p.parent for p in files)})  # a file's folder: editors save by renaming
+    watched = sorted(
+        {*folders, *(p.parent for p in files)}
+    )  # a file's folder: editors save by renaming
     syncing = _has_command("sync")
 
     def is_declaration(path: Path) -> bool:
-        return path in files or (path.name.endswith(SUFFIXES) and any(path.is_relative_to(f) for f in folders))
+        return path in files or (
+            path.name.endswith(SUFFIXES) and any(path.is_relative_to(f) for f in folders)
+        )
 
     def declaration_beside(module: Path) -> Path | None:
         if module.suffix != ".py":
             return None
-        found = [d for d in (module.with_name(f"{module.stem}{s}") for s in SUFFIXES) if is_declaration(d) and d.is_file()]
+        found = [
+            d
+            for d in (module.with_name(f"{module.stem}{s}") for s in SUFFIXES)
+            if is_declaration(d) and d.is_file()
+        ]
         return found[0] if found else None
 
     def wanted(change, path: str) -> bool:
@@ -84,11 +111,19 @@ def watch(paths: list[Path] | None, *, quiet: bool = False, echo: Echo | None = 
         _run("generate", roots, quiet, echo)
         remember([*files, *(p for f in folders for p in f.rglob("*.yaml") if is_declaration(p))])
         status(f"watching {shown} (Ctrl-C to stop)")
-        for batch in changes(*watched, watch_filter=wanted, step=50, stop_event=stop_event, raise_interrupt=True):
+        for batch in changes(
+            *watched, watch_filter=wanted, step=50, stop_event=stop_event, raise_interrupt=True
+        ):
             touched = sorted({Path(p) for _, p in batch})
-            edited = [p for p in touched if p.is_file() and _read(p) != known.get(p)]  # deleted: nothing to do
+            edited = [
+                p for p in touched if p.is_file() and _read(p) != known.get(p)
+            ]  # deleted: nothing to do
             declarations = [p for p in edited if is_declaration(p)]
-            modules = [p for p in edited if p not in declarations and declaration_beside(p) not in declarations]
+            modules = [
+                p
+                for p in edited
+                if p not in declarations and declaration_beside(p) not in declarations
+            ]
             if modules:
                 status(f"syncing {', '.join(str(_shown(p)) for p in modules)}")
                 _run("sync", modules, quiet, echo)
@@ -110,9 +145,13 @@ def _run(command: str, paths: Iterable[Path], quiet: bool, echo: Echo) -> int:
     from .cli import app
 
     args = [command, *(str(p) for p in paths), *(["--quiet"] if quiet else [])]
-    with _signals_held() as held:  # Ctrl-C during a run stops the watcher after it, never halfway through a write
+    with (
+        _signals_held() as held
+    ):  # Ctrl-C during a run stops the watcher after it, never halfway through a write
         try:
-            status = typer.main.get_command(app).main(args, prog_name="layergen", standalone_mode=False)
+            status = typer.main.get_command(app).main(
+                args, prog_name="layergen", standalone_mode=False
+            )
         except Exception:  # a bug in layergen: show it, keep watching
             echo(traceback.format_exc(), err=True)
             status = 3

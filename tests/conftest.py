@@ -1,5 +1,35 @@
 import os
 import tempfile
 
+import pytest
+
+from helpers import DECLARATION
+
 # Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+
+# Generated code kept as data, not tests of this project.
+collect_ignore_glob = ["golden/*", "fixtures/*"]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/ from what the examples generate now",
+    )
+
+
+@pytest.fixture
+def scaler_project(tmp_path, monkeypatch):
+    """A project with one generated layer, Scaler, as the working directory."""
+    from typer.testing import CliRunner
+
+    from layergen.cli import app
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "scaler.layer.yaml").write_text(DECLARATION)
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(app, ["generate", "layers"]).exit_code == 0
+    return tmp_path

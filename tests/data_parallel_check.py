@@ -18,6 +18,7 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -97,7 +98,9 @@ def check(t) -> str:
         path = os.path.join(folder, "model.keras")
         two.save(path)
         loaded = keras.saving.load_model(path)
-        for ours, theirs in zip(as_list(two.predict(x, verbose=0)), as_list(loaded.predict(x, verbose=0))):
+        for ours, theirs in zip(
+            as_list(two.predict(x, verbose=0)), as_list(loaded.predict(x, verbose=0))
+        ):
             if not np.allclose(ours, theirs, rtol=1e-5, atol=1e-6):
                 problems.append("the reloaded two-device model computes something else")
     return "mismatch: " + "; ".join(problems) if problems else "ok"
@@ -106,7 +109,7 @@ def check(t) -> str:
 class KerasBatchNormalization:
     """Keras's own layer with non-trainable state updated in training, as a control."""
 
-    INPUT_SHAPES = {"x": (4, 3)}
+    INPUT_SHAPES: ClassVar = {"x": (4, 3)}
 
     def make_layer(self):
         return keras.layers.BatchNormalization(momentum=0.5)
@@ -118,7 +121,9 @@ class KerasBatchNormalization:
         inputs = keras.Input(shape=(3,))
         return keras.Model(inputs, layer(inputs))
 
-    as_list = staticmethod(lambda outputs: list(outputs) if isinstance(outputs, (list, tuple)) else [outputs])
+    as_list = staticmethod(
+        lambda outputs: list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    )
     numpy = staticmethod(keras.ops.convert_to_numpy)
 
 

@@ -10,8 +10,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
+# The acceptance set, copied from the team's shared/examples/ (see its README).
+ACCEPTANCE = REPO / "tests" / "fixtures" / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
+# Where the team's shared folder sits beside a checkout: an extra set, never needed.
+SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
 
 
 def make_project(root: Path, sources: dict[str, Path]) -> Path:
@@ -28,19 +31,42 @@ def make_project(root: Path, sources: dict[str, Path]) -> Path:
 
 def layergen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "layergen", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "layergen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
     """Run the generated tests in a fresh process; return {file::test: outcome}."""
     report = project / f"report-{backend}.xml"
-    env = {**os.environ, "KERAS_BACKEND": backend, "KERAS_HOME": str(project / ".keras"),
-           "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONHASHSEED": "0"}
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": backend,
+        "KERAS_HOME": str(project / ".keras"),
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "PYTHONHASHSEED": "0",
+    }
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
-         f"--junitxml={report}", *(paths or ["tests"])],
-        cwd=project, env=env, capture_output=True, text=True, timeout=1800,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            f"--junitxml={report}",
+            *(paths or ["tests"]),
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     outcomes = {}
     for case in ET.parse(report).getroot().iter("testcase"):
@@ -49,3 +75,27 @@ def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
         skipped = case.find("skipped") is not None
         outcomes[name] = "failed" if failed else "skipped" if skipped else "passed"
     return outcomes
+
+
+# The one-layer project that the update and trust tests edit.
+DECLARATION = """\
+layer: Scaler
+doc: Multiplies by a learnable per-unit scale.
+params:
+  gain: {type: float, default: 1.0}
+weights:
+  scale:
+    shape: x[-1]
+    initializer: ones
+call: x * scale * gain
+"""
+
+
+def module(root: Path) -> str:
+    """The Scaler project's generated module."""
+    return (root / "layers" / "scaler.py").read_text()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root, by relative path: to assert that a run wrote nothing."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}

@@ -9,7 +9,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import OWN_EXAMPLES, layergen, make_project
 
 from layergen.init import PROBLEM_REGEXP
 from layergen.lint.engine import check_files, python_files
@@ -17,10 +16,20 @@ from layergen.lint.fixes import apply_fixes
 from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
-HEADER = "import keras\nimport numpy as np\nimport tensorflow as tf\nfrom keras import layers, ops\n\n\n"
+from helpers import OWN_EXAMPLES, layergen, make_project
+
+HEADER = (
+    "import keras\nimport numpy as np\nimport tensorflow as tf\nfrom keras import layers, ops\n\n\n"
+)
 
 
-def findings(code: str, tmp_path: Path, name: str = "mod.py", settings: CheckSettings | None = None, extra=None):
+def findings(
+    code: str,
+    tmp_path: Path,
+    name: str = "mod.py",
+    settings: CheckSettings | None = None,
+    extra=None,
+):
     """[(code, line)] for a module holding HEADER + code."""
     path = tmp_path / name
     path.write_text(HEADER + textwrap.dedent(code))
@@ -42,89 +51,148 @@ REG = '@keras.saving.register_keras_serializable(package="t")\n'
 # (rule, code with the bug, near-misses that must not trigger it)
 CASES = {
     "init-kwargs": (
-        REG + "class A(keras.layers.Layer):\n    def __init__(self, f=1.0):\n        super().__init__()\n        self.f = f\n"
-              "    def get_config(self):\n        return {**super().get_config(), 'f': self.f}\n",
-        [REG + "class A(keras.layers.Layer):\n    def __init__(self, f=1.0, **kw):\n        super(A, self).__init__(**kw)\n        self.f = f\n",
-         REG + "class A(keras.layers.Layer):\n    def __init__(self, name=None, dtype=None):\n        super().__init__(name=name, dtype=dtype)\n",
-         REG + "class A(keras.layers.Layer):\n    def __init__(self, **kwargs):\n        kwargs.pop('x', None)\n        super().__init__(name=kwargs.get('name'))\n"],
+        REG
+        + "class A(keras.layers.Layer):\n    def __init__(self, f=1.0):\n        super().__init__()\n        self.f = f\n"
+        "    def get_config(self):\n        return {**super().get_config(), 'f': self.f}\n",
+        [
+            REG
+            + "class A(keras.layers.Layer):\n    def __init__(self, f=1.0, **kw):\n        super(A, self).__init__(**kw)\n        self.f = f\n",
+            REG
+            + "class A(keras.layers.Layer):\n    def __init__(self, name=None, dtype=None):\n        super().__init__(name=name, dtype=dtype)\n",
+            REG
+            + "class A(keras.layers.Layer):\n    def __init__(self, **kwargs):\n        kwargs.pop('x', None)\n        super().__init__(name=kwargs.get('name'))\n",
+        ],
     ),
     "config-missing": (
-        REG + "class A(layers.Layer):\n    def __init__(self, f=1.0, shift=0.0, **kwargs):\n        super().__init__(**kwargs)\n"
-              "        self.f = f\n        self.shift = shift\n    def get_config(self):\n        config = super().get_config()\n"
-              "        config.update({'f': self.f})\n        return config\n",
-        [REG + "class A(layers.Layer):\n    def __init__(self, f=1.0, shift=0.0, **kwargs):\n        super().__init__(**kwargs)\n"
-               "        self.f = f\n        self.shift = shift\n    def get_config(self):\n        base = super().get_config()\n"
-               "        config = {'f': self.f}\n        config['shift'] = self.shift\n        return dict(list(base.items()) + list(config.items()))\n",
-         REG + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n",  # auto config
-         REG + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n"
-               "    def get_config(self):\n        return dict(super().get_config(), f=self.f)\n",
-         REG + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n"
-               "    def get_config(self):\n        return {**super().get_config(), **self._extra()}\n",  # cannot follow: silent
-         REG + "class A(layers.Dense):\n    def __init__(self, units, **kwargs):\n        super().__init__(units, **kwargs)\n"],
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, f=1.0, shift=0.0, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        self.f = f\n        self.shift = shift\n    def get_config(self):\n        config = super().get_config()\n"
+        "        config.update({'f': self.f})\n        return config\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, f=1.0, shift=0.0, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.f = f\n        self.shift = shift\n    def get_config(self):\n        base = super().get_config()\n"
+            "        config = {'f': self.f}\n        config['shift'] = self.shift\n        return dict(list(base.items()) + list(config.items()))\n",
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n",  # auto config
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n"
+            "    def get_config(self):\n        return dict(super().get_config(), f=self.f)\n",
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n        self.f = f\n"
+            "    def get_config(self):\n        return {**super().get_config(), **self._extra()}\n",  # cannot follow: silent
+            REG
+            + "class A(layers.Dense):\n    def __init__(self, units, **kwargs):\n        super().__init__(units, **kwargs)\n",
+        ],
     ),
     "sublayer-dtype": (
-        REG + "class A(layers.Layer):\n    def build(self, shape):\n        self.d = layers.Dense(4)\n    def call(self, x):\n        return self.d(x)\n",
-        [REG + "class A(layers.Layer):\n    def build(self, shape):\n        self.d = layers.Dense(4, dtype=self.dtype_policy)\n    def call(self, x):\n        return self.d(x)\n",
-         REG + "class A(layers.Layer):\n    def build(self, shape):\n        self.lookup = layers.StringLookup(vocabulary=['a'])\n    def call(self, x):\n        return self.lookup(x)\n",
-         "def make():\n    return layers.Dense(4)\n"],
+        REG
+        + "class A(layers.Layer):\n    def build(self, shape):\n        self.d = layers.Dense(4)\n    def call(self, x):\n        return self.d(x)\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def build(self, shape):\n        self.d = layers.Dense(4, dtype=self.dtype_policy)\n    def call(self, x):\n        return self.d(x)\n",
+            REG
+            + "class A(layers.Layer):\n    def build(self, shape):\n        self.lookup = layers.StringLookup(vocabulary=['a'])\n    def call(self, x):\n        return self.lookup(x)\n",
+            "def make():\n    return layers.Dense(4)\n",
+        ],
     ),
     "weight-in-call": (
-        REG + "class A(layers.Layer):\n    def call(self, x):\n        self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
-        [REG + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n"],
+        REG
+        + "class A(layers.Layer):\n    def call(self, x):\n        self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n"
+        ],
     ),
     "weight-in-init": (
-        REG + "class A(layers.Layer):\n    def __init__(self, units=2, **kwargs):\n        super().__init__(**kwargs)\n        self.units = units\n"
-              "        self.w = self.add_weight(shape=(784, units))\n    def call(self, x):\n        return ops.matmul(x, self.w)\n",
-        [REG + "class A(layers.Layer):\n    def __init__(self, input_dim=3, units=2, **kwargs):\n        super().__init__(**kwargs)\n"
-               "        self.units = units\n        self.input_dim = input_dim\n        self.w = self.add_weight(shape=(input_dim, units))\n"
-               "        self.s = self.add_weight(shape=(1,))\n    def call(self, x):\n        return ops.matmul(x, self.w) * self.s\n"],
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, units=2, **kwargs):\n        super().__init__(**kwargs)\n        self.units = units\n"
+        "        self.w = self.add_weight(shape=(784, units))\n    def call(self, x):\n        return ops.matmul(x, self.w)\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, input_dim=3, units=2, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.units = units\n        self.input_dim = input_dim\n        self.w = self.add_weight(shape=(input_dim, units))\n"
+            "        self.s = self.add_weight(shape=(1,))\n    def call(self, x):\n        return ops.matmul(x, self.w) * self.s\n"
+        ],
     ),
     "untracked-variable": (
-        REG + "class A(layers.Layer):\n    def build(self, s):\n        self.b = tf.Variable(tf.zeros([2]))\n    def call(self, x):\n        return x + self.b\n",
-        [REG + "class A(tf.keras.layers.Layer):\n    def build(self, s):\n        self.b = tf.Variable(tf.zeros([2]))\n    def call(self, x):\n        return x + self.b\n"],
+        REG
+        + "class A(layers.Layer):\n    def build(self, s):\n        self.b = tf.Variable(tf.zeros([2]))\n    def call(self, x):\n        return x + self.b\n",
+        [
+            REG
+            + "class A(tf.keras.layers.Layer):\n    def build(self, s):\n        self.b = tf.Variable(tf.zeros([2]))\n    def call(self, x):\n        return x + self.b\n"
+        ],
     ),
     "unregistered": (
         "class A(layers.Layer):\n    def call(self, x):\n        return x\n",
-        ["class _A(layers.Layer):\n    def call(self, x):\n        return x\n",
-         ("@export('A')\nclass A(layers.Layer):\n    def call(self, x):\n        return x\n"
-          "def export(name):\n    return keras.saving.register_keras_serializable(name=name)\n"),
-         "class A(layers.Layer):\n    def call(self, x):\n        return x\nkeras.saving.get_custom_objects()['A'] = A\n",
-         "class Base(layers.Layer):\n    def call(self, x):\n        raise NotImplementedError\n"],
+        [
+            "class _A(layers.Layer):\n    def call(self, x):\n        return x\n",
+            (
+                "@export('A')\nclass A(layers.Layer):\n    def call(self, x):\n        return x\n"
+                "def export(name):\n    return keras.saving.register_keras_serializable(name=name)\n"
+            ),
+            "class A(layers.Layer):\n    def call(self, x):\n        return x\nkeras.saving.get_custom_objects()['A'] = A\n",
+            "class Base(layers.Layer):\n    def call(self, x):\n        raise NotImplementedError\n",
+        ],
     ),
     "numpy-in-call": (
-        REG + "class A(layers.Layer):\n    def call(self, x):\n        y = x * 2\n        return np.mean(y)\n",
-        [REG + "class A(layers.Layer):\n    def call(self, x):\n        return x * np.sqrt(x.shape[-1]) * np.float32(2.0)\n"],
+        REG
+        + "class A(layers.Layer):\n    def call(self, x):\n        y = x * 2\n        return np.mean(y)\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def call(self, x):\n        return x * np.sqrt(x.shape[-1]) * np.float32(2.0)\n"
+        ],
     ),
     "backend-op-in-call": (
         REG + "class A(layers.Layer):\n    def call(self, x):\n        return tf.nn.relu(x)\n",
-        [REG + "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        return tf.nn.relu(x)\n",
-         REG + "class A(layers.Layer):\n    def call(self, x):\n        return x * keras.backend.epsilon()\n"],
+        [
+            REG
+            + "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        return tf.nn.relu(x)\n",
+            REG
+            + "class A(layers.Layer):\n    def call(self, x):\n        return x * keras.backend.epsilon()\n",
+        ],
     ),
     "unused-weight": (
-        REG + "class A(layers.Layer):\n    def build(self, s):\n        self.k = self.add_weight(shape=(s[-1], 2))\n        self.b = self.add_weight(shape=(2,))\n"
-              "    def call(self, x):\n        return ops.matmul(x, self.k)\n",
-        [REG + "class A(layers.Layer):\n    def build(self, s):\n        self.k = self.add_weight(shape=(s[-1], 2))\n        self.m = self.add_weight(shape=(2,), trainable=False)\n"
-               "    def call(self, x):\n        return ops.matmul(x, self.k)\n",
-         REG + "class A(layers.Dense):\n    def build(self, s):\n        super().build(s)\n        self.extra = self.add_weight(shape=(2,))\n"],
+        REG
+        + "class A(layers.Layer):\n    def build(self, s):\n        self.k = self.add_weight(shape=(s[-1], 2))\n        self.b = self.add_weight(shape=(2,))\n"
+        "    def call(self, x):\n        return ops.matmul(x, self.k)\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def build(self, s):\n        self.k = self.add_weight(shape=(s[-1], 2))\n        self.m = self.add_weight(shape=(2,), trainable=False)\n"
+            "    def call(self, x):\n        return ops.matmul(x, self.k)\n",
+            REG
+            + "class A(layers.Dense):\n    def build(self, s):\n        super().build(s)\n        self.extra = self.add_weight(shape=(2,))\n",
+        ],
     ),
     "training-not-passed": (
-        REG + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
-              "        self.drop = [layers.Dropout(0.5, dtype=self.dtype_policy)]\n"
-              "    def call(self, x, training=None):\n        for d in self.drop:\n            x = d(x)\n        return x\n",
-        [REG + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
-               "        self.drop = layers.Dropout(0.5, dtype=self.dtype_policy)\n        self.dense = layers.Dense(2, dtype=self.dtype_policy)\n"
-               "    def call(self, x, training=None):\n        return self.drop(self.dense(x), training=training)\n"],
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        self.drop = [layers.Dropout(0.5, dtype=self.dtype_policy)]\n"
+        "    def call(self, x, training=None):\n        for d in self.drop:\n            x = d(x)\n        return x\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.drop = layers.Dropout(0.5, dtype=self.dtype_policy)\n        self.dense = layers.Dense(2, dtype=self.dtype_policy)\n"
+            "    def call(self, x, training=None):\n        return self.drop(self.dense(x), training=training)\n"
+        ],
     ),
     "python-if-on-tensor": (
-        REG + "class A(layers.Layer):\n    def call(self, x):\n        m = ops.max(x)\n        if m > 1.0:\n            x = x / m\n        return x\n",
-        [REG + "class A(layers.Layer):\n    def call(self, x, mask=None, training=None):\n"
-               "        if mask is not None and training and x.shape[-1] > 2 and len(x.shape) == 3:\n            x = x * 2\n        return x\n"],
+        REG
+        + "class A(layers.Layer):\n    def call(self, x):\n        m = ops.max(x)\n        if m > 1.0:\n            x = x / m\n        return x\n",
+        [
+            REG + "class A(layers.Layer):\n    def call(self, x, mask=None, training=None):\n"
+            "        if mask is not None and training and x.shape[-1] > 2 and len(x.shape) == 3:\n            x = x * 2\n        return x\n"
+        ],
     ),
     "state-rebound": (
-        REG + "class A(layers.Layer):\n    def build(self, s):\n        self.n = self.add_weight(shape=(), trainable=False)\n"
-              "    def call(self, x, training=None):\n        if training:\n            self.n = self.n + 1\n        return x\n",
-        [REG + "class A(layers.Layer):\n    def build(self, s):\n        self.n = self.add_weight(shape=(), trainable=False)\n"
-               "    def call(self, x, training=None):\n        if training:\n            self.n.assign(self.n + 1)\n        return x\n"],
+        REG
+        + "class A(layers.Layer):\n    def build(self, s):\n        self.n = self.add_weight(shape=(), trainable=False)\n"
+        "    def call(self, x, training=None):\n        if training:\n            self.n = self.n + 1\n        return x\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def build(self, s):\n        self.n = self.add_weight(shape=(), trainable=False)\n"
+            "    def call(self, x, training=None):\n        if training:\n            self.n.assign(self.n + 1)\n        return x\n"
+        ],
     ),
 }
 
@@ -144,29 +212,47 @@ def test_rule_triggers_on_its_bug_and_not_on_near_misses(rule, tmp_path):
 
 
 def test_subclass_of_a_custom_layer_in_another_file_must_extend_its_config(tmp_path):
-    parent = HEADER + REG + ("class Base2(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n"
-                             "        self.f = f\n    def get_config(self):\n        return {**super().get_config(), 'f': self.f}\n")
-    child = ("from .parent import Base2\nimport keras\n\n\n" + REG +
-             "class Child(Base2):\n    def __init__(self, g=2.0, **kwargs):\n        super().__init__(**kwargs)\n        self.g = g\n")
+    parent = (
+        HEADER
+        + REG
+        + (
+            "class Base2(layers.Layer):\n    def __init__(self, f=1.0, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.f = f\n    def get_config(self):\n        return {**super().get_config(), 'f': self.f}\n"
+        )
+    )
+    child = (
+        "from .parent import Base2\nimport keras\n\n\n"
+        + REG
+        + "class Child(Base2):\n    def __init__(self, g=2.0, **kwargs):\n        super().__init__(**kwargs)\n        self.g = g\n"
+    )
     found = findings("", tmp_path, extra={"parent.py": parent, "child.py": child})
     assert found == []
-    report = check_files([tmp_path / "parent.py", tmp_path / "child.py"], CheckSettings(root=tmp_path))
+    report = check_files(
+        [tmp_path / "parent.py", tmp_path / "child.py"], CheckSettings(root=tmp_path)
+    )
     assert [f.code for f in report.findings[tmp_path / "child.py"]] == ["config-missing"]
     fixed = apply_fixes(child, [f.fix for f in report.findings[tmp_path / "child.py"]])
-    assert fixed.endswith("        self.g = g\n\n    def get_config(self):\n        config = super().get_config()\n"
-                          "        config.update({\"g\": self.g})\n        return config\n")
+    assert fixed.endswith(
+        "        self.g = g\n\n    def get_config(self):\n        config = super().get_config()\n"
+        '        config.update({"g": self.g})\n        return config\n'
+    )
 
 
 def test_keras_ops_under_another_name_and_project_registration_decorators(tmp_path):
-    code = ("import keras.ops as K\nimport numpy\nfrom myproj.api import export\n\n\n@export('x')\n"
-            "class A(keras.layers.Layer):\n    def call(self, x):\n        if K.any(x > 0):\n            return numpy.abs(x)\n        return x\n")
+    code = (
+        "import keras.ops as K\nimport numpy\nfrom myproj.api import export\n\n\n@export('x')\n"
+        "class A(keras.layers.Layer):\n    def call(self, x):\n        if K.any(x > 0):\n            return numpy.abs(x)\n        return x\n"
+    )
     (tmp_path / "a.py").write_text(code)
     settings = CheckSettings(root=tmp_path, registrars=frozenset({"myproj.api.export"}))
     report = check_files([tmp_path / "a.py"], settings)
-    assert [f.code for f in report.findings[tmp_path / "a.py"]] == ["python-if-on-tensor", "numpy-in-call"]
+    assert [f.code for f in report.findings[tmp_path / "a.py"]] == [
+        "python-if-on-tensor",
+        "numpy-in-call",
+    ]
 
 
-FIX_BEFORE = '''\
+FIX_BEFORE = """\
 import keras
 from keras import layers
 
@@ -195,9 +281,9 @@ class Block(keras.layers.Layer):
             }
         )
         return config
-'''
+"""
 
-FIX_AFTER = '''\
+FIX_AFTER = """\
 import keras
 from keras import layers
 
@@ -229,13 +315,15 @@ class Block(keras.layers.Layer):
             }
         )
         return config
-'''
+"""
 
 
 def test_fix_rewrites_every_fixable_rule_and_keeps_the_rest_byte_for_byte(tmp_path):
     folder = tmp_path / "pkg"
     folder.mkdir()
-    (folder / "block.py").write_bytes(FIX_BEFORE.replace("\n", "\r\n").encode())  # line endings are kept too
+    (folder / "block.py").write_bytes(
+        FIX_BEFORE.replace("\n", "\r\n").encode()
+    )  # line endings are kept too
     result = layergen("check", "--fix", "pkg", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (folder / "block.py").read_bytes() == FIX_AFTER.replace("\n", "\r\n").encode()
@@ -246,7 +334,10 @@ def test_diff_shows_the_fix_and_writes_nothing(tmp_path):
     (tmp_path / "buggy.py").write_text(FIX_BEFORE)
     result = layergen("check", "--diff", "buggy.py", cwd=tmp_path)
     assert result.returncode == 1
-    assert "+        **kwargs,\n" in result.stdout and "-        super().__init__()  # keep this comment\n" in result.stdout
+    assert (
+        "+        **kwargs,\n" in result.stdout
+        and "-        super().__init__()  # keep this comment\n" in result.stdout
+    )
     assert (tmp_path / "buggy.py").read_text() == FIX_BEFORE
 
 
@@ -258,11 +349,18 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
     assert result.returncode == 1
     first, hint = result.stdout.splitlines()[:2]
     match = re.match(PROBLEM_REGEXP, first)
-    assert match and match.group(1) == "buggy.py" and match.group(4) == "error" and match.group(6) == "init-kwargs", first
+    assert (
+        match
+        and match.group(1) == "buggy.py"
+        and match.group(4) == "error"
+        and match.group(6) == "init-kwargs"
+    ), first
     assert hint.startswith("  hint: ")
     (tmp_path / "broken.py").write_text("class A(:\n")
     result = layergen("check", "broken.py", cwd=tmp_path)
-    assert result.returncode == 2 and re.search(r"broken\.py:1:\d+: error: invalid Python.*\[python-syntax\]", result.stderr)
+    assert result.returncode == 2 and re.search(
+        r"broken\.py:1:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
+    )
     assert "Traceback" not in result.stderr
     missing = layergen("check", "nope.py", cwd=tmp_path)
     assert missing.returncode == 2 and "[no-such-file]" in missing.stderr
@@ -276,13 +374,26 @@ def test_explain(tmp_path):
 
 
 def test_settings_and_ignore_comments(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.layergen]\npaths = ["layers"]\n\n[tool.layergen.check]\nignore = ["unregistered"]\n')
-    (tmp_path / "a.py").write_text(HEADER + "class A(layers.Layer):\n    def call(self, x):\n        return np.mean(x)  # layergen: ignore[numpy-in-call]\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.layergen]\npaths = ["layers"]\n\n[tool.layergen.check]\nignore = ["unregistered"]\n'
+    )
+    (tmp_path / "a.py").write_text(
+        HEADER
+        + "class A(layers.Layer):\n    def call(self, x):\n        return np.mean(x)  # layergen: ignore[numpy-in-call]\n"
+    )
     assert layergen("check", "a.py", cwd=tmp_path).returncode == 0
-    assert layergen("check", "--select", "unregistered", "--ignore", "", "a.py", cwd=tmp_path).returncode == 0  # ignored in config
+    assert (
+        layergen(
+            "check", "--select", "unregistered", "--ignore", "", "a.py", cwd=tmp_path
+        ).returncode
+        == 0
+    )  # ignored in config
     (tmp_path / "pyproject.toml").write_text('[tool.layergen.check]\nselect = ["unregisterd"]\n')
     result = layergen("check", "a.py", cwd=tmp_path)
-    assert result.returncode == 2 and "pyproject.toml:2:1: error: unknown rule `unregisterd`" in result.stderr
+    assert (
+        result.returncode == 2
+        and "pyproject.toml:2:1: error: unknown rule `unregisterd`" in result.stderr
+    )
     (tmp_path / "pyproject.toml").write_text('[tool.layergen.check]\nselcet = ["unregistered"]\n')
     result = layergen("check", "a.py", cwd=tmp_path)
     assert result.returncode == 2 and "did you mean `select`?" in result.stderr
@@ -307,7 +418,13 @@ def test_generated_code_of_every_example_is_clean(tmp_path):
     settings = CheckSettings(root=project)
     report = check_files(python_files([project], settings), settings)
     kinds = sorted({c.kind for source in report.files.values() for c in source.classes if c.kind})
-    assert kinds == ["constraint", "initializer", "layer", "loss", "regularizer"]  # the rules did see every class
+    assert kinds == [
+        "constraint",
+        "initializer",
+        "layer",
+        "loss",
+        "regularizer",
+    ]  # the rules did see every class
 
 
 def test_init_adds_the_vscode_task_and_the_pre_commit_hook():
@@ -318,6 +435,11 @@ def test_init_adds_the_vscode_task_and_the_pre_commit_hook():
     task = next(t for t in vscode_tasks() if t["command"] == "layergen check")
     assert task["problemMatcher"]["pattern"]["regexp"] == PROBLEM_REGEXP
     hooks = {h["id"]: h for h in yaml.safe_load(pre_commit_config())["repos"][0]["hooks"]}
-    assert hooks["layergen-check"]["entry"] == "layergen check" and hooks["layergen-check"]["types"] == ["python"]
-    shipped = {h["id"]: h for h in yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["layergen-check"]["entry"] == "layergen check" and hooks["layergen-check"][
+        "types"
+    ] == ["python"]
+    shipped = {
+        h["id"]: h
+        for h in yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    }
     assert shipped["layergen-check"]["entry"] == "layergen check"

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from layergen.cli import app
 
+from helpers import snapshot
+
 runner = CliRunner()
 
 
@@ -20,10 +22,6 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def test_new_scaffolds_the_seed_scaled_dense(project):
@@ -35,7 +33,9 @@ def test_new_scaffolds_the_seed_scaled_dense(project):
     module = (project / "layers" / "scaled_dense.py").read_text()
     assert "return self.activation((ops.matmul(x, self.kernel) + self.bias) * self.scale)" in module
     assert (project / "tests" / "test_scaled_dense.py").is_file()
-    assert "from .scaled_dense import ScaledDense" in (project / "layers" / "__init__.py").read_text()
+    assert (
+        "from .scaled_dense import ScaledDense" in (project / "layers" / "__init__.py").read_text()
+    )
 
 
 def test_new_refuses_to_overwrite(project):
@@ -98,7 +98,10 @@ def test_unknown_config_key_is_located(project):
     (project / "pyproject.toml").write_text("[tool.layergen]\npaths = ['a']\ntest = 'x'\n")
     result = runner.invoke(app, ["generate"])
     assert result.exit_code == 2
-    assert "pyproject.toml:3:1: error: unknown key `test` in [tool.layergen] [unknown-config]" in result.output
+    assert (
+        "pyproject.toml:3:1: error: unknown key `test` in [tool.layergen] [unknown-config]"
+        in result.output
+    )
 
 
 def test_generating_imports_no_deep_learning_framework(project):
@@ -111,7 +114,9 @@ def test_generating_imports_no_deep_learning_framework(project):
         "assert CliRunner().invoke(app, ['generate', 'layers']).exit_code == 0\n"
         "print(sorted(m for m in ('keras', 'tensorflow', 'jax', 'torch') if m in sys.modules))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=project
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
     assert (project / "layers" / "double.py").is_file()
@@ -120,11 +125,39 @@ def test_generating_imports_no_deep_learning_framework(project):
 def test_new_layer_tests_pass_right_away(project):
     result = runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"])
     assert result.exit_code == 0
-    result = runner.invoke(app, ["new", "Mixer", "--weights", "gamma,beta,mix", "--params", "rate:float=0.1", "--inputs", "a,b"])
+    result = runner.invoke(
+        app,
+        [
+            "new",
+            "Mixer",
+            "--weights",
+            "gamma,beta,mix",
+            "--params",
+            "rate:float=0.1",
+            "--inputs",
+            "a,b",
+        ],
+    )
     assert result.exit_code == 0, result.output
     env = {**os.environ, "KERAS_BACKEND": "jax", "KERAS_HOME": str(project / ".keras")}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "tests"],
-                         cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            "tests",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     assert " passed" in run.stdout
 

@@ -15,12 +15,12 @@ import copy
 import json
 
 import pytest
+from test_hardening import module_code as class_code
 
 from layergen.diagnostics import DiagnosticError
 from layergen.render.render import block, render
 from layergen.render.test_context import build_test_context
 from layergen.spec.load import parse_declaration
-from test_hardening import module_code as class_code
 
 
 def module_code(text: str, path: str) -> str:
@@ -30,6 +30,7 @@ def module_code(text: str, path: str) -> str:
     tests = render(template, build_test_context(analysis, module="pkg.probe", source=path))
     compile(tests, path, "exec", dont_inherit=True)
     return class_code(text, path) + "\n" + tests
+
 
 SEPARATORS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 
@@ -64,16 +65,31 @@ FIELDS = {
     "weights.shape, one dim": (("weights", "k", "shape"), "x[-1]  {c}"),
     "weights.shape list item": (("weights", "k", "shape"), ["x[-1]  {c}", 2]),
     "weights.when": (("weights", "k", "when"), "on  {c}"),
-    "weights.initializer expression": (("weights", "k", "initializer"), "keras.initializers.Constant(1.0)  {c}"),
+    "weights.initializer expression": (
+        ("weights", "k", "initializer"),
+        "keras.initializers.Constant(1.0)  {c}",
+    ),
     "output_shape": (("output_shape",), "(*x[:-1], x[-1])  {c}"),
     "output_shape, one dim": (("output_shape",), "x[-1]  {c}"),
     "output_shape, the input's": (("output_shape",), "x  {c}"),
     "outputs": (("outputs",), {"o": "x[-1]  {c}"}),
     "sublayer args": (("sublayers", "d", "args", "units"), "2  {c}"),
-    "sequential sublayer args": (("sublayers", "d"), {"layers": [{"class": "keras.layers.Dense", "args": {"units": "2  {c}"}}]}),
-    "loss call": ({"loss": "ProbeLoss", "call": "d = y_pred - y_true  {c}\nreturn ops.mean(d)"}, None),
-    "loss call as an expression": ({"loss": "ProbeLoss", "call": "ops.mean(y_pred - y_true)  {c}"}, None),
-    "constraint init": ({"constraint": "ProbeConstraint", "init": "self.z = 1  {c}", "call": "w"}, None),
+    "sequential sublayer args": (
+        ("sublayers", "d"),
+        {"layers": [{"class": "keras.layers.Dense", "args": {"units": "2  {c}"}}]},
+    ),
+    "loss call": (
+        {"loss": "ProbeLoss", "call": "d = y_pred - y_true  {c}\nreturn ops.mean(d)"},
+        None,
+    ),
+    "loss call as an expression": (
+        {"loss": "ProbeLoss", "call": "ops.mean(y_pred - y_true)  {c}"},
+        None,
+    ),
+    "constraint init": (
+        {"constraint": "ProbeConstraint", "init": "self.z = 1  {c}", "call": "w"},
+        None,
+    ),
 }
 
 
@@ -141,9 +157,14 @@ MULTILINE = {
     "ops.forward": "s = '''ab\ncd'''\nreturn a * 2",
     "ops.gradient": "upstream * len('''ab\ncd''')",
 }
-MULTILINE_PATHS = {"call": ("call",), "call.train": ("call",), "init": ("init",),
-                   "methods.body": ("methods", "helper", "body"), "ops.forward": ("ops", "f", "forward"),
-                   "ops.gradient": ("ops", "f", "gradient")}
+MULTILINE_PATHS = {
+    "call": ("call",),
+    "call.train": ("call",),
+    "init": ("init",),
+    "methods.body": ("methods", "helper", "body"),
+    "ops.forward": ("ops", "f", "forward"),
+    "ops.gradient": ("ops", "f", "gradient"),
+}
 LITERALS = {
     "triple-quoted": ("'''ab\ncd\n    ef'''", "ab\ncd\n    ef"),
     "f-string": ("f'''ab\ncd{1}'''", None),
@@ -162,12 +183,23 @@ def test_multi_line_string_literals_keep_their_text(field, literal):
     for key in where[:-1]:
         node = node[key]
     value = MULTILINE[field]
-    fill = (lambda v: v.replace("'''ab\ncd'''", source))
-    node[where[-1]] = {k: fill(v) for k, v in value.items()} if isinstance(value, dict) else fill(value)
+
+    def fill(v):
+        return v.replace("'''ab\ncd'''", source)
+
+    node[where[-1]] = (
+        {k: fill(v) for k, v in value.items()} if isinstance(value, dict) else fill(value)
+    )
     code = module_code(json.dumps(data), "probe.layer.yaml")
     strings = [n for n in ast.walk(ast.parse(code)) if isinstance(n, (ast.Constant, ast.JoinedStr))]
     if expected is None:  # the f-string: its literal parts
-        parts = [v.value for n in strings if isinstance(n, ast.JoinedStr) for v in n.values if isinstance(v, ast.Constant)]
+        parts = [
+            v.value
+            for n in strings
+            if isinstance(n, ast.JoinedStr)
+            for v in n.values
+            if isinstance(v, ast.Constant)
+        ]
         assert "ab\ncd" in parts, code
     else:
         assert expected in [n.value for n in strings if isinstance(n, ast.Constant)], code

@@ -21,15 +21,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWN_EXAMPLES, SHARED_EXAMPLES, layergen, make_project
+from helpers import ACCEPTANCE, layergen, make_project
 
 pytestmark = pytest.mark.e2e
 
-SOURCE = SHARED_EXAMPLES if SHARED_EXAMPLES.is_dir() else OWN_EXAMPLES
+SOURCE = ACCEPTANCE
 SCRIPT = Path(__file__).parent / "data_parallel_check.py"
 LAYERS = sorted(p for p in SOURCE.glob("*.layer.yaml"))
-TF_LIMIT = ("TensorFlow MirroredStrategy: non-trainable state assigned in `call` (`updates`) stays per replica "
-            "and is never synchronised; Keras's BatchNormalization has the same limit")
+TF_LIMIT = (
+    "TensorFlow MirroredStrategy: non-trainable state assigned in `call` (`updates`) stays per replica "
+    "and is never synchronised; Keras's BatchNormalization has the same limit"
+)
 
 
 def has_updates(declaration: Path) -> bool:
@@ -53,14 +55,25 @@ _runs: dict[str, dict[str, str]] = {}
 def results(project):
     def run(backend: str) -> dict[str, str]:
         if backend not in _runs:
-            env = {**os.environ, "KERAS_BACKEND": backend, "KERAS_HOME": str(project / ".keras"),
-                   "TF_CPP_MIN_LOG_LEVEL": "3", "XLA_FLAGS": "--xla_force_host_platform_device_count=2",
-                   "CUDA_VISIBLE_DEVICES": ""}
-            done = subprocess.run([sys.executable, str(SCRIPT)], cwd=project, env=env, capture_output=True,
-                                  text=True, timeout=900)
-            lines = [l for l in done.stdout.splitlines() if l.startswith("RESULTS ")]
+            env = {
+                **os.environ,
+                "KERAS_BACKEND": backend,
+                "KERAS_HOME": str(project / ".keras"),
+                "TF_CPP_MIN_LOG_LEVEL": "3",
+                "XLA_FLAGS": "--xla_force_host_platform_device_count=2",
+                "CUDA_VISIBLE_DEVICES": "",
+            }
+            done = subprocess.run(
+                [sys.executable, str(SCRIPT)],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            lines = [line for line in done.stdout.splitlines() if line.startswith("RESULTS ")]
             assert lines, done.stderr[-3000:]
-            _runs[backend] = json.loads(lines[-1][len("RESULTS "):])
+            _runs[backend] = json.loads(lines[-1][len("RESULTS ") :])
         return _runs[backend]
 
     return run
@@ -81,9 +94,13 @@ def test_two_devices_train_like_one_and_reload(results, backend, module):
     assert results(backend)[module] == "ok"
 
 
-@pytest.mark.parametrize("backend", [
-    "jax", pytest.param("tensorflow", marks=pytest.mark.xfail(strict=True, reason=TF_LIMIT)),
-])
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "jax",
+        pytest.param("tensorflow", marks=pytest.mark.xfail(strict=True, reason=TF_LIMIT)),
+    ],
+)
 def test_keras_batch_normalization_shares_the_limit(results, backend):
     """The control: Keras's own layer with state updates behaves as generated layers do."""
     assert results(backend)["keras_batch_normalization"] == "ok"

@@ -33,27 +33,51 @@ CASES = {
         "layer: A\nweights:\n  k: {shape: (x[-1], 3), initializer: zeros}\n",
         [(3, 16, "yaml-syntax")],
     ),
-    "yaml syntax: a tab for indentation": ("layer: A\nparams:\n\tunits: int\n", [(3, 1, "yaml-syntax")]),
+    "yaml syntax: a tab for indentation": (
+        "layer: A\nparams:\n\tunits: int\n",
+        [(3, 1, "yaml-syntax")],
+    ),
     "yaml syntax: a second document": ("layer: A\n---\nlayer: B\n", [(2, 1, "yaml-syntax")]),
     "yaml syntax: a control character": ("layer: A\ndoc: a\x07b\n", [(2, 7, "yaml-syntax")]),
-    "yaml syntax: nested too deep": ("layer: A\ndoc: " + "[" * 100 + "]" * 100 + "\n", [(2, 69, "yaml-syntax")]),
-    "yaml syntax: a quote never closed": ("layer: A\ndoc: \"hello\ncall: x\n", [(2, 6, "yaml-syntax")]),
-    "yaml syntax: a bracket never closed": ("layer: A\nexample:\n  input_shape: [2, 3\n", [(3, 16, "yaml-syntax")]),
+    "yaml syntax: nested too deep": (
+        "layer: A\ndoc: " + "[" * 100 + "]" * 100 + "\n",
+        [(2, 69, "yaml-syntax")],
+    ),
+    "yaml syntax: a quote never closed": (
+        'layer: A\ndoc: "hello\ncall: x\n',
+        [(2, 6, "yaml-syntax")],
+    ),
+    "yaml syntax: a bracket never closed": (
+        "layer: A\nexample:\n  input_shape: [2, 3\n",
+        [(3, 16, "yaml-syntax")],
+    ),
     "yaml syntax: a missing colon": ("layer: A\nparams\n  units: int\n", [(3, 8, "yaml-syntax")]),
     "duplicate key": ("layer: A\ndoc: one\ndoc: two\n", [(3, 1, "duplicate-key")]),
-    "duplicate param": ("layer: A\nparams:\n  units: int\n  units: float\n", [(4, 3, "duplicate-key")]),
+    "duplicate param": (
+        "layer: A\nparams:\n  units: int\n  units: float\n",
+        [(4, 3, "duplicate-key")],
+    ),
     "empty file": ("# nothing here\n", [(1, 1, "empty")]),
     "blank file": ("\n   \n", [(1, 1, "empty")]),
     "not utf-8": (b"layer: A\ndoc: \xff\n", [(2, 6, "encoding")]),
     "utf-16": ("layer: A\n".encode("utf-16"), [(1, 1, "encoding")]),
-    "alias": ("layer: A\ndoc: &d hello\nparams:\n  u: {type: int, doc: *d}\n", [(2, 6, "yaml-alias")]),
+    "alias": (
+        "layer: A\ndoc: &d hello\nparams:\n  u: {type: int, doc: *d}\n",
+        [(2, 6, "yaml-alias")],
+    ),
     "anchor on a mapping": ("layer: A\nparams: &p\n  u: int\n", [(2, 9, "yaml-alias")]),
     "merge key": ("layer: A\nparams:\n  <<: {u: int}\n", [(3, 3, "yaml-alias")]),
     "complex key": ("layer: A\n? [a, b]\n: 1\n", [(2, 3, "yaml-key")]),
     "not a mapping": ("- layer: A\n", [(1, 1, "not-a-mapping")]),
-    "huge integer": ("layer: A\nparams:\n  u: {type: int, default: " + "9" * 5000 + "}\n", [(3, 27, "bad-number")]),
-    "infinite float": ("layer: A\nparams:\n  u: {type: float, default: 1.0, max: .inf}\n", [(3, 39, "bad-number")]),
-    "lone surrogate": ("layer: A\ndoc: \"\\ud800\"\n", [(2, 6, "encoding")]),
+    "huge integer": (
+        "layer: A\nparams:\n  u: {type: int, default: " + "9" * 5000 + "}\n",
+        [(3, 27, "bad-number")],
+    ),
+    "infinite float": (
+        "layer: A\nparams:\n  u: {type: float, default: 1.0, max: .inf}\n",
+        [(3, 39, "bad-number")],
+    ),
+    "lone surrogate": ('layer: A\ndoc: "\\ud800"\n', [(2, 6, "encoding")]),
     # the kind key
     "no kind key": ("doc: hello\ncall: x\n", [(1, 1, "missing-kind")]),
     "two kind keys": ("layer: A\nloss: B\n", [(2, 1, "doubled-kind")]),
@@ -79,8 +103,14 @@ CASES = {
     ),
     "private param": ("layer: A\nparams:\n  _tracker: int\n", [(3, 3, "reserved-name")]),
     "name layergen keeps": ("layer: A\nweights:\n  ops: 3\n", [(3, 3, "reserved-name")]),
-    "reserved loss param": ("loss: A\nparams:\n  reduction: str\ncall: y_pred\n", [(3, 3, "reserved-name")]),
-    "same name twice": ("layer: A\nparams:\n  k: int\nweights:\n  k: 3\n", [(5, 3, "duplicate-name")]),
+    "reserved loss param": (
+        "loss: A\nparams:\n  reduction: str\ncall: y_pred\n",
+        [(3, 3, "reserved-name")],
+    ),
+    "same name twice": (
+        "layer: A\nparams:\n  k: int\nweights:\n  k: 3\n",
+        [(5, 3, "duplicate-name")],
+    ),
     "op argument twice": (
         "layer: A\nops:\n  f:\n    args: [v, v]\n    forward: v\n    gradient: upstream\ncall: f(x, x)\n",
         [(4, 15, "duplicate-name")],
@@ -91,18 +121,36 @@ CASES = {
         "layer: A\nsublayers:\n  d: {class: 'keras.layers.Dense()'}\ncall: d(x)\n",
         [(3, 14, "bad-class")],
     ),
-    "import that runs code": ("layer: A\nimports:\n  - import os; os.system('touch pwned')\n", [(3, 5, "bad-import")]),
-    "__future__ import": ("layer: A\nimports:\n  - from __future__ import annotations\n", [(3, 5, "bad-import")]),
-    "import with a syntax error": ("layer: A\nimports:\n  - from . import\n", [(3, 5, "python-syntax")]),
+    "import that runs code": (
+        "layer: A\nimports:\n  - import os; os.system('touch pwned')\n",
+        [(3, 5, "bad-import")],
+    ),
+    "__future__ import": (
+        "layer: A\nimports:\n  - from __future__ import annotations\n",
+        [(3, 5, "bad-import")],
+    ),
+    "import with a syntax error": (
+        "layer: A\nimports:\n  - from . import\n",
+        [(3, 5, "python-syntax")],
+    ),
     # shape of the declaration
     "unknown key": ("layer: A\nparms:\n  u: int\n", [(2, 1, "unknown-key")]),
-    "unknown nested key": ("layer: A\nweights:\n  k:\n    shape: 3\n    initialiser: zeros\n", [(5, 5, "unknown-key")]),
+    "unknown nested key": (
+        "layer: A\nweights:\n  k:\n    shape: 3\n    initialiser: zeros\n",
+        [(5, 5, "unknown-key")],
+    ),
     "unknown type": ("layer: A\nparams:\n  u: {type: integer}\n", [(3, 13, "unknown-type")]),
     "wrong type": ("layer: A\nrandom: maybe\n", [(2, 9, "wrong-type")]),
     "list where a mapping goes": ("layer: A\nparams: [units, rate]\n", [(2, 9, "wrong-type")]),
     "call that is a number": ("layer: A\ncall: 5\n", [(2, 7, "wrong-type")]),
-    "weight without a shape": ("layer: A\nweights:\n  k: {initializer: zeros}\n", [(3, 6, "missing-key")]),
-    "output_shape and outputs": ("layer: A\noutput_shape: x\noutputs:\n  a: x\n", [(3, 1, "conflicting-keys")]),
+    "weight without a shape": (
+        "layer: A\nweights:\n  k: {initializer: zeros}\n",
+        [(3, 6, "missing-key")],
+    ),
+    "output_shape and outputs": (
+        "layer: A\noutput_shape: x\noutputs:\n  a: x\n",
+        [(3, 1, "conflicting-keys")],
+    ),
     "no outputs": ("layer: A\noutputs: {}\n", [(2, 1, "missing-key")]),
     "required param after a default": (
         "layer: A\nparams:\n  rate: {type: float, default: 0.1}\n  units: int\n",
@@ -110,14 +158,26 @@ CASES = {
     ),
     "layer key in a loss": ("loss: A\nweights:\n  k: 3\ncall: y_pred\n", [(2, 1, "not-for-kind")]),
     # values
-    "default below min": ("layer: A\nparams:\n  u: {type: int, default: 0, min: 1}\n", [(3, 27, "bad-default")]),
-    "default above max": ("layer: A\nparams:\n  r: {type: float, default: 1.5, max: 1}\n", [(3, 29, "bad-default")]),
+    "default below min": (
+        "layer: A\nparams:\n  u: {type: int, default: 0, min: 1}\n",
+        [(3, 27, "bad-default")],
+    ),
+    "default above max": (
+        "layer: A\nparams:\n  r: {type: float, default: 1.5, max: 1}\n",
+        [(3, 29, "bad-default")],
+    ),
     "default not a choice": (
         "layer: A\nparams:\n  m: {type: str, default: c, choices: [a, b]}\n",
         [(3, 27, "bad-default")],
     ),
-    "default of the wrong type": ("layer: A\nparams:\n  u: {type: int, default: many}\n", [(3, 27, "bad-default")]),
-    "min above max": ("layer: A\nparams:\n  u: {type: int, min: 3, max: 1}\n", [(3, 23, "bad-bound")]),
+    "default of the wrong type": (
+        "layer: A\nparams:\n  u: {type: int, default: many}\n",
+        [(3, 27, "bad-default")],
+    ),
+    "min above max": (
+        "layer: A\nparams:\n  u: {type: int, min: 3, max: 1}\n",
+        [(3, 23, "bad-bound")],
+    ),
     "bound on a string": ("layer: A\nparams:\n  s: {type: str, min: 1}\n", [(3, 6, "bad-bound")]),
     "unknown dtype": ("layer: A\ninputs:\n  x: {dtype: flaot32}\n", [(3, 14, "bad-dtype")]),
     "negative rank": ("layer: A\ninputs:\n  x: {rank: -1}\n", [(3, 13, "bad-bound")]),
@@ -134,8 +194,14 @@ CASES = {
         "layer: A\nparams:\n  units: int\ncall: |\n  y = x * unit\n  return y\n",
         [(5, 11, "unknown-name")],
     ),
-    "unknown name in a train branch": ("layer: A\ncall:\n  train: x * rat\n  infer: x\n", [(3, 14, "unknown-name")]),
-    "unknown name in losses": ("layer: A\nlosses:\n  - ops.sum(x) * rat\n", [(3, 18, "unknown-name")]),
+    "unknown name in a train branch": (
+        "layer: A\ncall:\n  train: x * rat\n  infer: x\n",
+        [(3, 14, "unknown-name")],
+    ),
+    "unknown name in losses": (
+        "layer: A\nlosses:\n  - ops.sum(x) * rat\n",
+        [(3, 18, "unknown-name")],
+    ),
     "unknown name in updates": (
         "layer: A\nweights:\n  m: {shape: (), trainable: false}\nupdates:\n  m: m * momentun\n",
         [(5, 10, "unknown-name")],
@@ -145,7 +211,10 @@ CASES = {
         "layer: A\nweights:\n  b:\n    shape: 3\n    when: use_bias\n",
         [(5, 11, "unknown-name")],
     ),
-    "unknown param in shape": ("layer: A\nweights:\n  k: {shape: units}\n", [(3, 14, "unknown-name")]),
+    "unknown param in shape": (
+        "layer: A\nweights:\n  k: {shape: units}\n",
+        [(3, 14, "unknown-name")],
+    ),
     "unknown name in a quoted shape": (
         "layer: A\nparams:\n  units: int\nweights:\n  k: {shape: '(x[-1], unit)'}\n",
         [(5, 23, "unknown-name")],
@@ -154,8 +223,14 @@ CASES = {
         "layer: A\nparams:\n  units: int\nweights:\n  k:\n    shape:\n      - x[-1]\n      - unit\n",
         [(8, 9, "unknown-name")],
     ),
-    "unknown name in output_shape": ("layer: A\noutput_shape: (*x[:-1], unitz)\n", [(2, 25, "unknown-name")]),
-    "unknown name in outputs": ("layer: A\noutputs:\n  a: x\n  b: (x[0], unitz)\n", [(4, 13, "unknown-name")]),
+    "unknown name in output_shape": (
+        "layer: A\noutput_shape: (*x[:-1], unitz)\n",
+        [(2, 25, "unknown-name")],
+    ),
+    "unknown name in outputs": (
+        "layer: A\noutputs:\n  a: x\n  b: (x[0], unitz)\n",
+        [(4, 13, "unknown-name")],
+    ),
     "unknown name in a gradient": (
         "layer: A\nops:\n  f:\n    args: [v]\n    forward: v\n    gradient: upstream * w\ncall: f(x)\n",
         [(6, 26, "unknown-name")],
@@ -185,7 +260,10 @@ CASES = {
         "layer: A\nmethods:\n  helper:\n    args: [a]\n    body: |\n      return a + bb\n",
         [(6, 18, "unknown-name")],
     ),
-    "unknown name in a loss": ("loss: A\ncall: ops.mean(y_pred - y_tru)\n", [(2, 25, "unknown-name")]),
+    "unknown name in a loss": (
+        "loss: A\ncall: ops.mean(y_pred - y_tru)\n",
+        [(2, 25, "unknown-name")],
+    ),
     "unknown class module": (
         "layer: A\nsublayers:\n  d: {class: layers.Dense}\ncall: d(x)\n",
         [(3, 14, "unknown-name")],
@@ -199,13 +277,16 @@ CASES = {
         "layer: A\ncall: |\n  y = x\n  z = (y +\n  return z\n",
         [(4, 7, "python-syntax")],
     ),
-    "python syntax in a folded block": ("layer: A\ncall: >\n  ops.add(x,\n  x +* 2)\n", [(4, 6, "python-syntax")]),
+    "python syntax in a folded block": (
+        "layer: A\ncall: >\n  ops.add(x,\n  x +* 2)\n",
+        [(4, 6, "python-syntax")],
+    ),
     "python syntax in a double-quoted string": (
-        "layer: A\ncall: \"ops.add(x, \\t x +* 2)\"\n",
+        'layer: A\ncall: "ops.add(x, \\t x +* 2)"\n',
         [(2, 25, "python-syntax")],
     ),
     "python syntax in a multi-line double-quoted string": (
-        "layer: A\ncall: \"ops.add(x,\n  x +* 2)\"\n",
+        'layer: A\ncall: "ops.add(x,\n  x +* 2)"\n',
         [(3, 6, "python-syntax")],
     ),
     "python syntax in a single-quoted string": (
@@ -230,13 +311,17 @@ CASES = {
     ),
     "python syntax after a BOM": ("\ufefflayer: A\ncall: x +* 2\n", [(2, 10, "python-syntax")]),
     "python syntax in a block with a commented header": (
-        "layer: A\ncall: |  # the call\n  y = x +* 1\n  return y\n", [(3, 10, "python-syntax")],
+        "layer: A\ncall: |  # the call\n  y = x +* 1\n  return y\n",
+        [(3, 10, "python-syntax")],
     ),
     "python syntax only the compiler finds": (
         "layer: A\ncall: |\n  y = x\n  break\n  return y\n",
         [(4, 3, "python-syntax")],
     ),
-    "await outside async": ("layer: A\ncall: |\n  y = await x\n  return y\n", [(3, 7, "python-syntax")]),
+    "await outside async": (
+        "layer: A\ncall: |\n  y = await x\n  return y\n",
+        [(3, 7, "python-syntax")],
+    ),
     "empty code": ("layer: A\ncall: ''\n", [(2, 7, "empty-code")]),
     # updates and examples
     "update of a trainable weight": (
@@ -248,7 +333,10 @@ CASES = {
         "layer: A\nparams:\n  u: int\nexample:\n  input_shape: [2, 3]\n",
         [(4, 1, "missing-example")],
     ),
-    "example with an unknown param": ("layer: A\nexample:\n  params: {units: 3}\n", [(3, 12, "unknown-param")]),
+    "example with an unknown param": (
+        "layer: A\nexample:\n  params: {units: 3}\n",
+        [(3, 12, "unknown-param")],
+    ),
     "example value outside its bounds": (
         "layer: A\nparams:\n  u: {type: int, min: 1}\nexample:\n  params: {u: 0}\n",
         [(5, 15, "bad-example")],
@@ -257,8 +345,14 @@ CASES = {
         "layer: A\ninputs:\n  a:\n  b:\nexample:\n  input_shape: {a: [2, 3], c: [2, 3]}\n",
         [(6, 16, "missing-example"), (6, 28, "unknown-input")],
     ),
-    "example shape with a zero dim": ("layer: A\nexample:\n  input_shape: [2, 0]\n", [(3, 16, "bad-example")]),
-    "example dtype unknown": ("layer: A\nexample:\n  input_dtype: flaot32\n", [(3, 16, "bad-dtype")]),
+    "example shape with a zero dim": (
+        "layer: A\nexample:\n  input_shape: [2, 0]\n",
+        [(3, 16, "bad-example")],
+    ),
+    "example dtype unknown": (
+        "layer: A\nexample:\n  input_dtype: flaot32\n",
+        [(3, 16, "bad-dtype")],
+    ),
 }
 
 
@@ -311,8 +405,13 @@ def test_several_errors_are_all_reported():
     ).replace("(x[-1], u)", "'(x[-1], u)'")
     found = [(d.line, d.col, d.code) for d in diagnostics(text)]
     assert found == [
-        (3, 18, "unknown-key"), (4, 3, "keyword-name"), (6, 28, "unknown-key"), (7, 7, "unknown-name"),
-        (7, 11, "unknown-name"), (8, 1, "missing-example"), (9, 18, "unknown-param"),
+        (3, 18, "unknown-key"),
+        (4, 3, "keyword-name"),
+        (6, 28, "unknown-key"),
+        (7, 7, "unknown-name"),
+        (7, 11, "unknown-name"),
+        (8, 1, "missing-example"),
+        (9, 18, "unknown-param"),
     ]
 
 
@@ -337,35 +436,42 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
     (d,) = diagnostics(text)
     assert (d.line, d.col) == (5, 11)
     assert "`units`" in d.hint
-    assert d.format().startswith("broken.layer.yaml:5:11: error: unknown name `unitz` [unknown-name]")
+    assert d.format().startswith(
+        "broken.layer.yaml:5:11: error: unknown name `unitz` [unknown-name]"
+    )
 
 
-@pytest.mark.parametrize("name, hint", [
-    ("yaml syntax in a flow mapping", "block style"),
-    ("a flow mapping's comma cuts an expression short", "a `,` ends the value"),
-    ("yaml syntax: a tab for indentation", "spaces, not tabs"),
-    ("yaml syntax: a second document", "one document"),
-    ("unknown key", "did you mean `params`?"),
-    ("unknown nested key", "did you mean `initializer`?"),
-    ("unknown type", "did you mean `int`?"),
-    ("unknown initializer", "did you mean `glorot_uniform`?"),
-    ("unknown name in a shape list", "did you mean `units`?"),
-    ("unknown name in masking", "did you mean `mask`?"),
-    ("unknown dtype", "did you mean `float32`?"),
-    ("keyword param", "`lambda_`"),
-    ("update of a trainable weight", "trainable: false"),
-    ("example without a required param", "add `u` to `example.params`"),
-    ("unknown name in sublayer args", "quote it twice"),
-    ("name that Python normalizes", "`μ`"),
-    ("utf-16", "UTF-16"),
-])
+@pytest.mark.parametrize(
+    "name, hint",
+    [
+        ("yaml syntax in a flow mapping", "block style"),
+        ("a flow mapping's comma cuts an expression short", "a `,` ends the value"),
+        ("yaml syntax: a tab for indentation", "spaces, not tabs"),
+        ("yaml syntax: a second document", "one document"),
+        ("unknown key", "did you mean `params`?"),
+        ("unknown nested key", "did you mean `initializer`?"),
+        ("unknown type", "did you mean `int`?"),
+        ("unknown initializer", "did you mean `glorot_uniform`?"),
+        ("unknown name in a shape list", "did you mean `units`?"),
+        ("unknown name in masking", "did you mean `mask`?"),
+        ("unknown dtype", "did you mean `float32`?"),
+        ("keyword param", "`lambda_`"),
+        ("update of a trainable weight", "trainable: false"),
+        ("example without a required param", "add `u` to `example.params`"),
+        ("unknown name in sublayer args", "quote it twice"),
+        ("name that Python normalizes", "`μ`"),
+        ("utf-16", "UTF-16"),
+    ],
+)
 def test_hints(name, hint):
     hints = [d.hint or "" for d in diagnostics(CASES[name][0])]
     assert any(hint in h for h in hints), hints
 
 
 def test_yaml_12_scalars():
-    text = "layer: A\nparams:\n  eps: {type: float, default: 1e-4}\n  mode: {type: str, default: no}\n"
+    text = (
+        "layer: A\nparams:\n  eps: {type: float, default: 1e-4}\n  mode: {type: str, default: no}\n"
+    )
     params = parse_declaration("a.layer.yaml", text.encode()).params
     assert params["eps"].default == 1e-4
     assert params["mode"].default == "no"

@@ -18,9 +18,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -30,13 +28,54 @@ from layergen.render.render import render
 from layergen.render.test_context import build_test_context
 from layergen.spec.load import parse_declaration
 
+from helpers import ACCEPTANCE, OWN_EXAMPLES
+
 FUZZ = settings(
-    deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck), phases=[Phase.generate]
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.generate],
 )
 
-NAMES = ["units", "rate", "alpha", "beta", "scale", "gain", "width", "depth", "mode", "flag", "eps", "gamma", "offset",
-         "factor", "level", "size", "shift", "bias_init", "kernel_init", "act", "reg", "cons", "kind_", "tag"]
-WEIGHT_NAMES = ["kernel", "bias", "w", "v", "table", "center", "spread", "moving_mean", "moving_var", "counter"]
+NAMES = [
+    "units",
+    "rate",
+    "alpha",
+    "beta",
+    "scale",
+    "gain",
+    "width",
+    "depth",
+    "mode",
+    "flag",
+    "eps",
+    "gamma",
+    "offset",
+    "factor",
+    "level",
+    "size",
+    "shift",
+    "bias_init",
+    "kernel_init",
+    "act",
+    "reg",
+    "cons",
+    "kind_",
+    "tag",
+]
+WEIGHT_NAMES = [
+    "kernel",
+    "bias",
+    "w",
+    "v",
+    "table",
+    "center",
+    "spread",
+    "moving_mean",
+    "moving_var",
+    "counter",
+]
 
 # -- valid declarations ------------------------------------------------------------
 
@@ -46,7 +85,9 @@ _DEFAULTS = {
     "bool": st.booleans(),
     "str": st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
     "list[int]": st.lists(st.integers(-5, 5), max_size=3),
-    "list[float]": st.lists(st.floats(-1, 1, allow_nan=False, width=32).map(lambda f: round(f, 3)), max_size=3),
+    "list[float]": st.lists(
+        st.floats(-1, 1, allow_nan=False, width=32).map(lambda f: round(f, 3)), max_size=3
+    ),
     "list[str]": st.lists(st.text(max_size=5), max_size=3),
     "activation": st.sampled_from(["relu", "tanh", "sigmoid", "linear", None]),
     "initializer": st.sampled_from(["zeros", "ones", "glorot_uniform", "he_normal"]),
@@ -77,7 +118,9 @@ def params(draw):
             spec["doc"] = draw(st.text(max_size=30))
         out[name] = spec
     # Python wants required arguments first (the other order is a `param-order` error).
-    return {n: s for n, s in out.items() if "default" not in s} | {n: s for n, s in out.items() if "default" in s}
+    return {n: s for n, s in out.items() if "default" not in s} | {
+        n: s for n, s in out.items() if "default" in s
+    }
 
 
 @st.composite
@@ -103,7 +146,9 @@ def valid_declarations(draw, *, runnable: bool = False):
         weights[w] = spec
     decl["weights"] = weights
     terms = ["x"] + [f"ops.mean({w})" for w in weights] + floats
-    ops_ = draw(st.lists(st.sampled_from(["+", "-", "*"]), min_size=len(terms) - 1, max_size=len(terms) - 1))
+    ops_ = draw(
+        st.lists(st.sampled_from(["+", "-", "*"]), min_size=len(terms) - 1, max_size=len(terms) - 1)
+    )
     expression = terms[0] + "".join(f" {o} {t}" for o, t in zip(ops_, terms[1:]))
     if draw(st.booleans()):
         decl["call"] = expression
@@ -166,7 +211,13 @@ def to_yaml(value, indent: int = 0) -> str:
             if isinstance(item, (dict, list)) and item:
                 lines.append(head + "\n" + to_yaml(item, indent + 2))
             elif isinstance(item, str) and _literal_block(item):
-                lines.append(head + " |\n" + "".join(f"{pad}  {line}\n" if line else "\n" for line in item[:-1].split("\n")))
+                lines.append(
+                    head
+                    + " |\n"
+                    + "".join(
+                        f"{pad}  {line}\n" if line else "\n" for line in item[:-1].split("\n")
+                    )
+                )
             else:
                 lines.append(f"{head} {to_yaml(item).strip()}\n")
         return "".join(lines)
@@ -187,19 +238,51 @@ def _literal_block(text: str) -> bool:
     """Whether `text` reads back the same from a `|` block: several lines, ASCII, no edge spaces."""
     lines = text[:-1].split("\n")
     return (
-        text.endswith("\n") and len(lines) > 1 and not text.startswith((" ", "\n")) and not text.endswith("\n\n")
-        and all(all(0x20 <= ord(c) < 0x7F for c in line) and not line.endswith(" ") for line in lines)
+        text.endswith("\n")
+        and len(lines) > 1
+        and not text.startswith((" ", "\n"))
+        and not text.endswith("\n\n")
+        and all(
+            all(0x20 <= ord(c) < 0x7F for c in line) and not line.endswith(" ") for line in lines
+        )
     )
 
 
 # -- broken declarations -----------------------------------------------------------
 
 _JUNK = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=20), st.lists(st.text(max_size=5), max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+    st.lists(st.text(max_size=5), max_size=3),
     st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=2),
-    st.sampled_from(["x[", "return", "lambda", "class", "ops.", "**", "1 +", "x y", "'", '"""', "{{ x }}", "\t", "\x00",
-                     "self", "training", "__import__('os')", "import os", "*x", "yield x", "await x", "break"]),
+    st.sampled_from(
+        [
+            "x[",
+            "return",
+            "lambda",
+            "class",
+            "ops.",
+            "**",
+            "1 +",
+            "x y",
+            "'",
+            '"""',
+            "{{ x }}",
+            "\t",
+            "\x00",
+            "self",
+            "training",
+            "__import__('os')",
+            "import os",
+            "*x",
+            "yield x",
+            "await x",
+            "break",
+        ]
+    ),
 )
 
 
@@ -226,8 +309,27 @@ def mutated_declarations(draw):
             parent = parent[part]
         action = draw(st.sampled_from(["rename", "delete", "replace", "duplicate"]))
         if action == "rename" and isinstance(parent, dict):
-            new = draw(st.one_of(st.text(max_size=10), st.sampled_from(
-                ["class", "name", "dtype", "trainable", "1", "self", "_x", "layer", "loss", "parms", "shape", "µ"])))
+            new = draw(
+                st.one_of(
+                    st.text(max_size=10),
+                    st.sampled_from(
+                        [
+                            "class",
+                            "name",
+                            "dtype",
+                            "trainable",
+                            "1",
+                            "self",
+                            "_x",
+                            "layer",
+                            "loss",
+                            "parms",
+                            "shape",
+                            "µ",
+                        ]
+                    ),
+                )
+            )
             parent[new] = parent.pop(path[-1])
         elif action == "delete" and isinstance(parent, dict):
             del parent[path[-1]]
@@ -244,21 +346,49 @@ def edited_text(draw):
     text = to_yaml(draw(valid_declarations()))
     for _ in range(draw(st.integers(1, 4))):
         i = draw(st.integers(0, len(text)))
-        piece = draw(st.sampled_from([":", " ", "\n", "-", "{", "}", "[", "]", ",", "'", '"', "#", "&a", "*a", "!!",
-                                      "\t", "|", ">", "\\", "%", "@", "`", "\r\n", "\ufeff", "---", "<<: "]))
+        piece = draw(
+            st.sampled_from(
+                [
+                    ":",
+                    " ",
+                    "\n",
+                    "-",
+                    "{",
+                    "}",
+                    "[",
+                    "]",
+                    ",",
+                    "'",
+                    '"',
+                    "#",
+                    "&a",
+                    "*a",
+                    "!!",
+                    "\t",
+                    "|",
+                    ">",
+                    "\\",
+                    "%",
+                    "@",
+                    "`",
+                    "\r\n",
+                    "\ufeff",
+                    "---",
+                    "<<: ",
+                ]
+            )
+        )
         action = draw(st.sampled_from(["insert", "delete", "replace"]))
         if action == "insert":
             text = text[:i] + piece + text[i:]
         elif action == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 5)):]
+            text = text[:i] + text[i + draw(st.integers(1, 5)) :]
         else:
-            text = text[:i] + piece + text[i + 1:]
+            text = text[:i] + piece + text[i + 1 :]
     return text.encode("utf-8", "surrogatepass")
 
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml")) + sorted(
-    (Path(__file__).resolve().parents[2] / "shared" / "examples").glob("*.yaml")
-)
+EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml"))
 
 
 @st.composite
@@ -268,9 +398,33 @@ def edited_examples(draw):
     text = path.read_text(encoding="utf-8")
     for _ in range(draw(st.integers(1, 3))):
         i = draw(st.integers(0, len(text)))
-        piece = draw(st.sampled_from(["", " ", "\n", ":", "-", "[", "]", "(", ")", ",", "'", '"', "x", "_", "1", "#", "\t",
-                                      "*", ".", "  "]))
-        text = text[:i] + piece + text[i + draw(st.integers(0, 3)):]
+        piece = draw(
+            st.sampled_from(
+                [
+                    "",
+                    " ",
+                    "\n",
+                    ":",
+                    "-",
+                    "[",
+                    "]",
+                    "(",
+                    ")",
+                    ",",
+                    "'",
+                    '"',
+                    "x",
+                    "_",
+                    "1",
+                    "#",
+                    "\t",
+                    "*",
+                    ".",
+                    "  ",
+                ]
+            )
+        )
+        text = text[:i] + piece + text[i + draw(st.integers(0, 3)) :]
     return path.name, text.encode("utf-8", "surrogatepass")
 
 
@@ -289,9 +443,15 @@ def generate(raw: bytes, path: str = "fuzz.layer.yaml"):
             assert "Traceback" not in d.message
         return None
     kind = analysis.decl.kind
-    module = render(f"{kind}.py.j2" if kind == "layer" else "object.py.j2", build_context(analysis, package="fuzz", source=path))
+    module = render(
+        f"{kind}.py.j2" if kind == "layer" else "object.py.j2",
+        build_context(analysis, package="fuzz", source=path),
+    )
     compile(module, "module.py", "exec", dont_inherit=True)
-    test = render("layer_test.py.j2" if kind == "layer" else "object_test.py.j2", build_test_context(analysis, module="fuzz_module", source="fuzz.layer.yaml"))
+    test = render(
+        "layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
+        build_test_context(analysis, module="fuzz_module", source="fuzz.layer.yaml"),
+    )
     compile(test, "test_module.py", "exec", dont_inherit=True)
     return module
 
@@ -315,7 +475,6 @@ def test_edited_text_compiles_or_fails_with_located_errors(raw):
     generate(raw)
 
 
-@pytest.mark.skipif(not EXAMPLES, reason="no examples")
 @settings(FUZZ, max_examples=60)
 @given(edited_examples())
 def test_edited_examples_compile_or_fail_with_located_errors(named):
@@ -324,29 +483,86 @@ def test_edited_examples_compile_or_fail_with_located_errors(named):
 
 
 @settings(FUZZ, max_examples=150)
-@given(st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
+)
 def test_random_bytes_and_text_fail_with_located_errors(raw):
     generate(raw)
 
 
 @settings(FUZZ, max_examples=100)
-@given(st.lists(st.sampled_from([
-    "layer: A", "loss: B", "doc: hello", "params:", "  units: int", "  rate: {type: float, default: 0.5}",
-    "weights:", "  kernel: {shape: units}", "  k:", "    shape: (x[-1], units)", "call: |", "  return x * rate",
-    "  y = ops.matmul(x, kernel)", "  return y", "call: x", "example:", "  params: {units: 2}", "  input_shape: [2, 3]",
-    "updates:", "  kernel: kernel + 1", "losses:", "  - ops.sum(x)", "masking: true", "random: true", "ops:", "  f:",
-    "    args: [v]", "    forward: v", "    gradient: upstream", "inputs:", "  a: {rank: 2}", "  b:", "outputs:",
-    "  o: units", "output_shape: (*x[:-1], units)", "imports: ['import math']", "init: self.z = 1",
-    "methods:", "  m:", "    body: return 1", "sublayers:", "  d: {class: keras.layers.Dense, args: {units: units}}",
-    "base: keras.layers.Dense", "package: demo", "  - a", "- b", "&x 1", "*x", "? [a]", ": b", "---", "{", "\t",
-]), max_size=14).map(lambda lines: ("\n".join(lines) + "\n").encode()))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "layer: A",
+                "loss: B",
+                "doc: hello",
+                "params:",
+                "  units: int",
+                "  rate: {type: float, default: 0.5}",
+                "weights:",
+                "  kernel: {shape: units}",
+                "  k:",
+                "    shape: (x[-1], units)",
+                "call: |",
+                "  return x * rate",
+                "  y = ops.matmul(x, kernel)",
+                "  return y",
+                "call: x",
+                "example:",
+                "  params: {units: 2}",
+                "  input_shape: [2, 3]",
+                "updates:",
+                "  kernel: kernel + 1",
+                "losses:",
+                "  - ops.sum(x)",
+                "masking: true",
+                "random: true",
+                "ops:",
+                "  f:",
+                "    args: [v]",
+                "    forward: v",
+                "    gradient: upstream",
+                "inputs:",
+                "  a: {rank: 2}",
+                "  b:",
+                "outputs:",
+                "  o: units",
+                "output_shape: (*x[:-1], units)",
+                "imports: ['import math']",
+                "init: self.z = 1",
+                "methods:",
+                "  m:",
+                "    body: return 1",
+                "sublayers:",
+                "  d: {class: keras.layers.Dense, args: {units: units}}",
+                "base: keras.layers.Dense",
+                "package: demo",
+                "  - a",
+                "- b",
+                "&x 1",
+                "*x",
+                "? [a]",
+                ": b",
+                "---",
+                "{",
+                "\t",
+            ]
+        ),
+        max_size=14,
+    ).map(lambda lines: ("\n".join(lines) + "\n").encode())
+)
 def test_shuffled_lines_compile_or_fail_with_located_errors(raw):
     generate(raw)
 
 
 # -- a few generated layers, imported and checked with Keras ------------------------
 
-QUICK_CHECKS = textwrap.dedent('''
+QUICK_CHECKS = textwrap.dedent("""
     import importlib, sys
     sys.path.insert(0, sys.argv[1])
     importlib.import_module("tests.conftest")  # as pytest does: it puts the support module in reach
@@ -362,7 +578,7 @@ QUICK_CHECKS = textwrap.dedent('''
                     failures.append(f"{name}.{check}: {type(exc).__name__}: {exc}")
     print("\\n".join(failures))
     sys.exit(1 if failures else 0)
-''')
+""")
 
 
 def test_sample_of_generated_layers_import_and_pass_quick_checks(tmp_path):
@@ -390,7 +606,17 @@ def test_sample_of_generated_layers_import_and_pass_quick_checks(tmp_path):
         path.write_bytes(to_yaml(decl).encode())
         names.append(f"fuzzed_{i}")
     write(plan(sorted(folder.glob("*.yaml")), Config(root=tmp_path)))
-    env = {**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3", "JAX_PLATFORMS": "cpu"}
-    result = subprocess.run([sys.executable, "-c", QUICK_CHECKS, str(tmp_path), *names],
-                            capture_output=True, text=True, env=env, timeout=600)
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": "jax",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "JAX_PLATFORMS": "cpu",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", QUICK_CHECKS, str(tmp_path), *names],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]

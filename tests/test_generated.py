@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWN_EXAMPLES, SHARED_EXAMPLES, layergen, make_project, run_pytest
+from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project, run_pytest
 
-TWINS = Path(__file__).parent / "twins"  # built-in Keras layers, declared; compared in match_keras.py
-SOURCES = {"examples": OWN_EXAMPLES, "twins": TWINS}
-if SHARED_EXAMPLES.is_dir():
-    SOURCES["acceptance"] = SHARED_EXAMPLES
+TWINS = (
+    Path(__file__).parent / "twins"
+)  # built-in Keras layers, declared; compared in match_keras.py
+SOURCES = {"examples": OWN_EXAMPLES, "twins": TWINS, "acceptance": ACCEPTANCE}
 BACKENDS = ["tensorflow", "jax", "torch"]
 
 
@@ -58,7 +58,9 @@ def test_generated_code_is_lint_clean(project):
     ruff = ["ruff", "check", "--isolated", "--select", "E4,E7,E9,F,I", "--exclude", exclude, "."]
     black = ["black", "--check", "--quiet", "--exclude", exclude, "."]
     for command in (ruff, black):
-        result = subprocess.run([sys.executable, "-m", *command], cwd=project, capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", *command], cwd=project, capture_output=True, text=True
+        )
         assert result.returncode == 0, result.stdout + result.stderr
     long = [
         f"{path}:{number}"
@@ -72,7 +74,11 @@ def test_generated_code_is_lint_clean(project):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_generated_tests_pass(outcomes, backend):
-    results = {name: outcome for name, outcome in outcomes(backend).items() if not name.startswith("test_match_keras::")}
+    results = {
+        name: outcome
+        for name, outcome in outcomes(backend).items()
+        if not name.startswith("test_match_keras::")
+    }
     failed = [name for name, outcome in results.items() if outcome != "passed"]
     assert len(results) > 100
     assert not failed, failed
@@ -84,7 +90,11 @@ def test_declared_twins_compute_what_keras_builtin_layers_compute(outcomes, back
     Embedding, Conv1D, Dropout (randomness), Reshape (a list param in a shape),
     ActivityRegularization (a loss), Masking (a mask) and Concatenate (two inputs),
     written in the v1 format, against Keras's own: outputs, state, losses, masks."""
-    results = {name: outcome for name, outcome in outcomes(backend).items() if name.startswith("test_match_keras::")}
+    results = {
+        name: outcome
+        for name, outcome in outcomes(backend).items()
+        if name.startswith("test_match_keras::")
+    }
     failed = [name for name, outcome in results.items() if outcome != "passed"]
     assert len(results) == 12 * 3 + 1  # 12 cases: in training, in inference, output shapes; a mask
     assert not failed, failed
@@ -92,8 +102,7 @@ def test_declared_twins_compute_what_keras_builtin_layers_compute(outcomes, back
 
 def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
     """Save a model per generated layer in one process; load each in another."""
-    save = textwrap.dedent(
-        """
+    save = textwrap.dedent("""
         import importlib, pathlib, sys
         import numpy as np
         sys.path.insert(0, "tests")
@@ -107,10 +116,8 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
             model.save(out / f"{path.stem}.keras")
             np.save(out / f"{path.stem}.npy", np.concatenate(
                 [np.ravel(o) for o in as_list(model.predict(module.make_inputs(), verbose=0))]))
-        """
-    )
-    load = textwrap.dedent(
-        """
+        """)
+    load = textwrap.dedent("""
         import importlib, pathlib, sys
         import numpy as np
         import keras
@@ -125,23 +132,31 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
             np.testing.assert_allclose(got, np.load(path.with_suffix(".npy")), rtol=1e-6, atol=1e-6)
             count += 1
         print("loaded", count)
-        """
-    ).replace("PACKAGES", "; ".join(f"import {p}" for p in SOURCES))
-    env = {"KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_HOME": str(project / ".keras")}
+        """).replace("PACKAGES", "; ".join(f"import {p}" for p in SOURCES))
+    env = {
+        "KERAS_BACKEND": "tensorflow",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "KERAS_HOME": str(project / ".keras"),
+    }
     import os
 
     env = {**os.environ, **env}
     for script in (save, load):
-        result = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=900)
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
     layers = sum(1 for p in (project / "saved").glob("*.keras"))
     assert result.stdout.split()[-1] == str(layers) and layers >= 10
 
 
-@pytest.mark.skipif("acceptance" not in SOURCES, reason="needs ../shared/examples")
 def test_binary_conv2d_trains_within_its_clip_and_reloads(project):
-    script = textwrap.dedent(
-        """
+    script = textwrap.dedent("""
         import numpy as np
         import keras
         from acceptance.binary_conv2d import BinaryConv2D
@@ -164,9 +179,15 @@ def test_binary_conv2d_trains_within_its_clip_and_reloads(project):
         loaded = keras.saving.load_model("binary.keras")
         np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
         print("ok")
-        """
-    )
+        """)
     env = {**__import__("os").environ, "KERAS_BACKEND": "tensorflow", "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")

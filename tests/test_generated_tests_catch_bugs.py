@@ -7,61 +7,95 @@ import shutil
 
 import pytest
 
-from helpers import OWN_EXAMPLES, SHARED_EXAMPLES, layergen, make_project, run_pytest
+from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project, run_pytest
 
 # name: (declaration, generated line, broken line, the generated test that must fail)
 BUGS = {
-    "config_key_dropped": ("scaled_dense", '"scale_l2": self.scale_l2,', "", "test_config_round_trip"),
-    "sublayer_without_dtype_policy": (
-        "dropout_and_scale", "keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)",
-        "keras.layers.Dropout(rate=rate)", "test_mixed_precision_matches_float32[mixed_float16]",
+    "config_key_dropped": (
+        "scaled_dense",
+        '"scale_l2": self.scale_l2,',
+        "",
+        "test_config_round_trip",
     ),
-    "training_ignored": ("bernoulli_mask", "if training:", "if False:", "test_training_changes_the_output"),
+    "sublayer_without_dtype_policy": (
+        "dropout_and_scale",
+        "keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)",
+        "keras.layers.Dropout(rate=rate)",
+        "test_mixed_precision_matches_float32[mixed_float16]",
+    ),
+    "training_ignored": (
+        "bernoulli_mask",
+        "if training:",
+        "if False:",
+        "test_training_changes_the_output",
+    ),
     "weight_left_out": (
-        "scaled_dense", "y = y + self.bias", "y = y",
+        "scaled_dense",
+        "y = y + self.bias",
+        "y = y",
         "test_compiled_fit_step_trains_every_weight",
     ),
     "gradient_sign_flipped": (
-        "sign_ste", "return upstream * ops.cast", "return -upstream * ops.cast",
+        "sign_ste",
+        "return upstream * ops.cast",
+        "return -upstream * ops.cast",
         "test_op_sign_ste_gradient_matches_its_formula",
     ),
     "update_not_applied": (
-        "running_max_scale", "self.moving_max.assign(", "(", "test_state_updates_only_in_training",
+        "running_max_scale",
+        "self.moving_max.assign(",
+        "(",
+        "test_state_updates_only_in_training",
     ),
     "loss_not_added": (
-        "activity_l2", "self.add_loss(", "(", "test_declared_losses",
+        "activity_l2",
+        "self.add_loss(",
+        "(",
+        "test_declared_losses",
     ),
     # Issue 13: the checks of numbers.
     "output_differs_from_stated_values": (
-        "rms_norm", "ops.rsqrt(", "0.999 * ops.rsqrt(", "test_inference_outputs_are_the_stated_values",
+        "rms_norm",
+        "ops.rsqrt(",
+        "0.999 * ops.rsqrt(",
+        "test_inference_outputs_are_the_stated_values",
     ),
     "output_differs_from_numpy_reference": (
-        "rms_norm", "ops.rsqrt(", "0.999 * ops.rsqrt(", "test_inference_outputs_match_the_numpy_reference",
+        "rms_norm",
+        "ops.rsqrt(",
+        "0.999 * ops.rsqrt(",
+        "test_inference_outputs_match_the_numpy_reference",
     ),
     "float16_overflow": (  # squares of inputs near 300 pass float16's largest value, 65504
-        "rms_norm", 'x = ops.cast(x, "float32")', "x = ops.cast(x, self.compute_dtype)",
+        "rms_norm",
+        'x = ops.cast(x, "float32")',
+        "x = ops.cast(x, self.compute_dtype)",
         "test_mixed_precision_matches_float32[mixed_float16]",
     ),
     "seed_ignored": (
-        "bernoulli_mask", "keras.random.SeedGenerator(seed)", "keras.random.SeedGenerator(None)",
+        "bernoulli_mask",
+        "keras.random.SeedGenerator(seed)",
+        "keras.random.SeedGenerator(None)",
         "test_the_seed_decides_the_random_draws",
     ),
     "seed_fixed": (
-        "gaussian_jitter", "keras.random.SeedGenerator(seed)", "keras.random.SeedGenerator(0)",
+        "gaussian_jitter",
+        "keras.random.SeedGenerator(seed)",
+        "keras.random.SeedGenerator(0)",
         "test_the_seed_decides_the_random_draws",
     ),
     "noise_twice_as_large": (
-        "gaussian_jitter", "stddev=self.stddev", "stddev=2 * self.stddev",
+        "gaussian_jitter",
+        "stddev=self.stddev",
+        "stddev=2 * self.stddev",
         "test_random_draws_have_the_declared_statistics",
     ),
 }
 
-pytestmark = pytest.mark.skipif(not SHARED_EXAMPLES.is_dir(), reason="needs ../shared/examples")
-
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
-    root = make_project(tmp_path_factory.mktemp("bugs"), {"layers": SHARED_EXAMPLES})
+    root = make_project(tmp_path_factory.mktemp("bugs"), {"layers": ACCEPTANCE})
     for declaration in OWN_EXAMPLES.glob("*.layer.yaml"):
         shutil.copy(declaration, root / "layers" / declaration.name)
     assert layergen("generate", "layers", cwd=root).returncode == 0
@@ -77,7 +111,9 @@ def outcomes(tmp_path_factory):
         module.write_text(code.replace(good, bad, 1))
         test = (root / "tests" / f"test_{name}.py").read_text()
         test_path = root / "tests" / f"test_bug_{bug}.py"
-        test_path.write_text(test.replace(f"from layers.{name} import", f"from bug_{bug}.{name} import"))
+        test_path.write_text(
+            test.replace(f"from layers.{name} import", f"from bug_{bug}.{name} import")
+        )
         paths.append(f"tests/test_bug_{bug}.py")
         paths.append(f"tests/test_{name}.py")
     return run_pytest(root, "jax", *sorted(set(paths)))

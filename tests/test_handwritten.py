@@ -25,15 +25,39 @@ def report(tmp_path_factory):
         assert result.returncode == 0, result.stderr
     env = {**os.environ, "KERAS_BACKEND": "jax", "KERAS_HOME": str(root / ".keras")}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "-rf", "-v", "tests"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            "-rf",
+            "-v",
+            "tests",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     return run.stdout
 
 
 def test_tests_for_the_seeds_pass(report):
-    for name in ("scaled_dense", "offset_swish", "dropout_and_scale", "my_dense", "running_max_scale"):
-        assert f"tests/test_seeds_{name}.py::test_save_and_load_without_custom_objects PASSED" in report
+    for name in (
+        "scaled_dense",
+        "offset_swish",
+        "dropout_and_scale",
+        "my_dense",
+        "running_max_scale",
+    ):
+        assert (
+            f"tests/test_seeds_{name}.py::test_save_and_load_without_custom_objects PASSED"
+            in report
+        )
         assert f"FAILED tests/test_seeds_{name}.py" not in report, report[-4000:]
 
 

@@ -47,7 +47,10 @@ def module_code(text: str | bytes, path: str = "odd.layer.yaml") -> str:
     raw = text.encode() if isinstance(text, str) else text
     analysis = parse_declaration(path, raw)
     kind = analysis.decl.kind
-    code = render(f"{kind}.py.j2" if kind == "layer" else "object.py.j2", build_context(analysis, package="p", source=path))
+    code = render(
+        f"{kind}.py.j2" if kind == "layer" else "object.py.j2",
+        build_context(analysis, package="p", source=path),
+    )
     compile(code, path, "exec", dont_inherit=True)
     return code
 
@@ -69,8 +72,8 @@ ODD = {
     "a huge hex integer": "layer: A\nparams:\n  u: {type: int, default: 0x" + "f" * 5000 + "}\n",
     "a float that overflows": "layer: A\nparams:\n  u: {type: float, default: 1e999}\n",
     "nan": "layer: A\nparams:\n  u: {type: float, default: .nan}\n",
-    "a string default with a lone surrogate": "layer: A\nparams:\n  s: {type: str, default: \"\\udc00\"}\n",
-    "a null byte in code": "layer: A\ncall: \"x\\0\"\n",
+    "a string default with a lone surrogate": 'layer: A\nparams:\n  s: {type: str, default: "\\udc00"}\n',
+    "a null byte in code": 'layer: A\ncall: "x\\0"\n',
     "a dtype default that is a list": "layer: A\nparams:\n  d: {type: dtype, default: [float32]}\n",
     "an empty mapping of outputs": "layer: A\noutputs: {}\n",
     "a YAML tag": "layer: !!python/object:os.system A\n",
@@ -120,21 +123,32 @@ def test_folded_code_blocks_work():
     assert "ops.add(x, x)" in code
 
 
-@pytest.mark.parametrize("yaml_text, value, offset, expected", [
-    ('k: "a\\x41b"\n', "aAb", 2, (1, 10)),  # after a \x escape
-    ('k: "\\u00e9 z"\n', "é z", 2, (1, 12)),
-    ("k: 'it''s z'\n", "it's z", 5, (1, 11)),  # after a doubled quote
-    ('k: "a \\\n  z"\n', "a z", 2, (2, 3)),  # after an escaped line break
-    ("k: |\n  a\n   b\n", "a\n b\n", 3, (3, 4)),  # more indented line
-    ("k: >\n  a\n  b\n", "a b\n", 2, (3, 3)),  # folded
-    ("k: a\n  b\n", "a b", 2, (2, 3)),  # plain, folded
-])
+@pytest.mark.parametrize(
+    "yaml_text, value, offset, expected",
+    [
+        ('k: "a\\x41b"\n', "aAb", 2, (1, 10)),  # after a \x escape
+        ('k: "\\u00e9 z"\n', "é z", 2, (1, 12)),
+        ("k: 'it''s z'\n", "it's z", 5, (1, 11)),  # after a doubled quote
+        ('k: "a \\\n  z"\n', "a z", 2, (2, 3)),  # after an escaped line break
+        ("k: |\n  a\n   b\n", "a\n b\n", 3, (3, 4)),  # more indented line
+        ("k: >\n  a\n  b\n", "a b\n", 2, (3, 3)),  # folded
+        ("k: a\n  b\n", "a b", 2, (2, 3)),  # plain, folded
+    ],
+)
 def test_positions_inside_every_scalar_style(yaml_text, value, offset, expected):
     from ruamel.yaml import YAML
 
     node = YAML(typ="rt", pure=True).compose(yaml_text).value[0][1]
     mark = node.start_mark
-    pos = Pos(mark.line + 1, mark.column + 1, node.style, 0, mark.index, node.end_mark.index, Source(yaml_text))
+    pos = Pos(
+        mark.line + 1,
+        mark.column + 1,
+        node.style,
+        0,
+        mark.index,
+        node.end_mark.index,
+        Source(yaml_text),
+    )
     assert node.value.replace("\a", "") == value
     assert value_position(pos, value, offset) == expected
 
@@ -157,32 +171,56 @@ NAME_HOLES = {
     "sublayer class": "layer: A\nsublayers:\n  d: {{class: keras.layers.{x}}}\n",
 }
 BAD_NAMES = [
-    "'a b'", "'x)'", "'x; import os'", "'x=1'", "'x\\n'", "\"os.system('x')#\"", "class", "None", "'1x'", "'-'",
-    "'\\u00b5'", "'x.y'",
+    "'a b'",
+    "'x)'",
+    "'x; import os'",
+    "'x=1'",
+    "'x\\n'",
+    "\"os.system('x')#\"",
+    "class",
+    "None",
+    "'1x'",
+    "'-'",
+    "'\\u00b5'",
+    "'x.y'",
 ]
 
 
-@pytest.mark.parametrize("hole, name", [
-    (hole, name) for hole in NAME_HOLES for name in BAD_NAMES if not (hole.endswith("class") and name == "'x.y'")
-])
+@pytest.mark.parametrize(
+    "hole, name",
+    [
+        (hole, name)
+        for hole in NAME_HOLES
+        for name in BAD_NAMES
+        if not (hole.endswith("class") and name == "'x.y'")
+    ],
+)
 def test_bad_names_never_reach_a_template(hole, name):
     text = NAME_HOLES[hole].format(x=name)
     with pytest.raises(DiagnosticError) as info:
         module_code(text)
     assert {d.code for d in info.value.diagnostics} & {
-        "bad-name", "keyword-name", "bad-class-name", "bad-class", "yaml-syntax", "wrong-type",
+        "bad-name",
+        "keyword-name",
+        "bad-class-name",
+        "bad-class",
+        "yaml-syntax",
+        "wrong-type",
     }, info.value
 
 
-@pytest.mark.parametrize("line", [
-    "import os; os.system('touch pwned')",
-    "import os\nos.system('touch pwned')",
-    "from os import *",
-    "from __future__ import annotations",
-    "x = 1",
-    "import os  \\\n; os.system('x')",
-    "",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import os; os.system('touch pwned')",
+        "import os\nos.system('touch pwned')",
+        "from os import *",
+        "from __future__ import annotations",
+        "x = 1",
+        "import os  \\\n; os.system('x')",
+        "",
+    ],
+)
 def test_import_lines_hold_imports_only(line):
     text = "layer: A\nimports:\n  - " + quote(line) + "\n"
     with pytest.raises(DiagnosticError) as info:
@@ -191,16 +229,41 @@ def test_import_lines_hold_imports_only(line):
 
 
 def test_good_import_lines_pass():
-    code = module_code("layer: A\nimports:\n  - import math\n  - from math import pi as PI\ncall: x * math.e * PI\n")
+    code = module_code(
+        "layer: A\nimports:\n  - import math\n  - from math import pi as PI\ncall: x * math.e * PI\n"
+    )
     assert "import math" in code and "from math import pi as PI" in code
 
 
 # -- strings come out exactly as written ---------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    'plain', '"""', '"', 'a"', '""', '"""x"""', "\\", "a\\", "\\n", "tab\there", "trail  ", "  lead", "\x00\x07\x1b",
-    "line\nbreak", "a\r\nb", "\u2028", "é ü 中", "{{ x }} {% if %}", "'''", "x\n\n  indented\n", "back\\slash\"\"\"",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain",
+        '"""',
+        '"',
+        'a"',
+        '""',
+        '"""x"""',
+        "\\",
+        "a\\",
+        "\\n",
+        "tab\there",
+        "trail  ",
+        "  lead",
+        "\x00\x07\x1b",
+        "line\nbreak",
+        "a\r\nb",
+        "\u2028",
+        "é ü 中",
+        "{{ x }} {% if %}",
+        "'''",
+        "x\n\n  indented\n",
+        'back\\slash"""',
+    ],
+)
 def test_docstring_text_reads_back_exactly_after_black(text):
     source = f'class A:\n    """{docstring_text(text)}\n\n    Args:\n        x: y.\n    """\n'
     formatted = format_code(source)
@@ -213,7 +276,9 @@ def test_docstring_text_reads_back_exactly_after_black(text):
 SENTINEL = "SENTINEL"
 PAYLOAD = f"import pathlib; pathlib.Path({SENTINEL!r}).write_text('ran')"
 DOC = f'"""\n{PAYLOAD}\n"""\nthen {{{{ doc }}}} and {{% if x %}} and \\n and \\\\ and \'quotes\' "too"'
-DEFAULT = f'it\'s "quoted" """ \'\'\' {{{{ name }}}} {{% raw %}} \\ back\nslash \\n \t"""; {PAYLOAD}; """'
+DEFAULT = (
+    f'it\'s "quoted" """ \'\'\' {{{{ name }}}} {{% raw %}} \\ back\nslash \\n \t"""; {PAYLOAD}; """'
+)
 CHOICE = "{__import__('pathlib').Path('" + SENTINEL + "').write_text('choice')}"
 
 
@@ -242,7 +307,7 @@ def safe_rendering_project(root: Path) -> Path:
     return folder
 
 
-IMPORT_AND_REPORT = textwrap.dedent('''
+IMPORT_AND_REPORT = textwrap.dedent("""
     import inspect, json, os, sys
     sys.path.insert(0, sys.argv[1])
     os.chdir(sys.argv[1])
@@ -266,16 +331,26 @@ IMPORT_AND_REPORT = textwrap.dedent('''
         a for a in set(dir(keras.layers.Layer)) | set(vars(layer)) if not a.startswith("_")
     )
     print(json.dumps(report))
-''')
+""")
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     root = tmp_path_factory.mktemp("quoted")
     safe_rendering_project(root)
-    env = {**os.environ, "KERAS_BACKEND": "jax", "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run([sys.executable, "-c", IMPORT_AND_REPORT, str(root)], capture_output=True, text=True,
-                            env=env, timeout=300)
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": "jax",
+        "JAX_PLATFORMS": "cpu",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_AND_REPORT, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return root, json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -311,12 +386,16 @@ def test_importing_the_module_runs_nothing_else(imported):
     assert kinds[0] == "Expr" and kinds[-1] == "ClassDef", kinds
     assert set(kinds[1:-1]) <= {"Import", "ImportFrom"} and kinds[1] == "Import", kinds
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    assert [type(n).__name__ for n in cls.body if not isinstance(n, ast.FunctionDef)] == ["Expr"]  # the docstring
+    assert [type(n).__name__ for n in cls.body if not isinstance(n, ast.FunctionDef)] == [
+        "Expr"
+    ]  # the docstring
 
 
 def test_every_public_layer_attribute_is_reserved(imported):
     _, report = imported
-    assert set(report["layer_attributes"]) <= LAYER_ATTRIBUTES, sorted(set(report["layer_attributes"]) - LAYER_ATTRIBUTES)
+    assert set(report["layer_attributes"]) <= LAYER_ATTRIBUTES, sorted(
+        set(report["layer_attributes"]) - LAYER_ATTRIBUTES
+    )
 
 
 # -- a killed run leaves every file whole ----------------------------------------------------------
@@ -326,7 +405,7 @@ N_LAYERS = 6
 # names them `.<target name>.<random>.tmp`, next to their target. Nothing else may be left.
 STRAY = re.compile(r"^\.(?P<target>.+)\.[A-Za-z0-9_]+\.tmp$")
 
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
     from layergen.config import Config
@@ -367,7 +446,7 @@ CHILD = textwrap.dedent('''
         ready()
     write(outputs)
     (root / "DONE").write_text("")
-''')
+""")
 
 
 def declarations(root: Path, version: int) -> None:
@@ -409,7 +488,9 @@ def check_whole(root: Path, before: dict[Path, bytes], new: dict[Path, str]) -> 
             continue
         if path in new:
             content = path.read_bytes()
-            assert content == new[path].encode() or content == before.get(path), f"{path} is neither old nor new"
+            assert content == new[path].encode() or content == before.get(
+                path
+            ), f"{path} is neither old nor new"
         elif path in before:
             assert path.read_bytes() == before[path]
         else:
@@ -438,7 +519,9 @@ def project(generated_once):
         path.unlink()
     for path, content in before.items():
         path.write_bytes(content)
-    assert len([p for p in new if p in before and new[p].encode() != before[p]]) >= N_LAYERS  # the run changes files
+    assert (
+        len([p for p in new if p in before and new[p].encode() != before[p]]) >= N_LAYERS
+    )  # the run changes files
     return root, before, new
 
 
@@ -460,7 +543,10 @@ def test_a_kill_in_the_middle_of_a_file_leaves_the_target_untouched(project):
     kill_run(root, "mid-file")
     (stray,) = check_whole(root, before, new)
     target = stray.parent / STRAY.match(stray.name)["target"]
-    assert new[target].encode().startswith(stray.read_bytes()) and stray.read_bytes() != new[target].encode()
+    assert (
+        new[target].encode().startswith(stray.read_bytes())
+        and stray.read_bytes() != new[target].encode()
+    )
     assert all(p.read_bytes() == before[p] for p in new if p.exists())  # nothing renamed yet
     assert [p for p in new if not p.exists()] == [p for p in new if p not in before]
 
@@ -477,23 +563,37 @@ def test_a_kill_at_a_random_moment_leaves_every_file_whole(project, seed):
 
 # -- the command line: exit 2, located errors, no traceback, nothing written ----------------------
 
+
 def test_cli_reports_every_error_and_writes_nothing(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
     folder = tmp_path / "layers"
     folder.mkdir()
     (folder / "good.layer.yaml").write_text("layer: Good\ncall: x * 2\n")
-    (folder / "bad.layer.yaml").write_text("layer: Bad\nparams:\n  u: {type: int, mn: 1}\ncall: x * q\n")
+    (folder / "bad.layer.yaml").write_text(
+        "layer: Bad\nparams:\n  u: {type: int, mn: 1}\ncall: x * q\n"
+    )
     (folder / "worse.layer.yaml").write_bytes(b"layer: Worse\ndoc: \xff\n")
-    result = subprocess.run([sys.executable, "-m", "layergen", "generate", "layers"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "layergen", "generate", "layers"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
     assert "Traceback" not in output
-    for where in ("bad.layer.yaml:3:18: error: unknown key `mn`", "bad.layer.yaml:4:11: error: unknown name `q`",
-                  "worse.layer.yaml:2:6: error:"):
+    for where in (
+        "bad.layer.yaml:3:18: error: unknown key `mn`",
+        "bad.layer.yaml:4:11: error: unknown name `q`",
+        "worse.layer.yaml:2:6: error:",
+    ):
         assert where in output, output
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
-        "bad.layer.yaml", "good.layer.yaml", "pyproject.toml", "worse.layer.yaml",
+        "bad.layer.yaml",
+        "good.layer.yaml",
+        "pyproject.toml",
+        "worse.layer.yaml",
     ]
 
 

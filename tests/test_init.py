@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from helpers import REPO, layergen
 from layergen.cli import app
 from layergen.config import load_config
 from layergen.init import PROBLEM_REGEXP, merge_tasks, strip_jsonc, vscode_tasks
 from layergen.schema import declaration_schema
+
+from helpers import REPO, layergen, snapshot
 
 runner = CliRunner()
 
@@ -58,10 +59,6 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 def test_init_in_an_empty_folder_sets_everything_up(project):
     result = runner.invoke(app, ["init"])
     assert result.exit_code == 0, result.output
@@ -69,10 +66,17 @@ def test_init_in_an_empty_folder_sets_everything_up(project):
     assert config.paths == [project / "layers"] and config.tests == project / "tests"
     tasks = json.loads((project / ".vscode" / "tasks.json").read_text())
     labels = [t["label"] for t in tasks["tasks"]]
-    assert labels == ["layergen: generate", "layergen: check", "layergen: sync", "layergen: watch",
-                      "layergen: check layers"]
+    assert labels == [
+        "layergen: generate",
+        "layergen: check",
+        "layergen: sync",
+        "layergen: watch",
+        "layergen: check layers",
+    ]
     watch = tasks["tasks"][3]
-    assert watch["isBackground"] is True and "beginsPattern" in watch["problemMatcher"]["background"]
+    assert (
+        watch["isBackground"] is True and "beginsPattern" in watch["problemMatcher"]["background"]
+    )
     schema = json.loads((project / ".layergen" / "declaration.schema.json").read_text())
     assert schema == declaration_schema()
     assert "id: layergen-generate" in (project / ".pre-commit-config.yaml").read_text()
@@ -90,11 +94,20 @@ def test_init_merges_into_pyproject_and_keeps_comments(project):
     assert result.exit_code == 0, result.output
     text = (project / "pyproject.toml").read_text()
     assert text.startswith(PYPROJECT)  # every line and comment kept, keys only added after them
-    for comment in ("# The demo project.", "# keep this comment", "# wide lines", "# where the declarations live",
-                    "# not the default"):
+    for comment in (
+        "# The demo project.",
+        "# keep this comment",
+        "# wide lines",
+        "# where the declarations live",
+        "# not the default",
+    ):
         assert comment in text
     data = tomllib.loads(text)
-    assert data["tool"]["layergen"] == {"paths": ["src_layers"], "tests": "tests", "package": "demo_layers"}
+    assert data["tool"]["layergen"] == {
+        "paths": ["src_layers"],
+        "tests": "tests",
+        "package": "demo_layers",
+    }
     assert data["tool"]["black"] == {"line-length": 100}
     assert "[tool.layergen]: tests, package" in result.output
 
@@ -104,7 +117,10 @@ def test_init_refuses_an_unknown_key_and_writes_nothing(project):
     before = snapshot(project)
     result = runner.invoke(app, ["init"])
     assert result.exit_code == 2
-    assert "pyproject.toml:3:1: error: unknown key `test` in [tool.layergen] [unknown-config]" in result.output
+    assert (
+        "pyproject.toml:3:1: error: unknown key `test` in [tool.layergen] [unknown-config]"
+        in result.output
+    )
     assert snapshot(project) == before
 
 
@@ -116,19 +132,34 @@ def test_init_merges_tasks_by_label_and_keeps_the_others(project):
     assert "comments were not kept" in result.output
     tasks = json.loads((project / ".vscode" / "tasks.json").read_text())["tasks"]
     labels = [t["label"] for t in tasks]
-    assert labels == ["build docs", "layergen: generate", "lint", "layergen: check", "layergen: sync", "layergen: watch",
-                      "layergen: check layers"]
-    assert tasks[0] == {"label": "build docs", "type": "shell", "command": "make docs // not a comment"}
+    assert labels == [
+        "build docs",
+        "layergen: generate",
+        "lint",
+        "layergen: check",
+        "layergen: sync",
+        "layergen: watch",
+        "layergen: check layers",
+    ]
+    assert tasks[0] == {
+        "label": "build docs",
+        "type": "shell",
+        "command": "make docs // not a comment",
+    }
     assert tasks[2] == {"label": "lint", "type": "shell", "command": "ruff check ."}
     assert tasks[1]["command"] == "layergen generate"  # layergen's own task, updated in place
 
 
 def test_tasks_json_errors_are_located(project):
     (project / ".vscode").mkdir()
-    (project / ".vscode" / "tasks.json").write_text('{\n  // fine\n  "tasks": [\n    {"label": "x"} oops\n  ]\n}\n')
+    (project / ".vscode" / "tasks.json").write_text(
+        '{\n  // fine\n  "tasks": [\n    {"label": "x"} oops\n  ]\n}\n'
+    )
     result = runner.invoke(app, ["init"])
     assert result.exit_code == 2
-    assert re.search(r"tasks\.json:4:20: error: invalid JSON: .* \[bad-json\]", result.output), result.output
+    assert re.search(
+        r"tasks\.json:4:20: error: invalid JSON: .* \[bad-json\]", result.output
+    ), result.output
 
 
 def test_jsonc_keeps_strings_and_positions():
@@ -136,12 +167,14 @@ def test_jsonc_keeps_strings_and_positions():
     plain = strip_jsonc(text)
     assert json.loads(plain) == {"a": "x // y, }", "b": [1, 2]}
     assert len(plain) == len(text) and plain.count("\n") == 1
-    merged, note = merge_tasks(None, vscode_tasks())
+    merged, _note = merge_tasks(None, vscode_tasks())
     assert merge_tasks(merged, vscode_tasks()) == (merged, "")
 
 
 def test_init_leaves_an_existing_pre_commit_config_and_prints_the_snippet(project):
-    config = "repos:\n  - repo: https://example.invalid/other\n    rev: v1\n    hooks: [{id: other}]\n"
+    config = (
+        "repos:\n  - repo: https://example.invalid/other\n    rev: v1\n    hooks: [{id: other}]\n"
+    )
     (project / ".pre-commit-config.yaml").write_text(config)
     result = runner.invoke(app, ["init"])
     assert result.exit_code == 0
@@ -166,35 +199,76 @@ def test_problem_matcher_reads_real_error_output(project):
     for line in output.splitlines():
         match = regexp.match(line)
         if match:
-            found.append({k: match.group(pattern[k]) for k in ("file", "line", "column", "severity", "code", "message")})
+            found.append(
+                {
+                    k: match.group(pattern[k])
+                    for k in ("file", "line", "column", "severity", "code", "message")
+                }
+            )
     for problem in found:
         problem["file"] = Path(problem["file"]).resolve().relative_to(project.resolve()).as_posix()
     assert found == [
-        {"file": "layers/bad.layer.yaml", "line": "2", "column": "11", "severity": "error", "code": "unknown-name",
-         "message": "unknown name `sclae`"},
-        {"file": "layers/worse.layer.yaml", "line": "2", "column": "1", "severity": "error", "code": "unknown-key",
-         "message": "unknown key `parms` at the top level"},
-        {"file": "layers/worse.layer.yaml", "line": "3", "column": "9", "severity": "error", "code": "wrong-type",
-         "message": "`random` must be true or false"},
+        {
+            "file": "layers/bad.layer.yaml",
+            "line": "2",
+            "column": "11",
+            "severity": "error",
+            "code": "unknown-name",
+            "message": "unknown name `sclae`",
+        },
+        {
+            "file": "layers/worse.layer.yaml",
+            "line": "2",
+            "column": "1",
+            "severity": "error",
+            "code": "unknown-key",
+            "message": "unknown key `parms` at the top level",
+        },
+        {
+            "file": "layers/worse.layer.yaml",
+            "line": "3",
+            "column": "9",
+            "severity": "error",
+            "code": "wrong-type",
+            "message": "`random` must be true or false",
+        },
     ]
     # Hints and the closing count are not problems.
-    assert not any(regexp.match(line) for line in output.splitlines() if "hint:" in line or "nothing was written" in line)
+    assert not any(
+        regexp.match(line)
+        for line in output.splitlines()
+        if "hint:" in line or "nothing was written" in line
+    )
 
 
 def test_the_repository_ships_both_hooks():
     from ruamel.yaml import YAML
 
-    hooks = {h["id"]: h for h in YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    hooks = {
+        h["id"]: h for h in YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
+    }
     assert hooks["layergen-generate"]["entry"] == "layergen generate --check"
     assert hooks["layergen-sync"]["entry"] == "layergen sync --skip-undeclared"
-    assert all(h["language"] == "system" for h in hooks.values())  # no download, the project's own layergen
+    assert all(
+        h["language"] == "system" for h in hooks.values()
+    )  # no download, the project's own layergen
 
 
 def _git(*args: str, cwd: Path) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-    subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
-                   cwd=cwd, env=env, check=True, capture_output=True)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -212,17 +286,29 @@ def test_pre_commit_try_repo_passes_on_a_clean_project_and_fails_on_a_stale_one(
 
     project = tmp_path / "project"
     (project / "layers").mkdir(parents=True)
-    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n")
+    (project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"
+    )
     (project / "layers" / "double.layer.yaml").write_text("layer: Double\ncall: x * 2\n")
     assert layergen("generate", cwd=project).returncode == 0
     _git("init", "-q", cwd=project)
     _git("add", ".", cwd=project)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PRE_COMMIT_COLOR": "never",
+    }
 
     def try_repo() -> subprocess.CompletedProcess:
-        return subprocess.run([str(pre_commit), "try-repo", str(hooks_repo), "layergen-generate", "--all-files"],
-                              cwd=project, env=env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [str(pre_commit), "try-repo", str(hooks_repo), "layergen-generate", "--all-files"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     clean = try_repo()
     assert clean.returncode == 0, clean.stdout + clean.stderr
@@ -244,6 +330,8 @@ def test_init_schema_and_watch_import_no_deep_learning_framework(tmp_path):
         "assert CliRunner().invoke(app, ['schema']).exit_code == 0\n"
         "print(sorted(m for m in ('keras', 'tensorflow', 'jax', 'torch') if m in sys.modules))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

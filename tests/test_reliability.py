@@ -10,16 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from helpers import layergen
 from layergen.config import load_config
 from layergen.diagnostics import Diagnostic, DiagnosticError
 from layergen.spec.load import parse_declaration
 from layergen.spec.yamlfile import MAX_FILE_BYTES, MAX_STRING
 
-LOCATED = re.compile(r"^(?P<path>[^\n]+):(?P<line>\d+):(?P<col>\d+): error: .* \[(?P<code>[a-z-]+)\]$")
+from helpers import layergen
+
+LOCATED = re.compile(
+    r"^(?P<path>[^\n]+):(?P<line>\d+):(?P<col>\d+): error: .* \[(?P<code>[a-z-]+)\]$"
+)
 
 
-def project(root: Path, files: dict[str, str], pyproject: str = "[project]\nname = 'demo'\n") -> Path:
+def project(
+    root: Path, files: dict[str, str], pyproject: str = "[project]\nname = 'demo'\n"
+) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(pyproject)
     for name, text in files.items():
@@ -48,23 +53,34 @@ def codes_of(text: str, path: str = "a.layer.yaml") -> list[tuple[int, int, str]
 
 # -- 2: two declarations of one class name ---------------------------------------------------------
 
+
 def test_two_declarations_with_one_class_name_are_both_reported(tmp_path):
-    root = project(tmp_path / "demo", {
-        "layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n",
-        "layers/b.layer.yaml": "# the other one\nlayer: Foo\ncall: x * 3\n",
-    })
+    root = project(
+        tmp_path / "demo",
+        {
+            "layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n",
+            "layers/b.layer.yaml": "# the other one\nlayer: Foo\ncall: x * 3\n",
+        },
+    )
     result = layergen("generate", "layers", cwd=root)
-    assert sorted(errors(result)) == [("a.layer.yaml", 1, 8, "duplicate-name"), ("b.layer.yaml", 2, 8, "duplicate-name")]
+    assert sorted(errors(result)) == [
+        ("a.layer.yaml", 1, 8, "duplicate-name"),
+        ("b.layer.yaml", 2, 8, "duplicate-name"),
+    ]
     assert not (root / "layers" / "a.py").exists()
 
 
 def test_one_class_name_in_two_folders_sharing_a_package(tmp_path):
-    root = project(tmp_path / "demo", {
-        "one/a.layer.yaml": "layer: Foo\npackage: shared\ncall: x * 2\n",
-        "two/b.layer.yaml": "layer: Foo\npackage: shared\ncall: x * 3\n",
-    })
+    root = project(
+        tmp_path / "demo",
+        {
+            "one/a.layer.yaml": "layer: Foo\npackage: shared\ncall: x * 2\n",
+            "two/b.layer.yaml": "layer: Foo\npackage: shared\ncall: x * 3\n",
+        },
+    )
     assert sorted(errors(layergen("generate", "one", "two", cwd=root))) == [
-        ("a.layer.yaml", 1, 8, "duplicate-name"), ("b.layer.yaml", 1, 8, "duplicate-name"),
+        ("a.layer.yaml", 1, 8, "duplicate-name"),
+        ("b.layer.yaml", 1, 8, "duplicate-name"),
     ]
     # The same class name in two packages registers twice, distinctly: fine.
     (root / "two" / "b.layer.yaml").write_text("layer: Foo\npackage: other\ncall: x * 3\n")
@@ -72,17 +88,27 @@ def test_one_class_name_in_two_folders_sharing_a_package(tmp_path):
 
 
 def test_one_class_name_in_two_folders_under_one_package_flag(tmp_path):
-    root = project(tmp_path / "demo", {
-        "one/a.layer.yaml": "layer: Foo\ncall: x * 2\n",
-        "two/b.layer.yaml": "layer: Foo\ncall: x * 3\n",
-    })
-    assert layergen("generate", "one", "two", "--check", cwd=root).returncode == 1  # registered as one>Foo, two>Foo
-    assert [e[3] for e in errors(layergen("generate", "one", "two", "--package", "shared", cwd=root))] == ["duplicate-name"] * 2
+    root = project(
+        tmp_path / "demo",
+        {
+            "one/a.layer.yaml": "layer: Foo\ncall: x * 2\n",
+            "two/b.layer.yaml": "layer: Foo\ncall: x * 3\n",
+        },
+    )
+    assert (
+        layergen("generate", "one", "two", "--check", cwd=root).returncode == 1
+    )  # registered as one>Foo, two>Foo
+    assert [
+        e[3] for e in errors(layergen("generate", "one", "two", "--package", "shared", cwd=root))
+    ] == ["duplicate-name"] * 2
 
 
 # -- 8: a read-only output folder, and wrong value types in [tool.layergen] ---------------------------
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root writes to read-only folders")
+
+@pytest.mark.skipif(
+    sys.platform == "win32" or os.geteuid() == 0, reason="root writes to read-only folders"
+)
 def test_a_read_only_output_folder_is_a_located_error(tmp_path):
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     layers = root / "layers"
@@ -97,51 +123,103 @@ def test_a_read_only_output_folder_is_a_located_error(tmp_path):
     assert not list(layers.glob(".*.tmp"))
 
 
-@pytest.mark.parametrize("line", [
-    "paths = 5", "paths = [1, 2]", "line-length = \"x\"", "line-length = true", "line-length = 0", "tests = 5",
-    "package = 5", "templates = []", "package = \"a>b\"", "package = \"with space\"", "package = \"\"",
-    "package = \"a..b\"", "package = \"class.x\"",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "paths = 5",
+        "paths = [1, 2]",
+        'line-length = "x"',
+        "line-length = true",
+        "line-length = 0",
+        "tests = 5",
+        "package = 5",
+        "templates = []",
+        'package = "a>b"',
+        'package = "with space"',
+        'package = ""',
+        'package = "a..b"',
+        'package = "class.x"',
+    ],
+)
 def test_wrong_config_values_are_located(tmp_path, line):
-    root = project(tmp_path, {}, f"[project]\nname = 'demo'\n\n[tool.layergen]\n# a comment\n{line}\n")
+    root = project(
+        tmp_path, {}, f"[project]\nname = 'demo'\n\n[tool.layergen]\n# a comment\n{line}\n"
+    )
     with pytest.raises(DiagnosticError) as info:
         load_config(root)
     assert [(d.line, d.code) for d in info.value.diagnostics] == [(6, "bad-config")]
 
 
 def test_wrong_config_values_exit_2_without_a_traceback(tmp_path):
-    root = project(tmp_path, {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"},
-                   "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 5\n")
+    root = project(
+        tmp_path,
+        {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"},
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 5\n",
+    )
     assert errors(layergen("generate", cwd=root)) == [("pyproject.toml", 5, 1, "bad-config")]
 
 
 def test_good_config_values_load(tmp_path):
-    root = project(tmp_path, {}, "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 'layers'\n"
-                   "line-length = 100\ntests = 't'\npackage = 'my_pkg.layers'\n")
+    root = project(
+        tmp_path,
+        {},
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 'layers'\n"
+        "line-length = 100\ntests = 't'\npackage = 'my_pkg.layers'\n",
+    )
     config = load_config(root)
-    assert (config.paths, config.line_length, config.package) == ([root / "layers"], 100, "my_pkg.layers")
+    assert (config.paths, config.line_length, config.package) == (
+        [root / "layers"],
+        100,
+        "my_pkg.layers",
+    )
 
 
 # -- 9: diagnostics stay one line each, whatever the user wrote ------------------------------------
 
-HOSTILE = ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1b[31m", "\x1b]0;title\x07", "\x00", "\x9b",
-           "\u202e", "\x7f"]
+HOSTILE = [
+    "\n",
+    "\r",
+    "\r\n",
+    "\u2028",
+    "\u2029",
+    "\x85",
+    "\x0b",
+    "\x0c",
+    "\x1b[31m",
+    "\x1b]0;title\x07",
+    "\x00",
+    "\x9b",
+    "\u202e",
+    "\x7f",
+]
 
 
 @pytest.mark.parametrize("text", HOSTILE, ids=[repr(t) for t in HOSTILE])
 def test_a_diagnostic_escapes_line_breaks_and_terminal_controls(text):
-    d = Diagnostic(f"a{text}.layer.yaml", 1, 2, "unknown-key", f"unknown key `x{text}y`", f"did you mean `x{text}`?")
+    d = Diagnostic(
+        f"a{text}.layer.yaml",
+        1,
+        2,
+        "unknown-key",
+        f"unknown key `x{text}y`",
+        f"did you mean `x{text}`?",
+    )
     first, hint = d.format().split("\n")
-    assert first.startswith("a") and first.endswith(" [unknown-key]") and hint.startswith("  hint: ")
+    assert (
+        first.startswith("a") and first.endswith(" [unknown-key]") and hint.startswith("  hint: ")
+    )
     for line in (first, hint):
         assert line.isprintable(), repr(line)
     assert ascii(text)[1:-1] in first  # written as its escape, so the reader still sees it
 
 
 def test_a_key_with_a_line_break_and_an_escape_sequence_prints_one_line_per_diagnostic(tmp_path):
-    root = project(tmp_path / "demo", {
-        "layers/a.layer.yaml": 'layer: Foo\n"x\\ny\\u2028z\\e[2J\\rw": 1\ncall: x\n',
-    })
+    root = project(
+        tmp_path / "demo",
+        {
+            "layers/a.layer.yaml": 'layer: Foo\n"x\\ny\\u2028z\\e[2J\\rw": 1\ncall: x\n',
+        },
+    )
     result = layergen("generate", "layers", cwd=root)
     assert errors(result) == [("a.layer.yaml", 2, 1, "unknown-key")]
     lines = result.stderr.splitlines()
@@ -151,23 +229,31 @@ def test_a_key_with_a_line_break_and_an_escape_sequence_prints_one_line_per_diag
 
 # -- 10: size limits ---------------------------------------------------------------------------------
 
+
 def test_an_oversized_code_field_is_a_located_error():
     text = "layer: A\ndoc: fine\ncall: |\n" + "  y = x\n" * (MAX_STRING // 6 + 1) + "  return y\n"
     assert codes_of(text) == [(3, 7, "too-large")]
 
 
 def test_an_oversized_doc_is_a_located_error():
-    assert codes_of("layer: A\ndoc: " + "word " * (MAX_STRING // 5 + 1) + "\n") == [(2, 6, "too-large")]
+    assert codes_of("layer: A\ndoc: " + "word " * (MAX_STRING // 5 + 1) + "\n") == [
+        (2, 6, "too-large")
+    ]
 
 
 def test_an_oversized_file_is_refused_before_it_is_parsed():
-    text = "layer: A\n" + "".join(f"# {i:08d} {'.' * 60}\n" for i in range(MAX_FILE_BYTES // 70 + 1))
+    text = "layer: A\n" + "".join(
+        f"# {i:08d} {'.' * 60}\n" for i in range(MAX_FILE_BYTES // 70 + 1)
+    )
     start = time.perf_counter()
     found = codes_of(text)
     assert time.perf_counter() - start < 1
     assert [code for *_, code in found] == ["too-large"]
     line = found[0][0]
-    assert len(text[: sum(len(l) for l in text.split("\n")[: line - 1]) + line - 1].encode()) <= MAX_FILE_BYTES
+    assert (
+        len(text[: sum(len(part) for part in text.split("\n")[: line - 1]) + line - 1].encode())
+        <= MAX_FILE_BYTES
+    )
 
 
 def test_the_analysis_of_a_large_allowed_declaration_stays_linear():
@@ -176,8 +262,14 @@ def test_the_analysis_of_a_large_allowed_declaration_stays_linear():
     from layergen.render.render import render
 
     def seconds(lines: int) -> float:
-        text = "layer: A\nparams:\n" + "".join(f"  p{i}: {{type: int, default: {i}}}\n" for i in range(lines // 8))
-        text += "call: |\n" + "".join(f"  y{i} = x * p{i % (lines // 8)}\n" for i in range(lines)) + "  return x\n"
+        text = "layer: A\nparams:\n" + "".join(
+            f"  p{i}: {{type: int, default: {i}}}\n" for i in range(lines // 8)
+        )
+        text += (
+            "call: |\n"
+            + "".join(f"  y{i} = x * p{i % (lines // 8)}\n" for i in range(lines))
+            + "  return x\n"
+        )
         start = time.perf_counter()
         analysis = parse_declaration("a.layer.yaml", text.encode())
         render("layer.py.j2", build_context(analysis, package="p", source="a"))
@@ -190,13 +282,14 @@ def test_the_analysis_of_a_large_allowed_declaration_stays_linear():
 
 # -- 11: symlinks, package names, empty folders, custom tags -----------------------------------------
 
+
 def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):
     root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers").mkdir()
     (root / "layers" / "foo.layer.yaml").symlink_to(root / "shared_src" / "foo.layer.yaml")
     assert layergen("generate", "layers/foo.layer.yaml", cwd=root).returncode == 0
     module = (root / "layers" / "foo.py").read_text()
-    assert "package=\"layers\"" in module
+    assert 'package="layers"' in module
     assert not (root / "shared_src" / "foo.py").exists()
     assert "from .foo import Foo" in (root / "layers" / "__init__.py").read_text()
 
@@ -205,18 +298,33 @@ def test_a_symlinked_folder_generates_inside_the_link(tmp_path):
     root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers").symlink_to(root / "shared_src", target_is_directory=True)
     assert layergen("generate", "layers", cwd=root).returncode == 0
-    assert "package=\"layers\"" in (root / "layers" / "foo.py").read_text()
+    assert 'package="layers"' in (root / "layers" / "foo.py").read_text()
     assert "from layers.foo import Foo" in (root / "tests" / "test_foo.py").read_text()
 
 
-@pytest.mark.parametrize("package", ["'a>b'", "'with space'", "''", "'a..b'", "'.a'", "'1a'", "'a.class'", "'a-b'",
-                                     "\"import os; os.system('x')\""])
+@pytest.mark.parametrize(
+    "package",
+    [
+        "'a>b'",
+        "'with space'",
+        "''",
+        "'a..b'",
+        "'.a'",
+        "'1a'",
+        "'a.class'",
+        "'a-b'",
+        "\"import os; os.system('x')\"",
+    ],
+)
 def test_a_declared_package_must_be_a_dotted_name(package):
     assert codes_of(f"layer: A\npackage: {package}\ncall: x\n") == [(2, 10, "bad-package")]
 
 
 def test_a_good_declared_package_passes():
-    assert parse_declaration("a.layer.yaml", b"layer: A\npackage: my_pkg.layers\n").decl.package == "my_pkg.layers"
+    assert (
+        parse_declaration("a.layer.yaml", b"layer: A\npackage: my_pkg.layers\n").decl.package
+        == "my_pkg.layers"
+    )
 
 
 def test_a_bad_package_flag_is_an_error(tmp_path):
@@ -227,27 +335,35 @@ def test_a_bad_package_flag_is_an_error(tmp_path):
 
 
 def test_a_folder_without_declarations_says_so(tmp_path):
-    root = project(tmp_path / "demo", {"layers/readme.txt": "nothing here\n", "more/a.layer.yaml": "layer: Foo\ncall: x\n"})
+    root = project(
+        tmp_path / "demo",
+        {"layers/readme.txt": "nothing here\n", "more/a.layer.yaml": "layer: Foo\ncall: x\n"},
+    )
     result = layergen("generate", "layers", "more", cwd=root)
     assert errors(result) == [("layers", 1, 1, "no-declarations")]
     assert ".layer.yaml" in result.stderr  # the hint names what is looked for
     assert not (root / "more" / "a.py").exists()
 
 
-@pytest.mark.parametrize("text, where", [
-    ("layer: A\ndoc: !foo hello\n", (2, 6)),
-    ("layer: !Layer A\n", (1, 8)),
-    ("layer: A\nparams: !params\n  u: int\n", (2, 9)),
-    ("layer: A\nparams:\n  u: !<tag:example.com,2024:int> int\n", (3, 6)),
-    ("layer: A\ndoc: !!python/object:os.system hello\n", (2, 6)),
-    ("layer: A\ndoc: !!binary aGVsbG8=\n", (2, 6)),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("layer: A\ndoc: !foo hello\n", (2, 6)),
+        ("layer: !Layer A\n", (1, 8)),
+        ("layer: A\nparams: !params\n  u: int\n", (2, 9)),
+        ("layer: A\nparams:\n  u: !<tag:example.com,2024:int> int\n", (3, 6)),
+        ("layer: A\ndoc: !!python/object:os.system hello\n", (2, 6)),
+        ("layer: A\ndoc: !!binary aGVsbG8=\n", (2, 6)),
+    ],
+)
 def test_custom_yaml_tags_are_located_errors(text, where):
     assert (*where, "yaml-tag") in codes_of(text)
 
 
 def test_standard_tags_still_work():
-    analysis = parse_declaration("a.layer.yaml", b"layer: !!str A\nparams:\n  u: {type: int, default: !!int 3}\n")
+    analysis = parse_declaration(
+        "a.layer.yaml", b"layer: !!str A\nparams:\n  u: {type: int, default: !!int 3}\n"
+    )
     assert (analysis.decl.name, analysis.params["u"].default) == ("A", 3)
 
 

@@ -13,15 +13,30 @@ from layergen.render.render import block, format_code, literal, render_source
 from layergen.render.test_context import build_test_context
 from layergen.spec.load import load_declaration
 
-from helpers import OWN_EXAMPLES, SHARED_EXAMPLES
+from helpers import ACCEPTANCE, OWN_EXAMPLES, SHARED_EXAMPLES
 
-EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(SHARED_EXAMPLES.glob("*.yaml"))
+EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml"))
+# Declarations added to the shared set since it was copied here (none when it is absent).
+EXAMPLES += sorted(p for p in SHARED_EXAMPLES.glob("*.yaml") if not (ACCEPTANCE / p.name).is_file())
 
 
 @pytest.mark.parametrize(
     "value",
-    ["plain", "it's", 'say "hi"', "both ' and \"", "back\\slash", "new\nline", "{braces}", "",
-     {"a": ["b", ("c",)], "d": (1, 2.5, None, True)}, ("one",), (), [], 1e-05],
+    [
+        "plain",
+        "it's",
+        'say "hi"',
+        "both ' and \"",
+        "back\\slash",
+        "new\nline",
+        "{braces}",
+        "",
+        {"a": ["b", ("c",)], "d": (1, 2.5, None, True)},
+        ("one",),
+        (),
+        [],
+        1e-05,
+    ],
 )
 def test_literal_reads_back_as_the_value_and_is_what_black_writes(value):
     text = literal(value)
@@ -30,8 +45,13 @@ def test_literal_reads_back_as_the_value_and_is_what_black_writes(value):
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(st.recursive(st.text() | st.integers() | st.booleans() | st.none(),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)))
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.booleans() | st.none(),
+        lambda inner: st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    )
+)
 def test_literal_of_any_value_reads_back_and_is_black_stable(value):
     text = literal(value)
     assert eval(text) == value
@@ -39,7 +59,10 @@ def test_literal_of_any_value_reads_back_and_is_black_stable(value):
 
 
 def test_block_indents_statements_and_leaves_blank_lines_empty():
-    assert block("a = 1\n\nif a:\n    b = 2\n", 8) == "        a = 1\n\n        if a:\n            b = 2"
+    assert (
+        block("a = 1\n\nif a:\n    b = 2\n", 8)
+        == "        a = 1\n\n        if a:\n            b = 2"
+    )
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -49,18 +72,26 @@ def test_black_only_splits_lines_that_are_too_long(path):
     analysis = load_declaration(path)
     layer = analysis.decl.kind == "layer"
     rendered = [
-        render_source("layer.py.j2" if layer else "object.py.j2", build_context(analysis, package="p", source="s")),
         render_source(
-            "layer_test.py.j2" if layer else "object_test.py.j2", build_test_context(analysis, module="p.m", source="s")
+            "layer.py.j2" if layer else "object.py.j2",
+            build_context(analysis, package="p", source="s"),
+        ),
+        render_source(
+            "layer_test.py.j2" if layer else "object_test.py.j2",
+            build_test_context(analysis, module="p.m", source="s"),
         ),
     ]
     for source in rendered:
         formatted = format_code(source)
-        matcher = difflib.SequenceMatcher(None, source.splitlines(), formatted.splitlines(), autojunk=False)
+        matcher = difflib.SequenceMatcher(
+            None, source.splitlines(), formatted.splitlines(), autojunk=False
+        )
         for tag, i1, i2, _, _ in matcher.get_opcodes():
             if tag != "equal":
                 changed = source.splitlines()[i1:i2]
-                assert any(len(line) > 88 for line in changed), f"black rewrote {changed} in\n{source}"
+                assert any(
+                    len(line) > 88 for line in changed
+                ), f"black rewrote {changed} in\n{source}"
 
 
 def test_the_support_module_is_written_as_black_writes_it():

@@ -23,41 +23,90 @@ from layergen.spec import reserved
 from layergen.spec.load import parse_declaration
 
 LAYER2 = {
- "layer": "ProbeTwo",
- "imports": ["import math"],
- "params": {"pa": {"type": "int", "default": 2, "min": 1, "max": 9, "choices": [1, 2, 3]},
-            "pf": {"type": "float", "default": 0.5, "min": 0.0}, "pact": {"type": "activation", "default": "relu"},
-            "pini": {"type": "initializer", "default": "zeros"}},
- "random": True,
- "inputs": {"ia": {"rank": 2}, "ib": None},
- "weights": {"wk": {"shape": "(ia[-1], pa)", "when": "pa > 0"}, "ws": {"shape": "(1,)", "trainable": False},
-             "wt": {"shape": "(1,)", "trainable": False}, "wv": {"shape": "ia[-1:]", "initializer": "pini"}},
- "sublayers": {"sd": {"class": "keras.layers.Dropout", "args": {"rate": "pf"}}},
- "ops": {"of": {"args": ["oa", "ob"], "forward": "oa * ob", "gradient": {"oa": "upstream * ob"}}},
- "methods": {"mh": {"args": ["ma"], "body": "return ma"}},
- "call": {"train": "return sd(of(ia, wk) + ib, training=training) * mh(pf)", "infer": "ia + ib"},
- "losses": ["ops.sum(ia)"],
- "updates": {"ws": "ws + 1", "wt": "wt + ws"},
- "masking": "mask",
- "output_shape": "(*ia[:-1], pa)",
- "init": "self.extra = pa",
- "example": {"params": {"pa": 2}, "input_shape": {"ia": [2, 3], "ib": [2, 2]}},
+    "layer": "ProbeTwo",
+    "imports": ["import math"],
+    "params": {
+        "pa": {"type": "int", "default": 2, "min": 1, "max": 9, "choices": [1, 2, 3]},
+        "pf": {"type": "float", "default": 0.5, "min": 0.0},
+        "pact": {"type": "activation", "default": "relu"},
+        "pini": {"type": "initializer", "default": "zeros"},
+    },
+    "random": True,
+    "inputs": {"ia": {"rank": 2}, "ib": None},
+    "weights": {
+        "wk": {"shape": "(ia[-1], pa)", "when": "pa > 0"},
+        "ws": {"shape": "(1,)", "trainable": False},
+        "wt": {"shape": "(1,)", "trainable": False},
+        "wv": {"shape": "ia[-1:]", "initializer": "pini"},
+    },
+    "sublayers": {"sd": {"class": "keras.layers.Dropout", "args": {"rate": "pf"}}},
+    "ops": {
+        "of": {"args": ["oa", "ob"], "forward": "oa * ob", "gradient": {"oa": "upstream * ob"}}
+    },
+    "methods": {"mh": {"args": ["ma"], "body": "return ma"}},
+    "call": {"train": "return sd(of(ia, wk) + ib, training=training) * mh(pf)", "infer": "ia + ib"},
+    "losses": ["ops.sum(ia)"],
+    "updates": {"ws": "ws + 1", "wt": "wt + ws"},
+    "masking": "mask",
+    "output_shape": "(*ia[:-1], pa)",
+    "init": "self.extra = pa",
+    "example": {"params": {"pa": 2}, "input_shape": {"ia": [2, 3], "ib": [2, 2]}},
 }
-LAYER1 = {"layer": "ProbeOne", "params": {"pa": {"type": "int", "default": 2}}, "weights": {"wk": "(x[-1], pa)"},
-          "ops": {"of": {"args": ["oa"], "forward": "oa * 2", "gradient": "upstream * 2"}},
-          "call": "of(ops.matmul(x, wk))", "masking": True, "outputs": {"o1": "(*x[:-1], pa)", "o2": "x"}}
+LAYER1 = {
+    "layer": "ProbeOne",
+    "params": {"pa": {"type": "int", "default": 2}},
+    "weights": {"wk": "(x[-1], pa)"},
+    "ops": {"of": {"args": ["oa"], "forward": "oa * 2", "gradient": "upstream * 2"}},
+    "call": "of(ops.matmul(x, wk))",
+    "masking": True,
+    "outputs": {"o1": "(*x[:-1], pa)", "o2": "x"},
+}
 OTHERS = [
- ({"loss": "ProbeLoss", "params": {"pa": {"type": "float", "default": 1.0, "min": 0.0}},
-   "ops": {"of": {"args": ["oa"], "forward": "oa * 2", "gradient": "upstream * 2"}},
-   "call": "ops.mean(of(y_pred - y_true)) * pa", "init": "self.extra = pa"}, "loss"),
- ({"constraint": "ProbeConstraint", "params": {"pa": {"type": "float", "default": 1.0}}, "call": "w * pa"}, "constraint"),
- ({"regularizer": "ProbeRegularizer", "params": {"pa": {"type": "float", "default": 1.0}}, "call": "ops.sum(x) * pa"}, "regularizer"),
- ({"initializer": "ProbeInitializer", "params": {"pa": {"type": "float", "default": 1.0}}, "call": "ops.ones(shape, dtype) * pa"}, "initializer"),
+    (
+        {
+            "loss": "ProbeLoss",
+            "params": {"pa": {"type": "float", "default": 1.0, "min": 0.0}},
+            "ops": {"of": {"args": ["oa"], "forward": "oa * 2", "gradient": "upstream * 2"}},
+            "call": "ops.mean(of(y_pred - y_true)) * pa",
+            "init": "self.extra = pa",
+        },
+        "loss",
+    ),
+    (
+        {
+            "constraint": "ProbeConstraint",
+            "params": {"pa": {"type": "float", "default": 1.0}},
+            "call": "w * pa",
+        },
+        "constraint",
+    ),
+    (
+        {
+            "regularizer": "ProbeRegularizer",
+            "params": {"pa": {"type": "float", "default": 1.0}},
+            "call": "ops.sum(x) * pa",
+        },
+        "regularizer",
+    ),
+    (
+        {
+            "initializer": "ProbeInitializer",
+            "params": {"pa": {"type": "float", "default": 1.0}},
+            "call": "ops.ones(shape, dtype) * pa",
+        },
+        "initializer",
+    ),
 ]
 
-BASE = {"layer": "ProbeBase", "base": "keras.layers.Dense", "params": {"pa": {"type": "int", "default": 2}},
-        "weights": {"ws": {"shape": "(1,)", "trainable": False}}, "updates": {"ws": "ws + 1"}, "losses": ["ops.sum(x)"],
-        "example": {"params": {"units": 2}}}
+BASE = {
+    "layer": "ProbeBase",
+    "base": "keras.layers.Dense",
+    "params": {"pa": {"type": "int", "default": 2}},
+    "weights": {"ws": {"shape": "(1,)", "trainable": False}},
+    "updates": {"ws": "ws + 1"},
+    "losses": ["ops.sum(x)"],
+    "example": {"params": {"units": 2}},
+}
 PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), *OTHERS]
 USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 
@@ -65,9 +114,14 @@ USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 def generated(data: dict, kind: str):
     path = f"probe.{kind}.yaml"
     a = parse_declaration(path, json.dumps(data).encode())
-    module = render("layer.py.j2" if kind == "layer" else "object.py.j2", build_context(a, package="p", source=path))
-    tests = render("layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
-                   build_test_context(a, module="p.probe", source=path))
+    module = render(
+        "layer.py.j2" if kind == "layer" else "object.py.j2",
+        build_context(a, package="p", source=path),
+    )
+    tests = render(
+        "layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
+        build_test_context(a, module="p.probe", source=path),
+    )
     return a, module, tests
 
 
@@ -92,8 +146,14 @@ def module_globals(code: str) -> set[str]:
 
     def walk(table):
         for symbol in table.get_symbols():
-            if symbol.is_referenced() and (symbol.is_global() or (table.get_type() == "module" and not symbol.is_assigned()
-                                                                  and not symbol.is_imported())):
+            if symbol.is_referenced() and (
+                symbol.is_global()
+                or (
+                    table.get_type() == "module"
+                    and not symbol.is_assigned()
+                    and not symbol.is_imported()
+                )
+            ):
                 found.add(symbol.get_name())
         for child in table.get_children():
             walk(child)
@@ -111,13 +171,27 @@ def scan():
         d = a.decl
         declared = {
             "param": set(d.params),  # not layergen's own `seed`: a declared `seed` replaces it
-            "input": set(a.inputs) if kind == "layer" else set(),  # the other kinds' arguments are fixed
+            "input": (
+                set(a.inputs) if kind == "layer" else set()
+            ),  # the other kinds' arguments are fixed
             "op argument": {x for o in d.ops.values() for x in o.args},
             "method argument": {x for m in d.methods.values() for x in m.args},
         }
-        derived = {f"new_{w}" for w in d.updates} | {f"{i}_shape" for i in a.inputs}  # checked on their own
-        every = (set().union(*declared.values()) | set(a.params) | set(a.inputs) | set(d.weights) | set(d.sublayers)
-                 | set(d.ops) | set(d.methods) | {d.name} | USER_NAMES | derived)
+        derived = {f"new_{w}" for w in d.updates} | {
+            f"{i}_shape" for i in a.inputs
+        }  # checked on their own
+        every = (
+            set().union(*declared.values())
+            | set(a.params)
+            | set(a.inputs)
+            | set(d.weights)
+            | set(d.sublayers)
+            | set(d.ops)
+            | set(d.methods)
+            | {d.name}
+            | USER_NAMES
+            | derived
+        )
         for text in (code, tests):
             for function in ast.walk(ast.parse(text)):
                 if isinstance(function, ast.FunctionDef):
@@ -135,14 +209,21 @@ def scanned():
     return scan()
 
 
-@pytest.mark.parametrize("category, reserved_set", [
-    ("param", reserved.PARAM), ("input", reserved.INPUT), ("op argument", reserved.OP_ARGUMENT),
-    ("method argument", reserved.METHOD_ARGUMENT),
-])
+@pytest.mark.parametrize(
+    "category, reserved_set",
+    [
+        ("param", reserved.PARAM),
+        ("input", reserved.INPUT),
+        ("op argument", reserved.OP_ARGUMENT),
+        ("method argument", reserved.METHOD_ARGUMENT),
+    ],
+)
 def test_reserved_sets_hold_every_name_the_templates_use(scanned, category, reserved_set):
     used = scanned[0][category]
     assert used, "the probes declare names of this kind"
-    assert used <= reserved_set, f"the templates now use {sorted(used - reserved_set)}: add them to layergen/spec/reserved.py"
+    assert (
+        used <= reserved_set
+    ), f"the templates now use {sorted(used - reserved_set)}: add them to layergen/spec/reserved.py"
 
 
 def test_module_globals_are_reserved(scanned):
@@ -153,15 +234,26 @@ def test_module_globals_are_reserved(scanned):
 
 HOLES = {
     "param": ("layer: A\nparams:\n  {x}: {{type: int, default: 1}}\n", (3, 3)),
-    "loss param": ("loss: A\nparams:\n  {x}: {{type: float, default: 1.0}}\ncall: y_pred\n", (3, 3)),
+    "loss param": (
+        "loss: A\nparams:\n  {x}: {{type: float, default: 1.0}}\ncall: y_pred\n",
+        (3, 3),
+    ),
     "input": ("layer: A\ninputs:\n  {x}:\n  other_input:\ncall: other_input\n", (3, 3)),
-    "op argument": ("layer: A\nops:\n  f:\n    args: [{x}]\n    forward: '1.0'\n    gradient: upstream\n", (4, 12)),
+    "op argument": (
+        "layer: A\nops:\n  f:\n    args: [{x}]\n    forward: '1.0'\n    gradient: upstream\n",
+        (4, 12),
+    ),
     "method argument": ("layer: A\nmethods:\n  m:\n    args: [{x}]\n    body: return 1\n", (4, 12)),
 }
 CASES = [
     (hole, name)
-    for hole, names_ in [("param", reserved.PARAM), ("loss param", reserved.PARAM), ("input", reserved.INPUT),
-                         ("op argument", reserved.OP_ARGUMENT), ("method argument", reserved.METHOD_ARGUMENT)]
+    for hole, names_ in [
+        ("param", reserved.PARAM),
+        ("loss param", reserved.PARAM),
+        ("input", reserved.INPUT),
+        ("op argument", reserved.OP_ARGUMENT),
+        ("method argument", reserved.METHOD_ARGUMENT),
+    ]
     for name in sorted(names_)
 ]
 
@@ -191,11 +283,14 @@ def test_the_class_name_must_not_be_a_name_the_modules_use(name):
     assert [(d.line, d.col, d.code) for d in info.value.diagnostics] == [(1, 8, "reserved-name")]
 
 
-@pytest.mark.parametrize("text, where", [
-    ("layer: A\nparams:\n  x: int\n", (3, 3)),  # the default input
-    ("layer: A\nparams:\n  q: int\ninputs:\n  q:\n  k:\ncall: q + k\n", (3, 3)),
-    ("loss: A\nparams:\n  y_true: {type: float, default: 1.0}\ncall: y_pred\n", (3, 3)),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("layer: A\nparams:\n  x: int\n", (3, 3)),  # the default input
+        ("layer: A\nparams:\n  q: int\ninputs:\n  q:\n  k:\ncall: q + k\n", (3, 3)),
+        ("loss: A\nparams:\n  y_true: {type: float, default: 1.0}\ncall: y_pred\n", (3, 3)),
+    ],
+)
 def test_a_param_with_an_inputs_name_is_a_located_error(text, where):
     kind = text.split(":")[0]
     with pytest.raises(DiagnosticError) as info:
@@ -204,8 +299,10 @@ def test_a_param_with_an_inputs_name_is_a_located_error(text, where):
 
 
 def test_an_input_named_like_an_updates_temporary_is_a_located_error():
-    text = ("layer: A\ninputs:\n  new_s:\n  b:\nweights:\n  s: {shape: '(1,)', trainable: false}\n"
-            "  t: {shape: '(1,)', trainable: false}\ncall: new_s + b\nupdates:\n  s: s + 1\n  t: t + 1\n")
+    text = (
+        "layer: A\ninputs:\n  new_s:\n  b:\nweights:\n  s: {shape: '(1,)', trainable: false}\n"
+        "  t: {shape: '(1,)', trainable: false}\ncall: new_s + b\nupdates:\n  s: s + 1\n  t: t + 1\n"
+    )
     with pytest.raises(DiagnosticError) as info:
         parse_declaration("a.layer.yaml", text.encode())
     assert (3, 3, "reserved-name") in {(d.line, d.col, d.code) for d in info.value.diagnostics}

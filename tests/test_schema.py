@@ -5,22 +5,30 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_errors import CASES
 from typer.testing import CliRunner
 
-from helpers import OWN_EXAMPLES, SHARED_EXAMPLES
 from layergen.cli import app
 from layergen.diagnostics import DiagnosticError
 from layergen.schema import DESCRIPTIONS, declaration_schema
 from layergen.spec import model
 from layergen.spec.load import parse_declaration
 from layergen.spec.yamlfile import load
-from test_errors import CASES
+
+from helpers import ACCEPTANCE, OWN_EXAMPLES
 
 jsonschema = pytest.importorskip("jsonschema")
 
-EXAMPLES = sorted([*SHARED_EXAMPLES.glob("*.yaml"), *OWN_EXAMPLES.glob("*.yaml")])
+EXAMPLES = sorted([*ACCEPTANCE.glob("*.yaml"), *OWN_EXAMPLES.glob("*.yaml")])
 # Mistakes in the shape of a declaration, which a schema can see (names and code it cannot).
-STRUCTURAL = ["unknown key", "unknown nested key", "unknown type", "wrong type", "no kind key", "bad class name"]
+STRUCTURAL = [
+    "unknown key",
+    "unknown nested key",
+    "unknown type",
+    "wrong type",
+    "no kind key",
+    "bad class name",
+]
 MORE = {
     "unknown type, shorthand": "layer: A\nparams:\n  u: integer\n",
     "unknown key in a param": "layer: A\nparams:\n  u: {type: int, mn: 1}\n",
@@ -60,7 +68,7 @@ def test_it_comes_from_the_models():
 
 
 def test_every_description_names_a_field_of_its_model():
-    for (cls_name, key) in DESCRIPTIONS:
+    for cls_name, key in DESCRIPTIONS:
         cls = getattr(model, cls_name)
         assert key in {f.alias or name for name, f in cls.model_fields.items()}, (cls_name, key)
 
@@ -76,14 +84,33 @@ def test_scaffolded_declarations_validate(validator, tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    assert runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"]).exit_code == 0
-    assert runner.invoke(app, ["new", "Mixer", "--weights", "gamma,beta", "--params", "rate:float=0.1",
-                               "--inputs", "a,b"]).exit_code == 0
+    assert (
+        runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"]).exit_code == 0
+    )
+    assert (
+        runner.invoke(
+            app,
+            [
+                "new",
+                "Mixer",
+                "--weights",
+                "gamma,beta",
+                "--params",
+                "rate:float=0.1",
+                "--inputs",
+                "a,b",
+            ],
+        ).exit_code
+        == 0
+    )
     for path in (tmp_path / "layers").glob("*.layer.yaml"):
         first = path.read_text().splitlines()[0]
         assert first == "# yaml-language-server: $schema=../.layergen/declaration.schema.json"
         assert list(validator.iter_errors(load(str(path), path.read_bytes()).data)) == []
-    assert json.loads((tmp_path / ".layergen" / "declaration.schema.json").read_text()) == declaration_schema()
+    assert (
+        json.loads((tmp_path / ".layergen" / "declaration.schema.json").read_text())
+        == declaration_schema()
+    )
 
 
 def _leaves(error):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -13,49 +12,26 @@ from typer.testing import CliRunner
 from layergen.cli import app
 from layergen.update.merge import merge
 
+from helpers import DECLARATION, module, snapshot
+
 runner = CliRunner()
 
-DECLARATION = """\
-layer: Scaler
-doc: Multiplies by a learnable per-unit scale.
-params:
-  gain: {type: float, default: 1.0}
-weights:
-  scale:
-    shape: x[-1]
-    initializer: ones
-call: x * scale * gain
-"""
+
+def add_param(scaler_project: Path) -> None:
+    text = DECLARATION.replace(
+        "  gain: {type: float, default: 1.0}\n",
+        "  gain: {type: float, default: 1.0}\n  bias: {type: float, default: 0.0}\n",
+    )
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        text.replace("call: x * scale * gain", "call: x * scale * gain + bias")
+    )
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "scaler.layer.yaml").write_text(DECLARATION)
-    monkeypatch.chdir(tmp_path)
-    assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
-    return tmp_path
-
-
-def module(project: Path) -> str:
-    return (project / "layers" / "scaler.py").read_text()
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-def add_param(project: Path) -> None:
-    text = DECLARATION.replace("  gain: {type: float, default: 1.0}\n", "  gain: {type: float, default: 1.0}\n  bias: {type: float, default: 0.0}\n")
-    (project / "layers" / "scaler.layer.yaml").write_text(text.replace("call: x * scale * gain", "call: x * scale * gain + bias"))
-
-
-HAND_METHOD = '''
+HAND_METHOD = """
     def describe(self):
         # written by hand
         return f"Scaler(gain={self.gain})"
-'''
+"""
 HAND_HELPER = '''
 
 def double(layer):
@@ -64,75 +40,98 @@ def double(layer):
 '''
 
 
-def test_regeneration_keeps_hand_additions_and_applies_the_new_param(project):
-    code = module(project).replace("    def call(", HAND_METHOD.lstrip("\n") + "\n    def call(", 1) + HAND_HELPER
+def test_regeneration_keeps_hand_additions_and_applies_the_new_param(scaler_project):
+    code = (
+        module(scaler_project).replace(
+            "    def call(", HAND_METHOD.lstrip("\n") + "\n    def call(", 1
+        )
+        + HAND_HELPER
+    )
     code = code.replace("import keras\n", "import keras\nimport math  # hand-added import\n", 1)
-    (project / "layers" / "scaler.py").write_text(code)
-    assert runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 0  # hand edits are not "changes"
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    assert (
+        runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 0
+    )  # hand edits are not "changes"
 
-    add_param(project)
-    before = snapshot(project)
+    add_param(scaler_project)
+    before = snapshot(scaler_project)
     assert runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 1
-    assert snapshot(project) == before  # --check writes nothing
+    assert snapshot(scaler_project) == before  # --check writes nothing
     diff = runner.invoke(app, ["generate", "--diff", "layers"])
     assert "+        self.bias = bias" in diff.output
-    assert snapshot(project) == before  # --diff writes nothing
+    assert snapshot(scaler_project) == before  # --diff writes nothing
 
     result = runner.invoke(app, ["generate", "layers"])
     assert result.exit_code == 0, result.output
-    merged = module(project)
+    merged = module(scaler_project)
     assert "def __init__(self, gain=1.0, bias=0.0, **kwargs):" in merged
     assert '"bias": self.bias,' in merged
     assert "return x * self.scale * self.gain + self.bias" in merged
     assert HAND_METHOD.strip() in merged
     assert HAND_HELPER.strip() in merged
     assert "import math  # hand-added import" in merged
-    assert "bias" in (project / "tests" / "test_scaler.py").read_text()
+    assert "bias" in (scaler_project / "tests" / "test_scaler.py").read_text()
 
-    settled = snapshot(project)
+    settled = snapshot(scaler_project)
     assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
-    assert snapshot(project) == settled  # a second run changes no byte
+    assert snapshot(scaler_project) == settled  # a second run changes no byte
     assert runner.invoke(app, ["generate", "--check", "layers"]).exit_code == 0
 
 
-def test_an_edit_that_does_not_collide_is_merged_three_way(project):
-    code = module(project).replace(
-        "    def build(self, input_shape):\n", "    def build(self, input_shape):\n        # hand: built once per input width\n", 1
+def test_an_edit_that_does_not_collide_is_merged_three_way(scaler_project):
+    code = module(scaler_project).replace(
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # hand: built once per input width\n",
+        1,
     )
-    (project / "layers" / "scaler.py").write_text(code)
+    (scaler_project / "layers" / "scaler.py").write_text(code)
     text = DECLARATION.replace("initializer: ones", "initializer: zeros")
-    (project / "layers" / "scaler.layer.yaml").write_text(text)
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(text)
     assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
-    merged = module(project)
+    merged = module(scaler_project)
     assert "# hand: built once per input width" in merged
     assert 'initializer="zeros"' in merged
 
 
-def test_a_colliding_edit_is_reported_and_kept(project):
-    code = module(project).replace("return x * self.scale * self.gain", "return x * self.scale * self.gain * 0.5  # mine")
-    (project / "layers" / "scaler.py").write_text(code)
-    (project / "layers" / "scaler.layer.yaml").write_text(DECLARATION.replace("call: x * scale * gain", "call: x * scale + gain"))
+def test_a_colliding_edit_is_reported_and_kept(scaler_project):
+    code = module(scaler_project).replace(
+        "return x * self.scale * self.gain", "return x * self.scale * self.gain * 0.5  # mine"
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("call: x * scale * gain", "call: x * scale + gain")
+    )
     result = runner.invoke(app, ["generate", "layers"])
     assert result.exit_code == 1
-    assert "layers/scaler.py:" in result.output and "conflict: `Scaler.call`" in result.output and "[conflict]" in result.output
+    assert (
+        "layers/scaler.py:" in result.output
+        and "conflict: `Scaler.call`" in result.output
+        and "[conflict]" in result.output
+    )
     # Both versions are in the file, between conflict markers, and no .rej file is written.
-    merged = module(project)
-    assert "<<<<<<< yours (edited by hand)\n        return x * self.scale * self.gain * 0.5  # mine\n=======\n" in merged
-    assert "=======\n        return x * self.scale + self.gain\n>>>>>>> generated by layergen\n" in merged
-    assert not (project / "layers" / "scaler.py.rej").exists()
+    merged = module(scaler_project)
+    assert (
+        "<<<<<<< yours (edited by hand)\n        return x * self.scale * self.gain * 0.5  # mine\n=======\n"
+        in merged
+    )
+    assert (
+        "=======\n        return x * self.scale + self.gain\n>>>>>>> generated by layergen\n"
+        in merged
+    )
+    assert not (scaler_project / "layers" / "scaler.py.rej").exists()
     # --force takes the generated version.
     assert runner.invoke(app, ["generate", "--force", "layers"]).exit_code == 0
-    assert "return x * self.scale + self.gain" in module(project)
-    assert "# mine" not in module(project)
+    assert "return x * self.scale + self.gain" in module(scaler_project)
+    assert "# mine" not in module(scaler_project)
 
 
-def test_a_member_deleted_by_hand_stays_deleted(project):
-    code = module(project)
+def test_a_member_deleted_by_hand_stays_deleted(scaler_project):
+    code = module(scaler_project)
     start = code.index("    def compute_output_shape")
     end = code.index("    def get_config")
-    (project / "layers" / "scaler.py").write_text(code[:start] + code[end:])
+    (scaler_project / "layers" / "scaler.py").write_text(code[:start] + code[end:])
     assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
-    assert "compute_output_shape" not in module(project)
+    assert "compute_output_shape" not in module(scaler_project)
 
 
 def dedent(text: str) -> str:
@@ -140,20 +139,23 @@ def dedent(text: str) -> str:
 
 
 def test_merge_replaces_untouched_members_and_keeps_edited_ones():
-    base = dedent('''
+    base = dedent("""
         class A:
             def f(self):
                 return 1
 
             def g(self):
                 return 2
-        ''')
+        """)
     current = base.replace("return 2", "return 22")
     new = base.replace("return 1", "return 11").replace("return 2", "return 3")
     result = merge(base, current, new)
     assert "return 11" in result.text  # untouched by hand: replaced
     assert "return 22" in result.text  # edited by hand, changed by the generator: a conflict
-    assert "<<<<<<< yours (edited by hand)\n        return 22\n=======\n        return 3\n>>>>>>> generated by layergen\n" in result.text
+    assert (
+        "<<<<<<< yours (edited by hand)\n        return 22\n=======\n        return 3\n>>>>>>> generated by layergen\n"
+        in result.text
+    )
     assert [(c.member, c.line) for c in result.conflicts] == [("A.g", 6)]
 
 
@@ -172,7 +174,12 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(steps)
 def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
     from layergen.config import Config
@@ -199,7 +206,11 @@ def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
             regenerate(value)
         elif kind == "method":
             mark = f"return {value} + 1000  # hand method {len(marks)}"
-            code = code.replace("    def call(", f"    def hand_{len(marks)}(self):\n        {mark}\n\n    def call(", 1)
+            code = code.replace(
+                "    def call(",
+                f"    def hand_{len(marks)}(self):\n        {mark}\n\n    def call(",
+                1,
+            )
             marks.append(mark)
         elif kind == "helper":
             mark = f"# hand helper {len(marks)}: {value}"
@@ -218,45 +229,72 @@ def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
             assert mark in path.read_text(), (mark, sequence)
 
 
-def test_sync_after_a_constructor_argument_is_added_by_hand(project):
+def test_sync_after_a_constructor_argument_is_added_by_hand(scaler_project):
     import os
     import subprocess
     import sys
 
-    code = module(project).replace("def __init__(self, gain=1.0, **kwargs):", "def __init__(self, gain=1.0, shift=0.25, **kwargs):")
-    code = code.replace("        self.gain = gain\n", "        self.gain = gain\n        self.shift = shift\n")
-    code = code.replace("return x * self.scale * self.gain", "return x * self.scale * self.gain + self.shift")
-    (project / "layers" / "scaler.py").write_text(code)
+    code = module(scaler_project).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        "def __init__(self, gain=1.0, shift=0.25, **kwargs):",
+    )
+    code = code.replace(
+        "        self.gain = gain\n", "        self.gain = gain\n        self.shift = shift\n"
+    )
+    code = code.replace(
+        "return x * self.scale * self.gain", "return x * self.scale * self.gain + self.shift"
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
     result = runner.invoke(app, ["sync", "layers/scaler.py"])
     assert result.exit_code == 0, result.output
-    declaration = (project / "layers" / "scaler.layer.yaml").read_text()
+    declaration = (scaler_project / "layers" / "scaler.layer.yaml").read_text()
     assert "shift: {type: float, default: 0.25}" in declaration
     assert "doc: Multiplies by a learnable per-unit scale." in declaration  # the rest is kept
-    synced = module(project)
+    synced = module(scaler_project)
     assert '"shift": self.shift,' in synced  # get_config round-trips the new argument
     assert "+ self.shift" in synced  # the hand edit to call is kept
-    tests = (project / "tests" / "test_scaler.py").read_text()
+    tests = (scaler_project / "tests" / "test_scaler.py").read_text()
     assert '"shift": 0.25' in tests
-    env = {**os.environ, "KERAS_BACKEND": "jax", "KERAS_HOME": str(project / ".keras")}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
-                          "tests/test_scaler.py"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "KERAS_BACKEND": "jax", "KERAS_HOME": str(scaler_project / ".keras")}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-W",
+            "ignore::DeprecationWarning",
+            "tests/test_scaler.py",
+        ],
+        cwd=scaler_project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     # A second sync changes nothing.
-    before = snapshot(project)
+    before = snapshot(scaler_project)
     assert runner.invoke(app, ["sync", "layers/scaler.py"]).exit_code == 0
-    assert {k: v for k, v in snapshot(project).items() if ".keras" not in k} == {k: v for k, v in before.items() if ".keras" not in k}
+    assert {k: v for k, v in snapshot(scaler_project).items() if ".keras" not in k} == {
+        k: v for k, v in before.items() if ".keras" not in k
+    }
 
 
-def test_sync_without_a_declaration_is_a_located_error(project):
-    (project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
+def test_sync_without_a_declaration_is_a_located_error(scaler_project):
+    (scaler_project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
     result = runner.invoke(app, ["sync", "layers/orphan.py"])
     assert result.exit_code == 2
     assert "orphan.py:1:1: error: no declaration" in result.output
 
 
-def test_sync_can_pass_over_modules_without_declarations(project):
-    (project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
-    result = runner.invoke(app, ["sync", "--skip-undeclared", "layers/orphan.py", "layers/scaler.py"])
+def test_sync_can_pass_over_modules_without_declarations(scaler_project):
+    (scaler_project / "layers" / "orphan.py").write_text("class Orphan:\n    pass\n")
+    result = runner.invoke(
+        app, ["sync", "--skip-undeclared", "layers/orphan.py", "layers/scaler.py"]
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -275,51 +313,53 @@ class CountingFormatter:
         return self.real(code, line_length)
 
 
-def test_an_unchanged_rendering_is_not_formatted_again(project, monkeypatch):
+def test_an_unchanged_rendering_is_not_formatted_again(scaler_project, monkeypatch):
     from layergen.config import load_config
     from layergen.generate import plan_run
 
     black = CountingFormatter(monkeypatch)
-    declaration = project / "layers" / "scaler.layer.yaml"
+    declaration = scaler_project / "layers" / "scaler.layer.yaml"
     run = plan_run([declaration], load_config())
     assert black.sources == []  # module and tests both came from the lock
-    assert run.generated[project / "layers" / "scaler.py"] == module(project)
+    assert run.generated[scaler_project / "layers" / "scaler.py"] == module(scaler_project)
 
-    add_param(project)
+    add_param(scaler_project)
     assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
     assert len(black.sources) == 2  # the new param changes the module and the tests
-    assert "bias=0.0" in module(project)
+    assert "bias=0.0" in module(scaler_project)
     plan_run([declaration], load_config())
     assert len(black.sources) == 2  # and the lock now holds the new texts
 
 
-def test_a_lock_text_that_does_not_match_its_source_is_never_used(project, monkeypatch):
+def test_a_lock_text_that_does_not_match_its_source_is_never_used(scaler_project, monkeypatch):
     """A lock merged by hand may pair one branch's text with another's source digest."""
     import json
 
     from layergen.config import load_config
     from layergen.generate import plan_run
 
-    lock = project / "layergen.lock"
+    lock = scaler_project / "layergen.lock"
     data = json.loads(lock.read_text())
     # The module's text with the tests' source: the pair never belonged together.
     data["files"]["layers/scaler.py"]["source"] = data["files"]["tests/test_scaler.py"]["source"]
     lock.write_text(json.dumps(data))
     black = CountingFormatter(monkeypatch)
-    run = plan_run([project / "layers" / "scaler.layer.yaml"], load_config())
+    run = plan_run([scaler_project / "layers" / "scaler.layer.yaml"], load_config())
     assert len(black.sources) == 1
-    assert "class Scaler(keras.layers.Layer)" in run.generated[project / "layers" / "scaler.py"]
+    assert (
+        "class Scaler(keras.layers.Layer)" in run.generated[scaler_project / "layers" / "scaler.py"]
+    )
 
 
-def test_a_new_line_length_formats_again(project, monkeypatch):
+def test_a_new_line_length_formats_again(scaler_project, monkeypatch):
     import black as real_black
 
-    before = module(project)
+    before = module(scaler_project)
     black = CountingFormatter(monkeypatch)
-    pyproject = project / "pyproject.toml"
+    pyproject = scaler_project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + "\n[tool.layergen]\nline-length = 40\n")
     assert runner.invoke(app, ["generate", "layers"]).exit_code == 0
     assert len(black.sources) == 2
-    after = module(project)
+    after = module(scaler_project)
     assert after != before
     assert real_black.format_str(after, mode=real_black.Mode(line_length=40)) == after

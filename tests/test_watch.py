@@ -23,8 +23,12 @@ class Watcher:
     def __init__(self, project: Path, *args: str):
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "layergen", "watch", *args], cwd=project, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [sys.executable, "-m", "layergen", "watch", *args],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -45,9 +49,13 @@ class Watcher:
         while time.monotonic() < deadline:
             if predicate():
                 return
-            assert self.proc.poll() is None, f"watch exited ({self.proc.returncode}):\n{self.output}"
+            assert (
+                self.proc.poll() is None
+            ), f"watch exited ({self.proc.returncode}):\n{self.output}"
             if retouch is not None and time.monotonic() > next_touch:
-                retouch.write_text(retouch.read_text() + "\n")  # a real change, so it is not ignored as a no-op
+                retouch.write_text(
+                    retouch.read_text() + "\n"
+                )  # a real change, so it is not ignored as a no-op
                 next_touch = time.monotonic() + 2.0
             time.sleep(0.05)
         raise AssertionError(f"timed out waiting for {what}; output so far:\n{self.output}")
@@ -66,7 +74,9 @@ class Watcher:
 
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n")
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"
+    )
     (tmp_path / "layers").mkdir()
     return tmp_path
 
@@ -78,38 +88,59 @@ def test_watch_regenerates_on_save_and_survives_a_typo(project):
     watcher = Watcher(project)
     try:
         # It brings everything up to date first, then waits.
-        watcher.wait_for(lambda: "layergen watch: watching layers" in watcher.output, "the first run")
+        watcher.wait_for(
+            lambda: "layergen watch: watching layers" in watcher.output, "the first run"
+        )
         assert "x * 2" in module.read_text()
         assert (project / "tests" / "test_double.py").is_file()
 
         # A save regenerates the module.
         declaration.write_text("layer: Double\ncall: x * 3\n")
-        watcher.wait_for(lambda: module.is_file() and "x * 3" in module.read_text(), "the module regenerated",
-                         retouch=declaration)
+        watcher.wait_for(
+            lambda: module.is_file() and "x * 3" in module.read_text(),
+            "the module regenerated",
+            retouch=declaration,
+        )
         generated = module.read_text()
 
         # A typo: a located error, nothing written, and the watcher goes on.
         mark = len(watcher.lines)
         declaration.write_text("layer: Double\ncall: x * thre\nparams:\n  three: float\n")
         error = "double.layer.yaml:2:11: error: unknown name `thre` [unknown-name]"
-        watcher.wait_for(lambda: error in "\n".join(watcher.lines[mark:]), "the located error", retouch=declaration)
-        watcher.wait_for(lambda: watcher.lines[-1].startswith("layergen watch: watching"), "watching again")
+        watcher.wait_for(
+            lambda: error in "\n".join(watcher.lines[mark:]),
+            "the located error",
+            retouch=declaration,
+        )
+        watcher.wait_for(
+            lambda: watcher.lines[-1].startswith("layergen watch: watching"), "watching again"
+        )
         assert "did you mean `three`?" in watcher.output
         assert watcher.proc.poll() is None
         assert module.read_text() == generated
 
         # Fixed: regenerated again.
-        declaration.write_text("layer: Double\ncall: x * three\nparams:\n  three: float\nexample:\n  params: {three: 3.0}\n")
-        watcher.wait_for(lambda: "x * self.three" in module.read_text(), "the fixed declaration regenerated",
-                         retouch=declaration)
+        declaration.write_text(
+            "layer: Double\ncall: x * three\nparams:\n  three: float\nexample:\n  params: {three: 3.0}\n"
+        )
+        watcher.wait_for(
+            lambda: "x * self.three" in module.read_text(),
+            "the fixed declaration regenerated",
+            retouch=declaration,
+        )
     finally:
         watcher.stop()
     assert "Traceback" not in watcher.output, watcher.output
 
 
 def test_watch_reports_a_missing_folder_and_exits(project):
-    result = subprocess.run([sys.executable, "-m", "layergen", "watch", "nowhere"], cwd=project,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "layergen", "watch", "nowhere"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "nowhere:1:1: error: no such file or folder [no-such-file]" in result.stderr
 
@@ -121,12 +152,18 @@ def test_watch_stops_on_its_stop_event(project, monkeypatch):
     (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
     lines: list[str] = []
     stop = threading.Event()
-    thread = threading.Thread(target=watch, args=(None,),
-                              kwargs={"echo": lambda text, err=False: lines.append(text), "stop_event": stop})
+    thread = threading.Thread(
+        target=watch,
+        args=(None,),
+        kwargs={"echo": lambda text, err=False: lines.append(text), "stop_event": stop},
+    )
     thread.start()
     try:
         deadline = time.monotonic() + TIMEOUT
-        while not any(line.startswith("layergen watch: watching") for line in lines) and time.monotonic() < deadline:
+        while (
+            not any(line.startswith("layergen watch: watching") for line in lines)
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.05)
         assert (project / "layers" / "half.py").is_file()
     finally:

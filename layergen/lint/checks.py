@@ -15,14 +15,73 @@ from .kinds import keras_base
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
-BASE_ARGUMENTS = {"name", "dtype", "trainable", "autocast", "input_shape", "input_dim", "batch_size",
-                  "batch_input_shape", "activity_regularizer", "reduction", "weights"}
+BASE_ARGUMENTS = {
+    "name",
+    "dtype",
+    "trainable",
+    "autocast",
+    "input_shape",
+    "input_dim",
+    "batch_size",
+    "batch_input_shape",
+    "activity_regularizer",
+    "reduction",
+    "weights",
+}
 # Built-in layers whose output depends on `training`.
 TRAINING_LAYERS = frozenset(
-    ["Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise", "AlphaDropout", "BatchNormalization", "MultiHeadAttention", "GroupQueryAttention", "GroupedQueryAttention", "Attention", "AdditiveAttention", "RNN", "LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional", "TimeDistributed", "Sequential", "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast", "RandomCrop", "RandomBrightness", "ActivityRegularization"]
+    [
+        "Dropout",
+        "SpatialDropout1D",
+        "SpatialDropout2D",
+        "SpatialDropout3D",
+        "GaussianDropout",
+        "GaussianNoise",
+        "AlphaDropout",
+        "BatchNormalization",
+        "MultiHeadAttention",
+        "GroupQueryAttention",
+        "GroupedQueryAttention",
+        "Attention",
+        "AdditiveAttention",
+        "RNN",
+        "LSTM",
+        "GRU",
+        "SimpleRNN",
+        "ConvLSTM1D",
+        "ConvLSTM2D",
+        "ConvLSTM3D",
+        "Bidirectional",
+        "TimeDistributed",
+        "Sequential",
+        "RandomFlip",
+        "RandomRotation",
+        "RandomZoom",
+        "RandomTranslation",
+        "RandomContrast",
+        "RandomCrop",
+        "RandomBrightness",
+        "ActivityRegularization",
+    ]
 )
 PREPROCESSING = frozenset(
-    ["StringLookup", "IntegerLookup", "IndexLookup", "Hashing", "HashedCrossing", "CategoryEncoding", "TextVectorization", "Discretization", "Normalization", "Resizing", "Rescaling", "CenterCrop", "DataLayer", "TFDataLayer", "BaseImagePreprocessingLayer"]
+    [
+        "StringLookup",
+        "IntegerLookup",
+        "IndexLookup",
+        "Hashing",
+        "HashedCrossing",
+        "CategoryEncoding",
+        "TextVectorization",
+        "Discretization",
+        "Normalization",
+        "Resizing",
+        "Rescaling",
+        "CenterCrop",
+        "DataLayer",
+        "TFDataLayer",
+        "BaseImagePreprocessingLayer",
+    ]
 )
 WEIGHT_MAKERS = ("add_weight", "add_variable")
 CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
@@ -66,7 +125,9 @@ def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Findin
         yield from _training_not_passed(source, cls, call, run)
 
 
-def _at(source: SourceFile, node: ast.AST, code: str, message: str, hint: str | None = None, fix=None) -> Finding:
+def _at(
+    source: SourceFile, node: ast.AST, code: str, message: str, hint: str | None = None, fix=None
+) -> Finding:
     return Finding(code, node.lineno, source.column(node), message, hint, fix)
 
 
@@ -87,15 +148,29 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if kwarg is None:
         if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
             return  # takes the base arguments one by one
-        yield _at(source, init, "init-kwargs", f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
-                  "`trainable=` cannot be passed, and `from_config` fails", "add `**kwargs` and pass it to `super().__init__`",
-                  fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None)
+        yield _at(
+            source,
+            init,
+            "init-kwargs",
+            f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
+            "`trainable=` cannot be passed, and `from_config` fails",
+            "add `**kwargs` and pass it to `super().__init__`",
+            fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None,
+        )
         return
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
-    if call is not None and not used:  # kwargs read in any way (popped, passed elsewhere) is a choice
-        yield _at(source, call, "init-kwargs", f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
-                  "`dtype=` are dropped", f"pass it on: `super().__init__(..., **{kwarg.arg})`",
-                  fix=("init-kwargs", cls.name, cls.node.lineno))
+    if (
+        call is not None and not used
+    ):  # kwargs read in any way (popped, passed elsewhere) is a choice
+        yield _at(
+            source,
+            call,
+            "init-kwargs",
+            f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
+            "`dtype=` are dropped",
+            f"pass it on: `super().__init__(..., **{kwarg.arg})`",
+            fix=("init-kwargs", cls.name, cls.node.lineno),
+        )
 
 
 # --- get_config ---------------------------------------------------------------------------
@@ -110,8 +185,13 @@ def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str]
     tracked: set[str] = set()
     calls_super = False
     for node in walk(function):
-        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets) and _dict_like(node.value):
+        if (
+            isinstance(node, ast.Assign)
+            and all(isinstance(t, ast.Name) for t in node.targets)
+            and _dict_like(node.value)
+        ):
             tracked.update(t.id for t in node.targets)
+
     def known(value: ast.AST) -> bool:
         return _dict_like(value) or (isinstance(value, ast.Name) and value.id in tracked)
 
@@ -133,19 +213,28 @@ def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str]
                     if k.arg is None and not known(k.value):
                         return None, calls_super
                     keys.add(k.arg or "")
-                if callee == "update" and any(not (known(a) or isinstance(a, ast.Dict)) for a in node.args):
+                if callee == "update" and any(
+                    not (known(a) or isinstance(a, ast.Dict)) for a in node.args
+                ):
                     return None, calls_super
             elif callee == "setdefault" and node.args and isinstance(node.args[0], ast.Constant):
                 keys.add(node.args[0].value)
         elif isinstance(node, (ast.Assign, ast.AugAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 if isinstance(target, ast.Subscript):
-                    if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                    if isinstance(target.slice, ast.Constant) and isinstance(
+                        target.slice.value, str
+                    ):
                         keys.add(target.slice.value)
                     else:
                         return None, calls_super
-        elif isinstance(node, ast.Return) and node.value is not None and not known(node.value) \
-                and not isinstance(node.value, ast.Dict) and not _dict_call(node.value):
+        elif (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not known(node.value)
+            and not isinstance(node.value, ast.Dict)
+            and not _dict_call(node.value)
+        ):
             return None, calls_super
     return keys, calls_super
 
@@ -155,7 +244,11 @@ def _dict_call(node: ast.AST) -> bool:
 
 
 def _dict_like(node: ast.AST) -> bool:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy":
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "copy"
+    ):
         node = node.func.value
     return isinstance(node, ast.Dict) or _dict_call(node) or is_super_call(node, "get_config")
 
@@ -168,8 +261,14 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     forwarded = {n.id for n in walk(call) if isinstance(n, ast.Name)} if call is not None else set()
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
     children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
-    set_by_children = set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children)) if children else set()
-    params = [p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children]
+    set_by_children = (
+        set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children))
+        if children
+        else set()
+    )
+    params = [
+        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
+    ]
     if not params:
         return
     own = cls.methods.get("get_config")
@@ -197,7 +296,9 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         elif cls.parent_opaque or (cls.kind == "layer" and cls.keras3):
             return  # an unknown base may write it; Keras 3 writes a plain Layer's config from its arguments
         else:
-            keys = set()  # Keras 2 layers, losses, constraints, regularizers, initializers: the base has no keys
+            keys = (
+                set()
+            )  # Keras 2 layers, losses, constraints, regularizers, initializers: the base has no keys
         where = cls.node
     missing = [p for p in params if p not in keys]
     if not missing:
@@ -210,8 +311,14 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     else:
         message = f"`{cls.name}` takes {names} but has no `get_config` that saves {'it' if len(missing) == 1 else 'them'}"
     hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in values) + " to the config"
-    yield _at(source, where, "config-missing", message, hint if fixable else hint + " (store the argument on `self` first)",
-              fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None)
+    yield _at(
+        source,
+        where,
+        "config-missing",
+        message,
+        hint if fixable else hint + " (store the argument on `self` first)",
+        fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None,
+    )
 
 
 def _keywords(call: ast.Call | None) -> set[str]:
@@ -230,7 +337,8 @@ def _keras_parent_config(cls: ClassInfo) -> bool:
 
 def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | None:
     """The code that gives back an `__init__` argument: `self.units`, or
-    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`."""
+    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`.
+    """
     me = self_name(init)
     found = None
     for node in walk(init):
@@ -242,11 +350,22 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
             continue
         if isinstance(value, ast.Name) and value.id == param:
             return f"self.{attr}"
-        if isinstance(value, ast.Call) and len(value.args) == 1 and isinstance(value.args[0], ast.Name) \
-                and value.args[0].id == param and isinstance(value.func, ast.Attribute) and value.func.attr == "get":
+        if (
+            isinstance(value, ast.Call)
+            and len(value.args) == 1
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id == param
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "get"
+        ):
             module = source.resolve(value.func.value) or ""
-            if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(("keras", "tensorflow")):
-                found = found or f"{ast.get_source_segment(source.text, value.func.value)}.serialize(self.{attr})"
+            if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
+                ("keras", "tensorflow")
+            ):
+                found = (
+                    found
+                    or f"{ast.get_source_segment(source.text, value.func.value)}.serialize(self.{attr})"
+                )
     return found
 
 
@@ -254,20 +373,39 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
 
 
 def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
-    if cls.name.startswith(("_", "Base", "Abstract")) or cls.name in source.registered_names or cls.name in run.subclasses:
+    if (
+        cls.name.startswith(("_", "Base", "Abstract"))
+        or cls.name in source.registered_names
+        or cls.name in run.subclasses
+    ):
         return  # private, abstract or a base of other classes here: not saved by its own name
     for decorator in cls.decorators:
         short = decorator.rsplit(".", 1)[-1]
-        if short == "register_keras_serializable" or decorator in run.registrars or short in run.registrars \
-                or decorator == "keras.src.api_export.keras_export":
+        if (
+            short == "register_keras_serializable"
+            or decorator in run.registrars
+            or short in run.registrars
+            or decorator == "keras.src.api_export.keras_export"
+        ):
             return
     call = cls.methods.get("call")
     if call is not None and any(isinstance(n, ast.Raise) for n in call.body):
         return  # an abstract base
-    yield _at(source, cls.node, "unregistered", f"`{cls.name}` is not registered: `load_model` cannot find it",
-              f'add `@{_registrar(source, cls)}(package="{run.package}")`',
-              fix=("unregistered", cls.name, cls.node.lineno, f'{_registrar(source, cls)}(package="{run.package}")',
-                   "keras" not in source.imports.values() and "register_keras_serializable" not in _registrar(source, cls)))
+    yield _at(
+        source,
+        cls.node,
+        "unregistered",
+        f"`{cls.name}` is not registered: `load_model` cannot find it",
+        f'add `@{_registrar(source, cls)}(package="{run.package}")`',
+        fix=(
+            "unregistered",
+            cls.name,
+            cls.node.lineno,
+            f'{_registrar(source, cls)}(package="{run.package}")',
+            "keras" not in source.imports.values()
+            and "register_keras_serializable" not in _registrar(source, cls),
+        ),
+    )
 
 
 def _registrar(source: SourceFile, cls: ClassInfo) -> str:
@@ -289,8 +427,13 @@ def _registrar(source: SourceFile, cls: ClassInfo) -> str:
 def _weight_calls(function: ast.FunctionDef) -> Iterator[ast.Call]:
     me = self_name(function)
     for node in walk(function):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WEIGHT_MAKERS \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == me:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in WEIGHT_MAKERS
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == me
+        ):
             yield node
 
 
@@ -301,8 +444,12 @@ def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
         for function in owner.methods.values():
             me = self_name(function)
             for node in walk(function):
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
-                        and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in WEIGHT_MAKERS:
+                if (
+                    isinstance(node, (ast.Assign, ast.AnnAssign))
+                    and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Attribute)
+                    and node.value.func.attr in WEIGHT_MAKERS
+                ):
                     for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                         attr = self_attribute(target, me)
                         if attr:
@@ -314,68 +461,126 @@ def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator
     call = cls.methods.get("call")
     if call is not None:
         for node in _weight_calls(call):
-            yield _at(source, node, "weight-in-call", "a weight is created in `call`", "create it in `build(input_shape)`")
+            yield _at(
+                source,
+                node,
+                "weight-in-call",
+                "a weight is created in `call`",
+                "create it in `build(input_shape)`",
+            )
     init = cls.methods.get("__init__")
     if init is not None:
         for node in _weight_calls(init):
-            shape = next((k.value for k in node.keywords if k.arg == "shape"), node.args[0] if node.args else None)
-            guessed = shape is not None and any(isinstance(n, ast.Constant) and type(n.value) is int and n.value > 1
-                                                for n in walk(shape))
+            shape = next(
+                (k.value for k in node.keywords if k.arg == "shape"),
+                node.args[0] if node.args else None,
+            )
+            guessed = shape is not None and any(
+                isinstance(n, ast.Constant) and type(n.value) is int and n.value > 1
+                for n in walk(shape)
+            )
             if guessed:
-                yield _at(source, node, "weight-in-init", "a weight is created in `__init__` with a hard-coded size",
-                          "create it in `build(input_shape)` from `input_shape[-1]`")
+                yield _at(
+                    source,
+                    node,
+                    "weight-in-init",
+                    "a weight is created in `__init__` with a hard-coded size",
+                    "create it in `build(input_shape)` from `input_shape[-1]`",
+                )
     for function in cls.methods.values():
         for node in walk(function):
             if isinstance(node, ast.Call) and cls.keras3:
                 name = source.resolve(node.func) or ""
-                if name in ("tensorflow.Variable", "keras.backend.variable", "tensorflow.keras.backend.variable"):
-                    yield _at(source, node, "untracked-variable", f"`{ast.get_source_segment(source.text, node.func)}` "
-                              "makes a variable Keras does not track, train on every backend, or save",
-                              "use `self.add_weight(shape=..., initializer=...)`")
+                if name in (
+                    "tensorflow.Variable",
+                    "keras.backend.variable",
+                    "tensorflow.keras.backend.variable",
+                ):
+                    yield _at(
+                        source,
+                        node,
+                        "untracked-variable",
+                        f"`{ast.get_source_segment(source.text, node.func)}` "
+                        "makes a variable Keras does not track, train on every backend, or save",
+                        "use `self.add_weight(shape=..., initializer=...)`",
+                    )
 
 
 def _attribute_reads(source: SourceFile) -> tuple[set[str], bool]:
     """Every attribute name the file reads, and whether it reaches attributes by name (getattr)."""
     cached = source.tree.__dict__.get("_reads")
     if cached is None:
-        loaded = {n.attr for n in walk(source.tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
-        reflective = any(isinstance(n, ast.Name) and n.id in ("getattr", "vars", "setattr") for n in walk(source.tree))
+        loaded = {
+            n.attr
+            for n in walk(source.tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+        }
+        reflective = any(
+            isinstance(n, ast.Name) and n.id in ("getattr", "vars", "setattr")
+            for n in walk(source.tree)
+        )
         cached = source.tree._reads = (loaded, reflective)
     return cached
 
 
-def _unused_weights(source: SourceFile, cls: ClassInfo, weights: dict[str, ast.Call]) -> Iterator[Finding]:
+def _unused_weights(
+    source: SourceFile, cls: ClassInfo, weights: dict[str, ast.Call]
+) -> Iterator[Finding]:
     if cls.parent_opaque:
         return  # a parent we cannot read may read the weight
-    own = {name: call for name, call in _weights(ClassInfo(cls.name, cls.node, [], [], cls.methods)).items()}
+    own = {
+        name: call
+        for name, call in _weights(ClassInfo(cls.name, cls.node, [], [], cls.methods)).items()
+    }
     if not own:
         return
     loaded, reflective = _attribute_reads(source)
-    if reflective or loaded & {"weights", "trainable_weights", "trainable_variables", "variables", "__dict__"}:
+    if reflective or loaded & {
+        "weights",
+        "trainable_weights",
+        "trainable_variables",
+        "variables",
+        "__dict__",
+    }:
         return
     for name, call in own.items():
         trainable = next((k.value for k in call.keywords if k.arg == "trainable"), None)
         if trainable is not None or name in loaded:
             continue  # trainable=False, or decided at run time
-        yield _at(source, call, "unused-weight", f"weight `{name}` is never read: it gets no gradient",
-                  "use it in `call`, or create it with `trainable=False`")
+        yield _at(
+            source,
+            call,
+            "unused-weight",
+            f"weight `{name}` is never read: it gets no gradient",
+            "use it in `call`, or create it with `trainable=False`",
+        )
 
 
 # --- sublayers ----------------------------------------------------------------------------
 
 
-def _layer_class(source: SourceFile, func: ast.AST, run: Run) -> tuple[str, ClassInfo | None] | None:
+def _layer_class(
+    source: SourceFile, func: ast.AST, run: Run
+) -> tuple[str, ClassInfo | None] | None:
     """(class name, its ClassInfo when read in this run) when `func` names a layer class."""
     name = source.resolve(func)
     if not name:
         return None
     short = name.rsplit(".", 1)[-1]
     found = run.classes.get(short)
-    if found is not None and found.kind == "layer" and ("." not in name or name.startswith((".", "keras.src."))
-                                                        or not keras_base(name)):
+    if (
+        found is not None
+        and found.kind == "layer"
+        and ("." not in name or name.startswith((".", "keras.src.")) or not keras_base(name))
+    ):
         return short, found
     known = keras_base(name)
-    if known and known[0] == "layer" and short[:1].isupper() and short not in ("Layer", "Input", "InputLayer", "InputSpec"):
+    if (
+        known
+        and known[0] == "layer"
+        and short[:1].isupper()
+        and short not in ("Layer", "Input", "InputLayer", "InputSpec")
+    ):
         return short, None
     return None
 
@@ -385,15 +590,31 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         return
     for method, function in cls.methods.items():
         me = self_name(function)
-        if method in ("get_config", "from_config", "call") or me is None or any(
-                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in function.decorator_list):
+        if (
+            method in ("get_config", "from_config", "call")
+            or me is None
+            or any(
+                isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                for d in function.decorator_list
+            )
+        ):
             continue
         for node in walk(function):
             found = _layer_class(source, node.func, run) if isinstance(node, ast.Call) else None
-            if found and not any(k.arg in ("dtype", None) for k in node.keywords) and not _preprocessing(*found):
+            if (
+                found
+                and not any(k.arg in ("dtype", None) for k in node.keywords)
+                and not _preprocessing(*found)
+            ):
                 short = found[0]
-                yield _at(source, node, "sublayer-dtype", f"sublayer `{short}` is created without the layer's dtype policy",
-                          f"pass `dtype={me}.dtype_policy`", fix=("sublayer-dtype", node.lineno, source.column(node), me))
+                yield _at(
+                    source,
+                    node,
+                    "sublayer-dtype",
+                    f"sublayer `{short}` is created without the layer's dtype policy",
+                    f"pass `dtype={me}.dtype_policy`",
+                    fix=("sublayer-dtype", node.lineno, source.column(node), me),
+                )
 
 
 def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
@@ -412,9 +633,18 @@ def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str,
                 target = None
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target, value = node.targets[0], node.value
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend") and node.args:
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("append", "extend")
+                    and node.args
+                ):
                     target, value = node.func.value, node.args[0]
-                elif isinstance(node, ast.Assign) is False and isinstance(node, ast.AnnAssign) and node.value:
+                elif (
+                    isinstance(node, ast.Assign) is False
+                    and isinstance(node, ast.AnnAssign)
+                    and node.value
+                ):
                     target, value = node.target, node.value
                 if isinstance(target, ast.Subscript):
                     target = target.value
@@ -442,58 +672,125 @@ def _training_sensitive(name: str, run: Run, seen=()) -> bool:
     return False
 
 
-def _training_not_passed(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, run: Run) -> Iterator[Finding]:
+def _training_not_passed(
+    source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, run: Run
+) -> Iterator[Finding]:
     me = self_name(call)
-    held = {attr: names for attr, names in _sublayer_classes(source, cls, run).items()
-            if any(_training_sensitive(n, run) for n in names)}
+    held = {
+        attr: names
+        for attr, names in _sublayer_classes(source, cls, run).items()
+        if any(_training_sensitive(n, run) for n in names)
+    }
     if not held:
         return
-    training = next((a.arg for a in [*call.args.args, *call.args.kwonlyargs] if a.arg == "training"), None)
+    training = next(
+        (a.arg for a in [*call.args.args, *call.args.kwonlyargs] if a.arg == "training"), None
+    )
     loops: dict[str, str] = {}  # `for block in self.blocks:` -> block: blocks
     for node in walk(call):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            iterated = node.iter.args[0] if isinstance(node.iter, ast.Call) and node.iter.args else node.iter
-            attr = self_attribute(iterated.value if isinstance(iterated, ast.Subscript) else iterated, me)
+            iterated = (
+                node.iter.args[0]
+                if isinstance(node.iter, ast.Call) and node.iter.args
+                else node.iter
+            )
+            attr = self_attribute(
+                iterated.value if isinstance(iterated, ast.Subscript) else iterated, me
+            )
             if attr:
                 loops[node.target.id] = attr
     for node in walk(call):
         if not isinstance(node, ast.Call):
             continue
         func = node.func.value if isinstance(node.func, ast.Subscript) else node.func
-        attr = self_attribute(func, me) or (loops.get(func.id) if isinstance(func, ast.Name) else None)
-        if attr not in held or len(node.args) > 1 or any(k.arg in ("training", None) for k in node.keywords):
+        attr = self_attribute(func, me) or (
+            loops.get(func.id) if isinstance(func, ast.Name) else None
+        )
+        if (
+            attr not in held
+            or len(node.args) > 1
+            or any(k.arg in ("training", None) for k in node.keywords)
+        ):
             continue
-        hint = f"pass `training={training}`" if training else "add `training=None` to `call` and pass it on"
-        yield _at(source, node, "training-not-passed", f"`training` is not passed to `{'/'.join(sorted(held[attr]))}`, "
-                  "which behaves differently in training", hint,
-                  fix=("training-not-passed", node.lineno, source.column(node), training) if training else None)
+        hint = (
+            f"pass `training={training}`"
+            if training
+            else "add `training=None` to `call` and pass it on"
+        )
+        yield _at(
+            source,
+            node,
+            "training-not-passed",
+            f"`training` is not passed to `{'/'.join(sorted(held[attr]))}`, "
+            "which behaves differently in training",
+            hint,
+            fix=(
+                ("training-not-passed", node.lineno, source.column(node), training)
+                if training
+                else None
+            ),
+        )
 
 
 # --- call ---------------------------------------------------------------------------------
 
 
-def _call_checks(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, weights: dict[str, ast.Call]) -> Iterator[Finding]:
+def _call_checks(
+    source: SourceFile, cls: ClassInfo, call: ast.FunctionDef, weights: dict[str, ast.Call]
+) -> Iterator[Finding]:
     me = self_name(call)
-    tensors = Tensors(source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods})
+    tensors = Tensors(
+        source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods}
+    )
     for node in walk(call):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
             word = "while" if isinstance(node, ast.While) else "if"
-            yield _at(source, node.test, "python-if-on-tensor", f"Python `{word}` on a tensor",
-                      "use `ops.where` or `ops.cond`")
+            yield _at(
+                source,
+                node.test,
+                "python-if-on-tensor",
+                f"Python `{word}` on a tensor",
+                "use `ops.where` or `ops.cond`",
+            )
         elif isinstance(node, ast.Call):
             name = source.resolve(node.func) or ""
             if name.split(".")[0] == "numpy" and tensors.depends_any(node):
-                yield _at(source, node, "numpy-in-call", f"`{ast.get_source_segment(source.text, node.func)}` on a tensor "
-                          "in `call`", "use the `keras.ops` function of the same name")
-            elif isinstance(node.func, ast.Attribute) and node.func.attr == "numpy" and tensors.depends(node.func.value):
-                yield _at(source, node, "numpy-in-call", "`.numpy()` on a tensor in `call` (eager only)",
-                          "keep it a tensor and use `keras.ops`")
+                yield _at(
+                    source,
+                    node,
+                    "numpy-in-call",
+                    f"`{ast.get_source_segment(source.text, node.func)}` on a tensor " "in `call`",
+                    "use the `keras.ops` function of the same name",
+                )
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "numpy"
+                and tensors.depends(node.func.value)
+            ):
+                yield _at(
+                    source,
+                    node,
+                    "numpy-in-call",
+                    "`.numpy()` on a tensor in `call` (eager only)",
+                    "keep it a tensor and use `keras.ops`",
+                )
             elif cls.keras3 and backend_op(name):
-                yield _at(source, node, "backend-op-in-call", f"`{ast.get_source_segment(source.text, node.func)}` works "
-                          "on TensorFlow only", "use `keras.ops` (or `keras.random`)")
+                yield _at(
+                    source,
+                    node,
+                    "backend-op-in-call",
+                    f"`{ast.get_source_segment(source.text, node.func)}` works "
+                    "on TensorFlow only",
+                    "use `keras.ops` (or `keras.random`)",
+                )
         elif isinstance(node, (ast.Assign, ast.AugAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 attr = self_attribute(target, me)
                 if attr in weights:
-                    yield _at(source, target, "state-rebound", f"weight `{attr}` is replaced in `call`",
-                              f"update it with `{me}.{attr}.assign(...)`")
+                    yield _at(
+                        source,
+                        target,
+                        "state-rebound",
+                        f"weight `{attr}` is replaced in `call`",
+                        f"update it with `{me}.{attr}.assign(...)`",
+                    )

@@ -10,12 +10,25 @@ from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 
 
 def check(
-    paths: list[Path] = typer.Argument(None, help="Files or folders (default: the project's Python files and [tool.layergen] paths)."),
-    fix: bool = typer.Option(False, "--fix", help="Rewrite what can be fixed safely, then report the rest."),
-    diff: bool = typer.Option(False, "--diff", help="Print the fixes as a unified diff; write nothing."),
-    explain: str | None = typer.Option(None, "--explain", help="Explain a rule code, with an example."),
-    select: str | None = typer.Option(None, "--select", help="Only these rule codes (comma-separated)."),
-    ignore: str | None = typer.Option(None, "--ignore", help="Skip these rule codes (comma-separated)."),
+    paths: list[Path] = typer.Argument(
+        None,
+        help="Files or folders (default: the project's Python files and [tool.layergen] paths).",
+    ),
+    fix: bool = typer.Option(
+        False, "--fix", help="Rewrite what can be fixed safely, then report the rest."
+    ),
+    diff: bool = typer.Option(
+        False, "--diff", help="Print the fixes as a unified diff; write nothing."
+    ),
+    explain: str | None = typer.Option(
+        None, "--explain", help="Explain a rule code, with an example."
+    ),
+    select: str | None = typer.Option(
+        None, "--select", help="Only these rule codes (comma-separated)."
+    ),
+    ignore: str | None = typer.Option(
+        None, "--ignore", help="Skip these rule codes (comma-separated)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
 ) -> None:
     """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""
@@ -23,17 +36,31 @@ def check(
 
     if explain is not None:
         if explain not in RULES:
-            _fail([Diagnostic("--explain", 1, 1, "unknown-rule", f"unknown rule `{explain}`",
-                              did_you_mean(explain, RULES) or f"rules: {', '.join(RULES)}")])
+            _fail(
+                [
+                    Diagnostic(
+                        "--explain",
+                        1,
+                        1,
+                        "unknown-rule",
+                        f"unknown rule `{explain}`",
+                        did_you_mean(explain, RULES) or f"rules: {', '.join(RULES)}",
+                    )
+                ]
+            )
         typer.echo(RULES[explain].explain())
         return
     from .engine import check_files, default_paths, python_files
     from .settings import load_settings
 
-    split = lambda text: [c.strip() for c in text.split(",") if c.strip()] if text else None
+    def split(text):
+        return [c.strip() for c in text.split(",") if c.strip()] if text else None
+
     try:
         settings = load_settings(select=split(select), ignore=split(ignore))
-        files = python_files([p.resolve() for p in paths] if paths else default_paths(settings), settings)
+        files = python_files(
+            [p.resolve() for p in paths] if paths else default_paths(settings), settings
+        )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     report = check_files(files, settings)
@@ -73,8 +100,15 @@ def check(
 
 def _fail(diagnostics: list[Diagnostic]) -> None:
     for d in diagnostics:
-        d = Diagnostic(str(_shown(Path(d.path))) if Path(d.path).is_absolute() else d.path, d.line, d.col, d.code,
-                       d.message, d.hint, d.severity)
+        d = Diagnostic(
+            str(_shown(Path(d.path))) if Path(d.path).is_absolute() else d.path,
+            d.line,
+            d.col,
+            d.code,
+            d.message,
+            d.hint,
+            d.severity,
+        )
         typer.echo(d.format(), err=True)
     raise typer.Exit(2)
 
@@ -90,4 +124,6 @@ def _unified_diff(path: Path, old: str, new: str) -> str:
     import difflib
 
     shown = _shown(path)
-    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}"))
+    return "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{shown}", f"b/{shown}")
+    )

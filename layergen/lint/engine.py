@@ -27,23 +27,33 @@ class Report:
     checked: int = 0
 
     def diagnostics(self, shown=str) -> list[Diagnostic]:
-        return [Diagnostic(shown(path), f.line, f.col, f.code, f.message, f.hint, RULES[f.code].severity)
-                for path, found in self.findings.items() for f in found]
+        return [
+            Diagnostic(
+                shown(path), f.line, f.col, f.code, f.message, f.hint, RULES[f.code].severity
+            )
+            for path, found in self.findings.items()
+            for f in found
+        ]
 
 
 def python_files(paths: list[Path], settings: CheckSettings) -> list[Path]:
     """The .py files under `paths`; hidden folders, virtual environments and `exclude` are skipped."""
     missing = [p for p in paths if not p.exists()]
     if missing:
-        raise DiagnosticError([Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder") for p in missing])
+        raise DiagnosticError(
+            [Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder") for p in missing]
+        )
     found: dict[Path, None] = {}
     for path in paths:
         if path.is_file():
             found[path] = None
             continue
         for folder, folders, files in os.walk(path):
-            folders[:] = sorted(d for d in folders if not d.startswith(".") and d not in SKIPPED_FOLDERS
-                                and not _excluded(d, settings))
+            folders[:] = sorted(
+                d
+                for d in folders
+                if not d.startswith(".") and d not in SKIPPED_FOLDERS and not _excluded(d, settings)
+            )
             for name in sorted(files):
                 if name.endswith(".py") and not _excluded(name, settings):
                     found[Path(folder) / name] = None
@@ -56,20 +66,29 @@ def _excluded(name: str, settings: CheckSettings) -> bool:
 
 def default_paths(settings: CheckSettings) -> list[Path]:
     """The project (every Python file in it that defines Keras classes) and the configured paths outside it."""
-    return [settings.root, *(p for p in settings.paths if p.exists() and settings.root not in p.parents)]
+    return [
+        settings.root,
+        *(p for p in settings.paths if p.exists() and settings.root not in p.parents),
+    ]
 
 
-def check_files(paths: list[Path], settings: CheckSettings, texts: dict[Path, str] | None = None) -> Report:
+def check_files(
+    paths: list[Path], settings: CheckSettings, texts: dict[Path, str] | None = None
+) -> Report:
     """Check `paths`; `texts` gives the text to use for some of them (a fix's result)."""
     report = Report()
     for path in paths:
         text = (texts or {}).get(path)
         if text is None:
             try:
-                with open(path, encoding="utf-8", newline="") as handle:  # line endings kept as they are
+                with open(
+                    path, encoding="utf-8", newline=""
+                ) as handle:  # line endings kept as they are
                     text = handle.read()
             except (OSError, UnicodeDecodeError) as exc:
-                report.errors.append(Diagnostic(str(path), 1, 1, "unreadable", f"cannot read the file: {exc}"))
+                report.errors.append(
+                    Diagnostic(str(path), 1, 1, "unreadable", f"cannot read the file: {exc}")
+                )
                 continue
         report.checked += 1
         if "class" not in text:
@@ -77,8 +96,15 @@ def check_files(paths: list[Path], settings: CheckSettings, texts: dict[Path, st
         try:
             report.files[path] = read_source(str(path), text)
         except SyntaxError as exc:
-            report.errors.append(Diagnostic(str(path), exc.lineno or 1, exc.offset or 1, "python-syntax",
-                                            f"invalid Python: {exc.msg}"))
+            report.errors.append(
+                Diagnostic(
+                    str(path),
+                    exc.lineno or 1,
+                    exc.offset or 1,
+                    "python-syntax",
+                    f"invalid Python: {exc.msg}",
+                )
+            )
     sources = list(report.files.values())
     classify(sources)
     classes: dict = {}
@@ -95,8 +121,12 @@ def check_files(paths: list[Path], settings: CheckSettings, texts: dict[Path, st
                 subclasses.setdefault(parent.name, []).append(cls)
     for path, source in report.files.items():
         run = Run(classes, registrars, settings.package or path.parent.name, subclasses)
-        found = [f for cls in source.classes for f in check_class(source, cls, run)
-                 if f.code in settings.select and not _silenced(source, f)]
+        found = [
+            f
+            for cls in source.classes
+            for f in check_class(source, cls, run)
+            if f.code in settings.select and not _silenced(source, f)
+        ]
         if found:
             report.findings[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
     return report

@@ -39,23 +39,51 @@ def _append(items: list, new, opening, closing=None) -> list:
         return [new]
     *rest, last = items
     trailing = last.comma
-    if isinstance(trailing, cst.Comma) and (_has_newline(trailing.whitespace_after) or _has_newline(closing)):
-        separator = rest[-1].comma if rest and isinstance(rest[-1].comma, cst.Comma) else cst.Comma(whitespace_after=opening)
+    if isinstance(trailing, cst.Comma) and (
+        _has_newline(trailing.whitespace_after) or _has_newline(closing)
+    ):
+        separator = (
+            rest[-1].comma
+            if rest and isinstance(rest[-1].comma, cst.Comma)
+            else cst.Comma(whitespace_after=opening)
+        )
         return [*rest, last.with_changes(comma=separator), new.with_changes(comma=trailing)]
-    if isinstance(last, cst.Arg) and not isinstance(trailing, cst.Comma) and _has_newline(last.whitespace_after_arg):
-        separator = rest[-1].comma if rest and isinstance(rest[-1].comma, cst.Comma) else cst.Comma(whitespace_after=opening)
-        return [*rest, last.with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace("")),
-                new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
+    if (
+        isinstance(last, cst.Arg)
+        and not isinstance(trailing, cst.Comma)
+        and _has_newline(last.whitespace_after_arg)
+    ):
+        separator = (
+            rest[-1].comma
+            if rest and isinstance(rest[-1].comma, cst.Comma)
+            else cst.Comma(whitespace_after=opening)
+        )
+        return [
+            *rest,
+            last.with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace("")),
+            new.with_changes(whitespace_after_arg=last.whitespace_after_arg),
+        ]
     return [*items, new]
 
 
 def _add_keyword(call: cst.Call, name: str, value: str) -> cst.Call:
-    arg = cst.Arg(keyword=cst.Name(name), value=cst.parse_expression(value),
-                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    arg = cst.Arg(
+        keyword=cst.Name(name),
+        value=cst.parse_expression(value),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
     splat = next((i for i, a in enumerate(call.args) if a.star == "**"), None)
     if splat is not None:  # keywords go before `**kwargs`
         args = list(call.args)
-        return call.with_changes(args=[*args[:splat], arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), *args[splat:]])
+        return call.with_changes(
+            args=[
+                *args[:splat],
+                arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                *args[splat:],
+            ]
+        )
     return call.with_changes(args=_append(list(call.args), arg, call.whitespace_before_args))
 
 
@@ -87,7 +115,9 @@ class _Fixer(cst.CSTTransformer):
             elif fix[0] == "config-missing":
                 updated = self._config(updated, fix[3])
             elif fix[0] == "unregistered":
-                updated = updated.with_changes(decorators=[cst.Decorator(cst.parse_expression(fix[3])), *updated.decorators])
+                updated = updated.with_changes(
+                    decorators=[cst.Decorator(cst.parse_expression(fix[3])), *updated.decorators]
+                )
                 self.needs_keras |= fix[4]
         return updated
 
@@ -95,8 +125,15 @@ class _Fixer(cst.CSTTransformer):
         if not self.needs_keras:
             return updated
         body = list(updated.body)
-        last_import = max((i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-                           and isinstance(s.body[0], (cst.Import, cst.ImportFrom))), default=-1)
+        last_import = max(
+            (
+                i
+                for i, s in enumerate(body)
+                if isinstance(s, cst.SimpleStatementLine)
+                and isinstance(s.body[0], (cst.Import, cst.ImportFrom))
+            ),
+            default=-1,
+        )
         if last_import < 0 and updated.get_docstring() is not None:
             last_import = 0  # after the module docstring
         line = cst.parse_statement("import keras\n", config=updated.config_for_parsing)
@@ -118,8 +155,11 @@ class _Fixer(cst.CSTTransformer):
         params = init.params
         if not isinstance(params.star_kwarg, cst.Param):
             new = cst.Param(cst.Name("kwargs"), star="**")
-            everything = [*params.params, *([params.star_arg] if isinstance(params.star_arg, cst.Param) else []),
-                          *params.kwonly_params]
+            everything = [
+                *params.params,
+                *([params.star_arg] if isinstance(params.star_arg, cst.Param) else []),
+                *params.kwonly_params,
+            ]
             appended = _append(everything, new, init.whitespace_before_params)
             if everything:
                 params = _replace_param(params, everything[-1], appended[-2])
@@ -133,8 +173,10 @@ class _Fixer(cst.CSTTransformer):
         if get_config is None:
             entries = ", ".join(f'"{key}": {value}' for key, value in values)
             indent = self.module.default_indent
-            code = (f"def get_config(self):\n{indent}config = super().get_config()\n"
-                    f"{indent}config.update({{{entries}}})\n{indent}return config\n")
+            code = (
+                f"def get_config(self):\n{indent}config = super().get_config()\n"
+                f"{indent}config.update({{{entries}}})\n{indent}return config\n"
+            )
             method = cst.parse_statement(code, config=self.module.config_for_parsing)
             method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
             return cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
@@ -165,11 +207,17 @@ class _PassKwargs(cst.CSTTransformer):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
             return updated
         owner = func.value
-        is_super = isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super"
+        is_super = (
+            isinstance(owner, cst.Call)
+            and isinstance(owner.func, cst.Name)
+            and owner.func.value == "super"
+        )
         if not is_super or any(a.star == "**" for a in updated.args):
             return updated
         arg = cst.Arg(cst.Name(self.name), star="**")
-        return updated.with_changes(args=_append(list(updated.args), arg, updated.whitespace_before_args))
+        return updated.with_changes(
+            args=_append(list(updated.args), arg, updated.whitespace_before_args)
+        )
 
 
 class _AddKeys(cst.CSTTransformer):
@@ -194,13 +242,17 @@ class _AddKeys(cst.CSTTransformer):
         elements = list(updated.elements)
         for key, value in self.values:
             element = cst.DictElement(cst.SimpleString(f'"{key}"'), cst.parse_expression(value))
-            elements = _append(elements, element, updated.lbrace.whitespace_after, updated.rbrace.whitespace_before)
+            elements = _append(
+                elements, element, updated.lbrace.whitespace_after, updated.rbrace.whitespace_before
+            )
         return updated.with_changes(elements=elements)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if self.done or not isinstance(updated.func, (cst.Name, cst.Attribute)):
             return updated
-        callee = updated.func.value if isinstance(updated.func, cst.Name) else updated.func.attr.value
+        callee = (
+            updated.func.value if isinstance(updated.func, cst.Name) else updated.func.attr.value
+        )
         if callee not in ("dict", "update") or not any(a.keyword for a in updated.args):
             return updated
         self.done = True

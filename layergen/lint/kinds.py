@@ -10,14 +10,23 @@ from .source import ClassInfo, SourceFile
 
 # Keras package prefixes (after tf.keras / tf_keras are folded into `keras.`) -> kind.
 FAMILIES = (
-    (("keras.layers.", "keras.src.layers.", "keras.engine.", "keras.src.engine."), "layer", "Layer"),
+    (
+        ("keras.layers.", "keras.src.layers.", "keras.engine.", "keras.src.engine."),
+        "layer",
+        "Layer",
+    ),
     (("keras.losses.", "keras.src.losses."), "loss", "Loss"),
     (("keras.constraints.", "keras.src.constraints."), "constraint", "Constraint"),
     (("keras.regularizers.", "keras.src.regularizers."), "regularizer", "Regularizer"),
     (("keras.initializers.", "keras.src.initializers."), "initializer", "Initializer"),
 )
-TOP_LEVEL = {"keras.Layer": "layer", "keras.Loss": "loss", "keras.Initializer": "initializer",
-             "keras.Regularizer": "regularizer", "keras.Constraint": "constraint"}
+TOP_LEVEL = {
+    "keras.Layer": "layer",
+    "keras.Loss": "loss",
+    "keras.Initializer": "initializer",
+    "keras.Regularizer": "regularizer",
+    "keras.Constraint": "constraint",
+}
 KERAS2_PREFIXES = ("tensorflow.python.keras.", "tensorflow.keras.", "tf_keras.")
 
 
@@ -26,7 +35,7 @@ def keras_base(name: str) -> tuple[str, bool, bool] | None:
     keras3 = True
     for prefix in KERAS2_PREFIXES:
         if name.startswith(prefix):
-            name, keras3 = "keras." + name[len(prefix):], False
+            name, keras3 = "keras." + name[len(prefix) :], False
     if name in TOP_LEVEL:
         return TOP_LEVEL[name], True, keras3
     for prefixes, kind, plain in FAMILIES:
@@ -73,7 +82,11 @@ def classify(files: list[SourceFile]) -> None:
         if unknown:
             cls.parent_opaque = True
             # A base we cannot read: a layer if it looks like one (Keras's call + build or get_config).
-            if cls.kind is None and "call" in cls.methods and ({"build", "get_config"} & cls.methods.keys()):
+            if (
+                cls.kind is None
+                and "call" in cls.methods
+                and ({"build", "get_config"} & cls.methods.keys())
+            ):
                 cls.kind = "layer"
         active.discard(id(cls))
         done.add(id(cls))
@@ -90,7 +103,9 @@ def _find(by_name, source: SourceFile, base: str):
     for pair in candidates:
         if pair[0] is source and "." not in base:
             return pair
-    if base.startswith(("keras.", "tensorflow.", "tf_keras.", "torch.", "flax.", "jax.")) and not base.startswith("keras.src."):
+    if base.startswith(
+        ("keras.", "tensorflow.", "tf_keras.", "torch.", "flax.", "jax.")
+    ) and not base.startswith("keras.src."):
         return None
     others = [pair for pair in candidates if pair[0] is not source or "." in base]
     return others[0] if others else None

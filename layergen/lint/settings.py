@@ -27,7 +27,9 @@ class CheckSettings:
     exclude: tuple[str, ...] = ()
 
 
-def load_settings(cwd: Path | None = None, select: list[str] | None = None, ignore: list[str] | None = None) -> CheckSettings:
+def load_settings(
+    cwd: Path | None = None, select: list[str] | None = None, ignore: list[str] | None = None
+) -> CheckSettings:
     from ..config import find_root, load_config
 
     config = load_config(cwd)
@@ -39,25 +41,61 @@ def load_settings(cwd: Path | None = None, select: list[str] | None = None, igno
         text = pyproject.read_text(encoding="utf-8")
         section = tomllib.loads(text).get("tool", {}).get("layergen", {}).get("check", {})
     where = str(pyproject)
-    errors = [Diagnostic(where, _line_of(text, key), 1, "unknown-config", f"unknown key `{key}` in [tool.layergen.check]",
-                         did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}") for key in section if key not in KEYS]
+    errors = [
+        Diagnostic(
+            where,
+            _line_of(text, key),
+            1,
+            "unknown-config",
+            f"unknown key `{key}` in [tool.layergen.check]",
+            did_you_mean(key, KEYS) or f"keys: {', '.join(KEYS)}",
+        )
+        for key in section
+        if key not in KEYS
+    ]
     for key in ("select", "ignore", "registration-decorators", "exclude"):
         value = section.get(key, [])
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            errors.append(Diagnostic(where, _line_of(text, key), 1, "bad-config", f"`{key}` must be a list of strings"))
+            errors.append(
+                Diagnostic(
+                    where,
+                    _line_of(text, key),
+                    1,
+                    "bad-config",
+                    f"`{key}` must be a list of strings",
+                )
+            )
     if errors:
         raise DiagnosticError(errors)
     chosen = set(select or section.get("select") or RULES)
     dropped = set(section.get("ignore", [])) | set(ignore or [])
-    unknown = [(code, "--select/--ignore" if code in (select or []) + (ignore or []) else where)
-               for code in sorted(chosen | dropped) if code not in RULES]
+    unknown = [
+        (code, "--select/--ignore" if code in (select or []) + (ignore or []) else where)
+        for code in sorted(chosen | dropped)
+        if code not in RULES
+    ]
     if unknown:
-        raise DiagnosticError([Diagnostic(w, _line_of(text, "select") if w == where else 1, 1, "unknown-rule",
-                                          f"unknown rule `{code}`", did_you_mean(code, RULES) or "see `layergen check --explain`")
-                               for code, w in unknown])
-    return CheckSettings(root=config.root, paths=config.paths, package=config.package, select=frozenset(chosen - dropped),
-                         registrars=frozenset(section.get("registration-decorators", [])),
-                         exclude=tuple(section.get("exclude", [])))
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    w,
+                    _line_of(text, "select") if w == where else 1,
+                    1,
+                    "unknown-rule",
+                    f"unknown rule `{code}`",
+                    did_you_mean(code, RULES) or "see `layergen check --explain`",
+                )
+                for code, w in unknown
+            ]
+        )
+    return CheckSettings(
+        root=config.root,
+        paths=config.paths,
+        package=config.package,
+        select=frozenset(chosen - dropped),
+        registrars=frozenset(section.get("registration-decorators", [])),
+        exclude=tuple(section.get("exclude", [])),
+    )
 
 
 def _line_of(text: str, key: str) -> int:

@@ -22,8 +22,12 @@ class ClassInfo:
     methods: dict[str, ast.FunctionDef] = field(default_factory=dict)
     kind: str | None = None  # layer, loss, constraint, regularizer, initializer (set by kinds.py)
     keras3: bool = True  # False for tf.keras / tf_keras (Keras 2) classes
-    parent_opaque: bool = False  # an ancestor is a class we cannot read (a Keras layer other than Layer, or unknown)
-    parents: list[ClassInfo] = field(default_factory=list)  # ancestors read in this run, nearest first
+    parent_opaque: bool = (
+        False  # an ancestor is a class we cannot read (a Keras layer other than Layer, or unknown)
+    )
+    parents: list[ClassInfo] = field(
+        default_factory=list
+    )  # ancestors read in this run, nearest first
 
 
 @dataclass
@@ -61,8 +65,12 @@ def read_source(path: str, text: str) -> SourceFile:
     registered: set[str] = set()
     registrars: set[str] = set()
     classes: list[ClassInfo] = []
-    source = SourceFile(path, text, tree, imports, classes, registered, registrars, text.splitlines())
-    for node in walk(tree):  # imports anywhere (some projects import inside functions or try blocks)
+    source = SourceFile(
+        path, text, tree, imports, classes, registered, registrars, text.splitlines()
+    )
+    for node in walk(
+        tree
+    ):  # imports anywhere (some projects import inside functions or try blocks)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -73,7 +81,9 @@ def read_source(path: str, text: str) -> SourceFile:
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             for alias in node.names:
-                imports[alias.asname or alias.name] = f"{module}.{alias.name}" if module.strip(".") else module + alias.name
+                imports[alias.asname or alias.name] = (
+                    f"{module}.{alias.name}" if module.strip(".") else module + alias.name
+                )
     _read_body(source, tree.body)
     return source
 
@@ -85,16 +95,26 @@ def _read_body(source: SourceFile, body: list[ast.stmt]) -> None:
             _read_body(source, node.body)  # nested classes
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if "register_keras_serializable" in source.text and any(
-                    "register_keras_serializable" in (source.resolve(n) or "") for n in walk(node)
-                    if isinstance(n, (ast.Name, ast.Attribute))):
+                "register_keras_serializable" in (source.resolve(n) or "")
+                for n in walk(node)
+                if isinstance(n, (ast.Name, ast.Attribute))
+            ):
                 source.registrars.add(node.name)
         elif isinstance(node, (ast.If, ast.Try)):
-            _read_body(source, [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])])
+            _read_body(
+                source, [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            )
         elif "register_keras_serializable" in source.text or "get_custom_objects" in source.text:
             # `register_keras_serializable()(Cls)`, `get_custom_objects()["Cls"] = Cls`, ...
             names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-            attrs = {source.resolve(n) or "" for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
-            if any(a.endswith(("register_keras_serializable", "get_custom_objects")) for a in attrs):
+            attrs = {
+                source.resolve(n) or ""
+                for n in ast.walk(node)
+                if isinstance(n, (ast.Attribute, ast.Name))
+            }
+            if any(
+                a.endswith(("register_keras_serializable", "get_custom_objects")) for a in attrs
+            ):
                 source.registered_names |= names
 
 
@@ -125,17 +145,33 @@ def self_name(function: ast.FunctionDef) -> str | None:
 
 def self_attribute(node: ast.AST, self: str | None) -> str | None:
     """`self.x` -> "x"."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self
+    ):
         return node.attr
     return None
 
 
 def is_super_call(node: ast.AST, method: str) -> bool:
     """`super().method(...)`, `super(Cls, self).method(...)` or `Base.method(self, ...)`."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method):
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+    ):
         return False
     owner = node.func.value
-    if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+    if (
+        isinstance(owner, ast.Call)
+        and isinstance(owner.func, ast.Name)
+        and owner.func.id == "super"
+    ):
         return True
-    return isinstance(owner, (ast.Name, ast.Attribute)) and bool(node.args) and isinstance(node.args[0], ast.Name) \
+    return (
+        isinstance(owner, (ast.Name, ast.Attribute))
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Name)
         and node.args[0].id == "self"
+    )

@@ -11,21 +11,74 @@ import ast
 
 from .source import SourceFile, self_attribute, self_name, walk
 
-STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "name", "rank", "get_shape", "_keras_mask", "sparse", "ragged"}
-STATIC_CALLS = {"len", "isinstance", "hasattr", "getattr", "type", "callable", "id", "shape", "ndim", "int_shape",
-                "standardize_dtype", "is_tensor", "is_keras_tensor", "is_float_dtype", "is_int_dtype", "result_type",
-                "is_symbolic_tensor", "any_symbolic_tensors", "is_nested", "flatten", "range", "zip", "enumerate"}
+STATIC_ATTRIBUTES = {
+    "shape",
+    "ndim",
+    "dtype",
+    "name",
+    "rank",
+    "get_shape",
+    "_keras_mask",
+    "sparse",
+    "ragged",
+}
+STATIC_CALLS = {
+    "len",
+    "isinstance",
+    "hasattr",
+    "getattr",
+    "type",
+    "callable",
+    "id",
+    "shape",
+    "ndim",
+    "int_shape",
+    "standardize_dtype",
+    "is_tensor",
+    "is_keras_tensor",
+    "is_float_dtype",
+    "is_int_dtype",
+    "result_type",
+    "is_symbolic_tensor",
+    "any_symbolic_tensors",
+    "is_nested",
+    "flatten",
+    "range",
+    "zip",
+    "enumerate",
+}
 # Python flags, never tensors, even when named like an input.
-FLAG_PARAMETERS = {"training", "return_attention_scores", "use_causal_mask", "return_state", "return_sequences"}
+FLAG_PARAMETERS = {
+    "training",
+    "return_attention_scores",
+    "use_causal_mask",
+    "return_state",
+    "return_sequences",
+}
 # `keras.backend` functions that are not TensorFlow-only.
-NEUTRAL_BACKEND = {"backend", "epsilon", "floatx", "image_data_format", "is_float_dtype", "is_int_dtype", "result_type",
-                   "standardize_dtype", "get_uid", "is_keras_tensor", "clear_session", "set_epsilon", "set_floatx",
-                   "set_image_data_format"}
+NEUTRAL_BACKEND = {
+    "backend",
+    "epsilon",
+    "floatx",
+    "image_data_format",
+    "is_float_dtype",
+    "is_int_dtype",
+    "result_type",
+    "standardize_dtype",
+    "get_uid",
+    "is_keras_tensor",
+    "clear_session",
+    "set_epsilon",
+    "set_floatx",
+    "set_image_data_format",
+}
 
 
 def backend_op(name: str) -> bool:
     """A TensorFlow call, or a TensorFlow-only `keras.backend` function (`K.dot`)."""
-    if name.startswith("tensorflow.") and not name.startswith(("tensorflow.keras.", "tensorflow.experimental.numpy")):
+    if name.startswith("tensorflow.") and not name.startswith(
+        ("tensorflow.keras.", "tensorflow.experimental.numpy")
+    ):
         return True
     if name.startswith("keras.backend."):
         return name.rsplit(".", 1)[-1] not in NEUTRAL_BACKEND
@@ -33,14 +86,18 @@ def backend_op(name: str) -> bool:
 
 
 class Tensors:
-    def __init__(self, source: SourceFile, call: ast.FunctionDef, weights: set[str], methods: set[str]):
+    def __init__(
+        self, source: SourceFile, call: ast.FunctionDef, weights: set[str], methods: set[str]
+    ):
         self.source = source
         self.me = self_name(call)
         self.weights = weights
         args = call.args
         positional = [*args.posonlyargs, *args.args][1:]
         first_default = len(positional) - len(args.defaults)
-        self.names = {a.arg for i, a in enumerate(positional) if i < first_default}  # optional ones may be flags
+        self.names = {
+            a.arg for i, a in enumerate(positional) if i < first_default
+        }  # optional ones may be flags
         self.methods = methods
         if args.vararg:
             self.names.add(args.vararg.arg)
@@ -52,7 +109,10 @@ class Tensors:
         for node in walk(call):
             if isinstance(node, ast.Assign):
                 flows.append((node.targets, node.value))
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            elif (
+                isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr))
+                and node.value is not None
+            ):
                 flows.append(([node.target], node.value))
             elif isinstance(node, (ast.For, ast.comprehension)):
                 flows.append(([node.target], node.iter))
@@ -78,7 +138,11 @@ class Tensors:
                 return node.attr in self.weights
             return self.depends(node.value)
         if isinstance(node, ast.Call):
-            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            callee = (
+                node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else getattr(node.func, "id", "")
+            )
             if callee in STATIC_CALLS:
                 return False
             if self_attribute(node.func, self.me) in self.methods:

@@ -43,7 +43,10 @@ def docstring_text(text: str, indent: str = "    ", first: int | None = None) ->
     """
     text = text.replace("\\", "\\\\")
     text = re.sub(r'^"|"$|"(?=")|(?<=")"', r'\\"', text)
-    text = "".join(c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii") for c in text)
+    text = "".join(
+        c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
     lines = text.split("\n")
     lines[0] = re.sub(r"^ ", r"\\x20", lines[0])
     lines = [re.sub(r" $", r"\\x20", line) for line in lines]
@@ -66,13 +69,19 @@ def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list
             out.append(line)
             continue
         lead = line[: len(line) - len(line.lstrip(" "))]
-        words = line.split(" ")[len(lead):]
+        words = line.split(" ")[len(lead) :]
         head = lead
         while words and (head == lead or len(head) + 1 + len(words[0]) <= width - start):
             head = f"{head} {words.pop(0)}" if head != lead else head + words.pop(0)
         out.append(head)
-        rest = textwrap.wrap(" ".join(words), width - indent, initial_indent=lead, subsequent_indent=lead,
-                             break_long_words=False, break_on_hyphens=False)
+        rest = textwrap.wrap(
+            " ".join(words),
+            width - indent,
+            initial_indent=lead,
+            subsequent_indent=lead,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
         out.extend(rest)
     return out
 
@@ -111,19 +120,32 @@ def param_checks(name: str, param: Param) -> list[str]:
         checks.append(_raise(optional + condition, name, " and ".join(bounds)))
     if param.choices is not None:
         choices = tuple(param.choices)
-        checks.append(_raise(f"{optional}{name} not in {literal(choices)}", name, f"one of {choices!r}"))
+        checks.append(
+            _raise(f"{optional}{name} not in {literal(choices)}", name, f"one of {choices!r}")
+        )
     return checks
 
 
 def _raise(condition: str, name: str, expected: str) -> str:
-    expected = expected.replace("{", "{{").replace("}", "}}")  # the message is an f-string: braces are text
-    message = f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
+    expected = expected.replace("{", "{{").replace(
+        "}", "}}"
+    )  # the message is an f-string: braces are text
+    message = (
+        f"Invalid value for argument `{name}`: expected {expected}. Received: {name}={{{name}}}"
+    )
     if len(message) + 19 <= 88:  # it fits at its indent in `__init__`
         return f"if {condition}:\n    raise ValueError(\n        f{literal(message)}\n    )"
     expected = expected.replace("{{", "{").replace("}}", "}")  # only the last piece is an f-string
-    pieces = [literal(f"Invalid value for argument `{name}`: "), literal(f"expected {expected}. "),
-              "f" + literal(f"Received: {name}={{{name}}}")]
-    return f"if {condition}:\n    raise ValueError(\n" + "".join(f"        {p}\n" for p in pieces) + "    )"
+    pieces = [
+        literal(f"Invalid value for argument `{name}`: "),
+        literal(f"expected {expected}. "),
+        "f" + literal(f"Received: {name}={{{name}}}"),
+    ]
+    return (
+        f"if {condition}:\n    raise ValueError(\n"
+        + "".join(f"        {p}\n" for p in pieces)
+        + "    )"
+    )
 
 
 def param_doc(name: str, param: Param) -> str:
@@ -222,7 +244,11 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         "init": a.code("init").render() if decl.init else None,
         "ops": [_op(a, name, self_rename) for name in decl.ops],
         "methods": [
-            {"name": name, "args": m.args, "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args))}
+            {
+                "name": name,
+                "args": m.args,
+                "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args)),
+            }
             for name, m in decl.methods.items()
         ],
         "inputs": a.inputs,
@@ -251,10 +277,16 @@ def _op(a: Analysis, name: str, self_rename: dict[str, str]) -> dict[str, Any]:
         gradient = body(a.code("ops", name, "gradient"), rename)
     else:
         grads = [
-            a.code("ops", name, "gradient", arg).render(rename) if arg in op.gradient else f"ops.zeros_like({arg})"
+            (
+                a.code("ops", name, "gradient", arg).render(rename)
+                if arg in op.gradient
+                else f"ops.zeros_like({arg})"
+            )
             for arg in op.args
         ]
-        gradient = "return " + (grads[0] if len(grads) == 1 else "(" + ", ".join(grads) + ")") + "\n"
+        gradient = (
+            "return " + (grads[0] if len(grads) == 1 else "(" + ", ".join(grads) + ")") + "\n"
+        )
     forward = body(a.code("ops", name, "forward"), rename, returns=lambda e: [f"return {e}, grad"])
     return {"name": name, "args": op.args, "forward": forward, "gradient": gradient}
 
@@ -301,23 +333,42 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
     sublayers = []
     for name, sub in decl.sublayers.items():
         if sub.layers is not None:
-            items = [_construct(a, ("sublayers", name, "layers", i), item.class_, item.args) for i, item in enumerate(sub.layers)]
-            sublayers.append({"name": name, "construct": f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}])"})
+            items = [
+                _construct(a, ("sublayers", name, "layers", i), item.class_, item.args)
+                for i, item in enumerate(sub.layers)
+            ]
+            sublayers.append(
+                {
+                    "name": name,
+                    "construct": f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}])",
+                }
+            )
         else:
-            sublayers.append({"name": name, "construct": _construct(a, ("sublayers", name), sub.class_, sub.args)})
+            sublayers.append(
+                {
+                    "name": name,
+                    "construct": _construct(a, ("sublayers", name), sub.class_, sub.args),
+                }
+            )
 
     declared = decl.inputs or {}
     symbolic = [
-        f"keras.KerasTensor({shape_names[n]}, dtype={literal(declared[n].dtype)})"
-        if declared.get(n) and declared[n].dtype
-        else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
+        (
+            f"keras.KerasTensor({shape_names[n]}, dtype={literal(declared[n].dtype)})"
+            if declared.get(n) and declared[n].dtype
+            else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
+        )
         for n in inputs
     ]
     specs = []
     for n in inputs:
         spec = (decl.inputs or {}).get(n)
         if spec and (spec.rank is not None or spec.min_rank is not None):
-            specs.append("keras.InputSpec(" + (f"ndim={spec.rank}" if spec.rank is not None else f"min_ndim={spec.min_rank}") + ")")
+            specs.append(
+                "keras.InputSpec("
+                + (f"ndim={spec.rank}" if spec.rank is not None else f"min_ndim={spec.min_rank}")
+                + ")"
+            )
         else:
             specs.append("None")
     input_spec = None
@@ -334,7 +385,11 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
         "masking": decl.masking not in (None, False),
-        "compute_mask": a.code("masking").render(_shadowed(self_rename, inputs + ["mask"])) if isinstance(decl.masking, str) else None,
+        "compute_mask": (
+            a.code("masking").render(_shadowed(self_rename, inputs + ["mask"]))
+            if isinstance(decl.masking, str)
+            else None
+        ),
         "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
         "call_body": _call_body(a, call_rename),
         "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
@@ -352,7 +407,9 @@ def _keras_object(a: Analysis, loc: tuple, value: str) -> str:
 def _construct(a: Analysis, loc: tuple, class_path: str, args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
-        parts.append(f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else literal(value)}")
+        parts.append(
+            f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else literal(value)}"
+        )
     if "dtype" not in args:
         parts.append("dtype=self.dtype_policy")
     return f"{class_path}({', '.join(parts)})"
@@ -399,7 +456,11 @@ def _float32_inputs(a: Analysis) -> str:
     if a.decl.compute_dtype != "float32":
         return ""
     declared = a.decl.inputs or {}
-    floats = [n for n in a.inputs if not (declared.get(n) and declared[n].dtype and "float" not in declared[n].dtype)]
+    floats = [
+        n
+        for n in a.inputs
+        if not (declared.get(n) and declared[n].dtype and "float" not in declared[n].dtype)
+    ]
     return "".join(f'{n} = ops.cast({n}, "float32")\n' for n in floats)
 
 
@@ -419,7 +480,9 @@ def _synthetic(a: Analysis, text: str) -> Code:
     return code
 
 
-def _output_shape(a: Analysis, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]) -> str | None:
+def _output_shape(
+    a: Analysis, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]
+) -> str | None:
     decl = a.decl
     if decl.output_shape is not None:
         return shape_tuple(a.code("output_shape"), rename, inputs)

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def environment(user_templates: str | None = None):
     import jinja2
 
@@ -62,7 +61,10 @@ def block(code: str, width: int) -> str:
     pad = " " * width
     inside = _string_continuations(code)
     lines = code.rstrip("\n").split("\n")
-    return "\n".join(pad + line if line and number not in inside else line for number, line in enumerate(lines, 1))
+    return "\n".join(
+        pad + line if line and number not in inside else line
+        for number, line in enumerate(lines, 1)
+    )
 
 
 def _string_continuations(code: str) -> set[int]:
@@ -85,8 +87,13 @@ def wrap(text: str, first: int, indent: int, width: int = 88) -> str:
     starts at column `first`, the others are indented by `indent`."""
     import textwrap
 
-    lines = textwrap.wrap(" " * first + text, width, subsequent_indent=" " * indent,
-                          break_long_words=False, break_on_hyphens=False)
+    lines = textwrap.wrap(
+        " " * first + text,
+        width,
+        subsequent_indent=" " * indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
     return "\n".join(lines)[first:]
 
 
@@ -131,11 +138,19 @@ def _builtin_templates() -> Path:
     return Path(__file__).resolve().parent.parent / "templates"
 
 
-def render(template: str, context: dict[str, Any], *, user_templates: str | None = None, line_length: int = 88) -> str:
+def render(
+    template: str,
+    context: dict[str, Any],
+    *,
+    user_templates: str | None = None,
+    line_length: int = 88,
+) -> str:
     return format_code(render_source(template, context, user_templates=user_templates), line_length)
 
 
-def render_source(template: str, context: dict[str, Any], *, user_templates: str | None = None) -> str:
+def render_source(
+    template: str, context: dict[str, Any], *, user_templates: str | None = None
+) -> str:
     """The template's output before black formats it."""
     return environment(user_templates).get_template(template).render(**context)
 
@@ -153,7 +168,7 @@ def source_digest(code: str, line_length: int = 88) -> str:
     return hashlib.sha256(f"black {_black_version()} {line_length}\n{code}".encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _black_version() -> str:
     from importlib.metadata import version  # without importing black itself
 

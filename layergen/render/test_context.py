@@ -5,19 +5,34 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec.analyze import Analysis
-from ..spec.model import Param
 from ..spec.code import body
+from ..spec.model import Param
 from .context import docstring_text, shape_tuple
 from .render import literal
 
-SIGNATURES = {"loss": "y_true, y_pred", "constraint": "w", "regularizer": "x", "initializer": "shape, dtype"}
-DEFAULT_SHAPES = {"loss": (4, 10), "constraint": (3, 3), "regularizer": (3, 3), "initializer": (3, 3)}
+SIGNATURES = {
+    "loss": "y_true, y_pred",
+    "constraint": "w",
+    "regularizer": "x",
+    "initializer": "shape, dtype",
+}
+DEFAULT_SHAPES = {
+    "loss": (4, 10),
+    "constraint": (3, 3),
+    "regularizer": (3, 3),
+    "initializer": (3, 3),
+}
 
 # Built-in layers whose output depends on `training`.
 TRAINING_SENSITIVE = {
-    "keras.layers.Dropout", "keras.layers.SpatialDropout1D", "keras.layers.SpatialDropout2D",
-    "keras.layers.SpatialDropout3D", "keras.layers.GaussianNoise", "keras.layers.GaussianDropout",
-    "keras.layers.AlphaDropout", "keras.layers.BatchNormalization",
+    "keras.layers.Dropout",
+    "keras.layers.SpatialDropout1D",
+    "keras.layers.SpatialDropout2D",
+    "keras.layers.SpatialDropout3D",
+    "keras.layers.GaussianNoise",
+    "keras.layers.GaussianDropout",
+    "keras.layers.AlphaDropout",
+    "keras.layers.BatchNormalization",
 }
 
 
@@ -34,9 +49,16 @@ def example_value(param: Param) -> Any:
         value = value if low is None else max(float(low), value)
         return value if high is None else min(float(high), value)
     return {
-        "bool": True, "str": "a", "list[int]": [4, 4], "list[float]": [0.5, 0.5], "list[str]": ["a"],
-        "activation": "relu", "initializer": "glorot_uniform", "regularizer": "l2",
-        "constraint": "non_neg", "dtype": "float32",
+        "bool": True,
+        "str": "a",
+        "list[int]": [4, 4],
+        "list[float]": [0.5, 0.5],
+        "list[str]": ["a"],
+        "activation": "relu",
+        "initializer": "glorot_uniform",
+        "regularizer": "l2",
+        "constraint": "non_neg",
+        "dtype": "float32",
     }[param.type]
 
 
@@ -74,14 +96,36 @@ def input_shapes(a: Analysis) -> dict[str, tuple[int, ...]]:
 # What the layer test template checks beyond shapes, config, saving and fit; a layer
 # whose code was only read (`layergen tests`) knows none of it, and these check nothing.
 UNKNOWN_LAYER_FACTS = {
-    "output_shapes": None, "weights": [], "exact_weight_count": False, "has_trainable": False, "losses": [],
-    "updates": [], "training_sensitive": False, "deterministic_inference": True, "masking": None, "ops": [],
-    "losses_read_inputs": False, "updates_read_inputs": False, "random": False, "statistics": [], "constants": {}, "stated_outputs": [], "reference": None, "golden": False,
+    "output_shapes": None,
+    "weights": [],
+    "exact_weight_count": False,
+    "has_trainable": False,
+    "losses": [],
+    "updates": [],
+    "training_sensitive": False,
+    "deterministic_inference": True,
+    "masking": None,
+    "ops": [],
+    "losses_read_inputs": False,
+    "updates_read_inputs": False,
+    "random": False,
+    "statistics": [],
+    "constants": {},
+    "stated_outputs": [],
+    "reference": None,
+    "golden": False,
 }
 
 
-def layer_test_context(*, name: str, module: str, source: str, args: dict[str, Any], inputs: dict[str, Any],
-                       **facts: Any) -> dict[str, Any]:
+def layer_test_context(
+    *,
+    name: str,
+    module: str,
+    source: str,
+    args: dict[str, Any],
+    inputs: dict[str, Any],
+    **facts: Any,
+) -> dict[str, Any]:
     """Every key of the layer test template, for declared and hand-written layers alike.
 
     `inputs`: from `inputs_context`; `facts`: what is known of `UNKNOWN_LAYER_FACTS`.
@@ -89,11 +133,20 @@ def layer_test_context(*, name: str, module: str, source: str, args: dict[str, A
     unknown = set(facts) - set(UNKNOWN_LAYER_FACTS)
     if unknown:
         raise TypeError(f"not keys of the layer test template: {sorted(unknown)}")
-    return {"name": name, "module": module, "source": docstring_text(source), "args": args, **inputs,
-            **UNKNOWN_LAYER_FACTS, **facts}
+    return {
+        "name": name,
+        "module": module,
+        "source": docstring_text(source),
+        "args": args,
+        **inputs,
+        **UNKNOWN_LAYER_FACTS,
+        **facts,
+    }
 
 
-def inputs_context(shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=None) -> dict[str, Any]:
+def inputs_context(
+    shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=None
+) -> dict[str, Any]:
     """The test template's keys about the example inputs, for declared and hand-written layers alike.
 
     `value_range`: `[low, high]` of the inputs' values; None: integers in [0, 10), normal floats.
@@ -148,7 +201,11 @@ def op_tests(a: Analysis, owner: str, sample: str) -> list[dict[str, Any]]:
             expected = f"[{expected}]" if len(op.args) == 1 else f"list({expected})"
         else:
             grads = [
-                a.code("ops", name, "gradient", arg).render(rename) if arg in op.gradient else f"ops.zeros_like({arg})"
+                (
+                    a.code("ops", name, "gradient", arg).render(rename)
+                    if arg in op.gradient
+                    else f"ops.zeros_like({arg})"
+                )
                 for arg in op.args
             ]
             expected = "[" + ", ".join(grads) + "]"
@@ -173,7 +230,9 @@ def build_object_test_context(a: Analysis, *, module: str, source: str) -> dict[
     }
 
 
-def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = False) -> dict[str, Any]:
+def build_test_context(
+    a: Analysis, *, module: str, source: str, golden: bool = False
+) -> dict[str, Any]:
     """`source`: the declaration's path as shown in the docstring; `golden`: outputs were recorded."""
     decl = a.decl
     if decl.kind != "layer":
@@ -189,7 +248,9 @@ def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = 
     if decl.output_shape is not None:
         output_shapes = [shape_tuple(a.code("output_shape"), shape_rename, inputs)]
     elif decl.outputs is not None:
-        output_shapes = [shape_tuple(a.code("outputs", n), shape_rename, inputs) for n in decl.outputs]
+        output_shapes = [
+            shape_tuple(a.code("outputs", n), shape_rename, inputs) for n in decl.outputs
+        ]
     elif decl.base is None:
         output_shapes = [f"tuple({a.inputs[0]}_shape)"]
 
@@ -207,9 +268,15 @@ def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = 
     sensitive = (
         not isinstance(decl.call, (str, type(None)))
         or any((s.class_ or "") in TRAINING_SENSITIVE for s in decl.sublayers.values())
-        or any(l.class_ in TRAINING_SENSITIVE for s in decl.sublayers.values() for l in (s.layers or []))
+        or any(
+            sub.class_ in TRAINING_SENSITIVE
+            for s in decl.sublayers.values()
+            for sub in (s.layers or [])
+        )
     )
-    has_trainable = decl.base is not None or any(w.trainable and w.when is None for w in decl.weights.values())
+    has_trainable = decl.base is not None or any(
+        w.trainable and w.when is None for w in decl.weights.values()
+    )
     masking = None
     if decl.masking is True:
         masking = "mask"
@@ -226,7 +293,10 @@ def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = 
         exact_weight_count=not decl.sublayers and decl.base is None,
         has_trainable=has_trainable,
         losses=[a.code("losses", i).render(layer_rename) for i in range(len(decl.losses))],
-        updates=[{"name": n, "expected": a.code("updates", n).render(layer_rename | updated)} for n in decl.updates],
+        updates=[
+            {"name": n, "expected": a.code("updates", n).render(layer_rename | updated)}
+            for n in decl.updates
+        ],
         training_sensitive=sensitive,
         deterministic_inference=not (decl.random and isinstance(decl.call, str)),
         masking=masking,
@@ -235,7 +305,11 @@ def build_test_context(a: Analysis, *, module: str, source: str, golden: bool = 
         updates_read_inputs=_reads(a, inputs, *[("updates", n) for n in decl.updates]),
         random=decl.random,
         statistics=[
-            {"of": a.code("example", "statistics", i, "of").render(arg_rename), "mean": s.mean, "what": s.of}
+            {
+                "of": a.code("example", "statistics", i, "of").render(arg_rename),
+                "mean": s.mean,
+                "what": s.of,
+            }
             for i, s in enumerate(decl.example.statistics)
         ],
         golden=golden,
@@ -263,7 +337,10 @@ def stated_numbers(a: Analysis) -> dict[str, Any]:
         constants["INPUTS"] = example.inputs if several else {a.inputs[0]: example.inputs}
         if example.weights:
             constants["WEIGHTS"] = dict(example.weights)
-        for key, constant, training in (("expected", "EXPECTED", False), ("expected_training", "EXPECTED_IN_TRAINING", True)):
+        for key, constant, training in (
+            ("expected", "EXPECTED", False),
+            ("expected_training", "EXPECTED_IN_TRAINING", True),
+        ):
             if getattr(example, key) is not None:
                 constants[constant] = per_output(getattr(example, key))
                 stated.append((training, constant))
@@ -272,11 +349,19 @@ def stated_numbers(a: Analysis) -> dict[str, Any]:
         code = a.code("example", "reference")
         used = {f.name for f in code.free}
         members = [n for n in [*a.params, *decl.weights] if n in used]
-        values = {n: f"ARGS[{literal(n)}]" if n in a.params else f"support.numpy(layer.{n})" for n in members}
+        values = {
+            n: f"ARGS[{literal(n)}]" if n in a.params else f"support.numpy(layer.{n})"
+            for n in members
+        }
         reference = {
             "signature": ", ".join([*a.inputs, *(["*"] if members else []), *members]),
             "body": body(code),
-            "call": ", ".join(["*inputs" if len(a.inputs) > 1 else "inputs", *(f"{n}={v}" for n, v in values.items())]),
+            "call": ", ".join(
+                [
+                    "*inputs" if len(a.inputs) > 1 else "inputs",
+                    *(f"{n}={v}" for n, v in values.items()),
+                ]
+            ),
         }
     if stated or reference:
         constants["ATOL"] = example.atol

@@ -28,7 +28,16 @@ KIND_ARGS = {
     "regularizer": ["x"],
     "initializer": ["shape", "dtype"],
 }
-LAYER_ONLY_KEYS = ("inputs", "weights", "sublayers", "losses", "updates", "masking", "output_shape", "outputs")
+LAYER_ONLY_KEYS = (
+    "inputs",
+    "weights",
+    "sublayers",
+    "losses",
+    "updates",
+    "masking",
+    "output_shape",
+    "outputs",
+)
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
 MAX_RANK = 16
@@ -76,7 +85,11 @@ class _Analyzer:
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
         self.members = (
-            set(params) | set(decl.weights) | set(decl.sublayers) | set(decl.ops) | set(decl.methods)
+            set(params)
+            | set(decl.weights)
+            | set(decl.sublayers)
+            | set(decl.ops)
+            | set(decl.methods)
         )
         if decl.random:
             self.members.add("seed_generator")
@@ -98,7 +111,9 @@ class _Analyzer:
 
     # -- helpers -----------------------------------------------------------
 
-    def error(self, loc: tuple, code: str, message: str, hint: str | None = None, *, key: bool = False) -> None:
+    def error(
+        self, loc: tuple, code: str, message: str, hint: str | None = None, *, key: bool = False
+    ) -> None:
         self.errors.append(self.doc.error(loc, code, message, hint, key=key))
 
     def code(
@@ -119,7 +134,14 @@ class _Analyzer:
 
         `report=False`: the snippet's names were checked already, piece by piece.
         """
-        result = parse(text, pos or self.doc.pos(loc), self.doc.path, expression=expression, prefix=prefix, suffix=suffix)
+        result = parse(
+            text,
+            pos or self.doc.pos(loc),
+            self.doc.path,
+            expression=expression,
+            prefix=prefix,
+            suffix=suffix,
+        )
         if isinstance(result, Diagnostic):
             self.errors.append(result)
             return None
@@ -141,8 +163,13 @@ class _Analyzer:
                 line, col = code.locate(free.node)
                 self.errors.append(
                     Diagnostic(
-                        self.doc.path, line, col, "unknown-name", f"unknown {what} `{free.name}`",
-                        did_you_mean(free.name, scope) or f"names in scope here: {', '.join(scope) or 'none'}",
+                        self.doc.path,
+                        line,
+                        col,
+                        "unknown-name",
+                        f"unknown {what} `{free.name}`",
+                        did_you_mean(free.name, scope)
+                        or f"names in scope here: {', '.join(scope) or 'none'}",
                     )
                 )
 
@@ -157,23 +184,40 @@ class _Analyzer:
             except (ValueError, MemoryError, RecursionError) as exc:
                 self.error(("imports", i), "python-syntax", f"invalid import: {exc}")
                 continue
-            if not tree.body or not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in tree.body):
+            if not tree.body or not all(
+                isinstance(s, (ast.Import, ast.ImportFrom)) for s in tree.body
+            ):
                 self.error(
-                    ("imports", i), "bad-import", "`imports` holds import statements only",
+                    ("imports", i),
+                    "bad-import",
+                    "`imports` holds import statements only",
                     "one `import ...` or `from ... import ...` per item; code goes in `init` or `methods`",
                 )
                 continue
             if any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in tree.body):
-                self.error(("imports", i), "bad-import", "a `__future__` import must open the module; layergen's modules need none")
+                self.error(
+                    ("imports", i),
+                    "bad-import",
+                    "a `__future__` import must open the module; layergen's modules need none",
+                )
                 continue
             for statement in tree.body:
                 for alias in statement.names:
                     if alias.name == "*":
-                        self.error(("imports", i), "bad-import", "star imports hide names", "import the names you use")
+                        self.error(
+                            ("imports", i),
+                            "bad-import",
+                            "star imports hide names",
+                            "import the names you use",
+                        )
                     bound = alias.asname or alias.name.split(".")[0]
                     if bound in template_names.MODULE:
-                        self.error(("imports", i), "reserved-name", f"the import binds `{bound}`, which the generated module uses",
-                                   f"import it under another name: `as {bound}_`")
+                        self.error(
+                            ("imports", i),
+                            "reserved-name",
+                            f"the import binds `{bound}`, which the generated module uses",
+                            f"import it under another name: `as {bound}_`",
+                        )
                     names.add(bound)
         return names
 
@@ -181,8 +225,13 @@ class _Analyzer:
         problem = name_problem(name)
         if problem is not None:
             code, hint = problem
-            self.error(loc, code, f"{what} `{name}` {'is a Python keyword' if code == 'keyword-name' else 'is not a Python identifier'}",
-                       hint, key=True)
+            self.error(
+                loc,
+                code,
+                f"{what} `{name}` {'is a Python keyword' if code == 'keyword-name' else 'is not a Python identifier'}",
+                hint,
+                key=True,
+            )
             return False
         if not reserved:
             return True
@@ -190,7 +239,8 @@ class _Analyzer:
         if name in taken:
             owner = "every Keras layer" if self.kind == "layer" else f"every Keras {self.kind}"
             self.error(
-                loc, "reserved-name",
+                loc,
+                "reserved-name",
                 f"{what} `{name}` would shadow the attribute {owner} has under that name",
                 f"pick another name, such as `{name}_value`",
                 key=True,
@@ -198,8 +248,11 @@ class _Analyzer:
             return False
         if name.startswith("_") and what != "input":
             self.error(
-                loc, "reserved-name", f"{what} `{name}` starts with `_`, which Keras keeps for its own attributes",
-                f"call it `{name.lstrip('_') or 'value'}`", key=True,
+                loc,
+                "reserved-name",
+                f"{what} `{name}` starts with `_`, which Keras keeps for its own attributes",
+                f"call it `{name.lstrip('_') or 'value'}`",
+                key=True,
             )
             return False
         return True
@@ -211,15 +264,25 @@ class _Analyzer:
         name = decl.name
         if name_problem(name) is not None or not name[0].isupper():
             self.error(
-                (kind,), "bad-class-name", f"`{name}` is not a valid class name",
+                (kind,),
+                "bad-class-name",
+                f"`{name}` is not a valid class name",
                 "use a PascalCase Python identifier, such as `ScaledDense`",
             )
         elif name in template_names.TEST_MODULE:
-            self.error((kind,), "reserved-name", f"class name `{name}` is a name the generated modules use",
-                       f"pick another name, such as `{name}Layer`")
+            self.error(
+                (kind,),
+                "reserved-name",
+                f"class name `{name}` is a name the generated modules use",
+                f"pick another name, such as `{name}Layer`",
+            )
         if decl.package is not None and package_problem(decl.package):
-            self.error(("package",), "bad-package", f"`package` {package_problem(decl.package)}",
-                       "the package names the registration: `package>ClassName`")
+            self.error(
+                ("package",),
+                "bad-package",
+                f"`package` {package_problem(decl.package)}",
+                "the package names the registration: `package>ClassName`",
+            )
         seen: dict[str, str] = {}
         bad: set[tuple] = set()  # reported already: one error per name
         groups = [
@@ -238,43 +301,82 @@ class _Analyzer:
                     bad.add(loc)
                     continue
                 if item in seen and section != "params":
-                    self.error(loc, "duplicate-name", f"{what} `{item}` has the name of a {seen[item]}", key=True)
+                    self.error(
+                        loc,
+                        "duplicate-name",
+                        f"{what} `{item}` has the name of a {seen[item]}",
+                        key=True,
+                    )
                 seen.setdefault(item, what)
-        locals_ = {"params": template_names.PARAM, "inputs": template_names.INPUT}  # where these names are local variables
+        locals_ = {
+            "params": template_names.PARAM,
+            "inputs": template_names.INPUT,
+        }  # where these names are local variables
         updated = {f"new_{w}" for w in decl.updates} if len(decl.updates) > 1 else set()
         for section, what, names in groups:
             for item in names:
                 if (section, item) in bad:
                     continue
                 if item in locals_.get(section, ()) or (section == "inputs" and item in updated):
-                    self.error((section, item), "reserved-name", f"{what} `{item}` is a name the generated code uses itself",
-                               f"pick another name, such as `{item}_value`", key=True)
+                    self.error(
+                        (section, item),
+                        "reserved-name",
+                        f"{what} `{item}` is a name the generated code uses itself",
+                        f"pick another name, such as `{item}_value`",
+                        key=True,
+                    )
                 elif item in OWN_NAMES:
-                    self.error((section, item), "reserved-name", f"`{item}` is a name layergen keeps for itself",
-                               f"pick another name, such as `{item}_value`", key=True)
+                    self.error(
+                        (section, item),
+                        "reserved-name",
+                        f"`{item}` is a name layergen keeps for itself",
+                        f"pick another name, such as `{item}_value`",
+                        key=True,
+                    )
                 elif item in self.imported:
-                    self.error((section, item), "duplicate-name", f"{what} `{item}` has the name of an import",
-                               "rename one of them (`import x as y`)", key=True)
+                    self.error(
+                        (section, item),
+                        "duplicate-name",
+                        f"{what} `{item}` has the name of an import",
+                        "rename one of them (`import x as y`)",
+                        key=True,
+                    )
 
     def _check_params(self) -> None:
         for name in self.decl.params:
             if name in self.result.inputs:  # the input would hide the param in `call`
-                self.error(("params", name), "duplicate-name", f"param `{name}` has the name of an input",
-                           f"rename the param, such as `{name}_value`", key=True)
+                self.error(
+                    ("params", name),
+                    "duplicate-name",
+                    f"param `{name}` has the name of an input",
+                    f"rename the param, such as `{name}_value`",
+                    key=True,
+                )
         optional = None  # the first param with a default: Python wants every required one before it
         for name, param in self.decl.params.items():
             loc = ("params", name)
             if not param.required and optional is None:
                 optional = name
             elif param.required and optional is not None:
-                self.error(loc, "param-order", f"required param `{name}` comes after `{optional}`, which has a default",
-                           f"move `{name}` above `{optional}`, or give it a default", key=True)
-            if param.min is not None or param.max is not None:
-                if param.type not in ("int", "float"):
-                    self.error(loc, "bad-bound", f"`min` and `max` apply to int and float params, not {param.type}")
-                    continue
+                self.error(
+                    loc,
+                    "param-order",
+                    f"required param `{name}` comes after `{optional}`, which has a default",
+                    f"move `{name}` above `{optional}`, or give it a default",
+                    key=True,
+                )
+            bounded = param.min is not None or param.max is not None
+            if bounded and param.type not in ("int", "float"):
+                self.error(
+                    loc,
+                    "bad-bound",
+                    f"`min` and `max` apply to int and float params, not {param.type}",
+                )
+                continue
             if param.min is not None and param.max is not None and param.min > param.max:
-                self.error(loc + ("min",), "bad-bound", f"min {param.min} is larger than max {param.max}")
+                self.error(
+                    loc + ("min",), "bad-bound", f"min {param.min} is larger than max {param.max}"
+                )
             if param.required or param.default is None:
                 continue
             problem = value_problem(param, param.default)
@@ -288,11 +390,20 @@ class _Analyzer:
         calls = inputs | {"training"} | ({"mask"} if decl.masking not in (None, False) else set())
         for name, spec in (decl.inputs or {}).items():
             if spec and spec.dtype and spec.dtype not in DTYPES:
-                self.error(("inputs", name, "dtype"), "bad-dtype", f"unknown dtype `{spec.dtype}`", did_you_mean(spec.dtype, DTYPES))
+                self.error(
+                    ("inputs", name, "dtype"),
+                    "bad-dtype",
+                    f"unknown dtype `{spec.dtype}`",
+                    did_you_mean(spec.dtype, DTYPES),
+                )
             for attr in ("rank", "min_rank"):
                 value = getattr(spec, attr) if spec else None
                 if value is not None and not 0 <= value <= MAX_RANK:
-                    self.error(("inputs", name, attr), "bad-bound", f"`{attr}` must be between 0 and {MAX_RANK}, got {value}")
+                    self.error(
+                        ("inputs", name, attr),
+                        "bad-bound",
+                        f"`{attr}` must be between 0 and {MAX_RANK}, got {value}",
+                    )
         for name, weight in decl.weights.items():
             loc = ("weights", name)
             self._shape(loc + ("shape",), weight.shape, inputs, params)
@@ -301,13 +412,24 @@ class _Analyzer:
                 if value is not None:
                     self._keras_object(loc + (attr,), value, attr)
             if isinstance(weight.when, str):
-                self.code(loc + ("when",), weight.when, set(), params, expression=True, what="param")
+                self.code(
+                    loc + ("when",), weight.when, set(), params, expression=True, what="param"
+                )
             if weight.dtype and weight.dtype not in DTYPES:
-                self.error(loc + ("dtype",), "bad-dtype", f"unknown dtype `{weight.dtype}`", did_you_mean(weight.dtype, DTYPES))
+                self.error(
+                    loc + ("dtype",),
+                    "bad-dtype",
+                    f"unknown dtype `{weight.dtype}`",
+                    did_you_mean(weight.dtype, DTYPES),
+                )
         for name, sub in decl.sublayers.items():
             loc = ("sublayers", name)
             if sub.class_ is None and sub.layers is None:
-                self.error(loc, "missing-key", "a sublayer needs `class` (or `layers`, for a keras.Sequential)")
+                self.error(
+                    loc,
+                    "missing-key",
+                    "a sublayer needs `class` (or `layers`, for a keras.Sequential)",
+                )
             if sub.class_ is not None:
                 self._dotted(loc + ("class",), sub.class_)
             self._args(loc + ("args",), sub.args)
@@ -328,17 +450,31 @@ class _Analyzer:
             if name not in decl.weights:
                 if name in self.ignore:
                     continue
-                self.error(loc, "unknown-weight", f"`updates` names `{name}`, which is not a weight", did_you_mean(name, decl.weights), key=True)
+                self.error(
+                    loc,
+                    "unknown-weight",
+                    f"`updates` names `{name}`, which is not a weight",
+                    did_you_mean(name, decl.weights),
+                    key=True,
+                )
             elif decl.weights[name].trainable:
                 self.error(
-                    loc, "trainable-update", f"weight `{name}` is trainable; only non-trainable state can be updated",
-                    f"add `trainable: false` to weight `{name}`", key=True,
+                    loc,
+                    "trainable-update",
+                    f"weight `{name}` is trainable; only non-trainable state can be updated",
+                    f"add `trainable: false` to weight `{name}`",
+                    key=True,
                 )
             self.code(loc, update, calls, self.members, expression=True)
         if isinstance(decl.masking, str):
             self.code(("masking",), decl.masking, inputs | {"mask"}, self.members, expression=True)
         if decl.output_shape is not None and decl.outputs is not None:
-            self.error(("outputs",), "conflicting-keys", "give `output_shape` or `outputs`, not both", key=True)
+            self.error(
+                ("outputs",),
+                "conflicting-keys",
+                "give `output_shape` or `outputs`, not both",
+                key=True,
+            )
         if decl.output_shape is not None:
             self._shape(("output_shape",), decl.output_shape, inputs, params)
         if decl.outputs is not None and not decl.outputs:
@@ -353,12 +489,25 @@ class _Analyzer:
         decl = self.decl
         for key in LAYER_ONLY_KEYS:
             if getattr(decl, key):
-                self.error((key,), "not-for-kind", f"`{key}` is for layers, not for a {self.kind}", key=True)
+                self.error(
+                    (key,),
+                    "not-for-kind",
+                    f"`{key}` is for layers, not for a {self.kind}",
+                    key=True,
+                )
         if decl.call is None:
             if "call" not in self.ignore:
-                self.error((self.kind,), "missing-key", f"a {self.kind} needs `call`, the body of its method")
+                self.error(
+                    (self.kind,),
+                    "missing-key",
+                    f"a {self.kind} needs `call`, the body of its method",
+                )
         elif not isinstance(decl.call, str):
-            self.error(("call",), "not-for-kind", f"a {self.kind} has no training branch: give `call` as code")
+            self.error(
+                ("call",),
+                "not-for-kind",
+                f"a {self.kind} has no training branch: give `call` as code",
+            )
         else:
             self.code(("call",), decl.call, set(self.result.inputs), self.members)
         if decl.init is not None:
@@ -372,16 +521,38 @@ class _Analyzer:
             self.code(loc + ("forward",), op.forward, args, self.members)
             if isinstance(op.gradient, str):
                 # An expression, as the format says: the generated test evaluates it as the expected gradient.
-                self.code(loc + ("gradient",), op.gradient, args | {"upstream"}, self.members, expression=True)
+                self.code(
+                    loc + ("gradient",),
+                    op.gradient,
+                    args | {"upstream"},
+                    self.members,
+                    expression=True,
+                )
             else:
                 for arg, gradient in op.gradient.items():
                     if arg not in args:
-                        self.error(loc + ("gradient", arg), "unknown-arg", f"`{arg}` is not an argument of op `{name}`", did_you_mean(arg, args), key=True)
-                    self.code(loc + ("gradient", arg), gradient, args | {"upstream"}, self.members, expression=True)
+                        self.error(
+                            loc + ("gradient", arg),
+                            "unknown-arg",
+                            f"`{arg}` is not an argument of op `{name}`",
+                            did_you_mean(arg, args),
+                            key=True,
+                        )
+                    self.code(
+                        loc + ("gradient", arg),
+                        gradient,
+                        args | {"upstream"},
+                        self.members,
+                        expression=True,
+                    )
         for name, method in self.decl.methods.items():
             loc = ("methods", name)
-            self._arguments(loc + ("args",), method.args, "method argument", template_names.METHOD_ARGUMENT)
-            self.code(loc + ("body",), method.body, set(method.args), self.members, expression=False)
+            self._arguments(
+                loc + ("args",), method.args, "method argument", template_names.METHOD_ARGUMENT
+            )
+            self.code(
+                loc + ("body",), method.body, set(method.args), self.members, expression=False
+            )
 
     def _arguments(self, loc: tuple, args: list[str], what: str, taken: frozenset[str]) -> None:
         seen: set[str] = set()
@@ -389,8 +560,12 @@ class _Analyzer:
             if not self._identifier(loc + (i,), arg, what, reserved=False):
                 continue
             if arg in taken:
-                self.error(loc + (i,), "reserved-name", f"{what} `{arg}` is a name the generated method uses itself",
-                           f"call it `{arg}_value`")
+                self.error(
+                    loc + (i,),
+                    "reserved-name",
+                    f"{what} `{arg}` is a name the generated method uses itself",
+                    f"call it `{arg}_value`",
+                )
             elif arg in seen:
                 self.error(loc + (i,), "duplicate-name", f"{what} `{arg}` is given twice")
             seen.add(arg)
@@ -404,7 +579,13 @@ class _Analyzer:
                 if name in self.ignore:
                     continue
                 if self.decl.base is None:
-                    self.error(loc, "unknown-param", f"`{name}` is not a param", did_you_mean(name, self.result.params), key=True)
+                    self.error(
+                        loc,
+                        "unknown-param",
+                        f"`{name}` is not a param",
+                        did_you_mean(name, self.result.params),
+                        key=True,
+                    )
                 continue
             problem = value_problem(param, value) if value is not None else None
             if problem:
@@ -413,37 +594,81 @@ class _Analyzer:
             for name, param in self.result.params.items():
                 if param.required and name not in example.params:
                     self.error(
-                        ("example",), "missing-example", f"the example does not give required param `{name}`",
-                        f"add `{name}` to `example.params`", key=True,
+                        ("example",),
+                        "missing-example",
+                        f"the example does not give required param `{name}`",
+                        f"add `{name}` to `example.params`",
+                        key=True,
                     )
         shapes = example.input_shape
         if isinstance(shapes, dict):
             for name in shapes:
                 if name not in self.result.inputs:
-                    self.error(("example", "input_shape", name), "unknown-input", f"`{name}` is not an input", did_you_mean(name, self.result.inputs), key=True)
+                    self.error(
+                        ("example", "input_shape", name),
+                        "unknown-input",
+                        f"`{name}` is not an input",
+                        did_you_mean(name, self.result.inputs),
+                        key=True,
+                    )
             for name in self.result.inputs:
                 if self.kind == "layer" and name not in shapes:
-                    self.error(("example", "input_shape"), "missing-example", f"the example gives no shape for input `{name}`")
+                    self.error(
+                        ("example", "input_shape"),
+                        "missing-example",
+                        f"the example gives no shape for input `{name}`",
+                    )
         elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
-            self.error(("example", "input_shape"), "bad-example", "a layer with several inputs needs `input_shape` as a mapping per input")
-        for name, shape in (shapes.items() if isinstance(shapes, dict) else [(None, shapes)] if shapes is not None else []):
+            self.error(
+                ("example", "input_shape"),
+                "bad-example",
+                "a layer with several inputs needs `input_shape` as a mapping per input",
+            )
+        for name, shape in (
+            shapes.items()
+            if isinstance(shapes, dict)
+            else [(None, shapes)] if shapes is not None else []
+        ):
             loc = ("example", "input_shape") + ((name,) if name is not None else ())
-            if len(shape) > MAX_RANK or any(d < 1 for d in shape) or math.prod(shape) > MAX_EXAMPLE_SIZE:
+            if (
+                len(shape) > MAX_RANK
+                or any(d < 1 for d in shape)
+                or math.prod(shape) > MAX_EXAMPLE_SIZE
+            ):
                 self.error(
-                    loc, "bad-example",
+                    loc,
+                    "bad-example",
                     f"an example shape has at most {MAX_RANK} dims, each at least 1, and at most {MAX_EXAMPLE_SIZE} elements: {shape}",
                 )
         dtypes = example.input_dtype
-        for name, dtype in (dtypes.items() if isinstance(dtypes, dict) else [(None, dtypes)] if dtypes is not None else []):
+        for name, dtype in (
+            dtypes.items()
+            if isinstance(dtypes, dict)
+            else [(None, dtypes)] if dtypes is not None else []
+        ):
             loc = ("example", "input_dtype") + ((name,) if name is not None else ())
             if name is not None and name not in self.result.inputs:
-                self.error(loc, "unknown-input", f"`{name}` is not an input", did_you_mean(name, self.result.inputs), key=True)
+                self.error(
+                    loc,
+                    "unknown-input",
+                    f"`{name}` is not an input",
+                    did_you_mean(name, self.result.inputs),
+                    key=True,
+                )
             if dtype not in DTYPES:
-                self.error(loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES))
+                self.error(
+                    loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES)
+                )
         if example.input_range is not None and len(example.input_range) != 2:
             self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
-        elif example.input_range is not None and not example.input_range[0] < example.input_range[1]:
-            self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]` with low below high")
+        elif (
+            example.input_range is not None and not example.input_range[0] < example.input_range[1]
+        ):
+            self.error(
+                ("example", "input_range"),
+                "bad-example",
+                "`input_range` is `[low, high]` with low below high",
+            )
         if self.kind == "layer":
             self._check_stated_numbers()
 
@@ -460,28 +685,67 @@ class _Analyzer:
             if value is None:
                 continue
             if key != "inputs" and example.inputs is None:
-                self.error(("example", key), "bad-example", f"`{key}` needs `example.inputs`", key=True)
+                self.error(
+                    ("example", key), "bad-example", f"`{key}` needs `example.inputs`", key=True
+                )
             if names is None and isinstance(value, dict):
-                self.error(("example", key), "bad-example", f"one {what}: give `{key}` as an array, not a mapping")
+                self.error(
+                    ("example", key),
+                    "bad-example",
+                    f"one {what}: give `{key}` as an array, not a mapping",
+                )
             elif names is not None and (not isinstance(value, dict) or set(value) != set(names)):
-                self.error(("example", key), "bad-example", f"give `{key}` as a mapping {what} name -> array, for {', '.join(names)}")
+                self.error(
+                    ("example", key),
+                    "bad-example",
+                    f"give `{key}` as a mapping {what} name -> array, for {', '.join(names)}",
+                )
             for name, array in value.items() if isinstance(value, dict) else [(None, value)]:
                 if _array_shape(array) is None:
-                    loc = ("example", key) + ((name,) if name is not None and name in (names or []) else ())
-                    self.error(loc, "bad-example", "not an array: nested lists of numbers, the same length at each level")
+                    loc = ("example", key) + (
+                        (name,) if name is not None and name in (names or []) else ()
+                    )
+                    self.error(
+                        loc,
+                        "bad-example",
+                        "not an array: nested lists of numbers, the same length at each level",
+                    )
         for name, array in example.weights.items():
             if name not in decl.weights:
-                self.error(("example", "weights", name), "unknown-weight", f"`{name}` is not a weight", did_you_mean(name, decl.weights), key=True)
+                self.error(
+                    ("example", "weights", name),
+                    "unknown-weight",
+                    f"`{name}` is not a weight",
+                    did_you_mean(name, decl.weights),
+                    key=True,
+                )
             elif _array_shape(array) is None:
-                self.error(("example", "weights", name), "bad-example", "not an array: nested lists of numbers")
+                self.error(
+                    ("example", "weights", name),
+                    "bad-example",
+                    "not an array: nested lists of numbers",
+                )
         params, weights = set(self.result.params), set(decl.weights)
         if example.reference is not None:
-            self.code(("example", "reference"), example.reference, set(inputs) | {"np"}, params | weights)
+            self.code(
+                ("example", "reference"), example.reference, set(inputs) | {"np"}, params | weights
+            )
         for i, statistic in enumerate(example.statistics):
             if not decl.random:
-                self.error(("example", "statistics"), "bad-example", "`statistics` are of random layers (`random: true`)", key=True)
+                self.error(
+                    ("example", "statistics"),
+                    "bad-example",
+                    "`statistics` are of random layers (`random: true`)",
+                    key=True,
+                )
                 break
-            self.code(("example", "statistics", i, "of"), statistic.of, set(inputs) | {"outputs"}, params, expression=True)
+            self.code(
+                ("example", "statistics", i, "of"),
+                statistic.of,
+                set(inputs) | {"outputs"},
+                params,
+                expression=True,
+            )
 
     # -- pieces ------------------------------------------------------------
 
@@ -494,11 +758,35 @@ class _Analyzer:
         ok = True
         for i, item in enumerate(value):
             if isinstance(item, str):
-                ok = self.code(loc + (i,), item, inputs, params, expression=True, what=what, prefix="(", suffix=",)") is not None and ok
+                ok = (
+                    self.code(
+                        loc + (i,),
+                        item,
+                        inputs,
+                        params,
+                        expression=True,
+                        what=what,
+                        prefix="(",
+                        suffix=",)",
+                    )
+                    is not None
+                    and ok
+                )
         if ok:
-            text = "(" + "".join(f"{item}\n, " for item in value) + ")"  # a dim's comment ends at its line
+            text = (
+                "(" + "".join(f"{item}\n, " for item in value) + ")"
+            )  # a dim's comment ends at its line
             where = self.doc.pos(loc)
-            self.code(loc, text, inputs, params, expression=True, what=what, report=False, pos=Pos(where.line, where.col))
+            self.code(
+                loc,
+                text,
+                inputs,
+                params,
+                expression=True,
+                what=what,
+                report=False,
+                pos=Pos(where.line, where.col),
+            )
 
     def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
         """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""
@@ -506,13 +794,21 @@ class _Analyzer:
             param = self.result.params.get(value)
             if param is not None:
                 if param.type != kind:
-                    self.error(loc, "wrong-type", f"param `{value}` has type {param.type}, not {kind}")
+                    self.error(
+                        loc, "wrong-type", f"param `{value}` has type {param.type}, not {kind}"
+                    )
                 self.code(loc, value, set(), {value}, expression=True)
                 return
             if value not in IDENTIFIERS[kind] and value not in self.ignore:
                 self.error(
-                    loc, f"unknown-{kind}", f"unknown {kind} `{value}`",
-                    did_you_mean(value, sorted(IDENTIFIERS[kind]) + [p for p, s in self.result.params.items() if s.type == kind])
+                    loc,
+                    f"unknown-{kind}",
+                    f"unknown {kind} `{value}`",
+                    did_you_mean(
+                        value,
+                        sorted(IDENTIFIERS[kind])
+                        + [p for p, s in self.result.params.items() if s.type == kind],
+                    )
                     or f"use a Keras {kind} name, a param of type {kind}, or an expression such as `keras.{kind}s.Foo(...)`",
                 )
             return
@@ -521,9 +817,19 @@ class _Analyzer:
     def _dotted(self, loc: tuple, value: str) -> None:
         parts = value.split(".")
         if not all(name_problem(p) is None for p in parts):
-            self.error(loc, "bad-class", f"`{value}` is not a dotted class path", "such as `keras.layers.Dense`")
+            self.error(
+                loc,
+                "bad-class",
+                f"`{value}` is not a dotted class path",
+                "such as `keras.layers.Dense`",
+            )
         elif parts[0] not in ("keras",) and parts[0] not in self.imported:
-            self.error(loc, "unknown-name", f"unknown name `{parts[0]}` in `{value}`", "start with `keras.` or import the class in `imports`")
+            self.error(
+                loc,
+                "unknown-name",
+                f"unknown name `{parts[0]}` in `{value}`",
+                "start with `keras.` or import the class in `imports`",
+            )
 
     def _args(self, loc: tuple, args: dict[str, Any]) -> None:
         for name, value in args.items():
@@ -539,8 +845,13 @@ class _Analyzer:
             for i, error in enumerate(self.errors):
                 if error.code == "unknown-name" and error.line == position.line:
                     self.errors[i] = Diagnostic(
-                        error.path, error.line, error.col, error.code, error.message,
-                        (error.hint + "; " if error.hint else "") + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
+                        error.path,
+                        error.line,
+                        error.col,
+                        error.code,
+                        error.message,
+                        (error.hint + "; " if error.hint else "")
+                        + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
                     )
 
 
@@ -552,8 +863,10 @@ def value_problem(param: Param, value: Any) -> str | None:
         "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
         "bool": lambda v: isinstance(v, bool),
         "str": lambda v: isinstance(v, str),
-        "list[int]": lambda v: isinstance(v, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in v),
-        "list[float]": lambda v: isinstance(v, list) and all(isinstance(i, (int, float)) and not isinstance(i, bool) for i in v),
+        "list[int]": lambda v: isinstance(v, list)
+        and all(isinstance(i, int) and not isinstance(i, bool) for i in v),
+        "list[float]": lambda v: isinstance(v, list)
+        and all(isinstance(i, (int, float)) and not isinstance(i, bool) for i in v),
         "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
         "dtype": lambda v: v in DTYPES,
     }
@@ -584,7 +897,9 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     if keyword.iskeyword(name):
         return "keyword-name", f"call it `{name}_`"
     normal = unicodedata.normalize("NFKC", name)
-    if normal != name:  # Python reads it as `normal`, but strings (get_config keys) keep it as written
+    if (
+        normal != name
+    ):  # Python reads it as `normal`, but strings (get_config keys) keep it as written
         return "bad-name", f"Python reads it as `{normal}`: write that"
     return None
 

@@ -12,8 +12,8 @@ import ast
 import builtins
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
@@ -45,13 +45,19 @@ class Code:
         rename = rename or {}
         targets = {id(f.node): rename[f.name] for f in self.free if f.name in rename}
         module = self.module.visit(_Rename(targets)) if targets else self.module
-        if self.is_expression:  # the expression alone: a comment around it would swallow what follows it
+        if (
+            self.is_expression
+        ):  # the expression alone: a comment around it would swallow what follows it
             return module.code_for_node(module.body[0].body[0].value)
         return module.code
 
     def locate(self, node: cst.CSTNode) -> tuple[int, int]:
         """A node's line and column in the YAML file (computed only for errors: it costs a pass)."""
-        start = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)[node].start
+        start = (
+            MetadataWrapper(self.module, unsafe_skip_copy=True)
+            .resolve(PositionProvider)[node]
+            .start
+        )
         return _locate(self.pos, self.value, self.text, self.lead, start.line, start.column)
 
 
@@ -64,7 +70,11 @@ def resolve(codes: list[Code]) -> None:
     if not codes:
         return
     functions = [
-        cst.FunctionDef(name=cst.Name(f"_snippet{i}"), params=cst.Parameters(), body=cst.IndentedBlock(body=c.module.body))
+        cst.FunctionDef(
+            name=cst.Name(f"_snippet{i}"),
+            params=cst.Parameters(),
+            body=cst.IndentedBlock(body=c.module.body),
+        )
         for i, c in enumerate(codes)
     ]
     owner = {id(f): code for f, code in zip(functions, codes)}
@@ -95,12 +105,14 @@ class _Rename(cst.CSTTransformer):
         return cst.parse_expression(replacement) if replacement is not None else updated
 
 
-def _locate(pos: Pos, value: str | None, source: str, lead: int, line: int, col: int) -> tuple[int, int]:
+def _locate(
+    pos: Pos, value: str | None, source: str, lead: int, line: int, col: int
+) -> tuple[int, int]:
     """Map a 1-based line / 0-based column inside a snippet's `source` to the YAML file."""
     if value is not None:
         lines = python_lines(source)
         line = min(max(line, 1), len(lines) + 1)
-        offset = sum(len(l) for l in lines[: line - 1]) + max(col, 0)
+        offset = sum(len(text) for text in lines[: line - 1]) + max(col, 0)
         found = value_position(pos, value, offset + lead)
         if found is not None:
             return found
@@ -131,7 +143,9 @@ def _to_yaml(pos: Pos, line: int, col: int) -> tuple[int, int]:
 
 def _cut_by_comma(pos: Pos) -> str | None:
     """The hint for a plain value a flow mapping's `,` cut short: `{shape: (a, b)}`."""
-    after = pos.source.text[pos.end : pos.end + 1] if pos.source is not None and pos.end >= 0 else ""
+    after = (
+        pos.source.text[pos.end : pos.end + 1] if pos.source is not None and pos.end >= 0 else ""
+    )
     if pos.style is None and after == ",":
         return (
             "inside a flow mapping `{...}` a `,` ends the value: write this key in block style "
@@ -141,7 +155,13 @@ def _cut_by_comma(pos: Pos) -> str | None:
 
 
 def parse(
-    text: str, pos: Pos, path: str, *, expression: bool | None = None, prefix: str = "", suffix: str = ""
+    text: str,
+    pos: Pos,
+    path: str,
+    *,
+    expression: bool | None = None,
+    prefix: str = "",
+    suffix: str = "",
 ) -> Code | Diagnostic:
     """Parse a snippet. `expression`: True requires one, False a block, None either.
 
@@ -173,13 +193,19 @@ def parse(
 
     def error(line: int, col: int, message: str) -> Diagnostic:
         line, col = _locate(pos, text, source, lead, line, col)
-        return Diagnostic(path, line, col, "python-syntax", f"invalid {kind}: {message}", _cut_by_comma(pos))
+        return Diagnostic(
+            path, line, col, "python-syntax", f"invalid {kind}: {message}", _cut_by_comma(pos)
+        )
 
     try:
         _quiet_parse(source, "eval" if is_expression else "exec")
     except SyntaxError as exc:
         return error(exc.lineno or 1, max((exc.offset or 1) - 1, 0), exc.msg)
-    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes; nesting too deep to parse
+    except (
+        ValueError,
+        MemoryError,
+        RecursionError,
+    ) as exc:  # null bytes; nesting too deep to parse
         return error(1, 0, str(exc) or "the code is nested too deeply")
     problem = _compile_problem(source, bool(is_expression))
     if problem is not None:
@@ -212,10 +238,14 @@ def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] |
     if is_expression:
         wrapped, first, shift = "def _snippet():\n return (\n" + source + "\n )\n", 2, 0
     else:
-        wrapped = "def _snippet():\n" + "".join(_INDENT + l for l in python_lines(source)) + "\n"
+        wrapped = (
+            "def _snippet():\n" + "".join(_INDENT + text for text in python_lines(source)) + "\n"
+        )
         first, shift = 1, len(_INDENT)
     try:
-        with warnings.catch_warnings():  # a `SyntaxWarning` is the user's business, not printed while generating
+        with (
+            warnings.catch_warnings()
+        ):  # a `SyntaxWarning` is the user's business, not printed while generating
             warnings.simplefilter("ignore")
             compile(wrapped, "<snippet>", "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -237,7 +267,9 @@ class _Returns(cst.CSTTransformer):
         self.depth += 1
         return True
 
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.FunctionDef:
         self.depth -= 1
         return updated
 
@@ -254,7 +286,11 @@ class _Returns(cst.CSTTransformer):
         return cst.FlattenSentinel(before + statements)
 
 
-def body(code: Code, rename: dict[str, str] | None = None, returns: Callable[[str], list[str]] | None = None) -> str:
+def body(
+    code: Code,
+    rename: dict[str, str] | None = None,
+    returns: Callable[[str], list[str]] | None = None,
+) -> str:
     """The snippet as the statements of a function body.
 
     An expression becomes `return <expression>`; `returns` rewrites every

@@ -8,7 +8,8 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from . import model
 from .analyze import Analysis, analyze
-from .yamlfile import Document, load as load_yaml
+from .yamlfile import Document
+from .yamlfile import load as load_yaml
 
 # The keys each kind of mapping allows, for "did you mean" hints.
 _SECTIONS: dict[tuple, type] = {
@@ -24,9 +25,15 @@ _SECTIONS: dict[tuple, type] = {
     ("example",): model.Example,
 }
 _TYPE_WORDS = {
-    "string_type": "a string", "int_type": "an integer", "int_from_float": "an integer",
-    "float_type": "a number", "bool_type": "true or false", "dict_type": "a mapping",
-    "model_type": "a mapping", "model_attributes_type": "a mapping", "list_type": "a list",
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
 }
 
 
@@ -35,7 +42,9 @@ def load_declaration(path: str | Path) -> Analysis:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise DiagnosticError([Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]) from None
+        raise DiagnosticError(
+            [Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]
+        ) from None
     return parse_declaration(str(path), raw)
 
 
@@ -43,7 +52,9 @@ def load_declaration(path: str | Path) -> Analysis:
 _NAMED = ("params", "inputs", "weights", "sublayers", "ops", "methods")
 # Names a top-level key brings into scope, taken as known once the key is dropped for an error.
 _BRINGS = {"random": {"seed_generator", "seed"}, "masking": {"mask"}, "call": {"call"}}
-_PLACEHOLDER = "Unnamed"  # the class name assumed while checking the rest of a file whose name is wrong
+_PLACEHOLDER = (
+    "Unnamed"  # the class name assumed while checking the rest of a file whose name is wrong
+)
 
 
 def parse_declaration(path: str, raw: bytes) -> Analysis:
@@ -56,7 +67,9 @@ def parse_declaration(path: str, raw: bytes) -> Analysis:
         decl = model.Declaration.model_validate(doc.data)
     except ValidationError as exc:
         details = exc.errors()
-        raise DiagnosticError(errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details)) from None
+        raise DiagnosticError(
+            errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details)
+        ) from None
     try:
         analysis = analyze(doc, decl)
     except DiagnosticError as exc:
@@ -70,23 +83,54 @@ def _check_kind(doc: Document) -> list[Diagnostic]:
     """Problems with the kind key. The data is patched so that the rest of the file is still checked."""
     kinds = [k for k in model.KINDS if k in doc.data]
     suffix = Path(doc.path).name.rsplit(".", 2)
-    declared = suffix[-2] if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in model.KINDS else None
+    declared = (
+        suffix[-2]
+        if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in model.KINDS
+        else None
+    )
     if not kinds:
         expected = declared or "layer"
         doc.data = {expected: _PLACEHOLDER, **doc.data}
-        return [doc.error((), "missing-kind", f"no kind key: the file must name its class with one of {', '.join(model.KINDS)}",
-                          f"add `{expected}: MyName` as the first line")]
+        return [
+            doc.error(
+                (),
+                "missing-kind",
+                f"no kind key: the file must name its class with one of {', '.join(model.KINDS)}",
+                f"add `{expected}: MyName` as the first line",
+            )
+        ]
     errors = []
     if len(kinds) > 1:
-        errors += [doc.error((k,), "doubled-kind", f"`{k}` and `{kinds[0]}` both name the class; keep one", key=True) for k in kinds[1:]]
+        errors += [
+            doc.error(
+                (k,),
+                "doubled-kind",
+                f"`{k}` and `{kinds[0]}` both name the class; keep one",
+                key=True,
+            )
+            for k in kinds[1:]
+        ]
         doc.data = {k: v for k, v in doc.data.items() if k not in kinds[1:]}
     if not isinstance(doc.data[kinds[0]], str):
-        errors.append(doc.error((kinds[0],), "bad-class-name", f"`{kinds[0]}` takes the class name",
-                                "such as `layer: ScaledDense`"))
+        errors.append(
+            doc.error(
+                (kinds[0],),
+                "bad-class-name",
+                f"`{kinds[0]}` takes the class name",
+                "such as `layer: ScaledDense`",
+            )
+        )
         doc.data[kinds[0]] = _PLACEHOLDER
     if declared is not None and declared != kinds[0]:
-        errors.append(doc.error((kinds[0],), "kind-mismatch", f"the file is a .{declared}.yaml but declares a {kinds[0]}",
-                                f"rename the file to .{kinds[0]}.yaml, or write `{declared}:`", key=True))
+        errors.append(
+            doc.error(
+                (kinds[0],),
+                "kind-mismatch",
+                f"the file is a .{declared}.yaml but declares a {kinds[0]}",
+                f"rename the file to .{kinds[0]}.yaml, or write `{declared}:`",
+                key=True,
+            )
+        )
     return errors
 
 
@@ -106,7 +150,9 @@ def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
             cuts.append(loc)  # an unknown key, or a key that is not a name: drop the key alone
         elif loc[0] in _NAMED:
             if len(loc) == 1:
-                return []  # the whole section is wrong: its names are unknown, too much would follow
+                return (
+                    []
+                )  # the whole section is wrong: its names are unknown, too much would follow
             cuts.append(loc[:2])
             ignore.add(str(loc[1]))
         elif loc[0] == "example":
@@ -141,7 +187,9 @@ def _copy(value: Any) -> Any:
 
 def _is_key_error(err: dict) -> bool:
     """A mapping key that is not a string (YAML read `1:` as a number, `true:` as a boolean)."""
-    return err["type"] == "invalid_key" or (err["type"] == "string_type" and bool(err["loc"]) and err["loc"][-1] == "[key]")
+    return err["type"] == "invalid_key" or (
+        err["type"] == "string_type" and bool(err["loc"]) and err["loc"][-1] == "[key]"
+    )
 
 
 def _data_loc(doc: Document, loc: tuple) -> tuple:
@@ -151,9 +199,9 @@ def _data_loc(doc: Document, loc: tuple) -> tuple:
     for part in loc:
         if isinstance(node, dict):
             part = _actual_key(node, part)
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and part < len(node)
+        ):
             node = node[part]
         else:
             continue  # a union member's tag, or a key that is missing
@@ -191,24 +239,45 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
         kind = err["type"]
         if _is_key_error(err):
             key = loc[-1] if loc else err["loc"][-1]
-            reads = "a boolean" if isinstance(key, bool) else "a number" if isinstance(key, (int, float)) else \
-                "null" if key is None else "something other than a string"
+            reads = (
+                "a boolean"
+                if isinstance(key, bool)
+                else (
+                    "a number"
+                    if isinstance(key, (int, float))
+                    else "null" if key is None else "something other than a string"
+                )
+            )
             written = "null" if key is None else str(key).lower() if isinstance(key, bool) else key
-            found[loc] = doc.error(loc, "bad-name", f"key `{written}` is not a name: YAML reads it as {reads}",
-                                   "names start with a letter or `_`; quote the key if it is meant as text", key=True)
+            found[loc] = doc.error(
+                loc,
+                "bad-name",
+                f"key `{written}` is not a name: YAML reads it as {reads}",
+                "names start with a letter or `_`; quote the key if it is meant as text",
+                key=True,
+            )
         elif kind == "extra_forbidden":
             cls = _section(loc[:-1])
             hint = did_you_mean(str(loc[-1]), _keys(cls)) if cls else None
             where = "at the top level" if len(loc) == 1 else f"in `{'.'.join(map(str, loc[:-1]))}`"
-            found[loc] = doc.error(loc, "unknown-key", f"unknown key `{loc[-1]}` {where}",
-                                   hint or (f"allowed keys: {', '.join(_keys(cls))}" if cls else None), key=True)
+            found[loc] = doc.error(
+                loc,
+                "unknown-key",
+                f"unknown key `{loc[-1]}` {where}",
+                hint or (f"allowed keys: {', '.join(_keys(cls))}" if cls else None),
+                key=True,
+            )
         elif kind == "missing":
             name = err["loc"][-1]
             found[loc + (name,)] = doc.error(loc, "missing-key", f"missing required key `{name}`")
         elif kind == "literal_error":
-            allowed = [a.strip(" '") for a in err["ctx"]["expected"].replace(" or ", ", ").split(", ")]
+            allowed = [
+                a.strip(" '") for a in err["ctx"]["expected"].replace(" or ", ", ").split(", ")
+            ]
             found[loc] = doc.error(
-                loc, "unknown-type", f"unknown type `{err['input']}`",
+                loc,
+                "unknown-type",
+                f"unknown type `{err['input']}`",
                 did_you_mean(str(err["input"]), allowed) or f"types: {', '.join(allowed)}",
             )
         else:

@@ -4,20 +4,28 @@ These models check structure and types only; names and code are resolved
 afterwards (`analyze.py`). They also produce the JSON Schema for editors.
 """
 
-
-
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 KINDS = ("layer", "loss", "constraint", "regularizer", "initializer")
 
 ParamType = Literal[
-    "int", "float", "bool", "str", "list[int]", "list[float]", "list[str]",
-    "activation", "initializer", "regularizer", "constraint", "dtype",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "list[int]",
+    "list[float]",
+    "list[str]",
+    "activation",
+    "initializer",
+    "regularizer",
+    "constraint",
+    "dtype",
 ]
-Scalar = Union[str, int, float, bool, None]
-ShapeValue = Union[str, int, list[Union[str, int]]]
+Scalar = str | int | float | bool | None
+ShapeValue = str | int | list[str | int]
 
 
 class Strict(BaseModel):
@@ -29,10 +37,10 @@ class Param(Strict):
 
     type: ParamType
     default: Any = None
-    min: Union[int, float, None] = None
-    max: Union[int, float, None] = None
-    choices: Union[list[Any], None] = None
-    doc: Union[str, None] = None
+    min: int | float | None = None
+    max: int | float | None = None
+    choices: list[Any] | None = None
+    doc: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -45,19 +53,19 @@ class Param(Strict):
 
 
 class Input(Strict):
-    rank: Union[int, None] = None
-    min_rank: Union[int, None] = None
-    dtype: Union[str, None] = None
+    rank: int | None = None
+    min_rank: int | None = None
+    dtype: str | None = None
 
 
 class Weight(Strict):
     shape: ShapeValue
-    initializer: Union[str, None] = None
-    regularizer: Union[str, None] = None
-    constraint: Union[str, None] = None
+    initializer: str | None = None
+    regularizer: str | None = None
+    constraint: str | None = None
     trainable: bool = True
-    dtype: Union[str, None] = None
-    when: Union[str, bool, None] = None
+    dtype: str | None = None
+    when: str | bool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -71,15 +79,15 @@ class LayerCall(Strict):
 
 
 class Sublayer(Strict):
-    class_: Union[str, None] = Field(default=None, alias="class")
+    class_: str | None = Field(default=None, alias="class")
     args: dict[str, Any] = {}
-    layers: Union[list[LayerCall], None] = None
+    layers: list[LayerCall] | None = None
 
 
 class Op(Strict):
     args: list[str]
     forward: str
-    gradient: Union[str, dict[str, str]]
+    gradient: str | dict[str, str]
 
 
 class Branches(Strict):
@@ -96,56 +104,56 @@ class Statistic(Strict):
     """A statistic of a random layer's training output: `of`, per element, has mean `mean`."""
 
     of: str
-    mean: Union[int, float]
+    mean: int | float
 
 
-Array = Union[int, float, list[Any]]  # nested lists of numbers
-Arrays = Union[Array, dict[str, Array], None]  # one, or a mapping per input / output
+Array = int | float | list[Any]  # nested lists of numbers
+Arrays = Array | dict[str, Array] | None  # one, or a mapping per input / output
 
 
 class Example(Strict):
     params: dict[str, Any] = {}
-    input_shape: Union[list[int], dict[str, list[int]], None] = None
-    input_dtype: Union[str, dict[str, str], None] = None
-    input_range: Union[list[Union[int, float]], None] = None
+    input_shape: list[int] | dict[str, list[int]] | None = None
+    input_dtype: str | dict[str, str] | None = None
+    input_range: list[int | float] | None = None
     # Numbers the user states: outputs for given inputs (and weights), or a NumPy reference.
     inputs: Arrays = None
     weights: dict[str, Array] = {}
     expected: Arrays = None
     expected_training: Arrays = None
-    reference: Union[str, None] = None
-    atol: Union[int, float] = 1.0e-5
+    reference: str | None = None
+    atol: int | float = 1.0e-5
     statistics: list[Statistic] = []
 
 
 class Declaration(Strict):
     """One declaration file: exactly one of the kind keys names the class."""
 
-    layer: Union[str, None] = None
-    loss: Union[str, None] = None
-    constraint: Union[str, None] = None
-    regularizer: Union[str, None] = None
-    initializer: Union[str, None] = None
+    layer: str | None = None
+    loss: str | None = None
+    constraint: str | None = None
+    regularizer: str | None = None
+    initializer: str | None = None
 
-    doc: Union[str, None] = None
-    package: Union[str, None] = None
-    base: Union[str, None] = None
+    doc: str | None = None
+    package: str | None = None
+    base: str | None = None
     params: dict[str, Param] = {}
-    inputs: Union[dict[str, Union[Input, None]], None] = None
+    inputs: dict[str, Input | None] | None = None
     weights: dict[str, Weight] = {}
     sublayers: dict[str, Sublayer] = {}
     ops: dict[str, Op] = {}
-    call: Union[str, Branches, None] = None
+    call: str | Branches | None = None
     losses: list[str] = []
     updates: dict[str, str] = {}
     random: bool = False
-    masking: Union[bool, str, None] = None
+    masking: bool | str | None = None
     imports: list[str] = []
-    init: Union[str, None] = None
+    init: str | None = None
     methods: dict[str, Method] = {}
-    output_shape: Union[ShapeValue, None] = None
-    outputs: Union[dict[str, ShapeValue], None] = None
-    compute_dtype: Union[Literal["float32"], None] = None
+    output_shape: ShapeValue | None = None
+    outputs: dict[str, ShapeValue] | None = None
+    compute_dtype: Literal["float32"] | None = None
     example: Example = Example()
     # Members of the class that a person owns (`layergen sync` lists those it cannot
     # write back into the declaration): generate keeps them as they are in the module.

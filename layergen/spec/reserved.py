@@ -10,31 +10,121 @@ starts using a name that is missing here.
 """
 
 # In `__init__`; `cls` because Keras's `Layer.__new__(cls, *args, **kwargs)` takes it too.
-PARAM = frozenset("self kwargs super keras ops ValueError cls".split())
+PARAM = frozenset(["self", "kwargs", "super", "keras", "ops", "ValueError", "cls"])
 
 # In `call`, `compute_mask` and the generated tests that bind the inputs by name.
 INPUT = frozenset(
-    "self super keras ops training mask inputs outputs "
-    "ARGS INPUT_SHAPES _ actual as_list before bool computed declared expected first getattr layer len "
-    "make_inputs make_layer name np numpy o shape sum support t trainable tuple unmasked value variable want zip".split()
+    [
+        "self",
+        "super",
+        "keras",
+        "ops",
+        "training",
+        "mask",
+        "inputs",
+        "outputs",
+        "ARGS",
+        "INPUT_SHAPES",
+        "_",
+        "actual",
+        "as_list",
+        "before",
+        "bool",
+        "computed",
+        "declared",
+        "expected",
+        "first",
+        "getattr",
+        "layer",
+        "len",
+        "make_inputs",
+        "make_layer",
+        "name",
+        "np",
+        "numpy",
+        "o",
+        "shape",
+        "sum",
+        "support",
+        "t",
+        "trainable",
+        "tuple",
+        "unmasked",
+        "value",
+        "variable",
+        "want",
+        "zip",
+    ]
 )
 
 # In the op's method (with its nested `forward` and `grad`) and its generated gradient test.
 OP_ARGUMENT = frozenset(
-    "self keras ops upstream args forward grad isinstance "
-    "INPUT_SHAPES SHAPE actual backend_gradients expected got layer len make_inputs make_layer make_object "
-    "np numpy object outputs rng support want zip".split()
+    [
+        "self",
+        "keras",
+        "ops",
+        "upstream",
+        "args",
+        "forward",
+        "grad",
+        "isinstance",
+        "INPUT_SHAPES",
+        "SHAPE",
+        "actual",
+        "backend_gradients",
+        "expected",
+        "got",
+        "layer",
+        "len",
+        "make_inputs",
+        "make_layer",
+        "make_object",
+        "np",
+        "numpy",
+        "object",
+        "outputs",
+        "rng",
+        "support",
+        "want",
+        "zip",
+    ]
 )
 
 METHOD_ARGUMENT = frozenset({"self"})
 
 # Module globals the generated class module reads: an `imports` line must not bind them.
-MODULE = frozenset("keras ops ValueError isinstance len super tuple".split())
+MODULE = frozenset(["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple"])
 
 # Module globals the generated test module reads (and the class module's): the class
 # name, imported into the test module, must not be one of them.
 TEST_MODULE = MODULE | frozenset(
-    "ARGS INPUT_DTYPES INPUT_SHAPES SHAPE TypeError any bool getattr list range sum zip np numpy pytest "
-    "as_list backend_gradients declared declared_output_shapes make_data make_inputs make_layer make_model "
-    "make_object shape_list sorted support".split()
+    [
+        "ARGS",
+        "INPUT_DTYPES",
+        "INPUT_SHAPES",
+        "SHAPE",
+        "TypeError",
+        "any",
+        "bool",
+        "getattr",
+        "list",
+        "range",
+        "sum",
+        "zip",
+        "np",
+        "numpy",
+        "pytest",
+        "as_list",
+        "backend_gradients",
+        "declared",
+        "declared_output_shapes",
+        "make_data",
+        "make_inputs",
+        "make_layer",
+        "make_model",
+        "make_object",
+        "shape_list",
+        "sorted",
+        "support",
+    ]
 )

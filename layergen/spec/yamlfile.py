@@ -31,13 +31,31 @@ MAX_INT_BITS = 14000  # about 4200 decimal digits
 MAX_FILE_BYTES = 256 * 1024  # a whole declaration file
 MAX_STRING = 64 * 1024  # one string value: a code field, a doc (characters)
 # The tags of YAML 1.2's core schema, which layergen reads; any other tag is a mistake, not ignored.
-_CORE_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
+_CORE_TAGS = {
+    f"tag:yaml.org,2002:{t}"
+    for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
+}
 _BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")  # the line breaks ruamel.yaml counts
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
-    "L": "\u2028", "P": "\u2029",
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
 }
 
 
@@ -81,7 +99,7 @@ def value_position(pos: Pos, value: str, offset: int) -> tuple[int, int] | None:
     if offset >= len(value):
         return pos.source.line_col(tokens[-1][1] + 1)
     j, index = 0, tokens[0][1]
-    for i, ch in enumerate(value[: offset + 1]):
+    for _i, ch in enumerate(value[: offset + 1]):
         if ch.isspace():  # kept, or made by folding a line break
             if j < len(tokens) and tokens[j][0].isspace():
                 index, j = tokens[j][1], j + 1
@@ -183,7 +201,9 @@ class Document:
             loc = loc[:-1]
         return self.values.get((), Pos(1, 1))
 
-    def error(self, loc: Path_, code: str, message: str, hint: str | None = None, *, key: bool = False) -> Diagnostic:
+    def error(
+        self, loc: Path_, code: str, message: str, hint: str | None = None, *, key: bool = False
+    ) -> Diagnostic:
         p = self.pos(loc, key=key)
         return Diagnostic(self.path, p.line, p.col, code, message, hint)
 
@@ -193,24 +213,49 @@ def load(path: str, raw: bytes) -> Document:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")) + 1
+        col = (
+            len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")) + 1
+        )
         hint = "save the file as UTF-8"
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
             hint = "the file is UTF-16: save it as UTF-8"
         raise DiagnosticError(
-            [Diagnostic(path, line, col, "encoding", f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})", hint)]
+            [
+                Diagnostic(
+                    path,
+                    line,
+                    col,
+                    "encoding",
+                    f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
+                    hint,
+                )
+            ]
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if len(raw) > MAX_FILE_BYTES:
         line = raw[:MAX_FILE_BYTES].count(b"\n") + 1
         raise DiagnosticError(
-            [Diagnostic(path, line, 1, "too-large", f"the file is larger than {MAX_FILE_BYTES // 1024} KiB, the most a declaration may hold",
-                        "split it into several declarations")]
+            [
+                Diagnostic(
+                    path,
+                    line,
+                    1,
+                    "too-large",
+                    f"the file is larger than {MAX_FILE_BYTES // 1024} KiB, the most a declaration may hold",
+                    "split it into several declarations",
+                )
+            ]
         )
-    if not text.strip() or all(not l.strip() or l.lstrip().startswith("#") for l in _BREAK.split(text)):
+    if not text.strip() or all(
+        not line.strip() or line.lstrip().startswith("#") for line in _BREAK.split(text)
+    ):
         raise DiagnosticError(
-            [Diagnostic(path, 1, 1, "empty", "the declaration is empty", "start with `layer: MyLayer`")]
+            [
+                Diagnostic(
+                    path, 1, 1, "empty", "the declaration is empty", "start with `layer: MyLayer`"
+                )
+            ]
         )
 
     from ruamel.yaml import YAML
@@ -221,7 +266,17 @@ def load(path: str, raw: bytes) -> Document:
     deep = _flow_too_deep(text)
     if deep is not None:
         line, col = source.line_col(deep)
-        raise DiagnosticError([Diagnostic(path, line, col, "yaml-syntax", f"invalid YAML: nested more than {MAX_DEPTH} levels deep")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    path,
+                    line,
+                    col,
+                    "yaml-syntax",
+                    f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+                )
+            ]
+        )
     yaml = YAML(typ="rt", pure=True)
     try:
         root = yaml.compose(text)
@@ -230,8 +285,16 @@ def load(path: str, raw: bytes) -> Document:
     except ReaderError as exc:  # a character YAML does not allow
         line, col = source.line_col(max(exc.position, 0))
         raise DiagnosticError(
-            [Diagnostic(path, line, col, "yaml-syntax", f"invalid YAML: the character {_char_name(exc.character)} is not allowed",
-                        "write it as an escape inside a double-quoted string, such as \"\\x07\"")]
+            [
+                Diagnostic(
+                    path,
+                    line,
+                    col,
+                    "yaml-syntax",
+                    f"invalid YAML: the character {_char_name(exc.character)} is not allowed",
+                    'write it as an escape inside a double-quoted string, such as "\\x07"',
+                )
+            ]
         ) from None
     except RecursionError:
         raise DiagnosticError([_too_deep(path, text, source)]) from None
@@ -246,13 +309,24 @@ def load(path: str, raw: bytes) -> Document:
         raise DiagnosticError(errors)
     if not isinstance(doc.data, dict):
         raise DiagnosticError(
-            [doc.error((), "not-a-mapping", "a declaration is a mapping of keys", "start with `layer: MyLayer`")]
+            [
+                doc.error(
+                    (),
+                    "not-a-mapping",
+                    "a declaration is a mapping of keys",
+                    "start with `layer: MyLayer`",
+                )
+            ]
         )
     return doc
 
 
 def _char_name(character: Any) -> str:
-    code = character if isinstance(character, int) else ord(character) if isinstance(character, str) and len(character) == 1 else None
+    code = (
+        character
+        if isinstance(character, int)
+        else ord(character) if isinstance(character, str) and len(character) == 1 else None
+    )
     return f"U+{code:04X}" if code is not None else repr(character)
 
 
@@ -262,13 +336,24 @@ def _syntax_error(path: str, text: str, exc: Any) -> Diagnostic:
     if opened is not None and ("end of stream" in problem or "<stream end>" in problem):
         # The file ended inside a quoted string or a bracket: point at where it was opened.
         char = text[opened.index] if 0 <= opened.index < len(text) else ""
-        what = "quoted string" if "quoted" in (exc.context or "") else f"`{char}`" if char in "[{" else "block"
+        what = (
+            "quoted string"
+            if "quoted" in (exc.context or "")
+            else f"`{char}`" if char in "[{" else "block"
+        )
         hint = (
-            "end it with the quote it starts with (inside '...', a `'` is written `''`)" if what == "quoted string"
+            "end it with the quote it starts with (inside '...', a `'` is written `''`)"
+            if what == "quoted string"
             else "close it; in a flow collection, quote expressions that hold `[`, `]`, `{`, `}` or `,`"
         )
-        return Diagnostic(path, opened.line + 1, opened.column + 1, "yaml-syntax",
-                          f"invalid YAML: the {what} opened here is never closed", hint)
+        return Diagnostic(
+            path,
+            opened.line + 1,
+            opened.column + 1,
+            "yaml-syntax",
+            f"invalid YAML: the {what} opened here is never closed",
+            hint,
+        )
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     hint = None
@@ -325,7 +410,9 @@ def _too_deep(path: str, text: str, source: Source) -> Diagnostic:
                 depth -= 1
     except Exception:  # the parse is a best effort to locate the problem
         pass
-    return Diagnostic(path, line, col, "yaml-syntax", f"invalid YAML: nested more than {MAX_DEPTH} levels deep")
+    return Diagnostic(
+        path, line, col, "yaml-syntax", f"invalid YAML: nested more than {MAX_DEPTH} levels deep"
+    )
 
 
 def _tag(node: Any) -> str:
@@ -360,36 +447,81 @@ def _construct(node: Any, loc: Path_, doc: Document, ctx: _Context, depth: int =
     errors = ctx.errors
     if node.anchor is not None:
         errors.append(
-            doc.error(loc, "yaml-alias", "YAML anchors and aliases are not supported", "write the value out in full")
+            doc.error(
+                loc,
+                "yaml-alias",
+                "YAML anchors and aliases are not supported",
+                "write the value out in full",
+            )
         )
         return None
     if _tag(node) not in _CORE_TAGS:
-        errors.append(Diagnostic(doc.path, pos.line, pos.col, "yaml-tag", f"the YAML tag `{_tag(node)}` is not supported",
-                                 "remove the tag: layergen reads plain YAML values only"))
+        errors.append(
+            Diagnostic(
+                doc.path,
+                pos.line,
+                pos.col,
+                "yaml-tag",
+                f"the YAML tag `{_tag(node)}` is not supported",
+                "remove the tag: layergen reads plain YAML values only",
+            )
+        )
         return None
     if isinstance(node, (MappingNode, SequenceNode)) and depth >= MAX_DEPTH:
-        errors.append(Diagnostic(doc.path, pos.line, pos.col, "yaml-syntax", f"invalid YAML: nested more than {MAX_DEPTH} levels deep"))
+        errors.append(
+            Diagnostic(
+                doc.path,
+                pos.line,
+                pos.col,
+                "yaml-syntax",
+                f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+            )
+        )
         return None
     if isinstance(node, MappingNode):
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key_pos = _pos(key_node, ctx)
             if isinstance(key_node, (MappingNode, SequenceNode)):
-                errors.append(Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-key", "keys must be plain names"))
+                errors.append(
+                    Diagnostic(
+                        doc.path, key_pos.line, key_pos.col, "yaml-key", "keys must be plain names"
+                    )
+                )
                 continue
             if _tag(key_node).endswith(":merge"):
                 errors.append(
-                    Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-alias", "YAML merge keys (`<<`) are not supported")
+                    Diagnostic(
+                        doc.path,
+                        key_pos.line,
+                        key_pos.col,
+                        "yaml-alias",
+                        "YAML merge keys (`<<`) are not supported",
+                    )
                 )
                 continue
             if _tag(key_node) not in _CORE_TAGS:
-                errors.append(Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-tag",
-                                         f"the YAML tag `{_tag(key_node)}` is not supported", "remove the tag"))
+                errors.append(
+                    Diagnostic(
+                        doc.path,
+                        key_pos.line,
+                        key_pos.col,
+                        "yaml-tag",
+                        f"the YAML tag `{_tag(key_node)}` is not supported",
+                        "remove the tag",
+                    )
+                )
                 continue
             if key_node.anchor is not None:
                 errors.append(
-                    Diagnostic(doc.path, key_pos.line, key_pos.col, "yaml-alias", "YAML anchors and aliases are not supported",
-                               "write the value out in full")
+                    Diagnostic(
+                        doc.path,
+                        key_pos.line,
+                        key_pos.col,
+                        "yaml-alias",
+                        "YAML anchors and aliases are not supported",
+                        "write the value out in full",
+                    )
                 )
                 continue
             key = _scalar(key_node, key_pos, doc, errors)
@@ -398,7 +530,10 @@ def _construct(node: Any, loc: Path_, doc: Document, ctx: _Context, depth: int =
                 first = doc.keys[loc + (key,)]
                 errors.append(
                     Diagnostic(
-                        doc.path, key_pos.line, key_pos.col, "duplicate-key",
+                        doc.path,
+                        key_pos.line,
+                        key_pos.col,
+                        "duplicate-key",
                         f"duplicate key `{key}` (first given at line {first.line})",
                         "keep one of them",
                     )
@@ -410,14 +545,21 @@ def _construct(node: Any, loc: Path_, doc: Document, ctx: _Context, depth: int =
                 doc.values[loc + (key,)] = key_pos
         return result
     if isinstance(node, SequenceNode):
-        return [_construct(item, loc + (i,), doc, ctx, depth + 1) for i, item in enumerate(node.value)]
+        return [
+            _construct(item, loc + (i,), doc, ctx, depth + 1) for i, item in enumerate(node.value)
+        ]
     return _scalar(node, pos, doc, errors)
 
 
 def _is_empty(node: Any) -> bool:
     from ruamel.yaml.nodes import ScalarNode
 
-    return isinstance(node, ScalarNode) and node.value == "" and node.style is None and _tag(node).endswith(":null")
+    return (
+        isinstance(node, ScalarNode)
+        and node.value == ""
+        and node.style is None
+        and _tag(node).endswith(":null")
+    )
 
 
 def _scalar(node: Any, pos: Pos, doc: Document, errors: list[Diagnostic]) -> Any:
@@ -436,11 +578,21 @@ def _scalar(node: Any, pos: Pos, doc: Document, errors: list[Diagnostic]) -> Any
                 number = int(digits, 10)
         except ValueError:
             pass
-        if number is None or number.bit_length() > MAX_INT_BITS:  # Python could not write it back as code
+        if (
+            number is None or number.bit_length() > MAX_INT_BITS
+        ):  # Python could not write it back as code
             errors.append(
-                Diagnostic(doc.path, pos.line, pos.col, "bad-number",
-                           f"the integer has more than {MAX_INT_DIGITS} digits" if len(digits) > MAX_INT_DIGITS
-                           or number is not None else f"`{value}` is not an integer")
+                Diagnostic(
+                    doc.path,
+                    pos.line,
+                    pos.col,
+                    "bad-number",
+                    (
+                        f"the integer has more than {MAX_INT_DIGITS} digits"
+                        if len(digits) > MAX_INT_DIGITS or number is not None
+                        else f"`{value}` is not an integer"
+                    ),
+                )
             )
             return 0
         return number
@@ -449,30 +601,49 @@ def _scalar(node: Any, pos: Pos, doc: Document, errors: list[Diagnostic]) -> Any
         try:
             number = float(special.get(value.lower(), value.replace("_", "")))
         except ValueError:
-            errors.append(Diagnostic(doc.path, pos.line, pos.col, "bad-number", f"`{value}` is not a number"))
+            errors.append(
+                Diagnostic(doc.path, pos.line, pos.col, "bad-number", f"`{value}` is not a number")
+            )
             return 0.0
         if not math.isfinite(number):
             errors.append(
-                Diagnostic(doc.path, pos.line, pos.col, "bad-number",
-                           f"`{value}` is {'not a number' if math.isnan(number) else 'infinite'}: "
-                           "generated code and tests hold finite numbers only",
-                           "use a finite number, or `null` for no bound")
+                Diagnostic(
+                    doc.path,
+                    pos.line,
+                    pos.col,
+                    "bad-number",
+                    f"`{value}` is {'not a number' if math.isnan(number) else 'infinite'}: "
+                    "generated code and tests hold finite numbers only",
+                    "use a finite number, or `null` for no bound",
+                )
             )
             return 0.0
         return number
     if node.style == ">":  # ruamel.yaml marks where it folded lines with BEL characters
         value = value.replace("\a", "")
     if len(value) > MAX_STRING:
-        errors.append(Diagnostic(doc.path, pos.line, pos.col, "too-large",
-                                 f"the value is longer than {MAX_STRING // 1024} Ki characters, the most one value may hold",
-                                 "move long code into a module and import it; shorten long text"))
+        errors.append(
+            Diagnostic(
+                doc.path,
+                pos.line,
+                pos.col,
+                "too-large",
+                f"the value is longer than {MAX_STRING // 1024} Ki characters, the most one value may hold",
+                "move long code into a module and import it; shorten long text",
+            )
+        )
         return ""
     surrogate = _SURROGATE.search(value)
     if surrogate:
         errors.append(
-            Diagnostic(doc.path, pos.line, pos.col, "encoding",
-                       f"the string holds U+{ord(surrogate.group()):04X}, a lone surrogate that UTF-8 cannot encode",
-                       "write the character itself, or a `\\U` escape of the whole code point")
+            Diagnostic(
+                doc.path,
+                pos.line,
+                pos.col,
+                "encoding",
+                f"the string holds U+{ord(surrogate.group()):04X}, a lone surrogate that UTF-8 cannot encode",
+                "write the character itself, or a `\\U` escape of the whole code point",
+            )
         )
         return value.encode("utf-8", "replace").decode("utf-8")
     return value

@@ -29,18 +29,24 @@ class Outcome:
     files: dict[Path, str]  # final texts: generated files, support files, then the lock
     lock: Lock
     conflicts: dict[Path, list[Conflict]] = field(default_factory=dict)
-    deleted: list[Path] = field(default_factory=list)  # stale base texts, .rej files of layergen 0.1
+    deleted: list[Path] = field(
+        default_factory=list
+    )  # stale base texts, .rej files of layergen 0.1
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
-        changed = [p for p, text in self.files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        changed = [
+            p
+            for p, text in self.files.items()
+            if not p.is_file() or p.read_text(encoding="utf-8") != text
+        ]
         return changed + [p for p in self.deleted if p.exists()]
 
     def is_lock_file(self, path: Path) -> bool:
         return self.lock.is_lock_file(path)
 
 
-def reconcile(plan: "Plan", *, prefer: Prefer = "merge") -> Outcome:
+def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     """Merge every generated file into what is on disk.
 
     A member edited by hand and changed by the declaration is a conflict: both versions
@@ -72,8 +78,14 @@ def reconcile(plan: "Plan", *, prefer: Prefer = "merge") -> Outcome:
                 continue  # the base stays: the markers were made against it
             current = markers.resolve(current, "theirs")
         _check_parses(path, current)
-        result = merge(lock.base(path), current, new, prefer=prefer, renames=renames.get(path),
-                       keep=plan.hand_written.get(path, frozenset()))
+        result = merge(
+            lock.base(path),
+            current,
+            new,
+            prefer=prefer,
+            renames=renames.get(path),
+            keep=plan.hand_written.get(path, frozenset()),
+        )
         text = result.text
         if not result.conflicts and text not in (current, new):
             text = _formatted(text, format_code, plan.line_length)
@@ -87,7 +99,7 @@ def reconcile(plan: "Plan", *, prefer: Prefer = "merge") -> Outcome:
     return Outcome(files, lock, conflicts, deleted)
 
 
-def _renames(plan: "Plan", lock: Lock) -> dict[Path, dict[str, str]]:
+def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
     """A class renamed in its declaration, for its module and its test module: {old: new}."""
     renames: dict[Path, dict[str, str]] = {}
     for module, test in plan.companions.items():
@@ -107,9 +119,18 @@ def _check_parses(path: Path, text: str) -> None:
     try:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        raise DiagnosticError([Diagnostic(str(path), exc.raw_line, exc.raw_column + 1, "python-syntax",
-                                          f"cannot merge into this file: invalid Python ({exc.message})",
-                                          "fix the file, then run layergen again")]) from None
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    exc.raw_line,
+                    exc.raw_column + 1,
+                    "python-syntax",
+                    f"cannot merge into this file: invalid Python ({exc.message})",
+                    "fix the file, then run layergen again",
+                )
+            ]
+        ) from None
 
 
 def _formatted(text: str, format_code, line_length: int) -> str:

@@ -11,7 +11,9 @@ def merge3(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | N
     return with_ours if with_ours == with_theirs else None
 
 
-def merge3_sides(base: list[str], ours: list[str], theirs: list[str]) -> tuple[list[str], list[str]]:
+def merge3_sides(
+    base: list[str], ours: list[str], theirs: list[str]
+) -> tuple[list[str], list[str]]:
     """The merge twice: each conflicting stretch taken from `ours`, then from `theirs`.
 
     Where the two results differ are exactly the conflicts.
@@ -19,7 +21,9 @@ def merge3_sides(base: list[str], ours: list[str], theirs: list[str]) -> tuple[l
     with_ours: list[str] = []
     with_theirs: list[str] = []
     i_base = i_ours = i_theirs = 0
-    for base_start, base_end, ours_start, ours_end, theirs_start, theirs_end in _sync_regions(base, ours, theirs):
+    for base_start, base_end, ours_start, ours_end, theirs_start, theirs_end in _sync_regions(
+        base, ours, theirs
+    ):
         base_part = base[i_base:base_start]
         ours_part = ours[i_ours:ours_start]
         theirs_part = theirs[i_theirs:theirs_start]

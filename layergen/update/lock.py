@@ -37,7 +37,12 @@ class Entry:
 
 
 class Lock:
-    def __init__(self, root: Path, entries: dict[str, Entry] | None = None, texts: dict[str, str] | None = None):
+    def __init__(
+        self,
+        root: Path,
+        entries: dict[str, Entry] | None = None,
+        texts: dict[str, str] | None = None,
+    ):
         self.root = root
         self.entries = dict(entries or {})
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
@@ -47,7 +52,7 @@ class Lock:
         return self.root / NAME
 
     @classmethod
-    def read(cls, root: Path) -> "Lock":
+    def read(cls, root: Path) -> Lock:
         """The lock as committed; a lock that cannot be read stops the run (never silently dropped)."""
         path = root / NAME
         if not path.is_file():
@@ -55,8 +60,16 @@ class Lock:
         text = path.read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith(("<<<<<<<", "=======", ">>>>>>>")):
-                raise DiagnosticError([_unreadable(path, number, "it holds merge conflict markers",
-                                                   "keep one side of the conflict, then run layergen again")])
+                raise DiagnosticError(
+                    [
+                        _unreadable(
+                            path,
+                            number,
+                            "it holds merge conflict markers",
+                            "keep one side of the conflict, then run layergen again",
+                        )
+                    ]
+                )
         try:
             data = json.loads(text)
             if data.get("version") == 1:  # the whole texts inline: read them, write the new form
@@ -66,8 +79,16 @@ class Lock:
                 return cls(root, entries, texts)
             entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise DiagnosticError([_unreadable(path, 1, f"it is not a layergen lock ({exc})",
-                                               "restore it from version control, or delete it to start over")]) from None
+            raise DiagnosticError(
+                [
+                    _unreadable(
+                        path,
+                        1,
+                        f"it is not a layergen lock ({exc})",
+                        "restore it from version control, or delete it to start over",
+                    )
+                ]
+            ) from None
         return cls(root, entries)
 
     def base(self, path: Path) -> str | None:
@@ -83,8 +104,16 @@ class Lock:
             except OSError:
                 text = None
             if text is None or _digest(text) != entry.digest:
-                raise DiagnosticError([_unreadable(self.path, 1, f"the base text of {key} is missing or altered ({file.relative_to(self.root).as_posix()})",
-                                                   "restore .layergen/ from version control with the lock")])
+                raise DiagnosticError(
+                    [
+                        _unreadable(
+                            self.path,
+                            1,
+                            f"the base text of {key} is missing or altered ({file.relative_to(self.root).as_posix()})",
+                            "restore .layergen/ from version control with the lock",
+                        )
+                    ]
+                )
             self._texts[key] = text
         return self._texts[key]
 
@@ -100,17 +129,22 @@ class Lock:
     def record(self, path: Path, generated: str, source_digest: str | None = None) -> None:
         key = self._key(path)
         self._texts[key] = generated
-        self.entries[key] = Entry(_digest(generated), _tie(source_digest, generated) if source_digest else None)
+        self.entries[key] = Entry(
+            _digest(generated), _tie(source_digest, generated) if source_digest else None
+        )
 
     def files(self) -> dict[Path, str]:
         """What to write: each recorded base text not on disk yet, then the index (last)."""
         out: dict[Path, str] = {}
         for key, entry in sorted(self.entries.items()):
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
-            if key in self._texts and not file.exists():  # named by its digest: one on disk is this text
+            if (
+                key in self._texts and not file.exists()
+            ):  # named by its digest: one on disk is this text
                 out[file] = self._texts[key]
         index = {
-            k: {"digest": e.digest, **({"source": e.tie} if e.tie else {})} for k, e in sorted(self.entries.items())
+            k: {"digest": e.digest, **({"source": e.tie} if e.tie else {})}
+            for k, e in sorted(self.entries.items())
         }
         out[self.path] = json.dumps({"version": VERSION, "files": index}, indent=1) + "\n"
         return out

@@ -59,7 +59,9 @@ def _key(node: cst.CSTNode) -> str:
         return node.name.value
     if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
         statement = node.body[0]
-        if isinstance(statement, cst.Expr) and isinstance(statement.value, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(statement, cst.Expr) and isinstance(
+            statement.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
             return "<docstring>"  # only ever the first statement in generated code
     return code(node.with_changes(leading_lines=())).strip()
 
@@ -75,8 +77,15 @@ def _units(body) -> list[tuple[str, cst.CSTNode]]:
     return units
 
 
-def merge(base: str | None, current: str, new: str, *, prefer: Prefer = "merge",
-          renames: dict[str, str] | None = None, keep: frozenset[str] = frozenset()) -> Merged:
+def merge(
+    base: str | None,
+    current: str,
+    new: str,
+    *,
+    prefer: Prefer = "merge",
+    renames: dict[str, str] | None = None,
+    keep: frozenset[str] = frozenset(),
+) -> Merged:
     """The merged text of a file; `prefer` settles conflicts ("merge": write both sides
     between conflict markers). `renames` maps old names to new (a class renamed in its
     declaration): the person's code is renamed too before the merge, so edits carry over.
@@ -86,12 +95,18 @@ def merge(base: str | None, current: str, new: str, *, prefer: Prefer = "merge",
     if current == base:
         return Merged(new)  # nobody touched the file since it was generated
     current_tree = cst.parse_module(current)  # the caller checked that it parses
-    base_tree = cst.parse_module(base or "")  # never generated before: everything in the file is the person's
+    base_tree = cst.parse_module(
+        base or ""
+    )  # never generated before: everything in the file is the person's
     if renames:
-        base_tree, current_tree = (tree.visit(_Rename(renames)) for tree in (base_tree, current_tree))
+        base_tree, current_tree = (
+            tree.visit(_Rename(renames)) for tree in (base_tree, current_tree)
+        )
     new_tree = cst.parse_module(new)
     merger = _Merger(prefer, keep)
-    body = merger.members(_units(base_tree.body), _units(current_tree.body), _units(new_tree.body), "")
+    body = merger.members(
+        _units(base_tree.body), _units(current_tree.body), _units(new_tree.body), ""
+    )
     result = current_tree.with_changes(body=body)
     if base_tree.header != new_tree.header and current_tree.header == base_tree.header:
         result = result.with_changes(header=new_tree.header)
@@ -114,7 +129,9 @@ def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
         matcher = SequenceMatcher(None, ours_lines, theirs_lines, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
-                hunks.append((i1, i2, [] if p.ours_empty else ours_lines[i1:i2], theirs_lines[j1:j2], index))
+                hunks.append(
+                    (i1, i2, [] if p.ours_empty else ours_lines[i1:i2], theirs_lines[j1:j2], index)
+                )
     lines = list(ours_lines)
     for i1, i2, ours, theirs, _ in sorted(hunks, key=lambda h: h[0], reverse=True):
         lines[i1:i2] = conflict_block(ours, theirs)
@@ -160,11 +177,17 @@ class _Merger:
                 continue  # a person deleted a generated member: it stays deleted
             if key in base and self.prefer != "generated":
                 if self.prefer == "merge":  # deleted by hand, changed by the generator
-                    node = self.conflict(owner + key, cst.SimpleStatementLine([cst.Pass()]), node, ours_empty=True)
+                    node = self.conflict(
+                        owner + key, cst.SimpleStatementLine([cst.Pass()]), node, ours_empty=True
+                    )
                 else:
                     continue
-            after = next((k for k, _ in reversed(new_units[:index]) if any(k == o for o, _ in out)), None)
-            position = 0 if after is None else next(i for i, (o, _) in enumerate(out) if o == after) + 1
+            after = next(
+                (k for k, _ in reversed(new_units[:index]) if any(k == o for o, _ in out)), None
+            )
+            position = (
+                0 if after is None else next(i for i, (o, _) in enumerate(out) if o == after) + 1
+            )
             out.insert(position, (key, node))
         return [node for _, node in out]
 
@@ -181,9 +204,17 @@ class _Merger:
 
     def class_(self, name: str, base, current: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
         """A class merges member by member, its header (decorators, bases) as one more member."""
-        header = lambda c: c.with_changes(body=cst.IndentedBlock([]))
+
+        def header(c):
+            return c.with_changes(body=cst.IndentedBlock([]))
+
         conflicts = len(self.pending)
-        merged_header = self.one(name + ".<header>", header(base) if base is not None else None, header(current), header(new))
+        merged_header = self.one(
+            name + ".<header>",
+            header(base) if base is not None else None,
+            header(current),
+            header(new),
+        )
         header_conflict = self.pending[conflicts] if len(self.pending) > conflicts else None
         members = self.members(
             _units(base.body.body) if base is not None else [],
@@ -204,11 +235,16 @@ class _Merger:
             return current
         if base is None:
             return self.conflict(name, current, new)
-        ours, theirs = merge3_sides(*(code(n).splitlines(keepends=True) for n in (base, current, new)))
+        ours, theirs = merge3_sides(
+            *(code(n).splitlines(keepends=True) for n in (base, current, new))
+        )
         try:
             (ours_node,) = cst.parse_module("".join(ours)).body
             (theirs_node,) = cst.parse_module("".join(theirs)).body
-        except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement: whole members
+        except (
+            cst.ParserSyntaxError,
+            ValueError,
+        ):  # the merged lines are no statement: whole members
             return self.conflict(name, current, new)
         # A module's leading blank lines belong to its header: give the members theirs back.
         ours_node = _with_leading_lines(ours_node, current)

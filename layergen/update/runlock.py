@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..diagnostics import Diagnostic, DiagnosticError
 
@@ -20,8 +20,13 @@ TIMEOUT = float(os.environ.get("LAYERGEN_LOCK_TIMEOUT", "120"))
 
 
 @contextmanager
-def one_run_at_a_time(root: Path, *, shared: bool = False, timeout: float = TIMEOUT,
-                      waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+def one_run_at_a_time(
+    root: Path,
+    *,
+    shared: bool = False,
+    timeout: float = TIMEOUT,
+    waiting: Callable[[str], None] | None = None,
+) -> Iterator[None]:
     try:
         import fcntl
     except ImportError:  # Windows: no advisory locks in the standard library that fit; run unlocked
@@ -41,9 +46,18 @@ def one_run_at_a_time(root: Path, *, shared: bool = False, timeout: float = TIME
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise DiagnosticError([Diagnostic(
-                        str(path), 1, 1, "busy", f"another layergen run holds this project (waited {timeout:g} s)",
-                        "let it finish, or stop it; set LAYERGEN_LOCK_TIMEOUT to wait longer")]) from None
+                    raise DiagnosticError(
+                        [
+                            Diagnostic(
+                                str(path),
+                                1,
+                                1,
+                                "busy",
+                                f"another layergen run holds this project (waited {timeout:g} s)",
+                                "let it finish, or stop it; set LAYERGEN_LOCK_TIMEOUT to wait longer",
+                            )
+                        ]
+                    ) from None
                 if not said and waiting is not None:
                     waiting("layergen: waiting for another layergen run on this project to finish")
                     said = True

@@ -52,13 +52,23 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
     return found
 
 
-def sync(paths: list[Path], config: "Config", *, skip_undeclared: bool = False) -> "Plan | None":
+def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) -> Plan | None:
     """The run that regenerates the synced declarations, their new texts among its files."""
     from ..generate import plan_run
 
     if not paths:
-        raise DiagnosticError([Diagnostic("pyproject.toml", 1, 1, "no-paths", "no modules given",
-                                          "pass modules or folders, or set `paths` under [tool.layergen]")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "pyproject.toml",
+                    1,
+                    1,
+                    "no-paths",
+                    "no modules given",
+                    "pass modules or folders, or set `paths` under [tool.layergen]",
+                )
+            ]
+        )
     modules = modules_to_sync(paths, skip_undeclared=skip_undeclared)
     if not modules:
         return None
@@ -80,11 +90,17 @@ def sync(paths: list[Path], config: "Config", *, skip_undeclared: bool = False) 
         rendered = _methods(_render(module, declaration, text, config))
         written = _methods(current)
         if "call" in edited and code(rendered["call"]) != code(written["call"]):
-            text = _with_call(text, None, like=original)  # not carried: the declared call stays as it was
-        hand = sorted(m for m in edited if m not in rendered or code(rendered[m]) != code(written[m]))
+            text = _with_call(
+                text, None, like=original
+            )  # not carried: the declared call stays as it was
+        hand = sorted(
+            m for m in edited if m not in rendered or code(rendered[m]) != code(written[m])
+        )
         texts[declaration] = _with_hand_written(text, hand)
         name = next(iter(_classes(current)), "")
-        kept[module] = frozenset(f"{name}.{m}" for m in edited)  # what the code says stays, in this run
+        kept[module] = frozenset(
+            f"{name}.{m}" for m in edited
+        )  # what the code says stays, in this run
     run = plan_run(list(modules.values()), config, texts=texts)
     for module, members in kept.items():
         run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
@@ -92,18 +108,26 @@ def sync(paths: list[Path], config: "Config", *, skip_undeclared: bool = False) 
     return run
 
 
-def _render(module: Path, declaration: Path, text: str, config: "Config") -> str:
+def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
     """The module that the declaration in `text` generates; its errors are located in the module."""
     from ..generate import plan_run
 
     try:
         return plan_run([declaration], config, texts={declaration: text}).generated[module]
     except DiagnosticError as exc:
-        raise DiagnosticError([
-            Diagnostic(str(module), 1, 1, "cannot-sync", f"the declaration cannot say what this module now says: {d.message}",
-                       f"edit {declaration.name} by hand, or undo the edit in the module")
-            for d in exc.diagnostics
-        ]) from None
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(module),
+                    1,
+                    1,
+                    "cannot-sync",
+                    f"the declaration cannot say what this module now says: {d.message}",
+                    f"edit {declaration.name} by hand, or undo the edit in the module",
+                )
+                for d in exc.diagnostics
+            ]
+        ) from None
 
 
 def _classes(text: str) -> list[str]:
@@ -117,9 +141,12 @@ def _edited_members(base: str | None, current: str, new: str) -> set[str]:
     trees = [_methods(text) for text in (base, current, new)]
     base_methods, current_methods, new_methods = trees
     return {
-        name for name, node in current_methods.items()
-        if name in base_methods and code(node) != code(base_methods[name])
-        and name in new_methods and code(new_methods[name]) == code(base_methods[name])
+        name
+        for name, node in current_methods.items()
+        if name in base_methods
+        and code(node) != code(base_methods[name])
+        and name in new_methods
+        and code(new_methods[name]) == code(base_methods[name])
     }
 
 
@@ -155,11 +182,19 @@ def _declared_body(method: cst.FunctionDef | None, data) -> str | None:
     """The body of `call` as a declaration writes it: `self.units` -> `units`."""
     if method is None or not isinstance(method.body, cst.IndentedBlock):
         return None
-    names = {*(data.get("params") or {}), *(data.get("weights") or {}), *(data.get("sublayers") or {})}
+    names = {
+        *(data.get("params") or {}),
+        *(data.get("weights") or {}),
+        *(data.get("sublayers") or {}),
+    }
 
     class Unself(cst.CSTTransformer):
         def leave_Attribute(self, original, updated):
-            if isinstance(updated.value, cst.Name) and updated.value.value == "self" and updated.attr.value in names:
+            if (
+                isinstance(updated.value, cst.Name)
+                and updated.value.value == "self"
+                and updated.attr.value in names
+            ):
                 return updated.attr
             return updated
 
@@ -192,7 +227,9 @@ def _load(text: str):
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
-    if re.search(r"^\S[^\n]*:\n  - ", text, flags=re.MULTILINE):  # keep `  - item` lists as they are
+    if re.search(
+        r"^\S[^\n]*:\n  - ", text, flags=re.MULTILINE
+    ):  # keep `  - item` lists as they are
         yaml.indent(mapping=2, sequence=4, offset=2)
     return yaml.load(text), yaml
 
@@ -214,8 +251,14 @@ def _beside(module: Path) -> Path | None:
 
 
 def declaration_missing(module: Path) -> Diagnostic:
-    return Diagnostic(str(module), 1, 1, "no-declaration", f"no declaration `{module.stem}.<kind>.yaml` beside this module",
-                      "for a layer written without layergen, use `layergen tests FILE`")
+    return Diagnostic(
+        str(module),
+        1,
+        1,
+        "no-declaration",
+        f"no declaration `{module.stem}.<kind>.yaml` beside this module",
+        "for a layer written without layergen, use `layergen tests FILE`",
+    )
 
 
 def declaration_of(module: Path) -> Path:
@@ -237,14 +280,20 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     classes = {c.name: c for c in read_classes(str(module), module.read_text(encoding="utf-8"))}
     cls = classes.get(data[kind])
     if cls is None:
-        raise DiagnosticError([Diagnostic(str(module), 1, 1, "no-class", f"the module has no class `{data[kind]}`")])
+        raise DiagnosticError(
+            [Diagnostic(str(module), 1, 1, "no-class", f"the module has no class `{data[kind]}`")]
+        )
     implicit = {"seed"} if data.get("random") else set()
     args = [a for a in cls.args if a.name not in implicit]
     params = data.get("params")
     if params is None:
         params = CommentedMap()
         keys = list(data)
-        data.insert(keys.index(kind) + 1 + sum(k in data for k in ("doc", "package", "base")), "params", params)
+        data.insert(
+            keys.index(kind) + 1 + sum(k in data for k in ("doc", "package", "base")),
+            "params",
+            params,
+        )
     for name in [n for n in params if n not in {a.name for a in args}]:
         del params[name]  # the person removed the argument
     for position, arg in enumerate(args):

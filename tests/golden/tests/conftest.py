@@ -1,0 +1,13 @@
+"""Written by layergen: lets the generated tests import the project's modules."""
+
+import os
+import sys
+import tempfile
+
+for relative in [".", ".."]:
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), relative))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+
+# Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
+os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
