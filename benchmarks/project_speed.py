@@ -108,7 +108,7 @@ def watch_latency(parent: Path, count: int, saves: int) -> list[float]:
         cwd=project,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(parent / "watch.err").open("w"),
     )
     declarations = sorted((project / "layers").glob("*.layer.yaml"))
     latencies = []
@@ -117,7 +117,9 @@ def watch_latency(parent: Path, count: int, saves: int) -> list[float]:
         deadline = time.monotonic() + 300
         while not (project / "layergen.lock").is_file():  # the first generate is done
             if proc.poll() is not None or time.monotonic() > deadline:
-                sys.exit("layergen watch did not generate the project")
+                sys.exit(
+                    f"layergen watch did not generate the project:\n{(parent / 'watch.err').read_text()}"
+                )
             time.sleep(0.05)
         time.sleep(1.0)  # the watcher starts watching after its first run
         for save in range(saves):
@@ -139,14 +141,40 @@ def watch_latency(parent: Path, count: int, saves: int) -> list[float]:
     return latencies
 
 
+def break_even(parent: Path, runs: int) -> None:
+    """A first run of a few declarations, one after the other and in a pool of processes."""
+    for count in (2, 3, 4, 6, 8, 12, 16):
+        medians = {}
+        for label, parallel_from in (("serial", "100000"), ("pool", "1")):
+            env = {**os.environ, "LAYERGEN_PARALLEL_FROM": parallel_from}
+            times = []
+            for run in range(runs):
+                project = new_project(parent / f"{label}{count}-{run}", count)
+                start = time.perf_counter()
+                subprocess.run(GENERATE["first"], cwd=project, env=env, check=True)
+                times.append(time.perf_counter() - start)
+                shutil.rmtree(project)
+            medians[label] = statistics.median(times)
+        print(
+            f"{count:3} declarations: serial {medians['serial']:.2f} s, pool {medians['pool']:.2f} s"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--count", type=int, default=96, help="declarations in the project")
     parser.add_argument("--saves", type=int, default=7, help="saves timed under watch")
     parser.add_argument("--watch-count", type=int, default=100, help="declarations under watch")
+    parser.add_argument(
+        "--break-even", action="store_true", help="time a pool against one process instead"
+    )
     args = parser.parse_args()
     compileall.compile_dir(REPO / "layergen", quiet=1)
+    if args.break_even:
+        with tempfile.TemporaryDirectory() as tmp:
+            break_even(Path(tmp), args.runs)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         timed(
             [*LAYERGEN, "generate", "-q"], new_project(Path(tmp) / "warm-up", 4)

@@ -113,7 +113,7 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
 
 def warm_up(config: Config) -> None:
     """Import and compile what rendering needs, once per process (and before forking)."""
-    import black  # noqa: F401
+    import black
 
     from .render import context, test_context  # noqa: F401
     from .render.render import environment
@@ -122,6 +122,7 @@ def warm_up(config: Config) -> None:
     env = environment(str(config.templates) if config.templates else None)
     for name in TEMPLATES:
         env.get_template(name)
+    black.format_str("pass\n", mode=black.Mode())  # black loads its grammar on first use
 
 
 _STATE: tuple = ()  # (config, lock), inherited by forked workers
@@ -145,6 +146,11 @@ def _render_in_worker(job: Job) -> Rendered:
 
 
 def _cores() -> int:
+    """The cores this process may use; 1 where workers cannot be forked (Windows)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

@@ -81,9 +81,11 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
                 conflicts[path] = [Conflict("", b.start + 1) for b in markers.blocks(current)]
                 continue  # the base stays: the markers were made against it
             current = markers.resolve(current, "theirs")
-        _check_parses(path, current)
+        base = lock.base(path)
+        if current not in (base, new):  # a generated text parses; a hand-edited one may not
+            _check_parses(path, current)
         result = merge(
-            lock.base(path),
+            base,
             current,
             new,
             prefer=prefer,
