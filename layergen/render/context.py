@@ -330,26 +330,7 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
             when = "False"
         weights.append({"name": name, "args": args, "when": when, "prelude": prelude})
 
-    sublayers = []
-    for name, sub in decl.sublayers.items():
-        if sub.layers is not None:
-            items = [
-                _construct(a, ("sublayers", name, "layers", i), item.class_, item.args)
-                for i, item in enumerate(sub.layers)
-            ]
-            sublayers.append(
-                {
-                    "name": name,
-                    "construct": f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}])",
-                }
-            )
-        else:
-            sublayers.append(
-                {
-                    "name": name,
-                    "construct": _construct(a, ("sublayers", name), sub.class_, sub.args),
-                }
-            )
+    sublayers = [_sublayer(a, name, shape_rename) for name in decl.sublayers]
 
     declared = decl.inputs or {}
     symbolic = [
@@ -404,12 +385,48 @@ def _keras_object(a: Analysis, loc: tuple, value: str) -> str:
     return a.code(*loc).render({p: f"self.{p}" for p in a.params})
 
 
-def _construct(a: Analysis, loc: tuple, class_path: str, args: dict[str, Any]) -> str:
+def _sublayer(a: Analysis, name: str, shape_rename: dict[str, str]) -> dict[str, Any]:
+    """A sublayer's construction. One whose arguments read an input's shape is created in
+    `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
+    sub = a.decl.sublayers[name]
+    loc = ("sublayers", name)
+    calls = [(loc, sub.class_, sub.args)] if sub.layers is None else []
+    calls += [
+        (loc + ("layers", i), item.class_, item.args) for i, item in enumerate(sub.layers or [])
+    ]
+    in_build = any(
+        f.name in a.inputs
+        for where, _, args in calls
+        for key, value in args.items()
+        if isinstance(value, str)
+        for f in a.code(*where, "args", key).free
+    )
+    rename = shape_rename if in_build else {}
+    if sub.layers is None:
+        construct = _construct(a, loc, sub.class_, sub.args, rename, name)
+    else:
+        items = [_construct(a, where, class_, args, rename) for where, class_, args in calls]
+        named = "" if "name" in sub.args else f", name={literal(name)}"
+        construct = f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}]{named})"
+    return {"name": name, "construct": construct, "in_build": in_build}
+
+
+def _construct(
+    a: Analysis,
+    loc: tuple,
+    class_path: str,
+    args: dict[str, Any],
+    rename: dict[str, str],
+    name: str | None = None,
+) -> str:
+    """`name`: the sublayer's key, its name unless the args give one (keras-hub names every sublayer)."""
     parts = []
     for key, value in args.items():
         parts.append(
-            f"{key}={a.code(*loc, 'args', key).render() if isinstance(value, str) else literal(value)}"
+            f"{key}={a.code(*loc, 'args', key).render(rename) if isinstance(value, str) else literal(value)}"
         )
+    if name is not None and "name" not in args:
+        parts.append(f"name={literal(name)}")
     if "dtype" not in args:
         parts.append("dtype=self.dtype_policy")
     return f"{class_path}({', '.join(parts)})"

@@ -72,7 +72,9 @@ class _Analyzer:
         self.ignore = ignore
         self.errors: list[Diagnostic] = []
         self.scopes: list[tuple[Code, set[str], set[str], str, bool]] = []
-        self.string_args: list[tuple[tuple, str, str]] = []  # sublayer args, for a quoting hint
+        # Sublayer arguments that are one bare word, by id of their code: if the word is
+        # unknown, it was most likely meant as a string.
+        self.bare_words: dict[int, tuple[str, str]] = {}
         self.kind = decl.kind
         params = dict(decl.params)
         if decl.random and "seed" not in params:
@@ -104,7 +106,6 @@ class _Analyzer:
         self._check_ops_and_methods()
         self._check_example()
         self._check_free_names()
-        self._check_string_args()
         if self.errors:
             raise DiagnosticError(self.errors)
         return self.result
@@ -161,6 +162,12 @@ class _Analyzer:
                     continue
                 scope = sorted(local | members | {"ops", "keras"} | self.imported)
                 line, col = code.locate(free.node)
+                hint = did_you_mean(free.name, scope) or (
+                    f"names in scope here: {', '.join(scope) or 'none'}"
+                )
+                if id(code) in self.bare_words:
+                    arg, word = self.bare_words[id(code)]
+                    hint += f"; to pass a string, quote it twice: {arg}: \"'{word}'\""
                 self.errors.append(
                     Diagnostic(
                         self.doc.path,
@@ -168,8 +175,7 @@ class _Analyzer:
                         col,
                         "unknown-name",
                         f"unknown {what} `{free.name}`",
-                        did_you_mean(free.name, scope)
-                        or f"names in scope here: {', '.join(scope) or 'none'}",
+                        hint,
                     )
                 )
 
@@ -832,27 +838,17 @@ class _Analyzer:
             )
 
     def _args(self, loc: tuple, args: dict[str, Any]) -> None:
+        """A sublayer's arguments: expressions over the params and, as in a weight's shape,
+        the input shapes (such a sublayer is created in `build`)."""
+        shapes = set(self.result.inputs)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
             if isinstance(value, str):
-                self.code(loc + (name,), value, set(self.result.params), set(), expression=True)
-                self.string_args.append((loc + (name,), name, value))
-
-    def _check_string_args(self) -> None:
-        """An unknown name in a sublayer argument is most often a string meant literally."""
-        for loc, name, value in self.string_args:
-            position = self.doc.pos(loc)
-            for i, error in enumerate(self.errors):
-                if error.code == "unknown-name" and error.line == position.line:
-                    self.errors[i] = Diagnostic(
-                        error.path,
-                        error.line,
-                        error.col,
-                        error.code,
-                        error.message,
-                        (error.hint + "; " if error.hint else "")
-                        + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
-                    )
+                code = self.code(
+                    loc + (name,), value, set(self.result.params) | shapes, set(), expression=True
+                )
+                if code is not None and value.strip().isidentifier():
+                    self.bare_words[id(code)] = (name, value.strip())
 
 
 def value_problem(param: Param, value: Any) -> str | None:

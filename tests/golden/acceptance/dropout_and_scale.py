@@ -30,7 +30,9 @@ class DropoutAndScale(keras.layers.Layer):
         super().__init__(**kwargs)
         self.rate = rate
         self.scale = scale
-        self.dropout = keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(
+            rate=rate, name="dropout", dtype=self.dtype_policy
+        )
 
     def build(self, input_shape):
         # Build the sublayers by tracing `call` on symbolic inputs, so that their

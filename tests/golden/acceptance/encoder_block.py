@@ -37,10 +37,17 @@ class EncoderBlock(keras.layers.Layer):
         self.d_model = d_model
         self.num_heads = num_heads
         self.attention = keras.layers.MultiHeadAttention(
-            num_heads=num_heads, key_dim=d_model, dtype=self.dtype_policy
+            num_heads=num_heads,
+            key_dim=d_model,
+            name="attention",
+            dtype=self.dtype_policy,
         )
-        self.norm1 = keras.layers.LayerNormalization(dtype=self.dtype_policy)
-        self.norm2 = keras.layers.LayerNormalization(dtype=self.dtype_policy)
+        self.norm1 = keras.layers.LayerNormalization(
+            name="norm1", dtype=self.dtype_policy
+        )
+        self.norm2 = keras.layers.LayerNormalization(
+            name="norm2", dtype=self.dtype_policy
+        )
         self.ffn = keras.Sequential(
             [
                 keras.layers.Dense(
@@ -49,7 +56,8 @@ class EncoderBlock(keras.layers.Layer):
                     dtype=self.dtype_policy,
                 ),
                 keras.layers.Dense(units=d_model, dtype=self.dtype_policy),
-            ]
+            ],
+            name="ffn",
         )
         self.input_spec = keras.InputSpec(ndim=3)
 

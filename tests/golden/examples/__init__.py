@@ -17,6 +17,7 @@ from .row_smoothness import RowSmoothness
 from .running_centering import RunningCentering
 from .smooth_l1_error import SmoothL1Error
 from .soft_shrink import SoftShrink
+from .squeeze_excite import SqueezeExcite
 from .uniform_quantizer import UniformQuantizer
 
 __all__ = [
@@ -37,5 +38,6 @@ __all__ = [
     "RunningCentering",
     "SmoothL1Error",
     "SoftShrink",
+    "SqueezeExcite",
     "UniformQuantizer",
 ]

@@ -37,10 +37,10 @@ class PreNormMLP(keras.layers.Layer):
         self.hidden = hidden
         self.width = width
         self.norm = keras.layers.LayerNormalization(
-            epsilon=1e-05, dtype=self.dtype_policy
+            epsilon=1e-05, name="norm", dtype=self.dtype_policy
         )
         self.shortcut = keras.layers.Dense(
-            units=width, use_bias=False, dtype=self.dtype_policy
+            units=width, use_bias=False, name="shortcut", dtype=self.dtype_policy
         )
         self.mlp = keras.Sequential(
             [
@@ -50,7 +50,8 @@ class PreNormMLP(keras.layers.Layer):
                     dtype=self.dtype_policy,
                 ),
                 keras.layers.Dense(units=width, dtype=self.dtype_policy),
-            ]
+            ],
+            name="mlp",
         )
         self.input_spec = keras.InputSpec(min_ndim=2)
 
