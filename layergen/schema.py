@@ -89,7 +89,11 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Declaration",
         "outputs",
-    ): "Output name -> shape expression, for a layer that returns a tuple.",
+    ): "Output name -> shape expression, for a layer that returns a tuple (or a dict: output_type).",
+    (
+        "Declaration",
+        "output_type",
+    ): "How the named outputs are returned: tuple (the default), or dict keyed by their names.",
     ("Declaration", "example"): "What the generated tests instantiate and feed.",
     ("Param", "type"): "The argument's type.",
     ("Param", "default"): "Absent: the argument is required; null: optional (None).",
@@ -114,10 +118,16 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "when",
     ): "A param expression; when false the weight is not created and its name is None.",
     ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
-    ("Sublayer", "args"): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
+    (
+        "Sublayer",
+        "args",
+    ): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
     ("Sublayer", "layers"): "A keras.Sequential of these layers.",
     ("LayerCall", "class"): "Dotted class of the layer.",
-    ("LayerCall", "args"): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
+    (
+        "LayerCall",
+        "args",
+    ): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
     ("Op", "args"): "The op's arguments.",
     ("Op", "forward"): "An expression or a block computing the op.",
     ("Op", "gradient"): "An expression, or arg -> expression; `upstream` is the incoming gradient.",

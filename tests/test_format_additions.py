@@ -119,3 +119,52 @@ def test_every_sublayer_is_named_after_its_key():
         assert f'name="{key}"' in source
     assert source.count("name=") == 5  # not the Sequential's own layers
     assert 'name="mine"' in source and 'name="own"' not in source  # a given name is kept
+
+
+# -- 3. outputs by name ------------------------------------------------------------------------
+
+HEADS = """\
+layer: Heads
+weights:
+  k: {shape: "(x[-1], 2)"}
+call: |
+  y = ops.matmul(x, k)
+  return y, -y
+outputs:
+  mean: (*x[:-1], 2)
+  log_var: (*x[:-1], 2)
+output_type: dict
+"""
+
+
+def test_outputs_by_name_return_a_dict_with_matching_shapes_and_specs():
+    source = module_source(HEADS)
+    assert 'return {"mean": y, "log_var": -y}' in method(source, "call")
+    assert '"mean": (*input_shape[:-1], 2)' in method(source, "compute_output_shape")
+    spec = method(source, "compute_output_spec")
+    assert "self.compute_output_shape(x.shape)" in spec and "for name, shape in" in spec
+
+
+def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
+    source = module_source(HEADS.replace("return y, -y", "return tuple([y, -y])"))
+    assert 'return {name: out for name, out in zip(("mean", "log_var"), tuple([y, -y]))}' in method(
+        source, "call"
+    )
+
+
+def test_without_output_type_the_outputs_stay_a_tuple():
+    source = module_source(HEADS.replace("output_type: dict\n", ""))
+    assert "return y, -y" in method(source, "call")
+    assert "compute_output_spec" not in source
+
+
+def test_output_type_needs_outputs():
+    (found,) = errors("layer: A\noutput_type: dict\n")
+    assert (found.line, found.col, found.code) == (2, 1, "missing-key")
+    assert "outputs:" in found.hint
+
+
+def test_output_type_is_tuple_or_dict():
+    (found,) = errors(HEADS.replace("output_type: dict", "output_type: list"))
+    assert (found.line, found.col, found.code) == (10, 14, "unknown-type")
+    assert found.hint == "types: tuple, dict"

@@ -374,6 +374,8 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
         "call_body": _call_body(a, call_rename),
         "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
+        # Outputs by name: the symbolic outputs are a dict of tensors too.
+        "named_outputs": decl.output_type == "dict",
         "input_doc": [docstring_text(line, " " * 12, first=8) for line in _input_doc(a)],
         "output_doc": [docstring_text(line, " " * 12, first=8) for line in _output_doc(a)],
     }
@@ -482,12 +484,37 @@ def _float32_inputs(a: Analysis) -> str:
 
 
 def _float32_output(a: Analysis):
-    """`compute_dtype: float32`: the output cast back to the layer's compute dtype."""
-    if a.decl.compute_dtype != "float32":
+    """What the layer returns of the value `call` returns, when that is not the value itself:
+    `output_type: dict` builds the dict of the named outputs, from the tuple in their order;
+    `compute_dtype: float32` casts the outputs back to the layer's compute dtype."""
+    decl = a.decl
+    cast = decl.compute_dtype == "float32"
+    if decl.output_type == "dict":
+        names = list(decl.outputs or {})
+        return lambda e: _named_outputs(e, names, cast)
+    if not cast:
         return None
-    if a.decl.outputs is not None and len(a.decl.outputs) > 1:
+    if decl.outputs is not None and len(decl.outputs) > 1:
         return lambda e: f"tuple(ops.cast(out, self.compute_dtype) for out in ({e}))"
     return lambda e: f"ops.cast({e}, self.compute_dtype)"
+
+
+def _named_outputs(value: str, names: list[str], cast: bool) -> str:
+    """The dict of the outputs `names` from `value`, their tuple: `{"mean": mean, ...}` when
+    `value` is a tuple written out, else zipped."""
+
+    def out(element: str) -> str:
+        return f"ops.cast({element}, self.compute_dtype)" if cast else element
+
+    node = cst.parse_expression(value)
+    elements = list(node.elements) if isinstance(node, cst.Tuple) else []
+    if len(elements) == len(names) and not any(isinstance(e, cst.StarredElement) for e in elements):
+        values = [cst.Module([]).code_for_node(e.value) for e in elements]
+        return "{" + ", ".join(f"{literal(n)}: {out(v)}" for n, v in zip(names, values)) + "}"
+    keys = literal(tuple(names))
+    if len(names) == 1:  # one output: the value itself, not a tuple of one
+        return "{" + f"{literal(names[0])}: {out(value)}" + "}"
+    return f"{{name: {out('out')} for name, out in zip({keys}, {value})}}"
 
 
 def _synthetic(a: Analysis, text: str) -> Code:
@@ -505,6 +532,8 @@ def _output_shape(
         return shape_tuple(a.code("output_shape"), rename, inputs)
     if decl.outputs is not None:
         shapes = [shape_tuple(a.code("outputs", n), rename, inputs) for n in decl.outputs]
+        if decl.output_type == "dict":
+            return "{" + ", ".join(f"{literal(n)}: {s}" for n, s in zip(decl.outputs, shapes)) + "}"
         return "(" + ", ".join(shapes) + ("," if len(shapes) == 1 else "") + ")"
     if decl.base is not None:
         return None

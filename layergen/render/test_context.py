@@ -114,6 +114,7 @@ UNKNOWN_LAYER_FACTS = {
     "stated_outputs": [],
     "reference": None,
     "golden": False,
+    "output_names": None,  # a layer that returns its outputs as a dict: their names
 }
 
 
@@ -313,6 +314,7 @@ def build_test_context(
             for i, s in enumerate(decl.example.statistics)
         ],
         golden=golden,
+        output_names=list(decl.outputs or {}) if decl.output_type == "dict" else None,
         **stated_numbers(a),
     )
 

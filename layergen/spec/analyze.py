@@ -37,6 +37,7 @@ LAYER_ONLY_KEYS = (
     "masking",
     "output_shape",
     "outputs",
+    "output_type",
 )
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
@@ -483,6 +484,14 @@ class _Analyzer:
             )
         if decl.output_shape is not None:
             self._shape(("output_shape",), decl.output_shape, inputs, params)
+        if decl.output_type is not None and decl.outputs is None:
+            self.error(
+                ("output_type",),
+                "missing-key",
+                "`output_type` says how the outputs named in `outputs` are returned",
+                "name the outputs: `outputs: {mean: (*x[:-1], units), ...}`",
+                key=True,
+            )
         if decl.outputs is not None and not decl.outputs:
             self.error(("outputs",), "missing-key", "`outputs` names at least one output", key=True)
         for name, shape in (decl.outputs or {}).items():

@@ -153,6 +153,7 @@ class Declaration(Strict):
     methods: dict[str, Method] = {}
     output_shape: ShapeValue | None = None
     outputs: dict[str, ShapeValue] | None = None
+    output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     example: Example = Example()
     # Members of the class that a person owns (`layergen sync` lists those it cannot

@@ -7,6 +7,7 @@ from .dropout_residual import DropoutResidual
 from .frozen_offset_linear import FrozenOffsetLinear
 from .gain_dense import GainDense
 from .gated_blend import GatedBlend
+from .gaussian_head import GaussianHead
 from .gaussian_jitter import GaussianJitter
 from .masked_time_max import MaskedTimeMax
 from .noisy_identity import NoisyIdentity
@@ -28,6 +29,7 @@ __all__ = [
     "FrozenOffsetLinear",
     "GainDense",
     "GatedBlend",
+    "GaussianHead",
     "GaussianJitter",
     "MaskedTimeMax",
     "NoisyIdentity",
