@@ -99,6 +99,8 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Param", "default"): "Absent: the argument is required; null: optional (None).",
     ("Param", "min"): "Smallest allowed value, checked in __init__.",
     ("Param", "max"): "Largest allowed value, checked in __init__.",
+    ("Param", "gt"): "The value must be greater than this (exclusive), checked in __init__.",
+    ("Param", "lt"): "The value must be less than this (exclusive), checked in __init__.",
     ("Param", "choices"): "The allowed values, checked in __init__.",
     ("Param", "doc"): "The argument's line in the docstring.",
     ("Input", "rank"): "The input's exact rank.",

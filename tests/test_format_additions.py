@@ -168,3 +168,75 @@ def test_output_type_is_tuple_or_dict():
     (found,) = errors(HEADS.replace("output_type: dict", "output_type: list"))
     assert (found.line, found.col, found.code) == (10, 14, "unknown-type")
     assert found.hint == "types: tuple, dict"
+
+
+# -- 4. exclusive bounds -----------------------------------------------------------------------
+
+
+def param_text(spec: str, example: str = "") -> str:
+    return f"layer: A\nparams:\n  rate: {spec}\n" + example
+
+
+@pytest.mark.parametrize(
+    "spec, example, where, code, message",
+    [
+        (
+            "{type: float, min: 0.0, gt: 0.0}",
+            "",
+            (3, 33),
+            "conflicting-keys",
+            "give `min` or `gt`, not both",
+        ),
+        (
+            "{type: float, lt: 1.0, max: 1.0}",
+            "",
+            (3, 23),
+            "conflicting-keys",
+            "give `max` or `lt`, not both",
+        ),
+        (
+            "{type: float, gt: 1.0, lt: 1.0}",
+            "",
+            (3, 27),
+            "bad-bound",
+            "no value is greater than 1.0 and less than 1.0",
+        ),
+        (
+            "{type: str, lt: 1}",
+            "",
+            (3, 9),
+            "bad-bound",
+            "`lt` applies to int and float params, not str",
+        ),
+        (
+            "{type: float, default: 1.0, lt: 1.0}",
+            "",
+            (3, 32),
+            "bad-default",
+            "default of `rate` is not less than 1.0 (`lt`): 1.0",
+        ),
+        (
+            "{type: int, gt: 0}",
+            "example:\n  params: {rate: 0}\n",
+            (5, 18),
+            "bad-example",
+            "example value of `rate` is not greater than 0 (`gt`): 0",
+        ),
+    ],
+)
+def test_a_wrong_exclusive_bound_is_a_located_error(spec, example, where, code, message):
+    (found,) = errors(param_text(spec, example))
+    assert ((found.line, found.col), found.code, found.message) == (where, code, message)
+
+
+def test_exclusive_bounds_are_checked_in_init_with_keras_wording():
+    source = module_source(param_text("{type: float, default: 0.1, min: 0.0, lt: 1.0}"))
+    init = method(source, "__init__")
+    assert "if not 0.0 <= rate < 1.0:" in init
+    assert "expected at least 0.0 and less than 1.0. " in init
+    assert 'f"Received: rate={rate}"' in init
+
+
+def test_one_exclusive_bound_alone():
+    init = method(module_source(param_text("{type: int, gt: 0}")), "__init__")
+    assert "if rate <= 0:" in init and "expected greater than 0. " in init

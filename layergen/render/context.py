@@ -14,7 +14,7 @@ import libcst as cst
 from ..keras_names import IDENTIFIERS
 from ..spec.analyze import Analysis
 from ..spec.code import Code, body, parse, resolve
-from ..spec.model import Param
+from ..spec.model import BOUNDS, Param
 from ..spec.yamlfile import Pos
 from .render import block, literal
 
@@ -101,23 +101,26 @@ def param_config(name: str, param: Param) -> str:
     return f"self.{name}"
 
 
+# The comparison that fails a bound: `units < 1` for `min: 1`, `rate >= 1.0` for `lt: 1.0`.
+_FAILS = {"min": "<", "gt": "<=", "max": ">", "lt": ">="}
+
+
 def param_checks(name: str, param: Param) -> list[str]:
     """`__init__` validation, raising the way Keras's own layers do."""
     checks = []
     optional = "" if param.required or param.default is not None else f"{name} is not None and "
-    bounds = []
-    if param.min is not None:
-        bounds.append(f"at least {param.min!r}")
-    if param.max is not None:
-        bounds.append(f"at most {param.max!r}")
+    bounds = param.bounds
     if bounds:
-        if param.min is not None and param.max is not None:
-            condition = f"not {param.min!r} <= {name} <= {param.max!r}"
-        elif param.min is not None:
-            condition = f"{name} < {param.min!r}"
+        expected = " and ".join(f"{BOUNDS[k][1]} {v!r}" for k, v in bounds)
+        if len(bounds) == 2:  # a lower and an upper bound: `not 0.0 <= rate < 1.0`
+            (low_key, low), (high_key, high) = bounds
+            low_op = "<=" if low_key == "min" else "<"
+            high_op = "<=" if high_key == "max" else "<"
+            condition = f"not {low!r} {low_op} {name} {high_op} {high!r}"
         else:
-            condition = f"{name} > {param.max!r}"
-        checks.append(_raise(optional + condition, name, " and ".join(bounds)))
+            ((key, value),) = bounds
+            condition = f"{name} {_FAILS[key]} {value!r}"
+        checks.append(_raise(optional + condition, name, expected))
     if param.choices is not None:
         choices = tuple(param.choices)
         checks.append(
@@ -156,11 +159,7 @@ def param_doc(name: str, param: Param) -> str:
         "constraint": "constraint, or `None`",
     }.get(param.type, param.type)
     text = text.rstrip(".")
-    limits = []
-    if param.min is not None:
-        limits.append(f"at least {param.min!r}")
-    if param.max is not None:
-        limits.append(f"at most {param.max!r}")
+    limits = [f"{BOUNDS[k][1]} {v!r}" for k, v in param.bounds]
     if param.choices is not None:
         limits.append("one of " + ", ".join(f"`{c!r}`" for c in param.choices))
     if limits:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..spec.analyze import Analysis
@@ -41,13 +42,24 @@ def example_value(param: Param) -> Any:
     if param.choices:
         return param.choices[0]
     low, high = param.min, param.max
-    if param.type == "int":
-        value = 4 if low is None else max(int(low), 4)
-        return value if high is None else min(value, int(high))
+    if param.type == "int":  # exclusive bounds of ints: the next whole number inside
+        if param.gt is not None:
+            low = math.floor(param.gt) + 1
+        if param.lt is not None:
+            high = math.ceil(param.lt) - 1
+        value = 4 if low is None else max(math.ceil(low), 4)
+        return value if high is None else min(value, math.floor(high))
     if param.type == "float":
         value = 0.5
         value = value if low is None else max(float(low), value)
-        return value if high is None else min(float(high), value)
+        value = value if high is None else min(float(high), value)
+        low = param.gt if param.gt is not None else low
+        high = param.lt if param.lt is not None else high
+        if (param.gt is not None and value <= low) or (param.lt is not None and value >= high):
+            if low is not None and high is not None:
+                return (low + high) / 2
+            return low + 1.0 if low is not None else high - 1.0
+        return value
     return {
         "bool": True,
         "str": "a",

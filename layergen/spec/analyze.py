@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
-from .model import Declaration, Param
+from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
 
 # The names in scope in the one method of each non-layer kind.
@@ -372,18 +372,32 @@ class _Analyzer:
                     f"move `{name}` above `{optional}`, or give it a default",
                     key=True,
                 )
-            bounded = param.min is not None or param.max is not None
-            if bounded and param.type not in ("int", "float"):
+            if param.bounds and param.type not in ("int", "float"):
+                key = param.bounds[0][0]
                 self.error(
-                    loc,
-                    "bad-bound",
-                    f"`min` and `max` apply to int and float params, not {param.type}",
+                    loc, "bad-bound", f"`{key}` applies to int and float params, not {param.type}"
                 )
                 continue
-            if param.min is not None and param.max is not None and param.min > param.max:
-                self.error(
-                    loc + ("min",), "bad-bound", f"min {param.min} is larger than max {param.max}"
-                )
+            for inclusive, exclusive in (("min", "gt"), ("max", "lt")):
+                if getattr(param, inclusive) is not None and getattr(param, exclusive) is not None:
+                    self.error(
+                        loc + (exclusive,),
+                        "conflicting-keys",
+                        f"give `{inclusive}` or `{exclusive}`, not both",
+                        f"`{inclusive}` includes its value, `{exclusive}` excludes it",
+                        key=True,
+                    )
+            lower = [(k, v) for k, v in param.bounds if k in ("min", "gt")]
+            upper = [(k, v) for k, v in param.bounds if k in ("max", "lt")]
+            if lower and upper:
+                (low_key, low), (high_key, high) = lower[0], upper[0]
+                empty = low > high if (low_key, high_key) == ("min", "max") else low >= high
+                if empty:
+                    self.error(
+                        loc + (low_key,),
+                        "bad-bound",
+                        f"no value is {BOUNDS[low_key][1]} {low} and {BOUNDS[high_key][1]} {high}",
+                    )
             if param.required or param.default is None:
                 continue
             problem = value_problem(param, param.default)
@@ -886,13 +900,20 @@ def value_problem(param: Param, value: Any) -> str | None:
         return None
     if not ok[kind](value):
         return f"must be of type {kind}, got {value!r}"
-    if param.min is not None and value < param.min:
-        return f"is below its min {param.min}: {value!r}"
-    if param.max is not None and value > param.max:
-        return f"is above its max {param.max}: {value!r}"
+    for key, bound in param.bounds:
+        if not _COMPARE[key](value, bound):
+            return f"is not {BOUNDS[key][1]} {bound} (`{key}`): {value!r}"
     if param.choices is not None and value not in param.choices:
         return f"is not one of its choices {param.choices}: {value!r}"
     return None
+
+
+_COMPARE = {
+    "min": lambda value, bound: value >= bound,
+    "gt": lambda value, bound: value > bound,
+    "max": lambda value, bound: value <= bound,
+    "lt": lambda value, bound: value < bound,
+}
 
 
 def name_problem(name: Any) -> tuple[str, str | None] | None:

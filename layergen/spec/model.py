@@ -39,6 +39,8 @@ class Param(Strict):
     default: Any = None
     min: int | float | None = None
     max: int | float | None = None
+    gt: int | float | None = None  # exclusive bounds, beside the inclusive min and max
+    lt: int | float | None = None
     choices: list[Any] | None = None
     doc: str | None = None
 
@@ -50,6 +52,20 @@ class Param(Strict):
     @property
     def required(self) -> bool:
         return "default" not in self.model_fields_set
+
+    @property
+    def bounds(self) -> list[tuple[str, int | float]]:
+        """The declared bounds as (key, value): `min`, `gt`, `max`, `lt`, in that order."""
+        return [(k, getattr(self, k)) for k in BOUNDS if getattr(self, k) is not None]
+
+
+# Each bound key: the comparison a valid value passes, and how it reads in a message.
+BOUNDS = {
+    "min": (">=", "at least"),
+    "gt": (">", "greater than"),
+    "max": ("<=", "at most"),
+    "lt": ("<", "less than"),
+}
 
 
 class Input(Strict):

@@ -19,6 +19,7 @@ from .running_centering import RunningCentering
 from .smooth_l1_error import SmoothL1Error
 from .soft_shrink import SoftShrink
 from .squeeze_excite import SqueezeExcite
+from .stochastic_depth import StochasticDepth
 from .uniform_quantizer import UniformQuantizer
 
 __all__ = [
@@ -41,5 +42,6 @@ __all__ = [
     "SmoothL1Error",
     "SoftShrink",
     "SqueezeExcite",
+    "StochasticDepth",
     "UniformQuantizer",
 ]
