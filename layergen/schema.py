@@ -81,7 +81,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ): "true: the mask passes through; or an expression giving the output mask.",
     ("Declaration", "imports"): "Extra import lines for the module.",
     ("Declaration", "init"): "Statements appended to __init__.",
-    ("Declaration", "methods"): "Further methods, or overrides of the base class's.",
+    (
+        "Declaration",
+        "methods",
+    ): "Further methods, or overrides of the base class's; one named like a generated method (build, call, get_config, ...) replaces it.",
     (
         "Declaration",
         "output_shape",

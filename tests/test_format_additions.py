@@ -28,9 +28,9 @@ def module_source(text: str) -> str:
     return format_code(render_source("layer.py.j2", context))
 
 
-def errors(text: str) -> list:
+def errors(text: str, path: str = "a.layer.yaml") -> list:
     with pytest.raises(DiagnosticError) as info:
-        analysis(text)
+        analysis(text, path)
     return info.value.diagnostics
 
 
@@ -240,3 +240,94 @@ def test_exclusive_bounds_are_checked_in_init_with_keras_wording():
 def test_one_exclusive_bound_alone():
     init = method(module_source(param_text("{type: int, gt: 0}")), "__init__")
     assert "if rate <= 0:" in init and "expected greater than 0. " in init
+
+
+# -- 5. overriding a generated method ----------------------------------------------------------
+
+OVERRIDE = """\
+layer: Scale
+params:
+  units: int
+weights:
+  kernel: (x[-1], units)
+call: ops.matmul(x, kernel)
+methods:
+  build:
+    args: [input_shape]
+    body: |
+      self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], units))
+  get_config:
+    body: |
+      return {**super().get_config(), "units": units}
+  helper:
+    body: return 1
+"""
+
+
+def defined_methods(source: str) -> list[str]:
+    (cls,) = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+    return [n.name for n in cls.body if isinstance(n, ast.FunctionDef)]
+
+
+def test_a_method_named_like_a_generated_one_replaces_it_in_its_place():
+    source = module_source(OVERRIDE)
+    assert defined_methods(source) == [
+        "__init__",
+        "build",
+        "call",
+        "helper",
+        "compute_output_shape",
+        "get_config",
+    ]
+    assert 'name="kernel", shape=(input_shape[-1], self.units)' in method(source, "build")
+    assert method(source, "get_config").endswith(
+        'return {**super().get_config(), "units": self.units}'
+    )
+
+
+def test_a_call_method_replaces_the_generated_call():
+    text = OVERRIDE.replace("call: ops.matmul(x, kernel)\n", "") + (
+        "  call:\n    args: [x, training]\n    body: return ops.matmul(x, kernel)\n"
+    )
+    source = module_source(text)
+    assert defined_methods(source).count("call") == 1
+    assert method(source, "call").startswith("def call(self, x, training):")
+
+
+def test_call_and_a_method_named_call_is_an_error():
+    text = OVERRIDE + "  call:\n    args: [x]\n    body: return x\n"
+    (found,) = errors(text)
+    assert (found.line, found.col, found.code) == (17, 3, "conflicting-keys")
+    assert found.message == "both `call` and a method named `call` give the forward pass"
+
+
+def test_an_object_overrides_get_config_and_keeps_its_call():
+    text = (
+        "constraint: Clip\nparams:\n  limit: float\ncall: ops.clip(w, -limit, limit)\n"
+        "methods:\n  get_config:\n    body: |\n      return {'limit': limit}\n"
+    )
+    context = build_context(analysis(text, "a.constraint.yaml"), package="demo", source="a")
+    source = format_code(render_source("object.py.j2", context))
+    assert defined_methods(source) == ["__init__", "__call__", "get_config"]
+    (found,) = errors(text.replace("get_config:", "__call__:"), "a.constraint.yaml")
+    assert (found.line, found.col, found.code) == (6, 3, "conflicting-keys")
+
+
+def test_no_generated_class_defines_a_method_twice():
+    from helpers import ACCEPTANCE, OWN_EXAMPLES
+
+    from layergen.spec.load import load_declaration
+
+    spec = "methods:\n  compute_output_spec:\n    args: [x]\n    body: return x\n"
+    texts = [OVERRIDE, SIZED, HEADS + spec, OVERRIDE.replace("helper:", "compute_output_shape:")]
+    sources = [module_source(text) for text in texts]
+    for path in sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml")):
+        a = load_declaration(path)
+        template = "layer.py.j2" if a.decl.kind == "layer" else "object.py.j2"
+        context = build_context(a, package="demo", source=path.name)
+        sources.append(render_source(template, context))
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                names = [n.name for n in node.body if isinstance(n, ast.FunctionDef)]
+                assert len(names) == len(set(names)), (node.name, names)

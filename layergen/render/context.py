@@ -12,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from ..keras_names import IDENTIFIERS
-from ..spec.analyze import Analysis
+from ..spec.analyze import KIND_METHOD, Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import BOUNDS, Param
 from ..spec.yamlfile import Pos
@@ -25,7 +25,26 @@ BASE_CLASSES = {
     "regularizer": "keras.regularizers.Regularizer",
     "initializer": "keras.initializers.Initializer",
 }
-KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
+KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)
+# The methods the templates write for each kind.
+GENERATED_METHODS = {
+    "layer": frozenset(
+        [
+            "__init__",
+            "build",
+            "call",
+            "compute_mask",
+            "compute_output_shape",
+            "compute_output_spec",
+            "get_config",
+        ]
+    ),
+    **{
+        kind: frozenset(["__init__", method, "get_config"])
+        for kind, method in KIND_METHOD.items()
+        if kind != "layer"
+    },
+}  # activation, initializer, regularizer, constraint
 
 
 def snake(name: str) -> str:
@@ -227,6 +246,14 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         }
         for name, p in a.params.items()
     ]
+    methods = [
+        {
+            "name": name,
+            "args": m.args,
+            "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args)),
+        }
+        for name, m in decl.methods.items()
+    ]
     ctx: dict[str, Any] = {
         "kind": decl.kind,
         "name": decl.name,
@@ -242,14 +269,9 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         "float32_compute": decl.compute_dtype == "float32",
         "init": a.code("init").render() if decl.init else None,
         "ops": [_op(a, name, self_rename) for name in decl.ops],
-        "methods": [
-            {
-                "name": name,
-                "args": m.args,
-                "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args)),
-            }
-            for name, m in decl.methods.items()
-        ],
+        # A declared method with the name of a generated one replaces it, in its place.
+        "methods": [m for m in methods if m["name"] not in GENERATED_METHODS[decl.kind]],
+        "overrides": {m["name"]: m for m in methods if m["name"] in GENERATED_METHODS[decl.kind]},
         "inputs": a.inputs,
     }
     if decl.kind == "layer":

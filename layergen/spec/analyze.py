@@ -28,6 +28,14 @@ KIND_ARGS = {
     "regularizer": ["x"],
     "initializer": ["shape", "dtype"],
 }
+# The method that runs each kind's `call` (a method of that name in `methods` replaces it).
+KIND_METHOD = {
+    "layer": "call",
+    "loss": "call",
+    "constraint": "__call__",
+    "regularizer": "__call__",
+    "initializer": "__call__",
+}
 LAYER_ONLY_KEYS = (
     "inputs",
     "weights",
@@ -543,6 +551,15 @@ class _Analyzer:
             self.code(("init",), decl.init, set(self.result.params), set(), expression=False)
 
     def _check_ops_and_methods(self) -> None:
+        forward = KIND_METHOD[self.kind]
+        if forward in self.decl.methods and self.decl.call is not None:
+            self.error(
+                ("methods", forward),
+                "conflicting-keys",
+                f"both `call` and a method named `{forward}` give the forward pass",
+                f"keep one: the `call` key, or the method `{forward}`",
+                key=True,
+            )
         for name, op in self.decl.ops.items():
             loc = ("ops", name)
             self._arguments(loc + ("args",), op.args, "op argument", template_names.OP_ARGUMENT)

@@ -10,6 +10,7 @@ from .gated_blend import GatedBlend
 from .gaussian_head import GaussianHead
 from .gaussian_jitter import GaussianJitter
 from .masked_time_max import MaskedTimeMax
+from .merge_last_dims import MergeLastDims
 from .noisy_identity import NoisyIdentity
 from .pre_norm_mlp import PreNormMLP
 from .query_context_concat import QueryContextConcat
@@ -33,6 +34,7 @@ __all__ = [
     "GaussianHead",
     "GaussianJitter",
     "MaskedTimeMax",
+    "MergeLastDims",
     "NoisyIdentity",
     "PreNormMLP",
     "QueryContextConcat",
