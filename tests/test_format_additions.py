@@ -314,9 +314,9 @@ def test_an_object_overrides_get_config_and_keeps_its_call():
 
 
 def test_no_generated_class_defines_a_method_twice():
-    from helpers import ACCEPTANCE, OWN_EXAMPLES
-
     from layergen.spec.load import load_declaration
+
+    from helpers import ACCEPTANCE, OWN_EXAMPLES
 
     spec = "methods:\n  compute_output_spec:\n    args: [x]\n    body: return x\n"
     texts = [OVERRIDE, SIZED, HEADS + spec, OVERRIDE.replace("helper:", "compute_output_shape:")]
