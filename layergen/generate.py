@@ -226,7 +226,12 @@ def plan_run(
         import_roots.add(t.import_root)
         source = os.path.relpath(declaration, config.root)
         kind = analysis.decl.kind
-        context = build_context(analysis, package=analysis.decl.package or t.package, source=source)
+        context = build_context(
+            analysis,
+            package=analysis.decl.package or t.package,
+            source=source,
+            line_length=config.line_length,
+        )
         render(t.module, f"{kind}.py.j2" if kind == "layer" else "object.py.j2", context)
         golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
         test_context = build_test_context(analysis, module=t.dotted, source=source, golden=golden)

@@ -331,3 +331,92 @@ def test_no_generated_class_defines_a_method_twice():
             if isinstance(node, ast.ClassDef):
                 names = [n.name for n in node.body if isinstance(n, ast.FunctionDef)]
                 assert len(names) == len(set(names)), (node.name, names)
+
+
+# -- 6. docstrings like keras-hub's ------------------------------------------------------------
+
+DENSE = """\
+layer: ScaledDense
+doc: Dense layer with a learnable per-unit output scale, written out at some length so that it wraps.
+params:
+  units: {type: int, min: 1, doc: "dimensionality of the output space, which is also the number of scales"}
+  use_bias: {type: bool, default: true}
+inputs:
+  x: {min_rank: 2}
+weights:
+  kernel: {shape: "(x[-1], units)"}
+call: ops.matmul(x, kernel)
+output_shape: (*x[:-1], units)
+example:
+  params: {units: 8}
+  input_shape: [2, 5]
+"""
+
+
+def docstring(source: str) -> str:
+    (cls,) = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
+    return ast.get_docstring(cls)
+
+
+def test_shapes_are_described_in_words():
+    doc = docstring(module_source(DENSE))
+    assert "Input shape:\n    N-D tensor (N >= 2) with shape `(batch_size, ..., input_dim)`." in doc
+    assert "Output shape:\n    N-D tensor with shape `(batch_size, ..., units)`." in doc
+    assert "x[" not in doc  # not the declaration's expression
+
+
+@pytest.mark.parametrize(
+    "inputs, shape, words",
+    [
+        ("x: {rank: 3}", "(x[0], x[2])", "2D tensor with shape `(batch_size, input_dim)`"),
+        ("x: {rank: 2}", "(x[0],)", "1D tensor with shape `(batch_size,)`"),
+        ("x: {}", "(*x[1:], 4)", "N-D tensor with shape `(..., 4)`"),
+        ("x: {}", "x", "N-D tensor with shape `(batch_size, ..., input_dim)`"),
+        ("x: {}", "()", "A scalar tensor"),
+        ("x: {}", "(x[0], units * 2)", "2D tensor with shape `(batch_size, units * 2)`"),
+        ("x: {}", "\n  - x[0]\n  - units", "2D tensor with shape `(batch_size, units)`"),
+    ],
+)
+def test_shape_words(inputs, shape, words):
+    text = f"layer: A\nparams:\n  units: int\ninputs:\n  {inputs}\noutput_shape: {shape}\n"
+    assert f"Output shape:\n    {words}." in docstring(module_source(text))
+
+
+def test_several_inputs_and_named_outputs_each_get_a_line():
+    text = HEADS.replace("layer: Heads", "layer: Heads\ninputs: {x: {}, y: {rank: 2}}")
+    doc = docstring(module_source(text))
+    assert "`x`: N-D tensor with shape `(batch_size, ..., x_dim)`.\n" in doc
+    assert "`y`: 2D tensor with shape `(batch_size, y_dim)`.\n" in doc
+    assert "A dict keyed by name:\n    `mean`: N-D tensor with shape `(batch_size, ..., 2)`." in doc
+
+
+def test_the_example_section_is_built_from_example():
+    doc = docstring(module_source(DENSE))
+    assert doc.endswith(
+        "Example:\n\n```python\nlayer = ScaledDense(units=8)\n"
+        "x = keras.random.normal((2, 5))\noutputs = layer(x)\n```"
+    )
+    assert "Example:" not in docstring(module_source(DENSE.split("example:")[0]))
+
+
+def test_docstrings_are_wrapped_to_the_line_length():
+    for width in (60, 88, 100):
+        context = build_context(analysis(DENSE), package="demo", source="a", line_length=width)
+        source = format_code(render_source("layer.py.j2", context), width)
+        end = source.index('    """\n', source.index("class "))
+        assert max(len(line) for line in source[:end].splitlines()) <= width, width
+
+
+def test_generate_wraps_to_the_configured_line_length(tmp_path):
+    from helpers import layergen
+
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n[tool.black]\nline-length = 60\n"
+    )
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "scaled_dense.layer.yaml").write_text(DENSE)
+    result = layergen("generate", "layers", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    source = (tmp_path / "layers" / "scaled_dense.py").read_text()
+    doc_lines = source[: source.index('    """\n', source.index("class "))].splitlines()
+    assert max(len(line) for line in doc_lines) <= 60

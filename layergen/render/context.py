@@ -16,6 +16,7 @@ from ..spec.analyze import KIND_METHOD, Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import BOUNDS, Param
 from ..spec.yamlfile import Pos
+from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
 
 BASE_CLASSES = {
@@ -51,7 +52,9 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def docstring_text(text: str, indent: str = "    ", first: int | None = None) -> str:
+def docstring_text(
+    text: str, indent: str = "    ", first: int | None = None, width: int = 88
+) -> str:
     """Text that reads back exactly as written inside a triple-quoted docstring.
 
     Nothing in it can end the string or start an escape: backslashes and quotes
@@ -70,7 +73,7 @@ def docstring_text(text: str, indent: str = "    ", first: int | None = None) ->
     lines[0] = re.sub(r"^ ", r"\\x20", lines[0])
     lines = [re.sub(r" $", r"\\x20", line) for line in lines]
     if first is not None:
-        lines = _wrapped(lines, first, len(indent))
+        lines = _wrapped(lines, first, len(indent), width)
     return "\n".join([lines[0]] + [indent + line if line else "" for line in lines[1:]])
 
 
@@ -231,7 +234,10 @@ def shape_rank(code: Code, inputs: set[str]) -> int | None:
 # -- the context -------------------------------------------------------------
 
 
-def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
+def build_context(
+    a: Analysis, *, package: str, source: str, line_length: int = 88
+) -> dict[str, Any]:
+    """`line_length`: black's, which the docstrings are wrapped to."""
     decl = a.decl
     members = _members(a)
     self_rename = {name: f"self.{name}" for name in members}
@@ -242,7 +248,7 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
             "checks": param_checks(name, p),
             "store": param_store(name, p),
             "config": param_config(name, p),
-            "doc": docstring_text(param_doc(name, p), " " * 12, first=8),
+            "doc": docstring_text(param_doc(name, p), " " * 12, 8, line_length),
         }
         for name, p in a.params.items()
     ]
@@ -261,7 +267,8 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         "package": package,
         "base": decl.base or BASE_CLASSES[decl.kind],
         "custom_base": decl.base is not None,
-        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7),
+        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7, width=line_length),
+        "line_length": line_length,
         "params": params,
         "imports": list(decl.imports),
         "random": decl.random,
@@ -275,7 +282,7 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
         "inputs": a.inputs,
     }
     if decl.kind == "layer":
-        ctx.update(_layer(a, self_rename))
+        ctx.update(_layer(a, self_rename, line_length))
     else:
         ctx["call_body"] = body(a.code("call"), _shadowed(self_rename, a.inputs))
     return ctx
@@ -312,8 +319,9 @@ def _op(a: Analysis, name: str, self_rename: dict[str, str]) -> dict[str, Any]:
     return {"name": name, "args": op.args, "forward": forward, "gradient": gradient}
 
 
-def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
+def _layer(a: Analysis, self_rename: dict[str, str], width: int) -> dict[str, Any]:
     decl = a.decl
+    example = example_doc(a, width)
     inputs = a.inputs
     several = len(inputs) > 1
     input_set = set(inputs)
@@ -397,8 +405,11 @@ def _layer(a: Analysis, self_rename: dict[str, str]) -> dict[str, Any]:
         "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": decl.output_type == "dict",
-        "input_doc": [docstring_text(line, " " * 12, first=8) for line in _input_doc(a)],
-        "output_doc": [docstring_text(line, " " * 12, first=8) for line in _output_doc(a)],
+        "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(a)],
+        "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(a)],
+        "example_doc": (
+            [docstring_text(line) for line in example] if example is not None else None
+        ),
     }
 
 
@@ -559,39 +570,3 @@ def _output_shape(
     if decl.base is not None:
         return None
     return shape_names[a.inputs[0]]
-
-
-def _input_doc(a: Analysis) -> list[str]:
-    lines = []
-    for name in a.inputs:
-        spec = (a.decl.inputs or {}).get(name)
-        rank = ""
-        if spec and spec.rank is not None:
-            rank = f" of rank {spec.rank}"
-        elif spec and spec.min_rank is not None:
-            rank = f" of rank at least {spec.min_rank}"
-        dtype = f", dtype {spec.dtype}" if spec and spec.dtype else ""
-        lines.append(f"`{name}`: tensor{rank}{dtype}.")
-    return lines
-
-
-def _output_doc(a: Analysis) -> list[str]:
-    decl = a.decl
-    if decl.output_shape is not None:
-        return [f"`{_shape_text(a, ('output_shape',), decl.output_shape)}`."]
-    if decl.outputs is not None:
-        return [f"`{n}`: `{_shape_text(a, ('outputs', n), s)}`." for n, s in decl.outputs.items()]
-    return [f"same as `{a.inputs[0]}`."] if decl.base is None else ["as the base layer."]
-
-
-def _shape_text(a: Analysis, loc: tuple, value: Any) -> str:
-    """A declared shape as its code reads, without comments."""
-    if not isinstance(value, list):
-        return a.code(*loc).render()
-    dims = []
-    for i, dim in enumerate(value):
-        if isinstance(dim, str):  # parsed as the tuple `(dim,)`
-            code = a.code(*loc, i)
-            dim = code.module.code_for_node(_expression(code).elements[0].value)
-        dims.append(str(dim))
-    return "(" + ", ".join(dims) + ")"

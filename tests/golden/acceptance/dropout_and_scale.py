@@ -14,10 +14,18 @@ class DropoutAndScale(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = DropoutAndScale(rate=0.3, scale=2.0)
+    x = keras.random.normal((4, 16))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, rate=0.5, scale=1.0, **kwargs):

@@ -14,10 +14,18 @@ class EncoderBlock(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank 3.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = EncoderBlock(d_model=8, num_heads=2)
+    x = keras.random.normal((2, 5, 8))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, d_model, num_heads, **kwargs):

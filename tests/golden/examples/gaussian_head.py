@@ -13,11 +13,20 @@ class GaussianHead(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `mean`: `(*x[:-1], units)`.
-        `log_var`: `(*x[:-1], units)`.
+        A dict keyed by name:
+        `mean`: N-D tensor with shape `(batch_size, ..., units)`.
+        `log_var`: N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = GaussianHead(units=3)
+    x = keras.random.normal((2, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, units, **kwargs):

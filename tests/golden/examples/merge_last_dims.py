@@ -9,10 +9,18 @@ class MergeLastDims(keras.layers.Layer):
     """Merges the last two axes of the input into one, as a reshape would.
 
     Input shape:
-        `x`: tensor of rank at least 3.
+        N-D tensor (N >= 3) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        As `compute_output_shape` computes it.
+
+    Example:
+
+    ```python
+    layer = MergeLastDims()
+    x = keras.random.normal((2, 3, 4, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, **kwargs):

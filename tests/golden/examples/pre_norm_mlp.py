@@ -14,10 +14,18 @@ class PreNormMLP(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank at least 2.
+        N-D tensor (N >= 2) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], width)`.
+        N-D tensor with shape `(batch_size, ..., width)`.
+
+    Example:
+
+    ```python
+    layer = PreNormMLP(hidden=12, width=6)
+    x = keras.random.normal((2, 3, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, hidden, width, **kwargs):

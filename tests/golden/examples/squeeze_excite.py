@@ -15,10 +15,18 @@ class SqueezeExcite(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank at least 3.
+        N-D tensor (N >= 3) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = SqueezeExcite(ratio=0.5)
+    x = keras.random.normal((2, 4, 4, 8))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, ratio=0.25, **kwargs):

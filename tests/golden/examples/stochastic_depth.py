@@ -18,11 +18,20 @@ class StochasticDepth(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `shortcut`: tensor.
-        `branch`: tensor.
+        `shortcut`: N-D tensor with shape `(batch_size, ..., shortcut_dim)`.
+        `branch`: N-D tensor with shape `(batch_size, ..., branch_dim)`.
 
     Output shape:
-        same as `shortcut`.
+        Same shape as `shortcut`.
+
+    Example:
+
+    ```python
+    layer = StochasticDepth(rate=0.5)
+    shortcut = keras.random.normal((16, 4))
+    branch = keras.random.normal((16, 4))
+    outputs = layer([shortcut, branch])
+    ```
     """
 
     def __init__(self, rate=0.1, seed=None, **kwargs):
