@@ -83,7 +83,9 @@ def find_declarations(paths: list[Path]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:
-            errors.append(Diagnostic(str(path), 1, 1, "no-such-file", "no such file or folder"))
+            errors.append(
+                Diagnostic(str(path), None, None, "no-such-file", "no such file or folder")
+            )
     if errors:
         raise DiagnosticError(errors)
     return list(dict.fromkeys(Path(os.path.abspath(p)) for p in found))
