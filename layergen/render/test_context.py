@@ -275,7 +275,7 @@ def build_test_context(
         )
     )
     has_trainable = decl.base is not None or any(
-        w.trainable and w.when is None for w in decl.weights.values()
+        w.trainable and (w.when is None or w.when is True) for w in decl.weights.values()
     )
     masking = None
     if decl.masking is True:
