@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import block, format_code, literal, render_source
 from layergen.render.test_context import build_test_context
@@ -70,16 +71,10 @@ def test_black_only_splits_lines_that_are_too_long(path):
     """Templates write what black would, so black (which formats twice whenever its
     input changes) has little to do. What is left is a declaration's long lines."""
     analysis = load_declaration(path)
-    layer = analysis.decl.kind == "layer"
+    kind = KINDS[analysis.decl.kind]
     rendered = [
-        render_source(
-            "layer.py.j2" if layer else "object.py.j2",
-            build_context(analysis, package="p", source="s"),
-        ),
-        render_source(
-            "layer_test.py.j2" if layer else "object_test.py.j2",
-            build_test_context(analysis, module="p.m", source="s"),
-        ),
+        render_source(kind.template, build_context(analysis, package="p", source="s")),
+        render_source(kind.test_template, build_test_context(analysis, module="p.m", source="s")),
     ]
     for source in rendered:
         formatted = format_code(source)

@@ -12,19 +12,13 @@ from typing import Any
 import libcst as cst
 
 from ..keras_names import IDENTIFIERS
+from ..kinds import KINDS
 from ..spec.analyze import Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import Param
 from ..spec.yamlfile import Pos
 from .render import block, literal
 
-BASE_CLASSES = {
-    "layer": "keras.layers.Layer",
-    "loss": "keras.losses.Loss",
-    "constraint": "keras.constraints.Constraint",
-    "regularizer": "keras.regularizers.Regularizer",
-    "initializer": "keras.initializers.Initializer",
-}
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
 
 
@@ -230,10 +224,13 @@ def build_context(a: Analysis, *, package: str, source: str) -> dict[str, Any]:
     ]
     ctx: dict[str, Any] = {
         "kind": decl.kind,
+        "method": KINDS[decl.kind].method,
+        "signature": KINDS[decl.kind].signature,
+        "base_kwargs": KINDS[decl.kind].base_kwargs,
         "name": decl.name,
         "source": docstring_text(source),
         "package": package,
-        "base": decl.base or BASE_CLASSES[decl.kind],
+        "base": decl.base or KINDS[decl.kind].base,
         "custom_base": decl.base is not None,
         "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7),
         "params": params,

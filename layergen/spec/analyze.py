@@ -15,19 +15,13 @@ from typing import Any
 
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
+from ..keras_names import DTYPES, IDENTIFIERS
+from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Param
 from .yamlfile import Document, Pos
 
-# The names in scope in the one method of each non-layer kind.
-KIND_ARGS = {
-    "loss": ["y_true", "y_pred"],
-    "constraint": ["w"],
-    "regularizer": ["x"],
-    "initializer": ["shape", "dtype"],
-}
 LAYER_ONLY_KEYS = (
     "inputs",
     "weights",
@@ -80,7 +74,7 @@ class _Analyzer:
         if self.kind == "layer":
             inputs = list(decl.inputs) if decl.inputs else ["x"]
         else:
-            inputs = KIND_ARGS[self.kind]
+            inputs = list(KINDS[self.kind].arguments)
         self.result = Analysis(doc, decl, params, inputs)
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
@@ -235,7 +229,7 @@ class _Analyzer:
             return False
         if not reserved:
             return True
-        taken = LAYER_ATTRIBUTES if self.kind == "layer" else OBJECT_ATTRIBUTES[self.kind]
+        taken = KINDS[self.kind].reserved
         if name in taken:
             owner = "every Keras layer" if self.kind == "layer" else f"every Keras {self.kind}"
             self.error(
