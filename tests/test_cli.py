@@ -122,6 +122,7 @@ def test_generating_imports_no_deep_learning_framework(project):
     assert (project / "layers" / "double.py").is_file()
 
 
+@pytest.mark.e2e
 def test_new_layer_tests_pass_right_away(project):
     result = runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"])
     assert result.exit_code == 0

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -579,6 +580,7 @@ QUICK_CHECKS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.e2e
 def test_sample_of_generated_layers_import_and_pass_quick_checks(tmp_path):
     from layergen.config import Config
     from layergen.generate import plan, write

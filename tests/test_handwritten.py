@@ -46,6 +46,7 @@ def report(tmp_path_factory):
     return run.stdout
 
 
+@pytest.mark.e2e
 def test_tests_for_the_seeds_pass(report):
     for name in (
         "scaled_dense",

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import yaml
 
 from layergen.init import DECLARATION_FILES
@@ -73,6 +74,7 @@ call: initial * 0.5 ** ops.floor(ops.cast(step, "float32") / every)
 """
 
 
+@pytest.mark.e2e
 def test_a_new_kind_is_one_row_and_one_template(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         "[project]\nname = 'demo'\n[tool.layergen]\ntemplates = 'templates'\n"

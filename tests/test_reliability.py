@@ -256,6 +256,7 @@ def test_an_oversized_file_is_refused_before_it_is_parsed():
     )
 
 
+@pytest.mark.e2e
 def test_the_analysis_of_a_large_allowed_declaration_stays_linear():
     """Eight times the code takes well under the 64 times a quadratic analysis would."""
     from layergen.render.context import build_context
