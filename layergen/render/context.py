@@ -12,40 +12,15 @@ from typing import Any
 import libcst as cst
 
 from ..keras_names import IDENTIFIERS
-from ..spec.analyze import KIND_METHOD, Analysis
+from ..kinds import KINDS
+from ..spec.analyze import Analysis
 from ..spec.code import Code, body, parse, resolve
 from ..spec.model import BOUNDS, Param
 from ..spec.yamlfile import Pos
 from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
 
-BASE_CLASSES = {
-    "layer": "keras.layers.Layer",
-    "loss": "keras.losses.Loss",
-    "constraint": "keras.constraints.Constraint",
-    "regularizer": "keras.regularizers.Regularizer",
-    "initializer": "keras.initializers.Initializer",
-}
-KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)
-# The methods the templates write for each kind.
-GENERATED_METHODS = {
-    "layer": frozenset(
-        [
-            "__init__",
-            "build",
-            "call",
-            "compute_mask",
-            "compute_output_shape",
-            "compute_output_spec",
-            "get_config",
-        ]
-    ),
-    **{
-        kind: frozenset(["__init__", method, "get_config"])
-        for kind, method in KIND_METHOD.items()
-        if kind != "layer"
-    },
-}  # activation, initializer, regularizer, constraint
+KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
 
 
 def snake(name: str) -> str:
@@ -262,10 +237,13 @@ def build_context(
     ]
     ctx: dict[str, Any] = {
         "kind": decl.kind,
+        "method": KINDS[decl.kind].method,
+        "signature": KINDS[decl.kind].signature,
+        "base_kwargs": KINDS[decl.kind].base_kwargs,
         "name": decl.name,
         "source": docstring_text(source),
         "package": package,
-        "base": decl.base or BASE_CLASSES[decl.kind],
+        "base": decl.base or KINDS[decl.kind].base,
         "custom_base": decl.base is not None,
         "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7, width=line_length),
         "line_length": line_length,
@@ -277,8 +255,10 @@ def build_context(
         "init": a.code("init").render() if decl.init else None,
         "ops": [_op(a, name, self_rename) for name in decl.ops],
         # A declared method with the name of a generated one replaces it, in its place.
-        "methods": [m for m in methods if m["name"] not in GENERATED_METHODS[decl.kind]],
-        "overrides": {m["name"]: m for m in methods if m["name"] in GENERATED_METHODS[decl.kind]},
+        "methods": [m for m in methods if m["name"] not in KINDS[decl.kind].generated_methods],
+        "overrides": {
+            m["name"]: m for m in methods if m["name"] in KINDS[decl.kind].generated_methods
+        },
         "inputs": a.inputs,
     }
     if decl.kind == "layer":

@@ -5,24 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..kinds import KINDS
 from ..spec.analyze import Analysis
 from ..spec.code import body
 from ..spec.model import Param
 from .context import docstring_text, shape_tuple
 from .render import literal
-
-SIGNATURES = {
-    "loss": "y_true, y_pred",
-    "constraint": "w",
-    "regularizer": "x",
-    "initializer": "shape, dtype",
-}
-DEFAULT_SHAPES = {
-    "loss": (4, 10),
-    "constraint": (3, 3),
-    "regularizer": (3, 3),
-    "initializer": (3, 3),
-}
 
 # Built-in layers whose output depends on `training`.
 TRAINING_SENSITIVE = {
@@ -236,8 +224,8 @@ def build_object_test_context(a: Analysis, *, module: str, source: str) -> dict[
         "module": module,
         "source": docstring_text(source),
         "args": example_args(a),
-        "shape": tuple(shape) if isinstance(shape, list) else DEFAULT_SHAPES[decl.kind],
-        "signature": SIGNATURES[decl.kind],
+        "shape": tuple(shape) if isinstance(shape, list) else KINDS[decl.kind].test_shape,
+        "signature": ", ".join(KINDS[decl.kind].arguments),
         "declared": body(a.code("call"), {m: f"obj.{m}" for m in members if m not in a.inputs}),
         "ops": op_tests(a, "object", "SHAPE"),
     }
@@ -290,7 +278,7 @@ def build_test_context(
         )
     )
     has_trainable = decl.base is not None or any(
-        w.trainable and w.when is None for w in decl.weights.values()
+        w.trainable and (w.when is None or w.when is True) for w in decl.weights.values()
     )
     masking = None
     if decl.masking is True:

@@ -42,7 +42,9 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
                 if declaration is not None:
                     found[module] = declaration
         elif not path.is_file():
-            errors.append(Diagnostic(str(path), 1, 1, "no-such-file", "no such file or folder"))
+            errors.append(
+                Diagnostic(str(path), None, None, "no-such-file", "no such file or folder")
+            )
         elif (declaration := _beside(path)) is not None:
             found[path] = declaration
         elif not skip_undeclared:
