@@ -115,8 +115,10 @@ USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 def generated(data: dict, kind: str):
     path = f"probe.{kind}.yaml"
     a = parse_declaration(path, json.dumps(data).encode())
-    module = render(KINDS[kind].template, build_context(a, package="p", source=path))
-    tests = render(KINDS[kind].test_template, build_test_context(a, module="p.probe", source=path))
+    module = render(KINDS[kind].template, build_context(a.ir, package="p", source=path))
+    tests = render(
+        KINDS[kind].test_template, build_test_context(a.ir, module="p.probe", source=path)
+    )
     return a, module, tests
 
 

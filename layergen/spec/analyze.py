@@ -19,6 +19,7 @@ from ..keras_names import DTYPES, IDENTIFIERS
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
+from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
 
@@ -47,6 +48,7 @@ class Analysis:
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     codes: dict[tuple, Code] = field(default_factory=dict)
+    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -103,6 +105,7 @@ class _Analyzer:
         self._check_free_names()
         if self.errors:
             raise DiagnosticError(self.errors)
+        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------
