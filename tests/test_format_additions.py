@@ -147,8 +147,9 @@ def test_outputs_by_name_return_a_dict_with_matching_shapes_and_specs():
 
 def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
     source = module_source(HEADS.replace("return y, -y", "return tuple([y, -y])"))
-    assert 'return {name: out for name, out in zip(("mean", "log_var"), tuple([y, -y]))}' in method(
-        source, "call"
+    assert (
+        'return {name: value for name, value in zip(("mean", "log_var"), tuple([y, -y]))}'
+        in method(source, "call")
     )
 
 
