@@ -147,8 +147,9 @@ def test_outputs_by_name_return_a_dict_with_matching_shapes_and_specs():
 
 def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
     source = module_source(HEADS.replace("return y, -y", "return tuple([y, -y])"))
-    assert 'return {name: out for name, out in zip(("mean", "log_var"), tuple([y, -y]))}' in method(
-        source, "call"
+    assert (
+        'return {name: value for name, value in zip(("mean", "log_var"), tuple([y, -y]))}'
+        in method(source, "call")
     )
 
 
@@ -420,3 +421,257 @@ def test_generate_wraps_to_the_configured_line_length(tmp_path):
     source = (tmp_path / "layers" / "scaled_dense.py").read_text()
     doc_lines = source[: source.index('    """\n', source.index("class "))].splitlines()
     assert max(len(line) for line in doc_lines) <= 60
+
+
+# -- end to end: held-out layers ---------------------------------------------------------------
+
+HELD_OUT = {
+    # Squeeze-and-excitation (Hu et al., 2018): sublayers sized from the input, named.
+    "squeeze_excite_block.layer.yaml": """\
+layer: SqueezeExciteBlock
+doc: Squeeze-and-excitation over the channels of an image.
+params:
+  ratio: {type: float, default: 0.25, gt: 0.0, max: 1.0}
+inputs:
+  images: {rank: 4}
+sublayers:
+  squeeze:
+    class: keras.layers.Dense
+    args: {units: "max(1, int(images[-1] * ratio))", activation: "'relu'"}
+  excite:
+    class: keras.layers.Dense
+    args: {units: "images[-1]", activation: "'sigmoid'"}
+call: |
+  pooled = ops.mean(images, axis=(1, 2), keepdims=True)
+  return images * excite(squeeze(pooled))
+example:
+  params: {ratio: 0.5}
+  input_shape: [2, 5, 5, 8]
+""",
+    # A VAE encoder's two heads, returned by name.
+    "latent_heads.layer.yaml": """\
+layer: LatentHeads
+doc: The mean and the clipped log-variance of a latent Gaussian.
+params:
+  latent_dim: {type: int, gt: 0}
+sublayers:
+  mean_head:
+    class: keras.layers.Dense
+    args: {units: latent_dim}
+  log_var_head:
+    class: keras.layers.Dense
+    args: {units: latent_dim}
+call: |
+  return mean_head(x), ops.clip(log_var_head(x), -10.0, 10.0)
+outputs:
+  mean: (*x[:-1], latent_dim)
+  log_var: (*x[:-1], latent_dim)
+output_type: dict
+example:
+  params: {latent_dim: 3}
+  input_shape: [4, 6]
+""",
+    # Stochastic depth (Huang et al., 2016): an exclusive bound keeps 1 / (1 - rate) finite.
+    "drop_path.layer.yaml": """\
+layer: DropPath
+doc: Drops each example's residual branch with probability `rate` in training.
+params:
+  rate: {type: float, default: 0.2, min: 0.0, lt: 1.0}
+inputs:
+  shortcut: {}
+  residual: {}
+random: true
+call:
+  train: |
+    keep = 1.0 - rate
+    shape = (ops.shape(residual)[0],) + (1,) * (len(residual.shape) - 1)
+    kept = ops.cast(keras.random.uniform(shape, seed=seed_generator) < keep, residual.dtype)
+    return shortcut + residual * kept / keep
+  infer: shortcut + residual
+example:
+  params: {rate: 0.5}
+  input_shape: {shortcut: [32, 3], residual: [32, 3]}
+""",
+    # Patches of an image as a sequence: the output shape needs its own method (a dim may be None).
+    "flatten_patches.layer.yaml": """\
+layer: FlattenPatches
+doc: Turns a grid of patch embeddings into a sequence of them.
+inputs:
+  patches: {rank: 4}
+call: |
+  rows, cols, dim = patches.shape[1:]
+  return ops.reshape(patches, (-1, rows * cols, dim))
+methods:
+  compute_output_shape:
+    args: [input_shape]
+    body: |
+      batch, rows, cols, dim = input_shape
+      return (batch, None if rows is None or cols is None else rows * cols, dim)
+example:
+  input_shape: [2, 3, 4, 5]
+""",
+}
+
+# Runs in the generated project on one backend: each layer against NumPy, then saved and loaded.
+CHECK = r"""
+import inspect, re, sys
+import keras
+import numpy as np
+from keras import ops
+import heldout
+from heldout import DropPath, FlattenPatches, LatentHeads, SqueezeExciteBlock
+
+rng = np.random.default_rng(0)
+def np_(t):
+    return ops.convert_to_numpy(t)
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+def saved_and_loaded(layer, shapes, inputs, tmp):
+    ins = [keras.Input(shape=s[1:]) for s in shapes]
+    model = keras.Model(ins, layer(ins if len(ins) > 1 else ins[0]))
+    before = model.predict(inputs, verbose=0)
+    model.save(tmp)
+    after = keras.saving.load_model(tmp).predict(inputs, verbose=0)
+    for key in (before if isinstance(before, dict) else [None]):
+        a = before[key] if key is not None else before
+        b = after[key] if key is not None else after
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    return model
+
+# Squeeze-and-excitation, against NumPy; named sublayers; save and load.
+images = rng.standard_normal((2, 5, 5, 8)).astype("float32")
+se = SqueezeExciteBlock(ratio=0.5, name="squeeze_excite")
+got = np_(se(images))
+paths = sorted(w.path for w in se.weights)
+assert paths == sorted(f"squeeze_excite/{s}/{v}" for s in ("squeeze", "excite") for v in ("kernel", "bias")), paths
+w = {w.path.split("/", 1)[1]: np_(w) for w in se.weights}
+assert w["squeeze/kernel"].shape == (8, 4) and w["excite/kernel"].shape == (4, 8)
+s = np.maximum(images.mean(axis=(1, 2)) @ w["squeeze/kernel"] + w["squeeze/bias"], 0)
+e = sigmoid(s @ w["excite/kernel"] + w["excite/bias"])
+np.testing.assert_allclose(got, images * e[:, None, None, :], rtol=1e-5, atol=1e-5)
+saved_and_loaded(SqueezeExciteBlock(), [(2, 5, 5, 8)], images, "se.keras")
+clone = SqueezeExciteBlock.from_config(se.get_config())
+clone(images)
+clone.set_weights(se.get_weights())
+np.testing.assert_allclose(np_(clone(images)), got, rtol=1e-6)
+mixed = SqueezeExciteBlock(ratio=0.5, dtype="mixed_float16")
+assert keras.backend.standardize_dtype(mixed(images).dtype) == "float16"
+assert all(keras.backend.standardize_dtype(v.dtype) == "float32" for v in mixed.weights)
+for bad in (0.0, 1.5):
+    try:
+        SqueezeExciteBlock(ratio=bad)
+    except ValueError as exc:
+        assert f"Received: ratio={bad}" in str(exc), exc
+    else:
+        raise AssertionError(f"ratio={bad} accepted")
+
+# Heads returned by name, against NumPy; a model compiles with a loss per name.
+x = (rng.standard_normal((4, 6)) * 20).astype("float32")
+heads = LatentHeads(latent_dim=3)
+out = heads(x)
+assert isinstance(out, dict) and list(out) == ["mean", "log_var"]
+hw = {w.path.split("/", 1)[1]: np_(w) for w in heads.weights}
+np.testing.assert_allclose(np_(out["mean"]), x @ hw["mean_head/kernel"] + hw["mean_head/bias"], rtol=1e-5, atol=1e-4)
+log_var = np.clip(x @ hw["log_var_head/kernel"] + hw["log_var_head/bias"], -10, 10)
+np.testing.assert_allclose(np_(out["log_var"]), log_var, rtol=1e-5, atol=1e-4)
+spec = heads.compute_output_spec(keras.KerasTensor((None, 6)))
+assert {k: tuple(v.shape) for k, v in spec.items()} == {"mean": (None, 3), "log_var": (None, 3)}
+assert heads.compute_output_shape((None, 6)) == {"mean": (None, 3), "log_var": (None, 3)}
+model = saved_and_loaded(LatentHeads(latent_dim=3), [(4, 6)], x, "heads.keras")
+model.compile(optimizer="sgd", loss={"mean": "mse", "log_var": "mae"})
+history = model.fit(x, {"mean": np.zeros((4, 3)), "log_var": np.ones((4, 3))}, verbose=0)
+assert {"mean_loss", "log_var_loss"} <= set(history.history), history.history
+try:
+    LatentHeads(latent_dim=0)
+except ValueError as exc:
+    assert "expected greater than 0. Received: latent_dim=0" in str(exc), exc
+else:
+    raise AssertionError("latent_dim=0 accepted")
+
+# Stochastic depth: the exclusive bound, inference exact, each example's branch dropped or scaled.
+short = rng.standard_normal((256, 3)).astype("float32")
+res = rng.standard_normal((256, 3)).astype("float32") + 3.0
+layer = DropPath(rate=0.25, seed=7)
+np.testing.assert_allclose(np_(layer([short, res], training=False)), short + res, rtol=1e-6)
+added = (np_(layer([short, res], training=True)) - short) / res
+kept = np.isclose(added, 1 / 0.75, rtol=1e-4).all(axis=1)
+dropped = np.isclose(added, 0.0, atol=1e-5).all(axis=1)
+assert np.all(kept | dropped), added
+assert abs(dropped.mean() - 0.25) < 5 * np.sqrt(0.25 * 0.75 / 256), dropped.mean()
+DropPath(rate=0.0)
+try:
+    DropPath(rate=1.0)
+except ValueError as exc:
+    assert "expected at least 0.0 and less than 1.0. Received: rate=1.0" in str(exc), exc
+else:
+    raise AssertionError("rate=1.0 accepted")
+saved_and_loaded(DropPath(), [(32, 3), (32, 3)], [short[:32], res[:32]], "drop.keras")
+
+# A declared compute_output_shape: an unknown dim stays unknown.
+patches = rng.standard_normal((2, 3, 4, 5)).astype("float32")
+flat = FlattenPatches()
+np.testing.assert_array_equal(np_(flat(patches)), patches.reshape(2, 12, 5))
+assert flat.compute_output_shape((None, None, 4, 5)) == (None, None, 5)
+saved_and_loaded(FlattenPatches(), [(2, 3, 4, 5)], patches, "flat.keras")
+
+# Every docstring's Example runs as written.
+for cls in (SqueezeExciteBlock, LatentHeads, DropPath, FlattenPatches):
+    code = re.search(r"```python\n(.*?)```", inspect.getdoc(cls), re.S).group(1)
+    namespace = {"keras": keras, cls.__name__: cls}
+    exec(code, namespace)
+    assert namespace["outputs"] is not None
+print("checked on", keras.backend.backend())
+"""
+
+
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory):
+    from helpers import layergen, make_project
+
+    source = tmp_path_factory.mktemp("declarations")
+    for name, text in HELD_OUT.items():
+        (source / name).write_text(text)
+    root = make_project(tmp_path_factory.mktemp("held_out"), {"heldout": source})
+    result = layergen("generate", "heldout", cwd=root)
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+def test_held_out_layers_generate_without_a_method_twice(held_out):
+    for name in HELD_OUT:
+        source = (held_out / "heldout" / f"{name.split('.')[0]}.py").read_text()
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                names = [n.name for n in node.body if isinstance(n, ast.FunctionDef)]
+                assert len(names) == len(set(names)), names
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+def test_held_out_layers_match_numpy_save_load_and_pass_their_tests(held_out, backend, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from helpers import run_pytest
+
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": backend,
+        "KERAS_HOME": str(tmp_path / ".keras"),
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "PYTHONPATH": os.pathsep.join([str(held_out), os.environ.get("PYTHONPATH", "")]),
+    }
+    check = subprocess.run(
+        [sys.executable, "-c", CHECK],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert check.returncode == 0, check.stderr[-3000:]
+    assert f"checked on {backend}" in check.stdout
+    outcomes = run_pytest(held_out, backend)
+    failed = [name for name, outcome in outcomes.items() if outcome != "passed"]
+    assert len(outcomes) >= 4 * 8 and not failed, failed

@@ -70,10 +70,9 @@ class GaussianHead(keras.layers.Layer):
         }
 
     def compute_output_spec(self, x, training=None):
-        output_shape = self.compute_output_shape(x.shape)
         return {
             name: keras.KerasTensor(shape, dtype=self.compute_dtype)
-            for name, shape in output_shape.items()
+            for name, shape in self.compute_output_shape(x.shape).items()
         }
 
     def get_config(self):
