@@ -228,10 +228,17 @@ def plan_run(
         import_roots.add(t.import_root)
         source = os.path.relpath(declaration, config.root)
         kind = analysis.decl.kind
-        context = build_context(analysis, package=analysis.decl.package or t.package, source=source)
+        context = build_context(
+            analysis.ir,
+            package=analysis.decl.package or t.package,
+            source=source,
+            line_length=config.line_length,
+        )
         render(t.module, KINDS[kind].template, context)
         golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
-        test_context = build_test_context(analysis, module=t.dotted, source=source, golden=golden)
+        test_context = build_test_context(
+            analysis.ir, module=t.dotted, source=source, golden=golden
+        )
         render(t.test, KINDS[kind].test_template, test_context)
         companions[t.module] = t.test
         if analysis.decl.hand_written:

@@ -25,6 +25,12 @@ class Kind:
     test_template: str
     test_shape: tuple[int, ...]  # the example input of the generated tests
     summary: str  # for the JSON Schema: what the key generates
+    extra_methods: frozenset[str] = frozenset()  # written beside __init__, method, get_config
+
+    @property
+    def generated_methods(self) -> frozenset[str]:
+        """What the template writes: a declared method of one of these names replaces it."""
+        return frozenset(["__init__", self.method, "get_config"]) | self.extra_methods
 
     @property
     def suffix(self) -> str:
@@ -48,6 +54,9 @@ KINDS: dict[str, Kind] = {
             test_template="layer_test.py.j2",
             test_shape=(4, 8),
             summary="Generate a keras.layers.Layer subclass of this name (PascalCase).",
+            extra_methods=frozenset(
+                ["build", "compute_mask", "compute_output_shape", "compute_output_spec"]
+            ),
         ),
         Kind(
             name="loss",

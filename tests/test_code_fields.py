@@ -28,7 +28,7 @@ def module_code(text: str, path: str) -> str:
     """The generated module and its generated test module, one after the other; both compile."""
     analysis = parse_declaration(path, text.encode())
     template = KINDS[analysis.decl.kind].test_template
-    tests = render(template, build_test_context(analysis, module="pkg.probe", source=path))
+    tests = render(template, build_test_context(analysis.ir, module="pkg.probe", source=path))
     compile(tests, path, "exec", dont_inherit=True)
     return class_code(text, path) + "\n" + tests
 

@@ -445,11 +445,11 @@ def generate(raw: bytes, path: str = "fuzz.layer.yaml"):
             assert "Traceback" not in d.message
         return None
     kind = analysis.decl.kind
-    module = render(KINDS[kind].template, build_context(analysis, package="fuzz", source=path))
+    module = render(KINDS[kind].template, build_context(analysis.ir, package="fuzz", source=path))
     compile(module, "module.py", "exec", dont_inherit=True)
     test = render(
         KINDS[kind].test_template,
-        build_test_context(analysis, module="fuzz_module", source="fuzz.layer.yaml"),
+        build_test_context(analysis.ir, module="fuzz_module", source="fuzz.layer.yaml"),
     )
     compile(test, "test_module.py", "exec", dont_inherit=True)
     return module

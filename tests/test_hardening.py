@@ -48,7 +48,7 @@ def module_code(text: str | bytes, path: str = "odd.layer.yaml") -> str:
     raw = text.encode() if isinstance(text, str) else text
     analysis = parse_declaration(path, raw)
     kind = analysis.decl.kind
-    code = render(KINDS[kind].template, build_context(analysis, package="p", source=path))
+    code = render(KINDS[kind].template, build_context(analysis.ir, package="p", source=path))
     compile(code, path, "exec", dont_inherit=True)
     return code
 

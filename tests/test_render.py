@@ -73,8 +73,10 @@ def test_black_only_splits_lines_that_are_too_long(path):
     analysis = load_declaration(path)
     kind = KINDS[analysis.decl.kind]
     rendered = [
-        render_source(kind.template, build_context(analysis, package="p", source="s")),
-        render_source(kind.test_template, build_test_context(analysis, module="p.m", source="s")),
+        render_source(kind.template, build_context(analysis.ir, package="p", source="s")),
+        render_source(
+            kind.test_template, build_test_context(analysis.ir, module="p.m", source="s")
+        ),
     ]
     for source in rendered:
         formatted = format_code(source)

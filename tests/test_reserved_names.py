@@ -108,15 +108,31 @@ BASE = {
     "losses": ["ops.sum(x)"],
     "example": {"params": {"units": 2}},
 }
-PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), *OTHERS]
+# The format's additions of issue 14: outputs by name, a sublayer sized from the input,
+# a method that replaces a generated one.
+NAMED = {
+    "layer": "ProbeNamed",
+    "params": {"pa": {"type": "float", "default": 0.5, "gt": 0.0, "lt": 1.0}},
+    "inputs": {"ia": {"rank": 2}},
+    "sublayers": {"sd": {"class": "keras.layers.Dense", "args": {"units": "ia[-1]"}}},
+    "call": "return tuple([sd(ia), ia * pa])",  # not a written tuple: zipped with the names
+    "masking": True,
+    "outputs": {"o1": "ia", "o2": "ia"},
+    "output_type": "dict",
+    "methods": {"get_config": {"body": "return {**super().get_config(), 'pa': pa}"}},
+    "example": {"input_shape": [2, 3]},
+}
+PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), (NAMED, "layer"), *OTHERS]
 USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 
 
 def generated(data: dict, kind: str):
     path = f"probe.{kind}.yaml"
     a = parse_declaration(path, json.dumps(data).encode())
-    module = render(KINDS[kind].template, build_context(a, package="p", source=path))
-    tests = render(KINDS[kind].test_template, build_test_context(a, module="p.probe", source=path))
+    module = render(KINDS[kind].template, build_context(a.ir, package="p", source=path))
+    tests = render(
+        KINDS[kind].test_template, build_test_context(a.ir, module="p.probe", source=path)
+    )
     return a, module, tests
 
 

@@ -41,6 +41,8 @@ class Param(Strict):
     default: Any = None
     min: int | float | None = None
     max: int | float | None = None
+    gt: int | float | None = None  # exclusive bounds, beside the inclusive min and max
+    lt: int | float | None = None
     choices: list[Any] | None = None
     doc: str | None = None
 
@@ -52,6 +54,20 @@ class Param(Strict):
     @property
     def required(self) -> bool:
         return "default" not in self.model_fields_set
+
+    @property
+    def bounds(self) -> list[tuple[str, int | float]]:
+        """The declared bounds as (key, value): `min`, `gt`, `max`, `lt`, in that order."""
+        return [(k, getattr(self, k)) for k in BOUNDS if getattr(self, k) is not None]
+
+
+# Each bound key: the comparison a valid value passes, and how it reads in a message.
+BOUNDS = {
+    "min": (">=", "at least"),
+    "gt": (">", "greater than"),
+    "max": ("<=", "at most"),
+    "lt": ("<", "less than"),
+}
 
 
 class Input(Strict):
@@ -153,6 +169,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     methods: dict[str, Method] = {}
     output_shape: ShapeValue | None = None
     outputs: dict[str, ShapeValue] | None = None
+    output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     example: Example = Example()
     # Members of the class that a person owns (`layergen sync` lists those it cannot

@@ -274,7 +274,7 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
-    from ..render.test_context import example_value
+    from ..spec.ir import example_value
     from ..spec.model import Param
 
     data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
