@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 # Below this many declarations to render, forking workers costs more than it saves.
 PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "6"))
-TEMPLATES = ("layer.py.j2", "object.py.j2", "layer_test.py.j2", "object_test.py.j2")
 
 
 @dataclass(frozen=True)
@@ -68,6 +67,7 @@ def render_all(
 
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     """One declaration's module and test module, or its located errors."""
+    from .kinds import KINDS
     from .render.context import build_context
     from .render.render import format_code, render_source, source_digest
     from .render.test_context import build_test_context
@@ -95,12 +95,17 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
 
     source = os.path.relpath(t.declaration, config.root)
     decl = analysis.decl
-    context = build_context(analysis, package=decl.package or t.package, source=source)
-    render(t.module, "layer.py.j2" if decl.kind == "layer" else "object.py.j2", context)
-    test_context = build_test_context(analysis, module=t.dotted, source=source, golden=job.golden)
-    render(
-        t.test, "layer_test.py.j2" if decl.kind == "layer" else "object_test.py.j2", test_context
+    context = build_context(
+        analysis.ir,
+        package=decl.package or t.package,
+        source=source,
+        line_length=config.line_length,
     )
+    render(t.module, KINDS[decl.kind].template, context)
+    test_context = build_test_context(
+        analysis.ir, module=t.dotted, source=source, golden=job.golden
+    )
+    render(t.test, KINDS[decl.kind].test_template, test_context)
     out.record = Record(
         job.inputs,
         (lock.key(t.module), lock.key(t.test)),
@@ -115,13 +120,15 @@ def warm_up(config: Config) -> None:
     """Import and compile what rendering needs, once per process (and before forking)."""
     import black
 
+    from .kinds import KINDS
     from .render import context, test_context  # noqa: F401
     from .render.render import environment
     from .spec import load  # noqa: F401
 
     env = environment(str(config.templates) if config.templates else None)
-    for name in TEMPLATES:
-        env.get_template(name)
+    for kind in KINDS.values():
+        env.get_template(kind.template)
+        env.get_template(kind.test_template)
     black.format_str("pass\n", mode=black.Mode())  # black loads its grammar on first use
 
 
