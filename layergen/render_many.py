@@ -140,11 +140,25 @@ def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Itera
 
     global _STATE
     _STATE = (config, lock)
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_started)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_render_in_worker, jobs)
+        yield from pool.imap(_render_in_worker, jobs)
+        pool.close()  # every result is in: the workers end on their own
+    except BaseException:
+        pool.terminate()
+        raise
     finally:
+        pool.join()
         _STATE = ()
+
+
+def _worker_started() -> None:
+    """Signals as a plain process has them: the parent may hold SIGTERM and SIGINT (watch
+    does, for a clean stop between runs), and a worker that inherited that would never end."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _render_in_worker(job: Job) -> Rendered:
