@@ -114,23 +114,22 @@ def watch_latency(parent: Path, count: int, saves: int) -> list[float]:
     project = new_project(parent / "watched", count)
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
     proc = subprocess.Popen(
-        [*LAYERGEN, "watch", "-q"],
+        [*LAYERGEN, "watch"],
         cwd=project,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=(parent / "watch.err").open("w"),
+        stdout=(parent / "watch.out").open("w"),
+        stderr=subprocess.STDOUT,
     )
     declarations = editable(project / "layers")
     latencies = []
     try:
         deadline = time.monotonic() + 300
-        while not (project / "layergen.lock").is_file():  # the first generate is done
+        # The first run is done and the watcher waits for saves.
+        while "layergen watch: watching" not in (parent / "watch.out").read_text():
             if proc.poll() is not None or time.monotonic() > deadline:
-                sys.exit(
-                    f"layergen watch did not generate the project:\n{(parent / 'watch.err').read_text()}"
-                )
+                sys.exit(f"layergen watch did not start:\n{(parent / 'watch.out').read_text()}")
             time.sleep(0.05)
-        time.sleep(1.0)  # the watcher starts watching after its first run
+        time.sleep(0.2)
         for save in range(saves):
             declaration = declarations[(save * 7) % len(declarations)]
             module = declaration.with_name(declaration.name.removesuffix(".layer.yaml") + ".py")
@@ -141,7 +140,10 @@ def watch_latency(parent: Path, count: int, saves: int) -> list[float]:
             # The docstring is wrapped to the line length: compare words, not lines.
             while f"Edit {mark}." not in " ".join(module.read_text(encoding="utf-8").split()):
                 if time.perf_counter() > deadline:
-                    sys.exit(f"layergen watch did not regenerate {module.name}")
+                    sys.exit(
+                        f"layergen watch did not regenerate {module.name}:\n"
+                        + (parent / "watch.out").read_text()[-3000:]
+                    )
                 time.sleep(0.002)
             latencies.append(time.perf_counter() - start)
             time.sleep(0.5)  # the run finishes (tests, lock) before the next save
