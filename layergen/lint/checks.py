@@ -742,6 +742,7 @@ def _call_checks(
     tensors = Tensors(
         source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods}
     )
+    made_here = set(_weight_calls(call))
     for node in walk(call):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
             word = "while" if isinstance(node, ast.While) else "if"
@@ -783,7 +784,9 @@ def _call_checks(
                     "on TensorFlow only",
                     "use `keras.ops` (or `keras.random`)",
                 )
-        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+        elif isinstance(node, (ast.Assign, ast.AugAssign)) and node.value not in made_here:
+            # `self.w = self.add_weight(...)` in `call` creates the weight (weight-in-call),
+            # it does not replace one.
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 attr = self_attribute(target, me)
                 if attr in weights:
