@@ -194,6 +194,37 @@ CASES = {
             "    def call(self, x, training=None):\n        if training:\n            self.n.assign(self.n + 1)\n        return x\n"
         ],
     ),
+    "unbuilt-sublayer": (
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        self.blocks = [layers.Dense(2, dtype=self.dtype_policy)]\n        self.drop = layers.Dropout(0.1, dtype=self.dtype_policy)\n"
+        "    def call(self, x):\n        return self.drop(self.blocks[0](x))\n"
+        "    def compute_output_shape(self, s):\n        return (*s[:-1], 2)\n",
+        [
+            # built in build (through a helper), weightless, or no output shape given (Keras traces call)
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.blocks = [layers.Dense(2, dtype=self.dtype_policy)]\n        self.drop = layers.Dropout(0.1, dtype=self.dtype_policy)\n"
+            "    def build(self, s):\n        self._build_blocks(s)\n    def _build_blocks(self, s):\n        for b in self.blocks:\n            b.build(s)\n"
+            "    def call(self, x, training=None):\n        return self.drop(self.blocks[0](x), training=training)\n"
+            "    def compute_output_shape(self, s):\n        return (*s[:-1], 2)\n",
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.dense = layers.Dense(2, dtype=self.dtype_policy)\n"
+            "    def call(self, x):\n        return self.dense(x)\n",
+            # built in __init__; a custom sublayer whose weights are made in its __init__
+            REG
+            + "class Table(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.t = self.add_weight(shape=(), trainable=False)\n"
+            "    def call(self, x):\n        return x * self.t\n"
+            + REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.dense = layers.Dense(4, dtype=self.dtype_policy)\n        self.dense.build((None, 4))\n"
+            "        self.table = Table(dtype=self.dtype_policy)\n"
+            "    def call(self, x):\n        return self.table(self.dense(x))\n"
+            "    def compute_output_shape(self, s):\n        return s\n",
+        ],
+    ),
 }
 
 

@@ -83,6 +83,37 @@ PREPROCESSING = frozenset(
         "BaseImagePreprocessingLayer",
     ]
 )
+# Built-in layers that own variables (a weightless one, such as Dropout, loads unbuilt fine).
+WEIGHTED_LAYERS = frozenset(
+    [
+        "Dense",
+        "EinsumDense",
+        "Embedding",
+        "Conv1D",
+        "Conv2D",
+        "Conv3D",
+        "Conv1DTranspose",
+        "Conv2DTranspose",
+        "Conv3DTranspose",
+        "DepthwiseConv1D",
+        "DepthwiseConv2D",
+        "SeparableConv1D",
+        "SeparableConv2D",
+        "BatchNormalization",
+        "LayerNormalization",
+        "GroupNormalization",
+        "RMSNormalization",
+        "MultiHeadAttention",
+        "GroupedQueryAttention",
+        "SimpleRNN",
+        "LSTM",
+        "GRU",
+        "ConvLSTM1D",
+        "ConvLSTM2D",
+        "ConvLSTM3D",
+        "PReLU",
+    ]
+)
 WEIGHT_MAKERS = ("add_weight", "add_variable")
 CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
 
@@ -105,6 +136,7 @@ class Run:
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
     subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
+    homes: dict[str, SourceFile]  # the file of each class in `classes`
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
@@ -123,6 +155,7 @@ def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Findin
     if call is not None:
         yield from _call_checks(source, cls, call, weights)
         yield from _training_not_passed(source, cls, call, run)
+    yield from _unbuilt_sublayers(source, cls, run)
 
 
 def _at(
@@ -623,9 +656,12 @@ def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
     return any(n in PREPROCESSING or n.startswith("Random") for n in names)
 
 
-def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str, set[str]]:
-    """`self.NAME` -> names of the layer classes it holds (directly, in a list or in a dict)."""
-    held: dict[str, set[str]] = {}
+def _sublayer_classes(
+    source: SourceFile, cls: ClassInfo, run: Run
+) -> dict[str, dict[str, ast.Call]]:
+    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), each with
+    the call that creates it."""
+    held: dict[str, dict[str, ast.Call]] = {}
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
@@ -655,8 +691,76 @@ def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str,
                     if isinstance(inner, ast.Call):
                         found = _layer_class(source, inner.func, run)
                         if found:
-                            held.setdefault(attr, set()).add(found[0])
+                            held.setdefault(attr, {}).setdefault(found[0], inner)
     return held
+
+
+def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
+    """Sublayers with weights that `build` never builds, in a layer that defines its output
+    shape: loading then never runs `call` either, so their weights have nowhere to go."""
+    owners = [cls, *cls.parents]
+    if not cls.keras3 or cls.parent_opaque:
+        return  # a Keras parent other than Layer (or one we cannot read) may build them
+    if not any({"compute_output_shape", "compute_output_spec"} & o.methods.keys() for o in owners):
+        return  # Keras traces `call` when it loads the model, which builds every sublayer
+    methods = {name: f for o in reversed(owners) for name, f in o.methods.items()}
+    builds = [o.methods["build"] for o in owners if "build" in o.methods]
+    built, reflective = set(), False
+    todo, seen = list(builds), set()
+    while todo:  # what `build` and the methods it calls read from `self`
+        function = todo.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        me = self_name(function)
+        for node in walk(function):
+            attr = self_attribute(node, me) if isinstance(node, ast.Attribute) else None
+            if attr and isinstance(node.ctx, ast.Load):
+                built.add(attr)
+                if attr in methods:
+                    todo.append(methods[attr])
+            elif isinstance(node, ast.Name) and node.id in ("getattr", "vars", "setattr"):
+                reflective = True
+    init = cls.methods.get("__init__")
+    for node in walk(init) if init is not None else ():  # built where it is made
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "build":
+                built.add(self_attribute(node.func.value, self_name(init)))
+    if reflective:
+        return
+    unbuilt = {
+        attr: created
+        for attr, created in _sublayer_classes(source, cls, run).items()
+        if attr not in built and any(_has_weights(name, run) for name in created)
+    }
+    if unbuilt:
+        first, *more = sorted(unbuilt)
+        names = ", ".join(f"`{attr}`" for attr in [first, *more])
+        yield _at(
+            source,
+            builds[0] if builds and builds[0] in cls.methods.values() else cls.node,
+            "unbuilt-sublayer",
+            f"sublayer{'s' if more else ''} {names} {'are' if more else 'is'} never built in "
+            f"`build`: `load_model` cannot restore {'their' if more else 'its'} weights "
+            "(it defines its output shape, so loading does not run `call`)",
+            f"build it in `build(input_shape)`, such as `self.{first}.build(input_shape)`",
+        )
+
+
+def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
+    """Whether a layer class owns variables; False when we cannot tell."""
+    if name in WEIGHTED_LAYERS:
+        return True
+    cls = run.classes.get(name)
+    if cls is None or cls.kind != "layer" or name in seen:
+        return False
+    owners = [cls, *cls.parents]
+    if any(  # weights made in `__init__` exist before any build
+        next(_weight_calls(f), None) for o in owners for m, f in o.methods.items() if m != "__init__"
+    ):
+        return True
+    held = _sublayer_classes(run.homes[name], cls, run)
+    return any(_has_weights(n, run, seen | {name}) for created in held.values() for n in created)
 
 
 def _training_sensitive(name: str, run: Run, seen=()) -> bool:

@@ -108,11 +108,13 @@ def check_files(
     sources = list(report.files.values())
     classify(sources)
     classes: dict = {}
+    homes: dict = {}
     registrars = set(settings.registrars)
     for source in sources:
         registrars |= source.registrars
         for cls in source.classes:
             classes.setdefault(cls.name, cls)
+            homes.setdefault(cls.name, source)
     subclasses: dict = {}
     for cls in (c for source in sources for c in source.classes):
         direct = {b.rsplit(".", 1)[-1] for b in cls.bases}
@@ -120,7 +122,7 @@ def check_files(
             if parent.name in direct:
                 subclasses.setdefault(parent.name, []).append(cls)
     for path, source in report.files.items():
-        run = Run(classes, registrars, settings.package or path.parent.name, subclasses)
+        run = Run(classes, registrars, settings.package or path.parent.name, subclasses, homes)
         found = [
             f
             for cls in source.classes
