@@ -723,9 +723,12 @@ def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator
                 reflective = True
     init = cls.methods.get("__init__")
     for node in walk(init) if init is not None else ():  # built where it is made
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "build":
-                built.add(self_attribute(node.func.value, self_name(init)))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "build"
+        ):
+            built.add(self_attribute(node.func.value, self_name(init)))
     if reflective:
         return
     unbuilt = {
@@ -756,7 +759,10 @@ def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
         return False
     owners = [cls, *cls.parents]
     if any(  # weights made in `__init__` exist before any build
-        next(_weight_calls(f), None) for o in owners for m, f in o.methods.items() if m != "__init__"
+        next(_weight_calls(f), None)
+        for o in owners
+        for m, f in o.methods.items()
+        if m != "__init__"
     ):
         return True
     held = _sublayer_classes(run.homes[name], cls, run)
