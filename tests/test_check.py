@@ -387,11 +387,14 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
         and match.group(6) == "init-kwargs"
     ), first
     assert hint.startswith("  hint: ")
-    (tmp_path / "broken.py").write_text("class A(:\n")
+    (tmp_path / "broken.py").write_text("import keras\nclass A(:\n")
     result = layergen("check", "broken.py", cwd=tmp_path)
     assert result.returncode == 2 and re.search(
-        r"broken\.py:1:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
+        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
     )
+    # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
+    (tmp_path / "other.py").write_text("class A(:\n")
+    assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
     assert "Traceback" not in result.stderr
     missing = layergen("check", "nope.py", cwd=tmp_path)
     assert missing.returncode == 2 and "[no-such-file]" in missing.stderr
@@ -474,3 +477,14 @@ def test_init_adds_the_vscode_task_and_the_pre_commit_hook():
         for h in yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
     }
     assert shipped["layergen-check"]["entry"] == "layergen check"
+
+
+def test_lines_are_counted_as_python_counts_them(tmp_path):
+    """A form feed is not a line break to Python: positions and ignore comments stay right."""
+    code = (
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, f):  # \x0c\n        super().__init__()\n"
+    )
+    assert findings(code, tmp_path) == [("init-kwargs", 3)]
+    silenced = code.replace("# \x0c", "# \x0c layergen: ignore[init-kwargs]")
+    assert findings(silenced, tmp_path, name="b.py") == []

@@ -395,10 +395,7 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
             if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
                 ("keras", "tensorflow")
             ):
-                found = (
-                    found
-                    or f"{ast.get_source_segment(source.text, value.func.value)}.serialize(self.{attr})"
-                )
+                found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
     return found
 
 
@@ -533,7 +530,7 @@ def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator
                         source,
                         node,
                         "untracked-variable",
-                        f"`{ast.get_source_segment(source.text, node.func)}` "
+                        f"`{source.segment(node.func)}` "
                         "makes a variable Keras does not track, train on every backend, or save",
                         "use `self.add_weight(shape=..., initializer=...)`",
                     )
@@ -870,7 +867,7 @@ def _call_checks(
                     source,
                     node,
                     "numpy-in-call",
-                    f"`{ast.get_source_segment(source.text, node.func)}` on a tensor " "in `call`",
+                    f"`{source.segment(node.func)}` on a tensor " "in `call`",
                     "use the `keras.ops` function of the same name",
                 )
             elif (
@@ -890,8 +887,7 @@ def _call_checks(
                     source,
                     node,
                     "backend-op-in-call",
-                    f"`{ast.get_source_segment(source.text, node.func)}` works "
-                    "on TensorFlow only",
+                    f"`{source.segment(node.func)}` works " "on TensorFlow only",
                     "use `keras.ops` (or `keras.random`)",
                 )
         elif isinstance(node, (ast.Assign, ast.AugAssign)) and node.value not in made_here:
