@@ -469,7 +469,9 @@ def _weight_calls(function: ast.FunctionDef) -> Iterator[ast.Call]:
 
 def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
     """`self.NAME = self.add_weight(...)` in the class and its parents read in this run."""
-    weights: dict[str, ast.Call] = {}
+    if "_weights" in cls.__dict__:  # several rules ask
+        return cls.__dict__["_weights"]
+    weights: dict[str, ast.Call] = cls.__dict__.setdefault("_weights", {})
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
@@ -658,7 +660,9 @@ def _sublayer_classes(
 ) -> dict[str, dict[str, ast.Call]]:
     """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), each with
     the call that creates it."""
-    held: dict[str, dict[str, ast.Call]] = {}
+    if "_sublayers" in cls.__dict__:  # several rules ask, and other classes' rules
+        return cls.__dict__["_sublayers"]
+    held: dict[str, dict[str, ast.Call]] = cls.__dict__.setdefault("_sublayers", {})
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)

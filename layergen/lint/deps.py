@@ -44,7 +44,11 @@ def prefilter(texts: dict[Path, str], names: dict[Path, Names] | None = None) ->
     """The files worth parsing, in their order: the others cannot change any finding."""
     names = {} if names is None else names
     needed = {path for path, text in texts.items() if may_be_keras(text)}
-    maybe = [path for path, text in texts.items() if path not in needed and "class" in text]
+    maybe = [  # a file that defines no class cannot matter ("classifier" is not a class)
+        path
+        for path, text in texts.items()
+        if path not in needed and "class" in text and CLASS.search(text)
+    ]
     if maybe:
         for path in [*needed, *maybe]:
             names.setdefault(path, Names.of(texts[path]))

@@ -81,9 +81,7 @@ def read_source(path: str, text: str) -> SourceFile:
     source = SourceFile(
         path, text, tree, imports, classes, registered, registrars, NEWLINE.split(text)
     )
-    for node in walk(
-        tree
-    ):  # imports anywhere (some projects import inside functions or try blocks)
+    for node in _statements(tree):  # imports anywhere (in functions, try blocks, ...)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -143,6 +141,18 @@ def _read_class(source: SourceFile, node: ast.ClassDef) -> ClassInfo:
     return info
 
 
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """The statements of `walk(tree)`, in its order: expressions hold no statements."""
+    nodes: list[ast.AST] = [tree]
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    for node in nodes:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                nodes.extend(item for item in value if isinstance(item, kinds))
+    return nodes
+
+
 def walk(node: ast.AST) -> list[ast.AST]:
     """`ast.walk` (the same order), kept on the node: the rules walk the same methods many
     times. Written out because `ast.walk`'s generators cost more than parsing."""
@@ -151,8 +161,8 @@ def walk(node: ast.AST) -> list[ast.AST]:
         nodes = node._walk = [node]
         append, node_type = nodes.append, ast.AST
         for current in nodes:  # grows while it is read: breadth first, as ast.walk
-            for field in current._fields:
-                value = getattr(current, field, None)
+            for name in current._fields:
+                value = getattr(current, name, None)
                 if isinstance(value, list):
                     for item in value:
                         if isinstance(item, node_type):
