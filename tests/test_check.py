@@ -48,6 +48,19 @@ def codes(code: str, tmp_path: Path, **kwargs) -> set[str]:
 
 REG = '@keras.saving.register_keras_serializable(package="t")\n'
 
+# A project's preprocessing layers (their base is not read): they may use TensorFlow, and
+# keep their own dtype when they are sublayers.
+PREPROCESSING_LAYERS = (
+    "from hub.layers import PreprocessingLayer\n\n"
+    + REG
+    + "class Splitter(PreprocessingLayer):\n    def call(self, x):\n        return tf.strings.split(x)\n"
+    "    def get_config(self):\n        return super().get_config()\n"
+    + REG
+    + "class Encoder(PreprocessingLayer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+    "        self.splitter = Splitter()\n    def call(self, x):\n        return self.splitter(x)\n"
+    "    def get_config(self):\n        return super().get_config()\n"
+)
+
 # (rule, code with the bug, near-misses that must not trigger it)
 CASES = {
     "init-kwargs": (
@@ -94,6 +107,7 @@ CASES = {
             REG
             + "class A(layers.Layer):\n    def build(self, shape):\n        self.lookup = layers.StringLookup(vocabulary=['a'])\n    def call(self, x):\n        return self.lookup(x)\n",
             "def make():\n    return layers.Dense(4)\n",
+            PREPROCESSING_LAYERS,
         ],
     ),
     "weight-in-call": (
@@ -150,6 +164,7 @@ CASES = {
             + "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        return tf.nn.relu(x)\n",
             REG
             + "class A(layers.Layer):\n    def call(self, x):\n        return x * keras.backend.epsilon()\n",
+            PREPROCESSING_LAYERS,  # run in tf.data on every backend, as Keras's own
         ],
     ),
     "unused-weight": (

@@ -81,6 +81,7 @@ PREPROCESSING = frozenset(
         "DataLayer",
         "TFDataLayer",
         "BaseImagePreprocessingLayer",
+        "PreprocessingLayer",  # keras-hub's: tokenizers, packers, preprocessors
     ]
 )
 # Built-in layers that own variables (a weightless one, such as Dropout, loads unbuilt fine).
@@ -650,8 +651,11 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
 
 
 def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
-    """Preprocessing layers work on strings, integers or images: they keep their own dtype."""
-    names = {name, *(p.name for p in cls.parents)} if cls else {name}
+    """Preprocessing layers work on strings, integers or images, in `tf.data` on every
+    backend (as Keras's own): they keep their own dtype and may use TensorFlow."""
+    names = {name}
+    for owner in [cls, *cls.parents] if cls else []:
+        names |= {owner.name, *(base.rsplit(".", 1)[-1] for base in owner.bases)}
     return any(n in PREPROCESSING or n.startswith("Random") for n in names)
 
 
@@ -886,7 +890,7 @@ def _call_checks(
                     "`.numpy()` on a tensor in `call` (eager only)",
                     "keep it a tensor and use `keras.ops`",
                 )
-            elif cls.keras3 and backend_op(name):
+            elif cls.keras3 and backend_op(name) and not _preprocessing(cls.name, cls):
                 yield _at(
                     source,
                     node,
