@@ -9,7 +9,7 @@ of the rounds; each round times, one after the other (so a busy machine slows al
 - baseline: reading every file and `ast.parse` of each, the least a checker that parses
   every file can cost;
 - first run: `check_files` without a cache (the prefilter on);
-- cold cache: the same, writing `.layergen/check-cache.json` (in a temporary folder);
+- cold cache: the same, writing `.layergen/check-cache/` (in a temporary folder);
 - repeat run: again with that cache, nothing changed.
 
 `--findings` also prints the findings by rule, and checks that they are the same with

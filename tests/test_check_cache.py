@@ -1,6 +1,6 @@
 """What makes `layergen check` fast must never change a finding: the prefilter (files that
 cannot hold or affect a Keras class are not parsed) and the cache (findings kept under a key
-of everything they depend on, in .layergen/check-cache.json)."""
+of everything they depend on, in .layergen/check-cache/)."""
 
 from __future__ import annotations
 
@@ -116,8 +116,11 @@ def test_a_repeat_run_parses_nothing_and_reports_the_same(tmp_path):
     again = check_files(files, settings, cache=CheckCache(settings))
     assert found(again) == found(first) == found(check_files(files, settings))
     assert again.files == {} and again.checked == first.checked == len(FILES)
-    assert json.loads((tmp_path / ".layergen" / "check-cache.json").read_text())["findings"]
-    assert (tmp_path / ".layergen" / ".gitignore").read_text().endswith("*\n")
+    assert json.loads((tmp_path / ".layergen" / "check-cache" / "cache.json").read_text())[
+        "findings"
+    ]
+    assert (tmp_path / ".layergen" / "check-cache" / ".gitignore").read_text().endswith("*\n")
+    assert not (tmp_path / ".layergen" / ".gitignore").exists()  # .layergen/base/ is committed
 
 
 def test_a_file_is_checked_again_when_a_file_it_depends_on_changes(tmp_path):
@@ -188,6 +191,6 @@ def test_the_command_uses_the_cache_unless_told_not_to(tmp_path):
     assert not (tmp_path / ".layergen").exists()
     second = layergen("check", ".", cwd=tmp_path)
     third = layergen("check", ".", cwd=tmp_path)
-    assert (tmp_path / ".layergen" / "check-cache.json").exists()
+    assert (tmp_path / ".layergen" / "check-cache" / "cache.json").exists()
     assert first.returncode == second.returncode == third.returncode == 1
     assert first.stdout == second.stdout == third.stdout and "big.py:7:" in first.stdout

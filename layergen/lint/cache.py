@@ -1,4 +1,4 @@
-"""The findings of files already checked, in `.layergen/check-cache.json` (as ruff's cache).
+"""The findings of files already checked, in `.layergen/check-cache/` (as ruff's cache).
 
 A file's findings are kept under a key made of its path and text and those of every file
 they can depend on (deps.Graph), the registration functions of the run, the settings and
@@ -18,8 +18,8 @@ from .checks import Finding
 from .deps import Names
 from .settings import CheckSettings
 
-FOLDER = ".layergen"
-NAME = "check-cache.json"
+FOLDER = Path(".layergen", "check-cache")  # its own folder: .layergen/base/ is committed
+NAME = "cache.json"
 KEEP = 20_000  # entries of each kind; past that, only this run's are kept
 
 
@@ -89,7 +89,7 @@ class CheckCache:
                     del table[key]
         data = {"salt": self.salt, "summaries": self.summaries, "findings": self.findings}
         try:
-            self.path.parent.mkdir(exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# written by layergen check: not for version control\n*\n")

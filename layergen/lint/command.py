@@ -31,7 +31,7 @@ def check(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
     no_cache: bool = typer.Option(
-        False, "--no-cache", help="Check every file again (no .layergen/check-cache.json)."
+        False, "--no-cache", help="Check every file again (no .layergen/check-cache/)."
     ),
 ) -> None:
     """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""
