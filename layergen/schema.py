@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .kinds import KINDS
+
 SCHEMA_FILE = ".layergen/declaration.schema.json"  # relative to the project root
 DRAFT = "http://json-schema.org/draft-07/schema#"
 CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
@@ -25,23 +27,6 @@ CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
 # Descriptions of fields (by model name and key), from docs/spec-format.md. A test checks
 # that every entry names a field the models have, so none can outlive its field.
 DESCRIPTIONS: dict[tuple[str, str], str] = {
-    ("Declaration", "layer"): "Generate a keras.layers.Layer subclass of this name (PascalCase).",
-    (
-        "Declaration",
-        "loss",
-    ): "Generate a keras.losses.Loss subclass of this name; `call` sees y_true, y_pred.",
-    (
-        "Declaration",
-        "constraint",
-    ): "Generate a keras.constraints.Constraint of this name; `call` sees w.",
-    (
-        "Declaration",
-        "regularizer",
-    ): "Generate a keras.regularizers.Regularizer of this name; `call` sees x.",
-    (
-        "Declaration",
-        "initializer",
-    ): "Generate a keras.initializers.Initializer of this name; `call` sees shape, dtype.",
     (
         "Declaration",
         "doc",
@@ -60,7 +45,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "Declaration",
         "weights",
     ): "Weights created in build(): name -> shape, or a mapping with `shape`.",
-    ("Declaration", "sublayers"): "Layers created in __init__ and built in build().",
+    (
+        "Declaration",
+        "sublayers",
+    ): "Layers named after their key, created in __init__ (in build() when an argument reads an input shape) and built in build().",
     ("Declaration", "ops"): "Functions with a custom gradient.",
     (
         "Declaration",
@@ -78,7 +66,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ): "true: the mask passes through; or an expression giving the output mask.",
     ("Declaration", "imports"): "Extra import lines for the module.",
     ("Declaration", "init"): "Statements appended to __init__.",
-    ("Declaration", "methods"): "Further methods, or overrides of the base class's.",
+    (
+        "Declaration",
+        "methods",
+    ): "Further methods, or overrides of the base class's; one named like a generated method (build, call, get_config, ...) replaces it.",
     (
         "Declaration",
         "output_shape",
@@ -86,12 +77,18 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Declaration",
         "outputs",
-    ): "Output name -> shape expression, for a layer that returns a tuple.",
+    ): "Output name -> shape expression, for a layer that returns a tuple (or a dict: output_type).",
+    (
+        "Declaration",
+        "output_type",
+    ): "How the named outputs are returned: tuple (the default), or dict keyed by their names.",
     ("Declaration", "example"): "What the generated tests instantiate and feed.",
     ("Param", "type"): "The argument's type.",
     ("Param", "default"): "Absent: the argument is required; null: optional (None).",
     ("Param", "min"): "Smallest allowed value, checked in __init__.",
     ("Param", "max"): "Largest allowed value, checked in __init__.",
+    ("Param", "gt"): "The value must be greater than this (exclusive), checked in __init__.",
+    ("Param", "lt"): "The value must be less than this (exclusive), checked in __init__.",
     ("Param", "choices"): "The allowed values, checked in __init__.",
     ("Param", "doc"): "The argument's line in the docstring.",
     ("Input", "rank"): "The input's exact rank.",
@@ -111,10 +108,16 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "when",
     ): "A param expression; when false the weight is not created and its name is None.",
     ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
-    ("Sublayer", "args"): "Constructor arguments: expressions over the params.",
+    (
+        "Sublayer",
+        "args",
+    ): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
     ("Sublayer", "layers"): "A keras.Sequential of these layers.",
     ("LayerCall", "class"): "Dotted class of the layer.",
-    ("LayerCall", "args"): "Constructor arguments: expressions over the params.",
+    (
+        "LayerCall",
+        "args",
+    ): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
     ("Op", "args"): "The op's arguments.",
     ("Op", "forward"): "An expression or a block computing the op.",
     ("Op", "gradient"): "An expression, or arg -> expression; `upstream` is the incoming gradient.",
@@ -182,7 +185,7 @@ def declaration_schema() -> dict[str, Any]:
         schema["properties"][kind] = {
             "type": "string",
             "pattern": CLASS_NAME,
-            "description": DESCRIPTIONS[("Declaration", kind)],
+            "description": KINDS[kind].summary,
         }
     schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in model.KINDS]
     return {

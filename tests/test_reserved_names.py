@@ -16,6 +16,7 @@ import symtable
 import pytest
 
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import render
 from layergen.render.test_context import build_test_context
@@ -107,20 +108,30 @@ BASE = {
     "losses": ["ops.sum(x)"],
     "example": {"params": {"units": 2}},
 }
-PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), *OTHERS]
+# The format's additions of issue 14: outputs by name, a sublayer sized from the input,
+# a method that replaces a generated one.
+NAMED = {
+    "layer": "ProbeNamed",
+    "params": {"pa": {"type": "float", "default": 0.5, "gt": 0.0, "lt": 1.0}},
+    "inputs": {"ia": {"rank": 2}},
+    "sublayers": {"sd": {"class": "keras.layers.Dense", "args": {"units": "ia[-1]"}}},
+    "call": "return tuple([sd(ia), ia * pa])",  # not a written tuple: zipped with the names
+    "masking": True,
+    "outputs": {"o1": "ia", "o2": "ia"},
+    "output_type": "dict",
+    "methods": {"get_config": {"body": "return {**super().get_config(), 'pa': pa}"}},
+    "example": {"input_shape": [2, 3]},
+}
+PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), (NAMED, "layer"), *OTHERS]
 USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 
 
 def generated(data: dict, kind: str):
     path = f"probe.{kind}.yaml"
     a = parse_declaration(path, json.dumps(data).encode())
-    module = render(
-        "layer.py.j2" if kind == "layer" else "object.py.j2",
-        build_context(a, package="p", source=path),
-    )
+    module = render(KINDS[kind].template, build_context(a.ir, package="p", source=path))
     tests = render(
-        "layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
-        build_test_context(a, module="p.probe", source=path),
+        KINDS[kind].test_template, build_test_context(a.ir, module="p.probe", source=path)
     )
     return a, module, tests
 

@@ -15,19 +15,14 @@ from typing import Any
 
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
+from ..keras_names import DTYPES, IDENTIFIERS
+from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
-from .model import Declaration, Param
+from .ir import Declared, build_ir
+from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
 
-# The names in scope in the one method of each non-layer kind.
-KIND_ARGS = {
-    "loss": ["y_true", "y_pred"],
-    "constraint": ["w"],
-    "regularizer": ["x"],
-    "initializer": ["shape", "dtype"],
-}
 LAYER_ONLY_KEYS = (
     "inputs",
     "weights",
@@ -37,6 +32,7 @@ LAYER_ONLY_KEYS = (
     "masking",
     "output_shape",
     "outputs",
+    "output_type",
 )
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
@@ -52,6 +48,7 @@ class Analysis:
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     codes: dict[tuple, Code] = field(default_factory=dict)
+    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -72,7 +69,9 @@ class _Analyzer:
         self.ignore = ignore
         self.errors: list[Diagnostic] = []
         self.scopes: list[tuple[Code, set[str], set[str], str, bool]] = []
-        self.string_args: list[tuple[tuple, str, str]] = []  # sublayer args, for a quoting hint
+        # Sublayer arguments that are one bare word, by id of their code: if the word is
+        # unknown, it was most likely meant as a string.
+        self.bare_words: dict[int, tuple[str, str]] = {}
         self.kind = decl.kind
         params = dict(decl.params)
         if decl.random and "seed" not in params:
@@ -80,7 +79,7 @@ class _Analyzer:
         if self.kind == "layer":
             inputs = list(decl.inputs) if decl.inputs else ["x"]
         else:
-            inputs = KIND_ARGS[self.kind]
+            inputs = list(KINDS[self.kind].arguments)
         self.result = Analysis(doc, decl, params, inputs)
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
@@ -104,9 +103,9 @@ class _Analyzer:
         self._check_ops_and_methods()
         self._check_example()
         self._check_free_names()
-        self._check_string_args()
         if self.errors:
             raise DiagnosticError(self.errors)
+        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------
@@ -161,6 +160,12 @@ class _Analyzer:
                     continue
                 scope = sorted(local | members | {"ops", "keras"} | self.imported)
                 line, col = code.locate(free.node)
+                hint = did_you_mean(free.name, scope) or (
+                    f"names in scope here: {', '.join(scope) or 'none'}"
+                )
+                if id(code) in self.bare_words:
+                    arg, word = self.bare_words[id(code)]
+                    hint += f"; to pass a string, quote it twice: {arg}: \"'{word}'\""
                 self.errors.append(
                     Diagnostic(
                         self.doc.path,
@@ -168,8 +173,7 @@ class _Analyzer:
                         col,
                         "unknown-name",
                         f"unknown {what} `{free.name}`",
-                        did_you_mean(free.name, scope)
-                        or f"names in scope here: {', '.join(scope) or 'none'}",
+                        hint,
                     )
                 )
 
@@ -235,7 +239,7 @@ class _Analyzer:
             return False
         if not reserved:
             return True
-        taken = LAYER_ATTRIBUTES if self.kind == "layer" else OBJECT_ATTRIBUTES[self.kind]
+        taken = KINDS[self.kind].reserved
         if name in taken:
             owner = "every Keras layer" if self.kind == "layer" else f"every Keras {self.kind}"
             self.error(
@@ -365,18 +369,32 @@ class _Analyzer:
                     f"move `{name}` above `{optional}`, or give it a default",
                     key=True,
                 )
-            bounded = param.min is not None or param.max is not None
-            if bounded and param.type not in ("int", "float"):
+            if param.bounds and param.type not in ("int", "float"):
+                key = param.bounds[0][0]
                 self.error(
-                    loc,
-                    "bad-bound",
-                    f"`min` and `max` apply to int and float params, not {param.type}",
+                    loc, "bad-bound", f"`{key}` applies to int and float params, not {param.type}"
                 )
                 continue
-            if param.min is not None and param.max is not None and param.min > param.max:
-                self.error(
-                    loc + ("min",), "bad-bound", f"min {param.min} is larger than max {param.max}"
-                )
+            for inclusive, exclusive in (("min", "gt"), ("max", "lt")):
+                if getattr(param, inclusive) is not None and getattr(param, exclusive) is not None:
+                    self.error(
+                        loc + (exclusive,),
+                        "conflicting-keys",
+                        f"give `{inclusive}` or `{exclusive}`, not both",
+                        f"`{inclusive}` includes its value, `{exclusive}` excludes it",
+                        key=True,
+                    )
+            lower = [(k, v) for k, v in param.bounds if k in ("min", "gt")]
+            upper = [(k, v) for k, v in param.bounds if k in ("max", "lt")]
+            if lower and upper:
+                (low_key, low), (high_key, high) = lower[0], upper[0]
+                empty = low > high if (low_key, high_key) == ("min", "max") else low >= high
+                if empty:
+                    self.error(
+                        loc + (low_key,),
+                        "bad-bound",
+                        f"no value is {BOUNDS[low_key][1]} {low} and {BOUNDS[high_key][1]} {high}",
+                    )
             if param.required or param.default is None:
                 continue
             problem = value_problem(param, param.default)
@@ -477,6 +495,14 @@ class _Analyzer:
             )
         if decl.output_shape is not None:
             self._shape(("output_shape",), decl.output_shape, inputs, params)
+        if decl.output_type is not None and decl.outputs is None:
+            self.error(
+                ("output_type",),
+                "missing-key",
+                "`output_type` says how the outputs named in `outputs` are returned",
+                "name the outputs: `outputs: {mean: (*x[:-1], units), ...}`",
+                key=True,
+            )
         if decl.outputs is not None and not decl.outputs:
             self.error(("outputs",), "missing-key", "`outputs` names at least one output", key=True)
         for name, shape in (decl.outputs or {}).items():
@@ -514,6 +540,15 @@ class _Analyzer:
             self.code(("init",), decl.init, set(self.result.params), set(), expression=False)
 
     def _check_ops_and_methods(self) -> None:
+        forward = KINDS[self.kind].method
+        if forward in self.decl.methods and self.decl.call is not None:
+            self.error(
+                ("methods", forward),
+                "conflicting-keys",
+                f"both `call` and a method named `{forward}` give the forward pass",
+                f"keep one: the `call` key, or the method `{forward}`",
+                key=True,
+            )
         for name, op in self.decl.ops.items():
             loc = ("ops", name)
             self._arguments(loc + ("args",), op.args, "op argument", template_names.OP_ARGUMENT)
@@ -832,27 +867,17 @@ class _Analyzer:
             )
 
     def _args(self, loc: tuple, args: dict[str, Any]) -> None:
+        """A sublayer's arguments: expressions over the params and, as in a weight's shape,
+        the input shapes (such a sublayer is created in `build`)."""
+        shapes = set(self.result.inputs)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
             if isinstance(value, str):
-                self.code(loc + (name,), value, set(self.result.params), set(), expression=True)
-                self.string_args.append((loc + (name,), name, value))
-
-    def _check_string_args(self) -> None:
-        """An unknown name in a sublayer argument is most often a string meant literally."""
-        for loc, name, value in self.string_args:
-            position = self.doc.pos(loc)
-            for i, error in enumerate(self.errors):
-                if error.code == "unknown-name" and error.line == position.line:
-                    self.errors[i] = Diagnostic(
-                        error.path,
-                        error.line,
-                        error.col,
-                        error.code,
-                        error.message,
-                        (error.hint + "; " if error.hint else "")
-                        + f"to pass a string, quote it twice: {name}: \"'{value}'\"",
-                    )
+                code = self.code(
+                    loc + (name,), value, set(self.result.params) | shapes, set(), expression=True
+                )
+                if code is not None and value.strip().isidentifier():
+                    self.bare_words[id(code)] = (name, value.strip())
 
 
 def value_problem(param: Param, value: Any) -> str | None:
@@ -881,13 +906,20 @@ def value_problem(param: Param, value: Any) -> str | None:
         return None
     if not ok[kind](value):
         return f"must be of type {kind}, got {value!r}"
-    if param.min is not None and value < param.min:
-        return f"is below its min {param.min}: {value!r}"
-    if param.max is not None and value > param.max:
-        return f"is above its max {param.max}: {value!r}"
+    for key, bound in param.bounds:
+        if not _COMPARE[key](value, bound):
+            return f"is not {BOUNDS[key][1]} {bound} (`{key}`): {value!r}"
     if param.choices is not None and value not in param.choices:
         return f"is not one of its choices {param.choices}: {value!r}"
     return None
+
+
+_COMPARE = {
+    "min": lambda value, bound: value >= bound,
+    "gt": lambda value, bound: value > bound,
+    "max": lambda value, bound: value <= bound,
+    "lt": lambda value, bound: value < bound,
+}
 
 
 def name_problem(name: Any) -> tuple[str, str | None] | None:

@@ -6,9 +6,11 @@ afterwards (`analyze.py`). They also produce the JSON Schema for editors.
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-KINDS = ("layer", "loss", "constraint", "regularizer", "initializer")
+from .. import kinds
+
+KINDS = tuple(kinds.KINDS)
 
 ParamType = Literal[
     "int",
@@ -39,6 +41,8 @@ class Param(Strict):
     default: Any = None
     min: int | float | None = None
     max: int | float | None = None
+    gt: int | float | None = None  # exclusive bounds, beside the inclusive min and max
+    lt: int | float | None = None
     choices: list[Any] | None = None
     doc: str | None = None
 
@@ -50,6 +54,20 @@ class Param(Strict):
     @property
     def required(self) -> bool:
         return "default" not in self.model_fields_set
+
+    @property
+    def bounds(self) -> list[tuple[str, int | float]]:
+        """The declared bounds as (key, value): `min`, `gt`, `max`, `lt`, in that order."""
+        return [(k, getattr(self, k)) for k in BOUNDS if getattr(self, k) is not None]
+
+
+# Each bound key: the comparison a valid value passes, and how it reads in a message.
+BOUNDS = {
+    "min": (">=", "at least"),
+    "gt": (">", "greater than"),
+    "max": ("<=", "at most"),
+    "lt": ("<", "less than"),
+}
 
 
 class Input(Strict):
@@ -126,14 +144,12 @@ class Example(Strict):
     statistics: list[Statistic] = []
 
 
-class Declaration(Strict):
-    """One declaration file: exactly one of the kind keys names the class."""
+# One optional key per kind (`layer: Name`, `loss: Name`, ...), from the kinds table.
+KindKeys = create_model("KindKeys", __base__=Strict, **{kind: (str | None, None) for kind in KINDS})
 
-    layer: str | None = None
-    loss: str | None = None
-    constraint: str | None = None
-    regularizer: str | None = None
-    initializer: str | None = None
+
+class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
+    """One declaration file: exactly one of the kind keys names the class."""
 
     doc: str | None = None
     package: str | None = None
@@ -153,6 +169,7 @@ class Declaration(Strict):
     methods: dict[str, Method] = {}
     output_shape: ShapeValue | None = None
     outputs: dict[str, ShapeValue] | None = None
+    output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     example: Example = Example()
     # Members of the class that a person owns (`layergen sync` lists those it cannot

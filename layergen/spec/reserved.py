@@ -93,7 +93,7 @@ OP_ARGUMENT = frozenset(
 METHOD_ARGUMENT = frozenset({"self"})
 
 # Module globals the generated class module reads: an `imports` line must not bind them.
-MODULE = frozenset(["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple"])
+MODULE = frozenset(["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple", "zip"])
 
 # Module globals the generated test module reads (and the class module's): the class
 # name, imported into the test module, must not be one of them.
@@ -102,8 +102,10 @@ TEST_MODULE = MODULE | frozenset(
         "ARGS",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
+        "OUTPUT_NAMES",
         "SHAPE",
         "TypeError",
+        "dict",
         "any",
         "bool",
         "getattr",

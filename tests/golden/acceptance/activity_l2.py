@@ -13,10 +13,18 @@ class ActivityL2(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = ActivityL2(factor=0.5)
+    x = keras.random.normal((3, 4))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, factor=0.01, **kwargs):

@@ -15,10 +15,18 @@ class BernoulliMask(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = BernoulliMask(rate=0.5, seed=7)
+    x = keras.random.normal((8, 32))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, rate=0.5, seed=None, **kwargs):

@@ -17,10 +17,18 @@ class BinaryConv2D(keras.layers.Conv2D):
             and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        as the base layer.
+        As the base layer.
+
+    Example:
+
+    ```python
+    layer = BinaryConv2D(H=1.0, filters=4, kernel_size=3)
+    x = keras.random.normal((2, 8, 8, 3))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, H=1.0, **kwargs):

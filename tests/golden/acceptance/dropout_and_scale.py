@@ -14,10 +14,18 @@ class DropoutAndScale(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = DropoutAndScale(rate=0.3, scale=2.0)
+    x = keras.random.normal((4, 16))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, rate=0.5, scale=1.0, **kwargs):
@@ -30,7 +38,9 @@ class DropoutAndScale(keras.layers.Layer):
         super().__init__(**kwargs)
         self.rate = rate
         self.scale = scale
-        self.dropout = keras.layers.Dropout(rate=rate, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(
+            rate=rate, name="dropout", dtype=self.dtype_policy
+        )
 
     def build(self, input_shape):
         # Build the sublayers by tracing `call` on symbolic inputs, so that their

@@ -15,13 +15,23 @@ class DualBranchFusion(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x1`: tensor.
-        `x2`: tensor.
+        `x1`: N-D tensor with shape `(batch_size, ..., x1_dim)`.
+        `x2`: N-D tensor with shape `(batch_size, ..., x2_dim)`.
 
     Output shape:
-        `out1`: `(*x1[:-1], units)`.
-        `out2`: `(*x2[:-1], units)`.
-        `fused`: `(*x1[:-1], units)`.
+        A tuple in this order:
+        `out1`: N-D tensor with shape `(batch_size, ..., units)`.
+        `out2`: N-D tensor with shape `(batch_size, ..., units)`.
+        `fused`: N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = DualBranchFusion(units=4)
+    x1 = keras.random.normal((2, 3))
+    x2 = keras.random.normal((2, 5))
+    outputs = layer([x1, x2])
+    ```
     """
 
     def __init__(self, units, **kwargs):

@@ -14,10 +14,18 @@ class EncoderBlock(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank 3.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = EncoderBlock(d_model=8, num_heads=2)
+    x = keras.random.normal((2, 5, 8))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, d_model, num_heads, **kwargs):
@@ -37,10 +45,17 @@ class EncoderBlock(keras.layers.Layer):
         self.d_model = d_model
         self.num_heads = num_heads
         self.attention = keras.layers.MultiHeadAttention(
-            num_heads=num_heads, key_dim=d_model, dtype=self.dtype_policy
+            num_heads=num_heads,
+            key_dim=d_model,
+            name="attention",
+            dtype=self.dtype_policy,
         )
-        self.norm1 = keras.layers.LayerNormalization(dtype=self.dtype_policy)
-        self.norm2 = keras.layers.LayerNormalization(dtype=self.dtype_policy)
+        self.norm1 = keras.layers.LayerNormalization(
+            name="norm1", dtype=self.dtype_policy
+        )
+        self.norm2 = keras.layers.LayerNormalization(
+            name="norm2", dtype=self.dtype_policy
+        )
         self.ffn = keras.Sequential(
             [
                 keras.layers.Dense(
@@ -49,7 +64,8 @@ class EncoderBlock(keras.layers.Layer):
                     dtype=self.dtype_policy,
                 ),
                 keras.layers.Dense(units=d_model, dtype=self.dtype_policy),
-            ]
+            ],
+            name="ffn",
         )
         self.input_spec = keras.InputSpec(ndim=3)
 

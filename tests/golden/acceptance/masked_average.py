@@ -10,10 +10,18 @@ class MaskedAverage(keras.layers.Layer):
     """Averages over the time axis, ignoring masked steps.
 
     Input shape:
-        `x`: tensor of rank 3.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(x[0], x[2])`.
+        2D tensor with shape `(batch_size, input_dim)`.
+
+    Example:
+
+    ```python
+    layer = MaskedAverage()
+    x = keras.random.normal((2, 5, 3))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, **kwargs):

@@ -13,10 +13,18 @@ class MyDense(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], units)`.
+        N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = MyDense(units=10)
+    x = keras.random.normal((2, 784))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, units=32, **kwargs):

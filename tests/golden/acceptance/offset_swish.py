@@ -13,10 +13,18 @@ class OffsetSwish(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = OffsetSwish(offset=0.5)
+    x = keras.random.normal((2, 7))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, offset=0.0, **kwargs):

@@ -10,10 +10,18 @@ class RunningMaxScale(keras.layers.Layer):
     """Divides by the largest absolute value seen during training so far.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = RunningMaxScale()
+    x = keras.random.normal((4, 3))
+    outputs = layer(x)
+    ```
     """
 
     def build(self, input_shape):

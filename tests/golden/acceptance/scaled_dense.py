@@ -16,10 +16,18 @@ class ScaledDense(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank at least 2.
+        N-D tensor (N >= 2) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], units)`.
+        N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = ScaledDense(units=8, activation="relu", scale_l2=0.0001)
+    x = keras.random.normal((2, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, units, activation=None, use_bias=True, scale_l2=0.0, **kwargs):

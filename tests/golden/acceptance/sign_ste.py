@@ -9,10 +9,18 @@ class SignSTE(keras.layers.Layer):
     """Sign activation with a straight-through gradient that passes where |x| <= 1.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = SignSTE()
+    x = keras.random.normal((4, 6))
+    outputs = layer(x)
+    ```
     """
 
     def call(self, x, training=None):

@@ -15,11 +15,20 @@ class TwoWayProjection(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x1`: tensor.
-        `x2`: tensor.
+        `x1`: N-D tensor with shape `(batch_size, ..., x1_dim)`.
+        `x2`: N-D tensor with shape `(batch_size, ..., x2_dim)`.
 
     Output shape:
-        `(*x1[:-1], output_dims[0] + output_dims[1])`.
+        N-D tensor with shape `(batch_size, ..., output_dims[0] + output_dims[1])`.
+
+    Example:
+
+    ```python
+    layer = TwoWayProjection(output_dims=[100, 80])
+    x1 = keras.random.normal((2, 500))
+    x2 = keras.random.normal((2, 500))
+    outputs = layer([x1, x2])
+    ```
     """
 
     def __init__(self, output_dims, **kwargs):

@@ -7,8 +7,10 @@ from .dropout_residual import DropoutResidual
 from .frozen_offset_linear import FrozenOffsetLinear
 from .gain_dense import GainDense
 from .gated_blend import GatedBlend
+from .gaussian_head import GaussianHead
 from .gaussian_jitter import GaussianJitter
 from .masked_time_max import MaskedTimeMax
+from .merge_last_dims import MergeLastDims
 from .noisy_identity import NoisyIdentity
 from .pre_norm_mlp import PreNormMLP
 from .query_context_concat import QueryContextConcat
@@ -17,6 +19,8 @@ from .row_smoothness import RowSmoothness
 from .running_centering import RunningCentering
 from .smooth_l1_error import SmoothL1Error
 from .soft_shrink import SoftShrink
+from .squeeze_excite import SqueezeExcite
+from .stochastic_depth import StochasticDepth
 from .uniform_quantizer import UniformQuantizer
 
 __all__ = [
@@ -27,8 +31,10 @@ __all__ = [
     "FrozenOffsetLinear",
     "GainDense",
     "GatedBlend",
+    "GaussianHead",
     "GaussianJitter",
     "MaskedTimeMax",
+    "MergeLastDims",
     "NoisyIdentity",
     "PreNormMLP",
     "QueryContextConcat",
@@ -37,5 +43,7 @@ __all__ = [
     "RunningCentering",
     "SmoothL1Error",
     "SoftShrink",
+    "SqueezeExcite",
+    "StochasticDepth",
     "UniformQuantizer",
 ]

@@ -17,10 +17,18 @@ class ActivationBudget(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = ActivationBudget(l1_weight=0.05, level_weight=0.5, target_level=0.2)
+    x = keras.random.normal((4, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, l1_weight=0.001, level_weight=0.0, target_level=0.0, **kwargs):

@@ -14,10 +14,18 @@ class CappedDense(keras.layers.Dense):
             and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        as the base layer.
+        As the base layer.
+
+    Example:
+
+    ```python
+    layer = CappedDense(cap=3.0, units=4, activation="linear")
+    x = keras.random.normal((2, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, cap=6.0, **kwargs):

@@ -14,10 +14,18 @@ class DropoutResidual(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = DropoutResidual(rate=0.4, dropout_seed=3)
+    x = keras.random.normal((3, 20))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, rate=0.25, dropout_seed=None, **kwargs):
@@ -31,7 +39,7 @@ class DropoutResidual(keras.layers.Layer):
         self.rate = rate
         self.dropout_seed = dropout_seed
         self.drop = keras.layers.Dropout(
-            rate=rate, seed=dropout_seed, dtype=self.dtype_policy
+            rate=rate, seed=dropout_seed, name="drop", dtype=self.dtype_policy
         )
 
     def build(self, input_shape):

@@ -16,10 +16,18 @@ class FrozenOffsetLinear(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], units)`.
+        N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = FrozenOffsetLinear(units=5, offset_value=-0.25)
+    x = keras.random.normal((4, 12))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, units=16, offset_value=0.1, **kwargs):

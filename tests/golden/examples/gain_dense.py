@@ -18,10 +18,18 @@ class GainDense(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank at least 2.
+        N-D tensor (N >= 2) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], units)`.
+        N-D tensor with shape `(batch_size, ..., units)`.
+
+    Example:
+
+    ```python
+    layer = GainDense(units=6, activation="tanh", use_bias=False, kernel_l1=0.001)
+    x = keras.random.normal((3, 4, 7))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_l1=0.0, **kwargs):

@@ -10,12 +10,22 @@ class GatedBlend(keras.layers.Layer):
     returns their per-example L1 distance.
 
     Input shape:
-        `a`: tensor of rank at least 2.
-        `b`: tensor of rank at least 2.
+        `a`: N-D tensor (N >= 2) with shape `(batch_size, ..., a_dim)`.
+        `b`: N-D tensor (N >= 2) with shape `(batch_size, ..., b_dim)`.
 
     Output shape:
-        `blended`: `(*a[:-1], a[-1])`.
-        `distance`: `(*a[:-1], 1)`.
+        A tuple in this order:
+        `blended`: N-D tensor with shape `(batch_size, ..., a_dim)`.
+        `distance`: N-D tensor with shape `(batch_size, ..., 1)`.
+
+    Example:
+
+    ```python
+    layer = GatedBlend()
+    a = keras.random.normal((3, 8))
+    b = keras.random.normal((3, 8))
+    outputs = layer([a, b])
+    ```
     """
 
     def __init__(self, **kwargs):

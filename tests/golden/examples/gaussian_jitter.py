@@ -16,10 +16,18 @@ class GaussianJitter(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = GaussianJitter(stddev=0.2, seed=11)
+    x = keras.random.normal((16, 32))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, stddev=0.1, seed=None, **kwargs):

@@ -14,10 +14,18 @@ class MaskedTimeMax(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank 3.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(x[0], x[2])`.
+        2D tensor with shape `(batch_size, input_dim)`.
+
+    Example:
+
+    ```python
+    layer = MaskedTimeMax()
+    x = keras.random.normal((3, 6, 4))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, fill=-10000.0, **kwargs):

@@ -14,10 +14,18 @@ class PreNormMLP(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank at least 2.
+        N-D tensor (N >= 2) with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        `(*x[:-1], width)`.
+        N-D tensor with shape `(batch_size, ..., width)`.
+
+    Example:
+
+    ```python
+    layer = PreNormMLP(hidden=12, width=6)
+    x = keras.random.normal((2, 3, 5))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, hidden, width, **kwargs):
@@ -37,10 +45,10 @@ class PreNormMLP(keras.layers.Layer):
         self.hidden = hidden
         self.width = width
         self.norm = keras.layers.LayerNormalization(
-            epsilon=1e-05, dtype=self.dtype_policy
+            epsilon=1e-05, name="norm", dtype=self.dtype_policy
         )
         self.shortcut = keras.layers.Dense(
-            units=width, use_bias=False, dtype=self.dtype_policy
+            units=width, use_bias=False, name="shortcut", dtype=self.dtype_policy
         )
         self.mlp = keras.Sequential(
             [
@@ -50,7 +58,8 @@ class PreNormMLP(keras.layers.Layer):
                     dtype=self.dtype_policy,
                 ),
                 keras.layers.Dense(units=width, dtype=self.dtype_policy),
-            ]
+            ],
+            name="mlp",
         )
         self.input_spec = keras.InputSpec(min_ndim=2)
 

@@ -17,11 +17,20 @@ class QueryContextConcat(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `query`: tensor of rank 2.
-        `context`: tensor of rank 2.
+        `query`: 2D tensor with shape `(batch_size, query_dim)`.
+        `context`: 2D tensor with shape `(batch_size, context_dim)`.
 
     Output shape:
-        `(query[0], query_units + context_units)`.
+        2D tensor with shape `(batch_size, query_units + context_units)`.
+
+    Example:
+
+    ```python
+    layer = QueryContextConcat(query_units=3, context_units=7, activation="softplus")
+    query = keras.random.normal((4, 6))
+    context = keras.random.normal((4, 9))
+    outputs = layer([query, context])
+    ```
     """
 
     def __init__(self, query_units, context_units, activation="relu", **kwargs):

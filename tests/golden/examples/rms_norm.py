@@ -14,10 +14,18 @@ class RMSNorm(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = RMSNorm()
+    x = keras.random.uniform((4, 8), minval=250, maxval=350)
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, epsilon=1e-06, **kwargs):

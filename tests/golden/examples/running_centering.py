@@ -15,10 +15,18 @@ class RunningCentering(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor of rank 2.
+        2D tensor with shape `(batch_size, input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = RunningCentering(momentum=0.8)
+    x = keras.random.normal((5, 3))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, momentum=0.9, **kwargs):

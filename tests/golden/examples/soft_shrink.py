@@ -15,10 +15,18 @@ class SoftShrink(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = SoftShrink(threshold=0.3)
+    x = keras.random.normal((5, 9))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, threshold=0.5, **kwargs):

@@ -17,10 +17,18 @@ class UniformQuantizer(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        `x`: tensor.
+        N-D tensor with shape `(batch_size, ..., input_dim)`.
 
     Output shape:
-        same as `x`.
+        Same shape as the input.
+
+    Example:
+
+    ```python
+    layer = UniformQuantizer(levels=8, limit=1.5)
+    x = keras.random.normal((3, 7))
+    outputs = layer(x)
+    ```
     """
 
     def __init__(self, levels=4, limit=2.0, **kwargs):
