@@ -124,4 +124,5 @@ def test_templates_write_values_with_the_literal_filter_and_old_templates_keep_p
 
     env = environment()
     for name in ("literal", "pyrepr"):
-        assert env.from_string("{{ value | %s }}" % name).render(value=("a", 1)) == '("a", 1)'
+        template = env.from_string("{{ value | " + name + " }}")
+        assert template.render(value=("a", 1)) == '("a", 1)'
