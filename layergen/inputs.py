@@ -3,7 +3,7 @@
 Two runs that give a declaration the same digest render the same files for it, so a
 run whose digest matches the lock's record, with the files untouched since, can take
 them as they are. Whatever a rendering reads goes in: the declaration's bytes and
-place, layergen's version, every template (built-in and the project's own), black's
+place, layergen's version and code, every template (built-in and the project's own), black's
 version and the configuration. Paths are relative to the project: a clone elsewhere
 gives the same digests, and the lock does not change.
 """
@@ -31,6 +31,7 @@ def run_inputs(config: Config) -> str:
         release = "(source)"
     parts = [
         f"layergen {__version__} {release}",
+        _code_digest(),
         f"black {_black_version()}",
         _folder_digest(_builtin_templates()),
         _folder_digest(config.templates) if config.templates else "no project templates",
@@ -64,6 +65,18 @@ def _folder_digest(folder: Path) -> str:
     for path in sorted(folder.rglob("*")):
         if path.is_file():
             digest.update(f"{path.relative_to(folder).as_posix()}\n".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _code_digest() -> str:
+    """layergen's own code (a checkout changes without a new version); the linter aside."""
+    package = Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if not relative.startswith("lint/"):
+            digest.update(f"{relative}\n".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 

@@ -176,6 +176,22 @@ def test_a_new_layergen_version_renders_again(scaler_project, monkeypatch):
     assert "support.py.j2" in pipeline.rendered
 
 
+def test_a_change_to_layergen_code_renders_again(scaler_project, monkeypatch, tmp_path_factory):
+    """A checkout changes without a new version: layergen's own code is part of the inputs."""
+    from layergen import inputs
+
+    copy = tmp_path_factory.mktemp("code") / "layergen"
+    shutil.copytree(Path(inputs.__file__).parent, copy)
+    monkeypatch.setattr(inputs, "__file__", str(copy / "inputs.py"))
+    pipeline = Pipeline(monkeypatch)
+    assert generate("layers", "--check") == 0
+    assert pipeline.untouched  # the same code
+    render = copy / "render" / "render.py"
+    render.write_text(render.read_text() + "# changed\n")
+    assert would_change("layers") == ["layergen.lock"]
+    assert pipeline.parsed == ["scaler.layer.yaml"]
+
+
 def test_a_new_golden_file_renders_the_tests_again(scaler_project, monkeypatch):
     (scaler_project / "tests" / "test_scaler.golden.json").write_text("{}")
     pipeline = Pipeline(monkeypatch)
