@@ -378,11 +378,12 @@ def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
     umask = os.umask(0)
     os.umask(umask)
     staged: list[tuple[str, Path]] = []
+    listings: dict[Path, list[str]] = {}  # folder -> its temporary files, listed once
     current: Path | None = None  # the file being written, for an error
     try:
         for path, text in outputs.items():
             current = path
-            for leftover in path.parent.glob(f".{path.name}.*.tmp"):  # from a run that was killed
+            for leftover in _leftovers(path, listings):  # from a run that was killed
                 leftover.unlink(missing_ok=True)
             if path.is_file() and path.read_text(encoding="utf-8") == text:
                 continue
@@ -421,6 +422,22 @@ def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
     for path in removed:
         path.unlink()
     return [path for _, path in staged] + removed
+
+
+def _leftovers(path: Path, listings: dict[Path, list[str]]) -> list[Path]:
+    """Temporary files `write` left beside `path` (`.name.XXXX.tmp`), one listing a folder."""
+    folder = path.parent
+    if folder not in listings:
+        try:
+            listings[folder] = [n for n in os.listdir(folder) if n.endswith(".tmp")]
+        except OSError:  # no folder yet
+            listings[folder] = []
+    prefix = f".{path.name}."
+    return [
+        folder / n
+        for n in listings[folder]
+        if n.startswith(prefix) and len(n) >= len(prefix) + len(".tmp")
+    ]
 
 
 def _unstage(staged: list[tuple[str, Path]]) -> None:
