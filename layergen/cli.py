@@ -319,7 +319,7 @@ def resolve(
                 ]
             )
         missing = [
-            Diagnostic(str(f), 1, 1, "no-such-file", "no such file")
+            Diagnostic(str(f), None, None, "no-such-file", "no such file")
             for f in files
             if not f.is_file()
         ]
@@ -376,7 +376,7 @@ def tests_command(
                     ]
                 )
         if not Path(file).is_file():
-            _fail([Diagnostic(file, 1, 1, "no-such-file", "no such file")])
+            _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
         config = _config(tests, None)
         with _one_run(config):
             run = plan_tests(Path(file), wanted or None, config, parse_examples(example), shape)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,7 +42,7 @@ class Config:
         problem = package_problem(flags["package"]) if flags.get("package") is not None else None
         if problem:
             raise DiagnosticError(
-                [Diagnostic("--package", 1, 1, "bad-package", f"`--package` {problem}")]
+                [Diagnostic("--package", None, None, "bad-package", f"`--package` {problem}")]
             )
         return replace(self, **{k: v for k, v in flags.items() if v is not None})
 
@@ -64,7 +65,11 @@ def load_config(cwd: Path | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DiagnosticError(
-            [Diagnostic(str(pyproject), 1, 1, "toml-syntax", f"invalid TOML: {exc}")]
+            [
+                Diagnostic(
+                    str(pyproject), *toml_position(exc, text), "toml-syntax", f"invalid TOML: {exc}"
+                )
+            ]
         ) from None
     tool = data.get("tool", {})
     section = tool.get("layergen", {})
@@ -122,6 +127,15 @@ def load_config(cwd: Path | None = None) -> Config:
         line_length=line_length if type(line_length) is int and line_length > 0 else 88,
         project_name=_identifier(str(data.get("project", {}).get("name") or root.name)),
     )
+
+
+def toml_position(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
+    """Where tomllib found the error: "(at line L, column C)" or "(at end of document)"."""
+    found = re.search(r"at line (\d+), column (\d+)", str(exc))
+    if found:
+        return int(found[1]), int(found[2])
+    lines = text.splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
 
 
 def _identifier(name: str) -> str:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Diagnostic:
     path: str
-    line: int
-    col: int
+    line: int | None  # None for what has no position: a missing file, a command-line option
+    col: int | None
     code: str
     message: str
     hint: str | None = None
@@ -19,7 +19,12 @@ class Diagnostic:
 
     def format(self) -> str:
         """One line, plus one for the hint: user text in them is escaped, so nothing can break a line or reach the terminal."""
-        text = f"{escape(self.path)}:{self.line}:{self.col}: {self.severity}: {escape(self.message)} [{self.code}]"
+        where = (
+            escape(self.path)
+            if self.line is None
+            else f"{escape(self.path)}:{self.line}:{self.col}"
+        )
+        text = f"{where}: {self.severity}: {escape(self.message)} [{self.code}]"
         if self.hint:
             text += f"\n  hint: {escape(self.hint)}"
         return text
@@ -41,7 +46,9 @@ class DiagnosticError(Exception):
     """Raised with every diagnostic found; the CLI prints them and exits 2."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
-        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.col, d.code))
+        self.diagnostics = sorted(
+            set(diagnostics), key=lambda d: (d.path, d.line or 0, d.col or 0, d.code)
+        )
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
 

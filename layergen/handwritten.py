@@ -17,7 +17,7 @@ from .render.test_context import inputs_context, layer_test_context
 
 
 def _example(arg) -> Any:
-    from .render.test_context import example_value
+    from .spec.ir import example_value
     from .spec.model import Param
 
     return example_value(Param(type=arg.known_type, min=1 if arg.known_type == "int" else None))

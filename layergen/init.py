@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from .kinds import declaration_files_pattern
 
 TASKS_FILE = ".vscode/tasks.json"
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"
@@ -41,9 +42,7 @@ PROBLEM_PATTERN = {
 # What `layergen watch` prints when a run starts and when it waits again.
 WATCH_BEGINS = "^layergen watch: generating"
 WATCH_ENDS = "^layergen watch: watching"
-DECLARATION_FILES = (
-    r"\.(layer|loss|constraint|regularizer|initializer)\.yaml$|\.py$|(^|/)pyproject\.toml$"
-)
+DECLARATION_FILES = declaration_files_pattern()
 
 
 def problem_matcher(background: bool = False) -> dict[str, Any]:

@@ -185,11 +185,3 @@ LAYER_ATTRIBUTES = frozenset(
         "symbolic_call",
     ]
 )
-
-# The same for the other kinds: attributes their Keras base class already has.
-OBJECT_ATTRIBUTES = {
-    "loss": frozenset(["name", "reduction", "dtype", "call", "get_config", "from_config"]),
-    "constraint": frozenset(["get_config", "from_config"]),
-    "regularizer": frozenset(["get_config", "from_config"]),
-    "initializer": frozenset(["get_config", "from_config", "clone"]),
-}

@@ -29,10 +29,26 @@ def parse_params(text: str) -> dict[str, tuple[str, str | None]]:
             errors.append(
                 f"param `{name}` has unknown type `{kind}` (types: {', '.join(PARAM_TYPES)})"
             )
+        if default is not None and not _is_yaml_value(default):
+            errors.append(
+                f"param `{name}` has default `{default}`, which is not a YAML value"
+                " (quote a string: name:str='text')"
+            )
         params[name] = (kind, default)
     if errors:
-        raise DiagnosticError([Diagnostic("--params", 1, 1, "bad-option", e) for e in errors])
+        raise DiagnosticError([Diagnostic("--params", None, None, "bad-option", e) for e in errors])
     return params
+
+
+def _is_yaml_value(text: str) -> bool:
+    """Whether `text` reads as one plain YAML value (a number, a string, a flow list...)."""
+    from ruamel.yaml import YAML
+
+    try:
+        YAML(typ="safe", pure=True).load(f"value: {text}\n")
+    except Exception:  # any reading error means: not a value
+        return False
+    return True
 
 
 def _split(text: str) -> list[str]:

@@ -18,6 +18,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .kinds import KINDS
+
 SCHEMA_FILE = ".layergen/declaration.schema.json"  # relative to the project root
 DRAFT = "http://json-schema.org/draft-07/schema#"
 CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
@@ -25,23 +27,6 @@ CLASS_NAME = r"^[A-Z][A-Za-z0-9_]*$"
 # Descriptions of fields (by model name and key), from docs/spec-format.md. A test checks
 # that every entry names a field the models have, so none can outlive its field.
 DESCRIPTIONS: dict[tuple[str, str], str] = {
-    ("Declaration", "layer"): "Generate a keras.layers.Layer subclass of this name (PascalCase).",
-    (
-        "Declaration",
-        "loss",
-    ): "Generate a keras.losses.Loss subclass of this name; `call` sees y_true, y_pred.",
-    (
-        "Declaration",
-        "constraint",
-    ): "Generate a keras.constraints.Constraint of this name; `call` sees w.",
-    (
-        "Declaration",
-        "regularizer",
-    ): "Generate a keras.regularizers.Regularizer of this name; `call` sees x.",
-    (
-        "Declaration",
-        "initializer",
-    ): "Generate a keras.initializers.Initializer of this name; `call` sees shape, dtype.",
     (
         "Declaration",
         "doc",
@@ -200,7 +185,7 @@ def declaration_schema() -> dict[str, Any]:
         schema["properties"][kind] = {
             "type": "string",
             "pattern": CLASS_NAME,
-            "description": DESCRIPTIONS[("Declaration", kind)],
+            "description": KINDS[kind].summary,
         }
     schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in model.KINDS]
     return {

@@ -62,7 +62,7 @@ def watch(
             ]
         )
     missing = [
-        Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder")
+        Diagnostic(str(p), None, None, "no-such-file", "no such file or folder")
         for p in roots
         if not p.exists()
     ]

@@ -122,6 +122,7 @@ def test_generating_imports_no_deep_learning_framework(project):
     assert (project / "layers" / "double.py").is_file()
 
 
+@pytest.mark.e2e
 def test_new_layer_tests_pass_right_away(project):
     result = runner.invoke(app, ["new", "ScaledDense", "--weights", "kernel,scale,bias"])
     assert result.exit_code == 0
@@ -173,3 +174,34 @@ def test_progress_bar_only_on_a_terminal_for_several_declarations(monkeypatch):
     items = [Path(f"{i}.layer.yaml") for i in range(6)]
     assert list(show(items)) == items  # every declaration still goes through, in order
     assert list(show(items[:2])) == items[:2]
+
+
+# -- errors that belong to no position are printed without an invented one (issue 12) ----------
+
+
+def test_errors_without_a_position_name_no_line(project):
+    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    cases = {
+        ("generate", "nowhere"): "nowhere: error: no such file or folder [no-such-file]",
+        ("generate", "--package", "1x"): "--package: error: `--package` must be a dotted",
+        ("new", "Foo", "--params", "units:int=="): (
+            "--params: error: param `units` has default `=`, which is not a YAML value"
+        ),
+    }
+    for args, expected in cases.items():
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 2 and expected in result.output, (args, result.output)
+        assert ":1:1:" not in result.output
+    assert not (project / "layers").exists()
+
+
+def test_a_toml_syntax_error_is_located_where_tomllib_found_it(project):
+    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\nfoo = = 1\n")
+    result = runner.invoke(app, ["generate"])
+    assert result.exit_code == 2
+    assert "pyproject.toml:3:7: error: invalid TOML" in result.output
+    (project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n[tool.layergen]\npaths = [\n"
+    )
+    result = runner.invoke(app, ["generate"])
+    assert "pyproject.toml:4:10: error: invalid TOML" in result.output, result.output

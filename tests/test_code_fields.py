@@ -18,6 +18,7 @@ import pytest
 from test_hardening import module_code as class_code
 
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 from layergen.render.render import block, render
 from layergen.render.test_context import build_test_context
 from layergen.spec.load import parse_declaration
@@ -26,8 +27,8 @@ from layergen.spec.load import parse_declaration
 def module_code(text: str, path: str) -> str:
     """The generated module and its generated test module, one after the other; both compile."""
     analysis = parse_declaration(path, text.encode())
-    template = "layer_test.py.j2" if analysis.decl.kind == "layer" else "object_test.py.j2"
-    tests = render(template, build_test_context(analysis, module="pkg.probe", source=path))
+    template = KINDS[analysis.decl.kind].test_template
+    tests = render(template, build_test_context(analysis.ir, module="pkg.probe", source=path))
     compile(tests, path, "exec", dont_inherit=True)
     return class_code(text, path) + "\n" + tests
 

@@ -7,6 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
+
 ROUNDS = 20
 
 

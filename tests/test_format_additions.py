@@ -24,7 +24,7 @@ def analysis(text: str, path: str = "a.layer.yaml"):
 
 def module_source(text: str) -> str:
     """The generated module of a declaration, formatted."""
-    context = build_context(analysis(text), package="demo", source="a.layer.yaml")
+    context = build_context(analysis(text).ir, package="demo", source="a.layer.yaml")
     return format_code(render_source("layer.py.j2", context))
 
 
@@ -307,7 +307,7 @@ def test_an_object_overrides_get_config_and_keeps_its_call():
         "constraint: Clip\nparams:\n  limit: float\ncall: ops.clip(w, -limit, limit)\n"
         "methods:\n  get_config:\n    body: |\n      return {'limit': limit}\n"
     )
-    context = build_context(analysis(text, "a.constraint.yaml"), package="demo", source="a")
+    context = build_context(analysis(text, "a.constraint.yaml").ir, package="demo", source="a")
     source = format_code(render_source("object.py.j2", context))
     assert defined_methods(source) == ["__init__", "__call__", "get_config"]
     (found,) = errors(text.replace("get_config:", "__call__:"), "a.constraint.yaml")
@@ -325,7 +325,7 @@ def test_no_generated_class_defines_a_method_twice():
     for path in sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml")):
         a = load_declaration(path)
         template = "layer.py.j2" if a.decl.kind == "layer" else "object.py.j2"
-        context = build_context(a, package="demo", source=path.name)
+        context = build_context(a.ir, package="demo", source=path.name)
         sources.append(render_source(template, context))
     for source in sources:
         for node in ast.walk(ast.parse(source)):
@@ -402,7 +402,7 @@ def test_the_example_section_is_built_from_example():
 
 def test_docstrings_are_wrapped_to_the_line_length():
     for width in (60, 88, 100):
-        context = build_context(analysis(DENSE), package="demo", source="a", line_length=width)
+        context = build_context(analysis(DENSE).ir, package="demo", source="a", line_length=width)
         source = format_code(render_source("layer.py.j2", context), width)
         end = source.index('    """\n', source.index("class "))
         assert max(len(line) for line in source[:end].splitlines()) <= width, width

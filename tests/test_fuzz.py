@@ -19,10 +19,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import render
 from layergen.render.test_context import build_test_context
@@ -443,14 +445,11 @@ def generate(raw: bytes, path: str = "fuzz.layer.yaml"):
             assert "Traceback" not in d.message
         return None
     kind = analysis.decl.kind
-    module = render(
-        f"{kind}.py.j2" if kind == "layer" else "object.py.j2",
-        build_context(analysis, package="fuzz", source=path),
-    )
+    module = render(KINDS[kind].template, build_context(analysis.ir, package="fuzz", source=path))
     compile(module, "module.py", "exec", dont_inherit=True)
     test = render(
-        "layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
-        build_test_context(analysis, module="fuzz_module", source="fuzz.layer.yaml"),
+        KINDS[kind].test_template,
+        build_test_context(analysis.ir, module="fuzz_module", source="fuzz.layer.yaml"),
     )
     compile(test, "test_module.py", "exec", dont_inherit=True)
     return module
@@ -581,6 +580,7 @@ QUICK_CHECKS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.e2e
 def test_sample_of_generated_layers_import_and_pass_quick_checks(tmp_path):
     from layergen.config import Config
     from layergen.generate import plan, write

@@ -13,6 +13,8 @@ import pytest
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project, run_pytest
 
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
+
 TWINS = (
     Path(__file__).parent / "twins"
 )  # built-in Keras layers, declared; compared in match_keras.py

@@ -9,6 +9,8 @@ import pytest
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project, run_pytest
 
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
+
 # name: (declaration, generated line, broken line, the generated test that must fail)
 BUGS = {
     "config_key_dropped": (

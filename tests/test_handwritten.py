@@ -46,6 +46,7 @@ def report(tmp_path_factory):
     return run.stdout
 
 
+@pytest.mark.e2e
 def test_tests_for_the_seeds_pass(report):
     for name in (
         "scaled_dense",
@@ -61,11 +62,13 @@ def test_tests_for_the_seeds_pass(report):
         assert f"FAILED tests/test_seeds_{name}.py" not in report, report[-4000:]
 
 
+@pytest.mark.e2e
 def test_missing_kwargs_passthrough_is_named(report):
     assert "FAILED tests/test_buggy_no_kwargs.py::test_base_layer_arguments_pass_through" in report
     assert "does not take **kwargs for the base layer" in report
 
 
+@pytest.mark.e2e
 def test_missing_config_argument_is_named(report):
     assert "FAILED tests/test_buggy_forgetful_config.py::test_config_round_trip" in report
     assert "get_config() does not return constructor argument 'shift'" in report

@@ -22,6 +22,7 @@ from layergen.config import Config
 from layergen.diagnostics import DiagnosticError
 from layergen.generate import plan, write
 from layergen.keras_names import LAYER_ATTRIBUTES
+from layergen.kinds import KINDS
 from layergen.render.context import build_context, docstring_text
 from layergen.render.render import format_code, render
 from layergen.spec.load import parse_declaration
@@ -47,10 +48,7 @@ def module_code(text: str | bytes, path: str = "odd.layer.yaml") -> str:
     raw = text.encode() if isinstance(text, str) else text
     analysis = parse_declaration(path, raw)
     kind = analysis.decl.kind
-    code = render(
-        f"{kind}.py.j2" if kind == "layer" else "object.py.j2",
-        build_context(analysis, package="p", source=path),
-    )
+    code = render(KINDS[kind].template, build_context(analysis.ir, package="p", source=path))
     compile(code, path, "exec", dont_inherit=True)
     return code
 

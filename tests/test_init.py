@@ -271,6 +271,7 @@ def _git(*args: str, cwd: Path) -> None:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_pre_commit_try_repo_passes_on_a_clean_project_and_fails_on_a_stale_one(tmp_path):
     bin_dir = Path(sys.executable).parent

@@ -8,6 +8,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
+
 REPO = Path(__file__).resolve().parents[1]
 
 

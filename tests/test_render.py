@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import block, format_code, literal, render_source
 from layergen.render.test_context import build_test_context
@@ -70,15 +71,11 @@ def test_black_only_splits_lines_that_are_too_long(path):
     """Templates write what black would, so black (which formats twice whenever its
     input changes) has little to do. What is left is a declaration's long lines."""
     analysis = load_declaration(path)
-    layer = analysis.decl.kind == "layer"
+    kind = KINDS[analysis.decl.kind]
     rendered = [
+        render_source(kind.template, build_context(analysis.ir, package="p", source="s")),
         render_source(
-            "layer.py.j2" if layer else "object.py.j2",
-            build_context(analysis, package="p", source="s"),
-        ),
-        render_source(
-            "layer_test.py.j2" if layer else "object_test.py.j2",
-            build_test_context(analysis, module="p.m", source="s"),
+            kind.test_template, build_test_context(analysis.ir, module="p.m", source="s")
         ),
     ]
     for source in rendered:
@@ -102,3 +99,21 @@ def test_the_support_module_is_written_as_black_writes_it():
 
     (text,) = support_files(Path("tests")).values()
     assert format_code(text) == text
+
+
+@pytest.mark.parametrize("when, asserted", [("true", True), ("use_scale", False), (None, True)])
+def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_path, when, asserted):
+    """Issue 12: `when: true` was read as "conditional" by the test context alone."""
+    from helpers import layergen
+
+    condition = f"\n    when: {when}" if when else ""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "scaler.layer.yaml").write_text(
+        "layer: Scaler\nparams:\n  use_scale: {type: bool, default: true}\n"
+        f"weights:\n  scale:\n    shape: x[-1]{condition}\ncall: x * scale if use_scale else x\n"
+    )
+    result = layergen("generate", "layers", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    test_module = (tmp_path / "tests" / "test_scaler.py").read_text()
+    assert ('"the layer has no trainable weights"' in test_module) is asserted

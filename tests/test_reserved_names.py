@@ -16,6 +16,7 @@ import symtable
 import pytest
 
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import render
 from layergen.render.test_context import build_test_context
@@ -128,13 +129,9 @@ USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 def generated(data: dict, kind: str):
     path = f"probe.{kind}.yaml"
     a = parse_declaration(path, json.dumps(data).encode())
-    module = render(
-        "layer.py.j2" if kind == "layer" else "object.py.j2",
-        build_context(a, package="p", source=path),
-    )
+    module = render(KINDS[kind].template, build_context(a.ir, package="p", source=path))
     tests = render(
-        "layer_test.py.j2" if kind == "layer" else "object_test.py.j2",
-        build_test_context(a, module="p.probe", source=path),
+        KINDS[kind].test_template, build_test_context(a.ir, module="p.probe", source=path)
     )
     return a, module, tests
 

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -25,6 +26,8 @@ from typer.testing import CliRunner
 from layergen.cli import app
 
 from helpers import snapshot
+
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
 
 runner = CliRunner()
 CALLS = ["x * scale * gain", "x * scale + gain", "(x - gain) * scale"]

@@ -142,7 +142,7 @@ def test_watch_reports_a_missing_folder_and_exits(project):
         timeout=60,
     )
     assert result.returncode == 2
-    assert "nowhere:1:1: error: no such file or folder [no-such-file]" in result.stderr
+    assert "nowhere: error: no such file or folder [no-such-file]" in result.stderr
 
 
 def test_watch_stops_on_its_stop_event(project, monkeypatch):

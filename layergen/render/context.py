@@ -1,4 +1,4 @@
-"""Turn an `Analysis` into plain data for the templates.
+"""Turn a declaration's IR (`spec/ir.py`) into plain data for the templates.
 
 Every decision about what the generated code says is made here, in Python;
 the templates only lay it out.
@@ -12,40 +12,12 @@ from typing import Any
 import libcst as cst
 
 from ..keras_names import IDENTIFIERS
-from ..spec.analyze import KIND_METHOD, Analysis
-from ..spec.code import Code, body, parse, resolve
-from ..spec.model import BOUNDS, Param
-from ..spec.yamlfile import Pos
+from ..spec.code import Code, body
+from ..spec.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
 from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
 
-BASE_CLASSES = {
-    "layer": "keras.layers.Layer",
-    "loss": "keras.losses.Loss",
-    "constraint": "keras.constraints.Constraint",
-    "regularizer": "keras.regularizers.Regularizer",
-    "initializer": "keras.initializers.Initializer",
-}
-KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)
-# The methods the templates write for each kind.
-GENERATED_METHODS = {
-    "layer": frozenset(
-        [
-            "__init__",
-            "build",
-            "call",
-            "compute_mask",
-            "compute_output_shape",
-            "compute_output_spec",
-            "get_config",
-        ]
-    ),
-    **{
-        kind: frozenset(["__init__", method, "get_config"])
-        for kind, method in KIND_METHOD.items()
-        if kind != "layer"
-    },
-}  # activation, initializer, regularizer, constraint
+KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
 
 
 def snake(name: str) -> str:
@@ -235,12 +207,10 @@ def shape_rank(code: Code, inputs: set[str]) -> int | None:
 
 
 def build_context(
-    a: Analysis, *, package: str, source: str, line_length: int = 88
+    ir: Declared, *, package: str, source: str, line_length: int = 88
 ) -> dict[str, Any]:
     """`line_length`: black's, which the docstrings are wrapped to."""
-    decl = a.decl
-    members = _members(a)
-    self_rename = {name: f"self.{name}" for name in members}
+    self_rename = {name: f"self.{name}" for name in ir.members}
     params = [
         {
             "name": name,
@@ -250,133 +220,121 @@ def build_context(
             "config": param_config(name, p),
             "doc": docstring_text(param_doc(name, p), " " * 12, 8, line_length),
         }
-        for name, p in a.params.items()
+        for name, p in ir.params.items()
     ]
     methods = [
         {
-            "name": name,
-            "args": m.args,
-            "body": body(a.code("methods", name, "body"), _shadowed(self_rename, m.args)),
+            "name": m.name,
+            "args": list(m.args),
+            "body": body(m.body, _shadowed(self_rename, m.args)),
         }
-        for name, m in decl.methods.items()
+        for m in ir.methods
     ]
+    generated = ir.kind.generated_methods
     ctx: dict[str, Any] = {
-        "kind": decl.kind,
-        "name": decl.name,
+        "kind": ir.kind.name,
+        "method": ir.kind.method,
+        "signature": ir.kind.signature,
+        "base_kwargs": ir.kind.base_kwargs,
+        "name": ir.name,
         "source": docstring_text(source),
         "package": package,
-        "base": decl.base or BASE_CLASSES[decl.kind],
-        "custom_base": decl.base is not None,
-        "doc": docstring_text(decl.doc or f"{decl.name} {decl.kind}.", first=7, width=line_length),
+        "base": ir.base or ir.kind.base,
+        "custom_base": ir.base is not None,
+        "doc": docstring_text(ir.doc or f"{ir.name} {ir.kind.name}.", first=7, width=line_length),
         "line_length": line_length,
         "params": params,
-        "imports": list(decl.imports),
-        "random": decl.random,
+        "imports": list(ir.imports),
+        "random": ir.random,
         # Computed in float32 under any dtype policy: inputs and weights are not cast down.
-        "float32_compute": decl.compute_dtype == "float32",
-        "init": a.code("init").render() if decl.init else None,
-        "ops": [_op(a, name, self_rename) for name in decl.ops],
+        "float32_compute": ir.float32_compute,
+        "init": ir.init.render() if ir.init is not None else None,
+        "ops": [_op(op, self_rename) for op in ir.ops],
         # A declared method with the name of a generated one replaces it, in its place.
-        "methods": [m for m in methods if m["name"] not in GENERATED_METHODS[decl.kind]],
-        "overrides": {m["name"]: m for m in methods if m["name"] in GENERATED_METHODS[decl.kind]},
-        "inputs": a.inputs,
+        "methods": [m for m in methods if m["name"] not in generated],
+        "overrides": {m["name"]: m for m in methods if m["name"] in generated},
+        "inputs": ir.input_names,
     }
-    if decl.kind == "layer":
-        ctx.update(_layer(a, self_rename, line_length))
+    if ir.kind.name == "layer":
+        ctx.update(_layer(ir, self_rename, line_length))
     else:
-        ctx["call_body"] = body(a.code("call"), _shadowed(self_rename, a.inputs))
+        ctx["call_body"] = body(ir.call, _shadowed(self_rename, ir.input_names))
     return ctx
 
 
-def _members(a: Analysis) -> list[str]:
-    decl = a.decl
-    names = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
-    return names + (["seed_generator"] if decl.random else [])
-
-
-def _shadowed(rename: dict[str, str], local: list[str]) -> dict[str, str]:
+def _shadowed(rename: dict[str, str], local) -> dict[str, str]:
     return {k: v for k, v in rename.items() if k not in local}
 
 
-def _op(a: Analysis, name: str, self_rename: dict[str, str]) -> dict[str, Any]:
-    op = a.decl.ops[name]
-    rename = _shadowed(self_rename, op.args + ["upstream"])
-    if isinstance(op.gradient, str):
-        gradient = body(a.code("ops", name, "gradient"), rename)
+def _op(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+    rename = _shadowed(self_rename, [*op.args, "upstream"])
+    if op.gradient is not None:
+        gradient = body(op.gradient, rename)
     else:
         grads = [
-            (
-                a.code("ops", name, "gradient", arg).render(rename)
-                if arg in op.gradient
-                else f"ops.zeros_like({arg})"
-            )
-            for arg in op.args
+            code.render(rename) if code is not None else f"ops.zeros_like({arg})"
+            for arg, code in op.gradients.items()
         ]
         gradient = (
             "return " + (grads[0] if len(grads) == 1 else "(" + ", ".join(grads) + ")") + "\n"
         )
-    forward = body(a.code("ops", name, "forward"), rename, returns=lambda e: [f"return {e}, grad"])
-    return {"name": name, "args": op.args, "forward": forward, "gradient": gradient}
+    forward = body(op.forward, rename, returns=lambda e: [f"return {e}, grad"])
+    return {"name": op.name, "args": list(op.args), "forward": forward, "gradient": gradient}
 
 
-def _layer(a: Analysis, self_rename: dict[str, str], width: int) -> dict[str, Any]:
-    decl = a.decl
-    example = example_doc(a, width)
-    inputs = a.inputs
+def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, Any]:
+    example = example_doc(ir, width)
+    inputs = ir.input_names
     several = len(inputs) > 1
     input_set = set(inputs)
     shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
-    shape_rename = {**shape_names, **{p: f"self.{p}" for p in a.params}}
-    call_rename = _shadowed(self_rename, inputs + ["training", "mask"])
+    shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
+    call_rename = _shadowed(self_rename, [*inputs, "training", "mask"])
+    param_rename = {p: f"self.{p}" for p in ir.params}
 
     weights = []
-    for name, w in decl.weights.items():
-        code = a.code("weights", name, "shape")
-        shape = shape_tuple(code, shape_rename, input_set)
-        rank = shape_rank(code, input_set)
-        args = {"name": literal(name), "shape": shape}
+    for w in ir.weights:
+        shape = shape_tuple(w.shape.code, shape_rename, input_set)
+        rank = shape_rank(w.shape.code, input_set)
+        args = {"name": literal(w.name), "shape": shape}
         prelude = None
         if w.initializer is not None:
-            args["initializer"] = _keras_object(a, ("weights", name, "initializer"), w.initializer)
+            args["initializer"] = _keras_object(w.initializer, param_rename)
         elif rank is None:
-            prelude = f"{name}_shape = {shape}"
-            args["shape"] = f"{name}_shape"
-            args["initializer"] = f'"glorot_uniform" if len({name}_shape) >= 2 else "zeros"'
+            prelude = f"{w.name}_shape = {shape}"
+            args["shape"] = f"{w.name}_shape"
+            args["initializer"] = f'"glorot_uniform" if len({w.name}_shape) >= 2 else "zeros"'
         else:
             args["initializer"] = literal("glorot_uniform" if rank >= 2 else "zeros")
         for attr in ("regularizer", "constraint"):
             value = getattr(w, attr)
             if value is not None:
-                args[attr] = _keras_object(a, ("weights", name, attr), value)
+                args[attr] = _keras_object(value, param_rename)
         if not w.trainable:
             args["trainable"] = "False"
         if w.dtype:
             args["dtype"] = literal(w.dtype)
         when = None
-        if isinstance(w.when, str):
-            when = a.code("weights", name, "when").render({p: f"self.{p}" for p in a.params})
-        elif w.when is False:
+        if isinstance(w.created, Code):
+            when = w.created.render(param_rename)
+        elif w.created is False:
             when = "False"
-        weights.append({"name": name, "args": args, "when": when, "prelude": prelude})
+        weights.append({"name": w.name, "args": args, "when": when, "prelude": prelude})
 
-    sublayers = [_sublayer(a, name, shape_rename) for name in decl.sublayers]
-
-    declared = decl.inputs or {}
     symbolic = [
         (
-            f"keras.KerasTensor({shape_names[n]}, dtype={literal(declared[n].dtype)})"
-            if declared.get(n) and declared[n].dtype
-            else f"keras.KerasTensor({shape_names[n]}, dtype=self.compute_dtype)"
+            f"keras.KerasTensor({shape_names[i.name]}, dtype={literal(i.dtype)})"
+            if i.dtype
+            else f"keras.KerasTensor({shape_names[i.name]}, dtype=self.compute_dtype)"
         )
-        for n in inputs
+        for i in ir.inputs
     ]
     specs = []
-    for n in inputs:
-        spec = (decl.inputs or {}).get(n)
-        if spec and (spec.rank is not None or spec.min_rank is not None):
+    for i in ir.inputs:
+        if i.rank is not None or i.min_rank is not None:
             specs.append(
                 "keras.InputSpec("
-                + (f"ndim={spec.rank}" if spec.rank is not None else f"min_ndim={spec.min_rank}")
+                + (f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
                 + ")"
             )
         else:
@@ -391,142 +349,112 @@ def _layer(a: Analysis, self_rename: dict[str, str], width: int) -> dict[str, An
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
-        "sublayers": sublayers,
+        "sublayers": [_sublayer(sub, shape_rename) for sub in ir.sublayers],
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
-        "masking": decl.masking not in (None, False),
+        "masking": ir.masking,
         "compute_mask": (
-            a.code("masking").render(_shadowed(self_rename, inputs + ["mask"]))
-            if isinstance(decl.masking, str)
+            ir.compute_mask.render(_shadowed(self_rename, [*inputs, "mask"]))
+            if ir.compute_mask is not None
             else None
         ),
-        "losses": [a.code("losses", i).render(call_rename) for i in range(len(decl.losses))],
-        "call_body": _call_body(a, call_rename),
-        "output_shape": _output_shape(a, shape_rename, input_set, shape_names),
+        "losses": [loss.render(call_rename) for loss in ir.losses],
+        "call_body": _call_body(ir, call_rename),
+        "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
-        "named_outputs": decl.output_type == "dict",
-        "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(a)],
-        "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(a)],
+        "named_outputs": ir.outputs_by_name,
+        "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
         ),
     }
 
 
-def _keras_object(a: Analysis, loc: tuple, value: str) -> str:
-    if value.isidentifier():
-        return f"self.{value}" if value in a.params else literal(value)
-    return a.code(*loc).render({p: f"self.{p}" for p in a.params})
+def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
+    if value.param is not None:
+        return f"self.{value.param}"
+    if value.name is not None:
+        return literal(value.name)
+    return value.code.render(param_rename)
 
 
-def _sublayer(a: Analysis, name: str, shape_rename: dict[str, str]) -> dict[str, Any]:
+def _sublayer(sub: Sublayer, shape_rename: dict[str, str]) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
-    sub = a.decl.sublayers[name]
-    loc = ("sublayers", name)
-    calls = [(loc, sub.class_, sub.args)] if sub.layers is None else []
-    calls += [
-        (loc + ("layers", i), item.class_, item.args) for i, item in enumerate(sub.layers or [])
-    ]
-    in_build = any(
-        f.name in a.inputs
-        for where, _, args in calls
-        for key, value in args.items()
-        if isinstance(value, str)
-        for f in a.code(*where, "args", key).free
-    )
-    rename = shape_rename if in_build else {}
-    if sub.layers is None:
-        construct = _construct(a, loc, sub.class_, sub.args, rename, name)
+    rename = shape_rename if sub.reads_input_shapes else {}
+    if sub.sequence is None:
+        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name)
     else:
-        items = [_construct(a, where, class_, args, rename) for where, class_, args in calls]
-        named = "" if "name" in sub.args else f", name={literal(name)}"
-        construct = f"{sub.class_ or 'keras.Sequential'}([{', '.join(items)}]{named})"
-    return {"name": name, "construct": construct, "in_build": in_build}
+        items = [_construct(c, rename) for c in sub.sequence]
+        named = "" if "name" in sub.args else f", name={literal(sub.name)}"
+        construct = f"{sub.class_}([{', '.join(items)}]{named})"
+    return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
 
 
-def _construct(
-    a: Analysis,
-    loc: tuple,
-    class_path: str,
-    args: dict[str, Any],
-    rename: dict[str, str],
-    name: str | None = None,
-) -> str:
+def _construct(c: Construction, rename: dict[str, str], name: str | None = None) -> str:
     """`name`: the sublayer's key, its name unless the args give one (keras-hub names every sublayer)."""
-    parts = []
-    for key, value in args.items():
-        parts.append(
-            f"{key}={a.code(*loc, 'args', key).render(rename) if isinstance(value, str) else literal(value)}"
-        )
-    if name is not None and "name" not in args:
+    parts = [
+        f"{key}={value.render(rename) if isinstance(value, Code) else literal(value)}"
+        for key, value in c.args.items()
+    ]
+    if name is not None and "name" not in c.args:
         parts.append(f"name={literal(name)}")
-    if "dtype" not in args:
+    if "dtype" not in c.args:
         parts.append("dtype=self.dtype_policy")
-    return f"{class_path}({', '.join(parts)})"
+    return f"{c.class_}({', '.join(parts)})"
 
 
-def _call_body(a: Analysis, rename: dict[str, str]) -> str | None:
-    decl = a.decl
-    updates = list(decl.updates.items())
+def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
+    updates = list(ir.updates.items())
 
-    cast = _float32_output(a)
+    cast = _returned(ir)
 
     def with_updates(guarded: bool):
         if not updates:
             return cast and (lambda e: [f"return {cast(e)}"])
         assigns = []
         if len(updates) == 1:
-            name, _ = updates[0]
-            value = a.code("updates", name).render(rename)
+            name, code = updates[0]
+            value = code.render(rename)
             assigns.append(f"self.{name}.assign(ops.cast({value}, self.{name}.dtype))")
         else:  # compute every new value from the old state before assigning any
-            for name, _ in updates:
-                assigns.append(f"new_{name} = {a.code('updates', name).render(rename)}")
+            for name, code in updates:
+                assigns.append(f"new_{name} = {code.render(rename)}")
             for name, _ in updates:
                 assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
         if guarded:  # one `if training:` statement holding them all
             assigns = ["if training:\n" + "\n".join(f"    {line}" for line in assigns)]
         return lambda e: [f"outputs = {cast(e) if cast else e}", *assigns, "return outputs"]
 
-    if decl.call is None:
-        if decl.base is not None and not (updates or decl.losses):
-            return None  # the base class's call is used as it is
-        arg = "inputs" if len(a.inputs) > 1 else a.inputs[0]
-        forward = f"super().call({arg})" if decl.base is not None else arg
-        return _float32_inputs(a) + body(_synthetic(a, forward), rename, with_updates(True))
-    if isinstance(decl.call, str):
-        return _float32_inputs(a) + body(a.code("call"), rename, with_updates(True))
-    train = body(a.code("call", "train"), rename, with_updates(False))
-    infer = body(a.code("call", "infer"), rename, with_updates(False) if cast else None)
-    return _float32_inputs(a) + "if training:\n" + block(train, 4) + "\n" + infer
+    if ir.call is None:
+        return None  # the base class's call is used as it is
+    if isinstance(ir.call, Code):
+        return _float32_inputs(ir) + body(ir.call, rename, with_updates(True))
+    train = body(ir.call.train, rename, with_updates(False))
+    infer = body(ir.call.infer, rename, with_updates(False) if cast else None)
+    return _float32_inputs(ir) + "if training:\n" + block(train, 4) + "\n" + infer
 
 
-def _float32_inputs(a: Analysis) -> str:
+def _float32_inputs(ir: Declared) -> str:
     """`compute_dtype: float32`: float inputs cast up first, as LayerNormalization does."""
-    if a.decl.compute_dtype != "float32":
+    if not ir.float32_compute:
         return ""
-    declared = a.decl.inputs or {}
-    floats = [
-        n
-        for n in a.inputs
-        if not (declared.get(n) and declared[n].dtype and "float" not in declared[n].dtype)
-    ]
+    floats = [i.name for i in ir.inputs if not (i.dtype and "float" not in i.dtype)]
     return "".join(f'{n} = ops.cast({n}, "float32")\n' for n in floats)
 
 
-def _float32_output(a: Analysis):
+def _returned(ir: Declared):
     """What the layer returns of the value `call` returns, when that is not the value itself:
     `output_type: dict` builds the dict of the named outputs, from the tuple in their order;
     `compute_dtype: float32` casts the outputs back to the layer's compute dtype."""
-    decl = a.decl
-    cast = decl.compute_dtype == "float32"
-    if decl.output_type == "dict":
-        names = list(decl.outputs or {})
+    cast = ir.float32_compute
+    if ir.outputs_by_name:
+        names = list(ir.outputs or {})
         return lambda e: _named_outputs(e, names, cast)
     if not cast:
         return None
-    if decl.outputs is not None and len(decl.outputs) > 1:
+    if ir.outputs is not None and len(ir.outputs) > 1:
         return lambda e: f"tuple(ops.cast(out, self.compute_dtype) for out in ({e}))"
     return lambda e: f"ops.cast({e}, self.compute_dtype)"
 
@@ -549,24 +477,16 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
     return f"{{name: {out('value')} for name, value in zip({keys}, {value})}}"
 
 
-def _synthetic(a: Analysis, text: str) -> Code:
-    """Code layergen writes itself (the identity, or the base class's call)."""
-    code = parse(text, Pos(1, 1), a.path, expression=True)
-    resolve([code])
-    return code
-
-
 def _output_shape(
-    a: Analysis, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]
+    ir: Declared, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str]
 ) -> str | None:
-    decl = a.decl
-    if decl.output_shape is not None:
-        return shape_tuple(a.code("output_shape"), rename, inputs)
-    if decl.outputs is not None:
-        shapes = [shape_tuple(a.code("outputs", n), rename, inputs) for n in decl.outputs]
-        if decl.output_type == "dict":
-            return "{" + ", ".join(f"{literal(n)}: {s}" for n, s in zip(decl.outputs, shapes)) + "}"
-        return "(" + ", ".join(shapes) + ("," if len(shapes) == 1 else "") + ")"
-    if decl.base is not None:
+    if ir.output_shape is not None:
+        return shape_tuple(ir.output_shape.code, rename, inputs)
+    if ir.outputs is not None:
+        shapes = {n: shape_tuple(s.code, rename, inputs) for n, s in ir.outputs.items()}
+        if ir.outputs_by_name:
+            return "{" + ", ".join(f"{literal(n)}: {s}" for n, s in shapes.items()) + "}"
+        return "(" + ", ".join(shapes.values()) + ("," if len(shapes) == 1 else "") + ")"
+    if ir.base is not None:
         return None
-    return shape_names[a.inputs[0]]
+    return shape_names[ir.input_names[0]]

@@ -6,11 +6,10 @@ expression (`(*x[:-1], units)`), and the `Example:` section shows how to call th
 
 from __future__ import annotations
 
-from typing import Any
-
 import libcst as cst
 
-from ..spec.analyze import Analysis
+from ..spec.code import Code
+from ..spec.ir import Declared, Shape
 from .render import literal
 
 ELLIPSIS = "..."
@@ -19,14 +18,13 @@ ELLIPSIS = "..."
 # -- shapes ------------------------------------------------------------------------------------
 
 
-def input_doc(a: Analysis) -> list[str]:
+def input_doc(ir: Declared) -> list[str]:
     """One line per input: `2D tensor with shape (batch_size, input_dim).`"""
-    several = len(a.inputs) > 1
+    several = len(ir.inputs) > 1
     lines = []
-    for name in a.inputs:
-        spec = (a.decl.inputs or {}).get(name)
-        rank = spec.rank if spec else None
-        last = _dim_name(a, name)
+    for spec in ir.inputs:
+        name, rank = spec.name, spec.rank
+        last = _dim_name(ir, name)
         if rank == 0:
             dims: list[str] = []
         elif rank == 1:
@@ -36,31 +34,27 @@ def input_doc(a: Analysis) -> list[str]:
         else:
             dims = ["batch_size", ELLIPSIS, last]
         text = _tensor(dims, rank)
-        if spec and spec.min_rank is not None and rank is None:
+        if spec.min_rank is not None and rank is None:
             text = text.replace("N-D tensor", f"N-D tensor (N >= {spec.min_rank})")
-        if spec and spec.dtype:
+        if spec.dtype:
             text += f", dtype `{spec.dtype}`"
         lines.append((f"`{name}`: " if several else "") + text + ".")
     return lines
 
 
-def output_doc(a: Analysis) -> list[str]:
-    decl = a.decl
-    if decl.output_shape is not None:
-        return [_shape_words(a, ("output_shape",), decl.output_shape) + "."]
-    if decl.outputs is not None:
-        lines = [
-            f"`{n}`: " + _shape_words(a, ("outputs", n), shape) + "."
-            for n, shape in decl.outputs.items()
-        ]
-        kind = "dict keyed by name" if decl.output_type == "dict" else "tuple in this order"
+def output_doc(ir: Declared) -> list[str]:
+    if ir.output_shape is not None:
+        return [_shape_words(ir, ir.output_shape) + "."]
+    if ir.outputs is not None:
+        lines = [f"`{n}`: " + _shape_words(ir, shape) + "." for n, shape in ir.outputs.items()]
+        kind = "dict keyed by name" if ir.outputs_by_name else "tuple in this order"
         return [f"A {kind}:"] + lines
-    if "compute_output_shape" in decl.methods:
+    if "compute_output_shape" in ir.method_names:
         return ["As `compute_output_shape` computes it."]
-    if decl.base is not None:
+    if ir.base is not None:
         return ["As the base layer."]
-    if len(a.inputs) > 1:
-        return [f"Same shape as `{a.inputs[0]}`."]
+    if len(ir.inputs) > 1:
+        return [f"Same shape as `{ir.input_names[0]}`."]
     return ["Same shape as the input."]
 
 
@@ -74,40 +68,40 @@ def _tensor(dims: list[str], rank: int | None = None) -> str:
     return f"{size} tensor with shape `({inside})`"
 
 
-def _dim_name(a: Analysis, name: str) -> str:
+def _dim_name(ir: Declared, name: str) -> str:
     """The last dim of an input: `input_dim` for the one input, as Keras's Dense says."""
-    return "input_dim" if len(a.inputs) == 1 else f"{name}_dim"
+    return "input_dim" if len(ir.inputs) == 1 else f"{name}_dim"
 
 
-def _shape_words(a: Analysis, loc: tuple, value: Any) -> str:
+def _shape_words(a: Declared, shape: Shape) -> str:
     """A declared shape in words; an expression it cannot read stays as written."""
-    if isinstance(value, list):
+    if shape.dims is not None:
         dims = []
-        for i, dim in enumerate(value):
-            if not isinstance(dim, str):
+        for dim in shape.dims:
+            if not isinstance(dim, Code):
                 dims.append(str(dim))
                 continue
-            node = a.code(*loc, i).module.body[0].body[0].value.elements[0].value
+            node = dim.module.body[0].body[0].value.elements[0].value
             dims.extend(_dims(a, node))
         return _tensor(dims)
-    node = a.code(*loc).module.body[0].body[0].value
+    node = shape.code.module.body[0].body[0].value
     if isinstance(node, cst.Tuple):
         return _tensor([d for e in node.elements for d in _dims(a, e.value)])
     return _tensor(_dims(a, node))
 
 
-def _whole(a: Analysis, node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value in a.inputs
+def _whole(a: Declared, node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value in a.input_names
 
 
-def _dims(a: Analysis, node: cst.BaseExpression) -> list[str]:
+def _dims(a: Declared, node: cst.BaseExpression) -> list[str]:
     """The dims an expression stands for: several for an input or a slice of one."""
     if _whole(a, node):
         return ["batch_size", ELLIPSIS, _dim_name(a, node.value)]
     if (
         isinstance(node, cst.Subscript)
         and isinstance(node.value, cst.Name)
-        and node.value.value in a.inputs
+        and node.value.value in a.input_names
         and len(node.slice) == 1
         and isinstance(node.slice[0].slice, cst.Slice)
     ):
@@ -134,13 +128,13 @@ def _int(node: cst.BaseExpression | None) -> int | None:
 class _Words(cst.CSTTransformer):
     """`x[0]` -> `batch_size`, `x[-1]` -> `input_dim`, `x[2]` -> `input_dim2`."""
 
-    def __init__(self, a: Analysis):
+    def __init__(self, a: Declared):
         self.a = a
 
     def leave_Subscript(self, original, updated):
         if not (
             isinstance(updated.value, cst.Name)
-            and updated.value.value in self.a.inputs
+            and updated.value.value in self.a.input_names
             and len(updated.slice) == 1
             and isinstance(updated.slice[0].slice, cst.Index)
         ):
@@ -148,8 +142,8 @@ class _Words(cst.CSTTransformer):
         name = updated.value.value
         index = _int(updated.slice[0].slice.value)
         last = _dim_name(self.a, name)
-        spec = (self.a.decl.inputs or {}).get(name)
-        if spec and spec.rank is not None and index == spec.rank - 1:
+        spec = self.a.input(name)
+        if spec.rank is not None and index == spec.rank - 1:
             index = -1  # the last dim of an input of known rank
         if index == 0:
             return cst.Name("batch_size")
@@ -160,35 +154,34 @@ class _Words(cst.CSTTransformer):
         return updated
 
 
-def _text(a: Analysis, node: cst.BaseExpression) -> str:
+def _text(a: Declared, node: cst.BaseExpression) -> str:
     return cst.Module([]).code_for_node(node.visit(_Words(a)))
 
 
 # -- the example -------------------------------------------------------------------------------
 
 
-def example_doc(a: Analysis, width: int) -> list[str] | None:
+def example_doc(ir: Declared, width: int) -> list[str] | None:
     """The code of the `Example:` section, from the declaration's `example`; None without one."""
-    from .test_context import example_value, input_dtypes, input_shapes
-
-    if "example" not in a.doc.data:
+    example = ir.example
+    if not example.given:
         return None
-    given = a.decl.example.params
+    given = example.params
     args = {
-        name: given[name] if name in given else example_value(param)
-        for name, param in a.params.items()
+        name: given[name] if name in given else example.args[name]
+        for name, param in ir.params.items()
         if name in given or param.required
     }
-    args.update({k: v for k, v in given.items() if k not in a.params})  # base class arguments
-    call = f"layer = {a.decl.name}(" + ", ".join(f"{k}={literal(v)}" for k, v in args.items()) + ")"
+    args.update({k: v for k, v in given.items() if k not in ir.params})  # base class arguments
+    call = f"layer = {ir.name}(" + ", ".join(f"{k}={literal(v)}" for k, v in args.items()) + ")"
     lines = [call]
     if len(call) + 4 > width:  # one argument a line, as black would write it
-        lines = [f"layer = {a.decl.name}("] + [f"    {k}={literal(v)}," for k, v in args.items()]
+        lines = [f"layer = {ir.name}("] + [f"    {k}={literal(v)}," for k, v in args.items()]
         lines.append(")")
-    shapes, dtypes = input_shapes(a), input_dtypes(a)
-    low_high = a.decl.example.input_range
-    for name in a.inputs:
-        shape, dtype = literal(tuple(shapes[name])), dtypes[name]
+    low_high = example.input_range
+    for name in ir.input_names:
+        shape = literal(tuple(example.input_shapes[name]))
+        dtype = example.input_dtypes[name]
         if "int" in dtype:
             low, high = low_high or (0, 10)
             value = f"keras.random.randint({shape}, {low!r}, {high!r}, dtype={literal(dtype)})"
@@ -200,6 +193,8 @@ def example_doc(a: Analysis, width: int) -> list[str] | None:
         if "float" in dtype and dtype != "float32":
             value = value[:-1] + f", dtype={literal(dtype)})"
         lines.append(f"{name} = {value}")
-    several = len(a.inputs) > 1
-    lines.append(f"outputs = layer({'[' + ', '.join(a.inputs) + ']' if several else a.inputs[0]})")
+    inputs = ir.input_names
+    lines.append(
+        f"outputs = layer({'[' + ', '.join(inputs) + ']' if len(inputs) > 1 else inputs[0]})"
+    )
     return lines

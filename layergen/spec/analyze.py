@@ -15,27 +15,14 @@ from typing import Any
 
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from ..keras_names import DTYPES, IDENTIFIERS, LAYER_ATTRIBUTES, OBJECT_ATTRIBUTES
+from ..keras_names import DTYPES, IDENTIFIERS
+from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve
+from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
 
-# The names in scope in the one method of each non-layer kind.
-KIND_ARGS = {
-    "loss": ["y_true", "y_pred"],
-    "constraint": ["w"],
-    "regularizer": ["x"],
-    "initializer": ["shape", "dtype"],
-}
-# The method that runs each kind's `call` (a method of that name in `methods` replaces it).
-KIND_METHOD = {
-    "layer": "call",
-    "loss": "call",
-    "constraint": "__call__",
-    "regularizer": "__call__",
-    "initializer": "__call__",
-}
 LAYER_ONLY_KEYS = (
     "inputs",
     "weights",
@@ -61,6 +48,7 @@ class Analysis:
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     codes: dict[tuple, Code] = field(default_factory=dict)
+    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -91,7 +79,7 @@ class _Analyzer:
         if self.kind == "layer":
             inputs = list(decl.inputs) if decl.inputs else ["x"]
         else:
-            inputs = KIND_ARGS[self.kind]
+            inputs = list(KINDS[self.kind].arguments)
         self.result = Analysis(doc, decl, params, inputs)
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
@@ -117,6 +105,7 @@ class _Analyzer:
         self._check_free_names()
         if self.errors:
             raise DiagnosticError(self.errors)
+        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------
@@ -250,7 +239,7 @@ class _Analyzer:
             return False
         if not reserved:
             return True
-        taken = LAYER_ATTRIBUTES if self.kind == "layer" else OBJECT_ATTRIBUTES[self.kind]
+        taken = KINDS[self.kind].reserved
         if name in taken:
             owner = "every Keras layer" if self.kind == "layer" else f"every Keras {self.kind}"
             self.error(
@@ -551,7 +540,7 @@ class _Analyzer:
             self.code(("init",), decl.init, set(self.result.params), set(), expression=False)
 
     def _check_ops_and_methods(self) -> None:
-        forward = KIND_METHOD[self.kind]
+        forward = KINDS[self.kind].method
         if forward in self.decl.methods and self.decl.call is not None:
             self.error(
                 ("methods", forward),

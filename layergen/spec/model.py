@@ -6,9 +6,11 @@ afterwards (`analyze.py`). They also produce the JSON Schema for editors.
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-KINDS = ("layer", "loss", "constraint", "regularizer", "initializer")
+from .. import kinds
+
+KINDS = tuple(kinds.KINDS)
 
 ParamType = Literal[
     "int",
@@ -142,14 +144,12 @@ class Example(Strict):
     statistics: list[Statistic] = []
 
 
-class Declaration(Strict):
-    """One declaration file: exactly one of the kind keys names the class."""
+# One optional key per kind (`layer: Name`, `loss: Name`, ...), from the kinds table.
+KindKeys = create_model("KindKeys", __base__=Strict, **{kind: (str | None, None) for kind in KINDS})
 
-    layer: str | None = None
-    loss: str | None = None
-    constraint: str | None = None
-    regularizer: str | None = None
-    initializer: str | None = None
+
+class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
+    """One declaration file: exactly one of the kind keys names the class."""
 
     doc: str | None = None
     package: str | None = None

@@ -42,7 +42,9 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
                 if declaration is not None:
                     found[module] = declaration
         elif not path.is_file():
-            errors.append(Diagnostic(str(path), 1, 1, "no-such-file", "no such file or folder"))
+            errors.append(
+                Diagnostic(str(path), None, None, "no-such-file", "no such file or folder")
+            )
         elif (declaration := _beside(path)) is not None:
             found[path] = declaration
         elif not skip_undeclared:
@@ -272,7 +274,7 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
-    from ..render.test_context import example_value
+    from ..spec.ir import example_value
     from ..spec.model import Param
 
     data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
