@@ -153,6 +153,16 @@ def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
     )
 
 
+def test_outputs_by_name_computed_in_float32_are_each_cast_back():
+    call = method(module_source(HEADS + "compute_dtype: float32\n"), "call")
+    assert call.endswith(
+        "return {\n"
+        '            "mean": ops.cast(y, self.compute_dtype),\n'
+        '            "log_var": ops.cast(-y, self.compute_dtype),\n'
+        "        }"
+    )
+
+
 def test_without_output_type_the_outputs_stay_a_tuple():
     source = module_source(HEADS.replace("output_type: dict\n", ""))
     assert "return y, -y" in method(source, "call")
