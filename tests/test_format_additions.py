@@ -9,6 +9,7 @@ saved and loaded, and its generated tests are run on TensorFlow and JAX.
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 
@@ -685,3 +686,20 @@ def test_held_out_layers_match_numpy_save_load_and_pass_their_tests(held_out, ba
     outcomes = run_pytest(held_out, backend)
     failed = [name for name, outcome in outcomes.items() if outcome != "passed"]
     assert len(outcomes) >= 4 * 8 and not failed, failed
+
+
+@pytest.mark.e2e
+def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
+    from helpers import layergen, make_project, run_pytest
+
+    source = tmp_path / "declarations"
+    source.mkdir()
+    (source / "latent_heads.layer.yaml").write_text(HELD_OUT["latent_heads.layer.yaml"])
+    root = make_project(tmp_path / "project", {"heldout": source})
+    result = layergen("generate", "heldout", "--record", cwd=root)
+    assert result.returncode == 0, result.stderr
+    golden = json.loads((root / "tests" / "test_latent_heads.golden.json").read_text())
+    assert len(golden["outputs"]) == 2  # both heads
+    outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
+    assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
+    assert set(outcomes.values()) == {"passed"}, outcomes
