@@ -170,6 +170,30 @@ def test_without_output_type_the_outputs_stay_a_tuple():
     assert "compute_output_spec" not in source
 
 
+@pytest.mark.parametrize(
+    "call, where",
+    [
+        ('call: |\n  y = x\n  return {"mean": y, "log_var": y}\n', (3, 10)),
+        ('call: \'{"mean": x, "log_var": x}\'\n', (1, 8)),
+        (
+            'call:\n  train: |\n    return x, x\n  infer: |\n    return {"mean": x, "log_var": x}\n',
+            (5, 12),
+        ),
+    ],
+)
+def test_a_dict_returned_under_output_type_dict_is_an_error(call, where):
+    text = "layer: A\n" + call + "outputs: {mean: x, log_var: x}\noutput_type: dict\n"
+    (found,) = errors(text)
+    line, col = where
+    assert (found.line, found.col, found.code) == (line + 1, col, "bad-return")
+    assert "(mean, log_var)" in found.hint
+
+
+def test_a_dict_inside_a_nested_function_or_a_tuple_is_fine():
+    text = HEADS.replace("return y, -y", "def f(v):\n      return {'v': v}\n  return y, -f(y)['v']")
+    assert "def f(v):" in module_source(text)
+
+
 def test_output_type_needs_outputs():
     (found,) = errors("layer: A\noutput_type: dict\n")
     assert (found.line, found.col, found.code) == (2, 1, "missing-key")
