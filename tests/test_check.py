@@ -48,6 +48,19 @@ def codes(code: str, tmp_path: Path, **kwargs) -> set[str]:
 
 REG = '@keras.saving.register_keras_serializable(package="t")\n'
 
+# A project's preprocessing layers (their base is not read): they may use TensorFlow, and
+# keep their own dtype when they are sublayers.
+PREPROCESSING_LAYERS = (
+    "from hub.layers import PreprocessingLayer\n\n"
+    + REG
+    + "class Splitter(PreprocessingLayer):\n    def call(self, x):\n        return tf.strings.split(x)\n"
+    "    def get_config(self):\n        return super().get_config()\n"
+    + REG
+    + "class Encoder(PreprocessingLayer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+    "        self.splitter = Splitter()\n    def call(self, x):\n        return self.splitter(x)\n"
+    "    def get_config(self):\n        return super().get_config()\n"
+)
+
 # (rule, code with the bug, near-misses that must not trigger it)
 CASES = {
     "init-kwargs": (
@@ -94,6 +107,7 @@ CASES = {
             REG
             + "class A(layers.Layer):\n    def build(self, shape):\n        self.lookup = layers.StringLookup(vocabulary=['a'])\n    def call(self, x):\n        return self.lookup(x)\n",
             "def make():\n    return layers.Dense(4)\n",
+            PREPROCESSING_LAYERS,
         ],
     ),
     "weight-in-call": (
@@ -150,6 +164,7 @@ CASES = {
             + "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        return tf.nn.relu(x)\n",
             REG
             + "class A(layers.Layer):\n    def call(self, x):\n        return x * keras.backend.epsilon()\n",
+            PREPROCESSING_LAYERS,  # run in tf.data on every backend, as Keras's own
         ],
     ),
     "unused-weight": (
@@ -192,6 +207,37 @@ CASES = {
             REG
             + "class A(layers.Layer):\n    def build(self, s):\n        self.n = self.add_weight(shape=(), trainable=False)\n"
             "    def call(self, x, training=None):\n        if training:\n            self.n.assign(self.n + 1)\n        return x\n"
+        ],
+    ),
+    "unbuilt-sublayer": (
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        self.blocks = [layers.Dense(2, dtype=self.dtype_policy)]\n        self.drop = layers.Dropout(0.1, dtype=self.dtype_policy)\n"
+        "    def call(self, x):\n        return self.drop(self.blocks[0](x))\n"
+        "    def compute_output_shape(self, s):\n        return (*s[:-1], 2)\n",
+        [
+            # built in build (through a helper), weightless, or no output shape given (Keras traces call)
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.blocks = [layers.Dense(2, dtype=self.dtype_policy)]\n        self.drop = layers.Dropout(0.1, dtype=self.dtype_policy)\n"
+            "    def build(self, s):\n        self._build_blocks(s)\n    def _build_blocks(self, s):\n        for b in self.blocks:\n            b.build(s)\n"
+            "    def call(self, x, training=None):\n        return self.drop(self.blocks[0](x), training=training)\n"
+            "    def compute_output_shape(self, s):\n        return (*s[:-1], 2)\n",
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.dense = layers.Dense(2, dtype=self.dtype_policy)\n"
+            "    def call(self, x):\n        return self.dense(x)\n",
+            # built in __init__; a custom sublayer whose weights are made in its __init__
+            REG
+            + "class Table(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.t = self.add_weight(shape=(), trainable=False)\n"
+            "    def call(self, x):\n        return x * self.t\n"
+            + REG
+            + "class A(layers.Layer):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.dense = layers.Dense(4, dtype=self.dtype_policy)\n        self.dense.build((None, 4))\n"
+            "        self.table = Table(dtype=self.dtype_policy)\n"
+            "    def call(self, x):\n        return self.table(self.dense(x))\n"
+            "    def compute_output_shape(self, s):\n        return s\n",
         ],
     ),
 }
@@ -356,11 +402,14 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
         and match.group(6) == "init-kwargs"
     ), first
     assert hint.startswith("  hint: ")
-    (tmp_path / "broken.py").write_text("class A(:\n")
+    (tmp_path / "broken.py").write_text("import keras\nclass A(:\n")
     result = layergen("check", "broken.py", cwd=tmp_path)
     assert result.returncode == 2 and re.search(
-        r"broken\.py:1:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
+        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
     )
+    # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
+    (tmp_path / "other.py").write_text("class A(:\n")
+    assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
     assert "Traceback" not in result.stderr
     missing = layergen("check", "nope.py", cwd=tmp_path)
     assert missing.returncode == 2 and "[no-such-file]" in missing.stderr
@@ -443,3 +492,14 @@ def test_init_adds_the_vscode_task_and_the_pre_commit_hook():
         for h in yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
     }
     assert shipped["layergen-check"]["entry"] == "layergen check"
+
+
+def test_lines_are_counted_as_python_counts_them(tmp_path):
+    """A form feed is not a line break to Python: positions and ignore comments stay right."""
+    code = (
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, f):  # \x0c\n        super().__init__()\n"
+    )
+    assert findings(code, tmp_path) == [("init-kwargs", 3)]
+    silenced = code.replace("# \x0c", "# \x0c layergen: ignore[init-kwargs]")
+    assert findings(silenced, tmp_path, name="b.py") == []

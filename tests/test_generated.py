@@ -109,6 +109,9 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
         import numpy as np
         sys.path.insert(0, "tests")
         from layergen_support import as_list
+        def flat(outputs):  # one array of every output; outputs by name in the order of their names
+            outputs = [outputs[k] for k in sorted(outputs)] if isinstance(outputs, dict) else outputs
+            return np.concatenate([np.ravel(o) for o in as_list(outputs)])
         out = pathlib.Path("saved"); out.mkdir(exist_ok=True)
         for path in sorted(pathlib.Path("tests").glob("test_*.py")):
             module = importlib.import_module(path.stem)
@@ -116,10 +119,7 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
                 continue  # losses, constraints, ...: covered by their own tests
             model = module.make_model(module.make_layer())
             model.save(out / f"{path.stem}.keras")
-            outputs = model.predict(module.make_inputs(), verbose=0)
-            # A layer with outputs by name has its own `as_list`, in the declared order.
-            outputs = getattr(module, "as_list", as_list)(outputs)
-            np.save(out / f"{path.stem}.npy", np.concatenate([np.ravel(o) for o in outputs]))
+            np.save(out / f"{path.stem}.npy", flat(model.predict(module.make_inputs(), verbose=0)))
         """)
     load = textwrap.dedent("""
         import importlib, pathlib, sys
@@ -128,12 +128,14 @@ def test_saved_models_load_in_a_fresh_process_without_custom_objects(project):
         PACKAGES
         sys.path.insert(0, "tests")
         from layergen_support import as_list
+        def flat(outputs):  # one array of every output; outputs by name in the order of their names
+            outputs = [outputs[k] for k in sorted(outputs)] if isinstance(outputs, dict) else outputs
+            return np.concatenate([np.ravel(o) for o in as_list(outputs)])
         count = 0
         for path in sorted(pathlib.Path("saved").glob("*.keras")):
             model = keras.saving.load_model(path)  # no custom_objects
-            module = importlib.import_module(path.stem)
-            outputs = getattr(module, "as_list", as_list)(model.predict(module.make_inputs(), verbose=0))
-            got = np.concatenate([np.ravel(o) for o in outputs])
+            inputs = importlib.import_module(path.stem).make_inputs()
+            got = flat(model.predict(inputs, verbose=0))
             np.testing.assert_allclose(got, np.load(path.with_suffix(".npy")), rtol=1e-6, atol=1e-6)
             count += 1
         print("loaded", count)

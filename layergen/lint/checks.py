@@ -81,6 +81,38 @@ PREPROCESSING = frozenset(
         "DataLayer",
         "TFDataLayer",
         "BaseImagePreprocessingLayer",
+        "PreprocessingLayer",  # keras-hub's: tokenizers, packers, preprocessors
+    ]
+)
+# Built-in layers that own variables (a weightless one, such as Dropout, loads unbuilt fine).
+WEIGHTED_LAYERS = frozenset(
+    [
+        "Dense",
+        "EinsumDense",
+        "Embedding",
+        "Conv1D",
+        "Conv2D",
+        "Conv3D",
+        "Conv1DTranspose",
+        "Conv2DTranspose",
+        "Conv3DTranspose",
+        "DepthwiseConv1D",
+        "DepthwiseConv2D",
+        "SeparableConv1D",
+        "SeparableConv2D",
+        "BatchNormalization",
+        "LayerNormalization",
+        "GroupNormalization",
+        "RMSNormalization",
+        "MultiHeadAttention",
+        "GroupedQueryAttention",
+        "SimpleRNN",
+        "LSTM",
+        "GRU",
+        "ConvLSTM1D",
+        "ConvLSTM2D",
+        "ConvLSTM3D",
+        "PReLU",
     ]
 )
 WEIGHT_MAKERS = ("add_weight", "add_variable")
@@ -105,6 +137,7 @@ class Run:
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
     subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
+    homes: dict[str, SourceFile]  # the file of each class in `classes`
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
@@ -123,6 +156,7 @@ def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Findin
     if call is not None:
         yield from _call_checks(source, cls, call, weights)
         yield from _training_not_passed(source, cls, call, run)
+    yield from _unbuilt_sublayers(source, cls, run)
 
 
 def _at(
@@ -362,10 +396,7 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
             if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
                 ("keras", "tensorflow")
             ):
-                found = (
-                    found
-                    or f"{ast.get_source_segment(source.text, value.func.value)}.serialize(self.{attr})"
-                )
+                found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
     return found
 
 
@@ -439,7 +470,9 @@ def _weight_calls(function: ast.FunctionDef) -> Iterator[ast.Call]:
 
 def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
     """`self.NAME = self.add_weight(...)` in the class and its parents read in this run."""
-    weights: dict[str, ast.Call] = {}
+    if "_weights" in cls.__dict__:  # several rules ask
+        return cls.__dict__["_weights"]
+    weights: dict[str, ast.Call] = cls.__dict__.setdefault("_weights", {})
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
@@ -500,7 +533,7 @@ def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator
                         source,
                         node,
                         "untracked-variable",
-                        f"`{ast.get_source_segment(source.text, node.func)}` "
+                        f"`{source.segment(node.func)}` "
                         "makes a variable Keras does not track, train on every backend, or save",
                         "use `self.add_weight(shape=..., initializer=...)`",
                     )
@@ -618,14 +651,22 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
 
 
 def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
-    """Preprocessing layers work on strings, integers or images: they keep their own dtype."""
-    names = {name, *(p.name for p in cls.parents)} if cls else {name}
+    """Preprocessing layers work on strings, integers or images, in `tf.data` on every
+    backend (as Keras's own): they keep their own dtype and may use TensorFlow."""
+    names = {name}
+    for owner in [cls, *cls.parents] if cls else []:
+        names |= {owner.name, *(base.rsplit(".", 1)[-1] for base in owner.bases)}
     return any(n in PREPROCESSING or n.startswith("Random") for n in names)
 
 
-def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str, set[str]]:
-    """`self.NAME` -> names of the layer classes it holds (directly, in a list or in a dict)."""
-    held: dict[str, set[str]] = {}
+def _sublayer_classes(
+    source: SourceFile, cls: ClassInfo, run: Run
+) -> dict[str, dict[str, ast.Call]]:
+    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), each with
+    the call that creates it."""
+    if "_sublayers" in cls.__dict__:  # several rules ask, and other classes' rules
+        return cls.__dict__["_sublayers"]
+    held: dict[str, dict[str, ast.Call]] = cls.__dict__.setdefault("_sublayers", {})
     for owner in [*reversed(cls.parents), cls]:
         for function in owner.methods.values():
             me = self_name(function)
@@ -655,8 +696,82 @@ def _sublayer_classes(source: SourceFile, cls: ClassInfo, run: Run) -> dict[str,
                     if isinstance(inner, ast.Call):
                         found = _layer_class(source, inner.func, run)
                         if found:
-                            held.setdefault(attr, set()).add(found[0])
+                            held.setdefault(attr, {}).setdefault(found[0], inner)
     return held
+
+
+def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
+    """Sublayers with weights that `build` never builds, in a layer that defines its output
+    shape: loading then never runs `call` either, so their weights have nowhere to go."""
+    owners = [cls, *cls.parents]
+    if not cls.keras3 or cls.parent_opaque:
+        return  # a Keras parent other than Layer (or one we cannot read) may build them
+    if not any({"compute_output_shape", "compute_output_spec"} & o.methods.keys() for o in owners):
+        return  # Keras traces `call` when it loads the model, which builds every sublayer
+    methods = {name: f for o in reversed(owners) for name, f in o.methods.items()}
+    builds = [o.methods["build"] for o in owners if "build" in o.methods]
+    built, reflective = set(), False
+    todo, seen = list(builds), set()
+    while todo:  # what `build` and the methods it calls read from `self`
+        function = todo.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        me = self_name(function)
+        for node in walk(function):
+            attr = self_attribute(node, me) if isinstance(node, ast.Attribute) else None
+            if attr and isinstance(node.ctx, ast.Load):
+                built.add(attr)
+                if attr in methods:
+                    todo.append(methods[attr])
+            elif isinstance(node, ast.Name) and node.id in ("getattr", "vars", "setattr"):
+                reflective = True
+    init = cls.methods.get("__init__")
+    for node in walk(init) if init is not None else ():  # built where it is made
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "build"
+        ):
+            built.add(self_attribute(node.func.value, self_name(init)))
+    if reflective:
+        return
+    unbuilt = {
+        attr: created
+        for attr, created in _sublayer_classes(source, cls, run).items()
+        if attr not in built and any(_has_weights(name, run) for name in created)
+    }
+    if unbuilt:
+        first, *more = sorted(unbuilt)
+        names = ", ".join(f"`{attr}`" for attr in [first, *more])
+        yield _at(
+            source,
+            builds[0] if builds and builds[0] in cls.methods.values() else cls.node,
+            "unbuilt-sublayer",
+            f"sublayer{'s' if more else ''} {names} {'are' if more else 'is'} never built in "
+            f"`build`: `load_model` cannot restore {'their' if more else 'its'} weights "
+            "(it defines its output shape, so loading does not run `call`)",
+            f"build it in `build(input_shape)`, such as `self.{first}.build(input_shape)`",
+        )
+
+
+def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
+    """Whether a layer class owns variables; False when we cannot tell."""
+    if name in WEIGHTED_LAYERS:
+        return True
+    cls = run.classes.get(name)
+    if cls is None or cls.kind != "layer" or name in seen:
+        return False
+    owners = [cls, *cls.parents]
+    if any(  # weights made in `__init__` exist before any build
+        next(_weight_calls(f), None)
+        for o in owners
+        for m, f in o.methods.items()
+        if m != "__init__"
+    ):
+        return True
+    held = _sublayer_classes(run.homes[name], cls, run)
+    return any(_has_weights(n, run, seen | {name}) for created in held.values() for n in created)
 
 
 def _training_sensitive(name: str, run: Run, seen=()) -> bool:
@@ -742,6 +857,7 @@ def _call_checks(
     tensors = Tensors(
         source, call, set(weights), {m for owner in [cls, *cls.parents] for m in owner.methods}
     )
+    made_here = set(_weight_calls(call))
     for node in walk(call):
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
             word = "while" if isinstance(node, ast.While) else "if"
@@ -759,7 +875,7 @@ def _call_checks(
                     source,
                     node,
                     "numpy-in-call",
-                    f"`{ast.get_source_segment(source.text, node.func)}` on a tensor " "in `call`",
+                    f"`{source.segment(node.func)}` on a tensor " "in `call`",
                     "use the `keras.ops` function of the same name",
                 )
             elif (
@@ -774,16 +890,17 @@ def _call_checks(
                     "`.numpy()` on a tensor in `call` (eager only)",
                     "keep it a tensor and use `keras.ops`",
                 )
-            elif cls.keras3 and backend_op(name):
+            elif cls.keras3 and backend_op(name) and not _preprocessing(cls.name, cls):
                 yield _at(
                     source,
                     node,
                     "backend-op-in-call",
-                    f"`{ast.get_source_segment(source.text, node.func)}` works "
-                    "on TensorFlow only",
+                    f"`{source.segment(node.func)}` works " "on TensorFlow only",
                     "use `keras.ops` (or `keras.random`)",
                 )
-        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+        elif isinstance(node, (ast.Assign, ast.AugAssign)) and node.value not in made_here:
+            # `self.w = self.add_weight(...)` in `call` creates the weight (weight-in-call),
+            # it does not replace one.
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 attr = self_attribute(target, me)
                 if attr in weights:

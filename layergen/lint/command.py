@@ -30,6 +30,9 @@ def check(
         None, "--ignore", help="Skip these rule codes (comma-separated)."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Check every file again (no .layergen/check-cache/)."
+    ),
 ) -> None:
     """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""
     from .rules import RULES
@@ -63,7 +66,11 @@ def check(
         )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
-    report = check_files(files, settings)
+    from .cache import CheckCache
+
+    # --fix and --diff rewrite the files they parse: they do not take findings from the cache.
+    cache = None if (fix or diff or no_cache) else CheckCache(settings)
+    report = check_files(files, settings, cache=cache)
     if report.errors:
         _fail(report.errors)
     fixed: dict[Path, str] = {}

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from .cache import CheckCache, text_hash
 from .checks import Finding, Run, check_class
+from .deps import Graph, Names, digest, prefilter
 from .kinds import classify
 from .rules import RULES
 from .settings import CheckSettings
@@ -72,18 +75,37 @@ def default_paths(settings: CheckSettings) -> list[Path]:
     ]
 
 
-def check_files(
-    paths: list[Path], settings: CheckSettings, texts: dict[Path, str] | None = None
+def check_files(*args, **kwargs) -> Report:
+    """See `_check_files`. The cyclic garbage collector is paused meanwhile: the trees of a
+    run (millions of objects) live until it ends, and it walked them again and again
+    (45% of the time on keras-hub, measured); they are collected after, as usual."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_files(*args, **kwargs)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _check_files(
+    paths: list[Path],
+    settings: CheckSettings,
+    texts: dict[Path, str] | None = None,
+    cache: CheckCache | None = None,
+    read_all: bool = False,
 ) -> Report:
-    """Check `paths`; `texts` gives the text to use for some of them (a fix's result)."""
+    """Check `paths`; `texts` gives the text to use for some of them (a fix's result).
+    Files that cannot change a finding are not parsed (deps.prefilter); with `cache`,
+    neither are files whose findings it holds, unless a file checked again needs them.
+    `read_all` turns the prefilter off (to compare)."""
     report = Report()
+    read: dict[Path, str] = {}
     for path in paths:
         text = (texts or {}).get(path)
         if text is None:
             try:
-                with open(
-                    path, encoding="utf-8", newline=""
-                ) as handle:  # line endings kept as they are
+                with open(path, encoding="utf-8", newline="") as handle:  # line endings kept
                     text = handle.read()
             except (OSError, UnicodeDecodeError) as exc:
                 report.errors.append(
@@ -91,45 +113,110 @@ def check_files(
                 )
                 continue
         report.checked += 1
-        if "class" not in text:
-            continue  # nothing here can be a Keras class
-        try:
-            report.files[path] = read_source(str(path), text)
-        except SyntaxError as exc:
-            report.errors.append(
-                Diagnostic(
-                    str(path),
-                    exc.lineno or 1,
-                    exc.offset or 1,
-                    "python-syntax",
-                    f"invalid Python: {exc.msg}",
-                )
+        read[path] = text
+    names: dict[Path, Names] = {}
+    registrars: dict[Path, set[str]] = {}  # the registration functions each file defines
+    hashes = {path: text_hash(text) for path, text in read.items()} if cache else {}
+    for path, text_key in hashes.items():
+        known = cache.summary(text_key)
+        if known is not None:
+            names[path], registrars[path] = known[0], set(known[1])
+    kept = [  # parsed now unless the cache knows what it defines and names
+        path
+        for path in (list(read) if read_all else prefilter(read, names))
+        if (cache is not None and path in registrars) or _parse(report, path, read[path])
+    ]
+    for path in kept:
+        if path in report.files:
+            registrars[path] = report.files[path].registrars
+            if cache is not None:
+                names.setdefault(path, Names.of(read[path]))
+                cache.remember(hashes[path], names[path], registrars[path])
+    everyone = set(settings.registrars).union(*registrars.values())
+    keys, wanted = {}, kept
+    if cache is not None:
+        keys, wanted = _cached(cache, report, read, kept, names, hashes, everyone)
+    for path, found in _check(report.files, wanted, everyone, settings).items():
+        if cache is not None:
+            cache.put(keys[path], found)
+        if found:
+            report.findings[path] = found
+    if cache is not None:
+        cache.save()
+    return report
+
+
+def _cached(cache, report, read, kept, names, hashes, registrars):
+    """Take the findings the cache holds; parse what the other files need. Returns the
+    key of every file and the files still to check."""
+    graph = Graph(kept, names)
+    own = {path: digest([str(path), hashes[path]]) for path in kept}
+    everyone = [cache.salt, *sorted(registrars)]
+    keys = {path: digest(everyone, [key]) for path, key in graph.keys(own).items()}
+    wanted = []
+    for path in kept:
+        found = cache.get(keys[path])
+        if found is None:
+            wanted.append(path)
+        elif found:
+            report.findings[path] = found
+    needed = set().union(*(graph.context(path) for path in wanted))
+    for path in kept:
+        if path in needed:
+            _parse(report, path, read[path])
+    return keys, wanted
+
+
+def _parse(report: Report, path: Path, text: str) -> bool:
+    """Parse the file into report.files (unless it is there); False for invalid Python."""
+    if path in report.files:
+        return True
+    try:
+        report.files[path] = read_source(str(path), text)
+        return True
+    except SyntaxError as exc:
+        report.errors.append(
+            Diagnostic(
+                str(path),
+                exc.lineno or 1,
+                exc.offset or 1,
+                "python-syntax",
+                f"invalid Python: {exc.msg}",
             )
-    sources = list(report.files.values())
+        )
+        return False
+
+
+def _check(
+    files: dict[Path, SourceFile], wanted: list[Path], registrars: set[str], settings: CheckSettings
+) -> dict[Path, list[Finding]]:
+    """The findings of the `wanted` files, the classes of all `files` known to the rules."""
+    sources = list(files.values())
     classify(sources)
     classes: dict = {}
-    registrars = set(settings.registrars)
+    homes: dict = {}
     for source in sources:
-        registrars |= source.registrars
         for cls in source.classes:
             classes.setdefault(cls.name, cls)
+            homes.setdefault(cls.name, source)
     subclasses: dict = {}
     for cls in (c for source in sources for c in source.classes):
         direct = {b.rsplit(".", 1)[-1] for b in cls.bases}
         for parent in cls.parents:
             if parent.name in direct:
                 subclasses.setdefault(parent.name, []).append(cls)
-    for path, source in report.files.items():
-        run = Run(classes, registrars, settings.package or path.parent.name, subclasses)
+    result = {}
+    for path in wanted:
+        source = files[path]
+        run = Run(classes, registrars, settings.package or path.parent.name, subclasses, homes)
         found = [
             f
             for cls in source.classes
             for f in check_class(source, cls, run)
             if f.code in settings.select and not _silenced(source, f)
         ]
-        if found:
-            report.findings[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
-    return report
+        result[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
+    return result
 
 
 def _silenced(source: SourceFile, finding: Finding) -> bool:

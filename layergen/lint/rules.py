@@ -157,5 +157,16 @@ RULES = {
             "def call(self, x, training=None):\n    if training:\n        self.count = self.count + 1\n    return x",
             "def call(self, x, training=None):\n    if training:\n        self.count.assign(self.count + 1)\n    return x",
         ),
+        Rule(
+            "unbuilt-sublayer",
+            "error",
+            "a sublayer with weights is not built in `build`, and `compute_output_shape` is defined",
+            "`load_model` builds each layer from its saved input shape, then loads the weights. A layer that defines\n"
+            "`compute_output_shape` is not run on the way, so a sublayer its `build` leaves alone has no variables yet\n"
+            "and loading fails (\"Layer 'dense' was never built\"). Keras warns about it at load time.",
+            "def __init__(self, units, **kwargs):\n    super().__init__(**kwargs)\n    self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)\n\n"
+            "def call(self, x):\n    return self.dense(x)\n\ndef compute_output_shape(self, input_shape):\n    return (*input_shape[:-1], self.units)",
+            "def build(self, input_shape):\n    self.dense.build(input_shape)",
+        ),
     ]
 }

@@ -10,6 +10,7 @@ so `import keras.ops as K`, `from keras import layers as L` and
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 
@@ -46,6 +47,14 @@ class SourceFile:
         line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
         return len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "ignore")) + 1
 
+    def segment(self, node: ast.AST) -> str:
+        """The source text of a node, such as `np.mean` (`ast.get_source_segment` splits the
+        whole file on each call)."""
+        if node.lineno == node.end_lineno and node.lineno <= len(self.lines):
+            line = self.lines[node.lineno - 1].encode("utf-8")
+            return line[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+        return ast.get_source_segment(self.text, node) or ""
+
     def resolve(self, node: ast.AST) -> str | None:
         """`np.mean` -> `numpy.mean` through the imports; None for anything not a dotted name."""
         parts = []
@@ -58,6 +67,10 @@ class SourceFile:
         return ".".join(reversed(parts))
 
 
+# Python's line breaks (`str.splitlines` also breaks at form feeds, which Python does not).
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 def read_source(path: str, text: str) -> SourceFile:
     """Raises SyntaxError for invalid Python (the engine turns it into a located error)."""
     tree = ast.parse(text, filename=path)
@@ -66,11 +79,9 @@ def read_source(path: str, text: str) -> SourceFile:
     registrars: set[str] = set()
     classes: list[ClassInfo] = []
     source = SourceFile(
-        path, text, tree, imports, classes, registered, registrars, text.splitlines()
+        path, text, tree, imports, classes, registered, registrars, NEWLINE.split(text)
     )
-    for node in walk(
-        tree
-    ):  # imports anywhere (some projects import inside functions or try blocks)
+    for node in _statements(tree):  # imports anywhere (in functions, try blocks, ...)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -106,10 +117,10 @@ def _read_body(source: SourceFile, body: list[ast.stmt]) -> None:
             )
         elif "register_keras_serializable" in source.text or "get_custom_objects" in source.text:
             # `register_keras_serializable()(Cls)`, `get_custom_objects()["Cls"] = Cls`, ...
-            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
             attrs = {
                 source.resolve(n) or ""
-                for n in ast.walk(node)
+                for n in walk(node)
                 if isinstance(n, (ast.Attribute, ast.Name))
             }
             if any(
@@ -130,11 +141,34 @@ def _read_class(source: SourceFile, node: ast.ClassDef) -> ClassInfo:
     return info
 
 
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """The statements of `walk(tree)`, in its order: expressions hold no statements."""
+    nodes: list[ast.AST] = [tree]
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    for node in nodes:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                nodes.extend(item for item in value if isinstance(item, kinds))
+    return nodes
+
+
 def walk(node: ast.AST) -> list[ast.AST]:
-    """`ast.walk`, kept on the node: the rules walk the same methods many times."""
+    """`ast.walk` (the same order), kept on the node: the rules walk the same methods many
+    times. Written out because `ast.walk`'s generators cost more than parsing."""
     nodes = node.__dict__.get("_walk")
     if nodes is None:
-        nodes = node._walk = list(ast.walk(node))
+        nodes = node._walk = [node]
+        append, node_type = nodes.append, ast.AST
+        for current in nodes:  # grows while it is read: breadth first, as ast.walk
+            for name in current._fields:
+                value = getattr(current, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, node_type):
+                            append(item)
+                elif isinstance(value, node_type):
+                    append(value)
     return nodes
 
 

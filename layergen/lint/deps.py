@@ -1,0 +1,166 @@
+"""Which files can change a file's findings, told from their text alone (nothing parsed).
+
+A class's rules read its parents, the classes its sublayers are made of, its direct
+subclasses and the project's registration functions, and the run finds every one of them
+by name. So:
+
+- the prefilter skips a file that cannot be a Keras class itself (no `keras`, no
+  `def call`, no `register_keras_serializable`) and that shares no class name with the
+  files read (names none of their classes, and none of its classes is named there);
+- the cache keys a file's findings by the files it names, transitively, and its subclasses.
+
+Names are over-counted (a name in a comment counts too), never missed: that only costs time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+WORD = re.compile(r"\w+")
+CLASS = re.compile(r"\bclass\s+(\w+)")
+REGISTRATION = "register_keras_serializable"
+
+
+@dataclass(frozen=True)
+class Names:
+    defined: frozenset[str]  # the names after `class`
+    used: frozenset[str]  # every word of the text
+
+    @classmethod
+    def of(cls, text: str) -> Names:
+        return cls(frozenset(CLASS.findall(text)), frozenset(WORD.findall(text)))
+
+
+def may_be_keras(text: str) -> bool:
+    """A Keras class needs a Keras base (`keras` in the text), or is taken for one (its own
+    `call`, bases we cannot read); a registration function names the registration call."""
+    return REGISTRATION in text or ("class" in text and ("keras" in text or "def call" in text))
+
+
+def prefilter(texts: dict[Path, str], names: dict[Path, Names] | None = None) -> list[Path]:
+    """The files worth parsing, in their order: the others cannot change any finding."""
+    names = {} if names is None else names
+    needed = {path for path, text in texts.items() if may_be_keras(text)}
+    maybe = [  # a file that defines no class cannot matter ("classifier" is not a class)
+        path
+        for path, text in texts.items()
+        if path not in needed and "class" in text and CLASS.search(text)
+    ]
+    if maybe:
+        for path in [*needed, *maybe]:
+            names.setdefault(path, Names.of(texts[path]))
+        used = set().union(*(names[p].used for p in needed))
+        defined = set().union(*(names[p].defined for p in needed))
+        grown = True
+        while grown:  # a mixin of a mixin of a layer is read too
+            grown = False
+            for path in list(maybe):
+                if names[path].defined & used or names[path].used & defined:
+                    needed.add(path)
+                    maybe.remove(path)
+                    used |= names[path].used
+                    defined |= names[path].defined
+                    grown = True
+    return [path for path in texts if path in needed]
+
+
+class Graph:
+    """Files joined by the class names they share: `direct` (the files defining what a file
+    names) and `children` (the files naming what a file defines)."""
+
+    def __init__(self, paths: list[Path], names: dict[Path, Names]):
+        self.paths = paths
+        definers: dict[str, list[Path]] = {}
+        for path in paths:
+            for name in names[path].defined:
+                definers.setdefault(name, []).append(path)
+        refs = {path: names[path].used & definers.keys() for path in paths}
+        users: dict[str, set[Path]] = {}
+        for path in paths:
+            for name in refs[path]:
+                users.setdefault(name, set()).add(path)
+        self.direct = {path: {d for n in refs[path] for d in definers[n]} for path in paths}
+        self.children = {
+            path: {u for n in names[path].defined for u in users.get(n, ())} for path in paths
+        }
+
+    def context(self, path: Path) -> set[Path]:
+        """The files `path`'s findings can depend on, itself included."""
+        seen: set[Path] = set()
+        todo = [path, *self.children[path]]
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo.extend(self.direct[current] - seen)
+        return seen
+
+    def keys(self, own: dict[Path, str]) -> dict[Path, str]:
+        """A key per file that changes when any file of its context changes: `own` keys
+        combined along the graph, one component of files naming each other at a time."""
+        component = {}
+        reach: dict[int, str] = {}  # component -> key of everything it reaches
+        for number, members in enumerate(_components(self.paths, self.direct)):
+            for path in members:
+                component[path] = number
+            below = {
+                reach[component[d]]
+                for m in members
+                for d in self.direct[m]
+                if component[d] != number  # the others are done: they come first
+            }
+            reach[number] = digest(sorted(own[m] for m in members), sorted(below))
+        return {
+            path: digest(
+                [own[path], reach[component[path]]],
+                sorted({reach[component[c]] for c in self.children[path]}),
+            )
+            for path in self.paths
+        }
+
+
+def digest(*parts: list[str]) -> str:
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def _components(nodes: list[Path], edges: dict[Path, set[Path]]) -> list[list[Path]]:
+    """Strongly connected components (Tarjan, without recursion), each after those it reaches."""
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    stack: list[Path] = []
+    on_stack: set[Path] = set()
+    found: list[list[Path]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root], key=str)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == node:
+                            break
+                    found.append(members)
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(edges[child], key=str))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
