@@ -117,3 +117,12 @@ def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_pat
     assert result.returncode == 0, result.stderr
     test_module = (tmp_path / "tests" / "test_scaler.py").read_text()
     assert ('"the layer has no trainable weights"' in test_module) is asserted
+
+
+def test_templates_write_values_with_the_literal_filter_and_old_templates_keep_pyrepr():
+    from layergen.render.render import environment
+
+    env = environment()
+    for name in ("literal", "pyrepr"):
+        template = env.from_string("{{ value | " + name + " }}")
+        assert template.render(value=("a", 1)) == '("a", 1)'

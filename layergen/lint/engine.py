@@ -44,7 +44,10 @@ def python_files(paths: list[Path], settings: CheckSettings) -> list[Path]:
     missing = [p for p in paths if not p.exists()]
     if missing:
         raise DiagnosticError(
-            [Diagnostic(str(p), 1, 1, "no-such-file", "no such file or folder") for p in missing]
+            [
+                Diagnostic(str(p), None, None, "no-such-file", "no such file or folder")
+                for p in missing
+            ]
         )
     found: dict[Path, None] = {}
     for path in paths:

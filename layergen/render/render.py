@@ -24,7 +24,8 @@ def environment(user_templates: str | None = None):
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.filters["pyrepr"] = literal
+    env.filters["literal"] = literal
+    env.filters["pyrepr"] = literal  # its 0.1 name, which templates people copied may still use
     env.filters["block"] = block
     env.filters["wrap"] = wrap
     env.filters["import_block"] = import_block
