@@ -279,7 +279,7 @@ def sync(
     `hand_written`. A declaration change not yet generated is never thrown away: where
     it meets a hand edit, it is a conflict, as with `generate`.
     """
-    from .update.sync import sync as sync_modules
+    from .sync import sync as sync_modules
 
     try:
         config = _config(None, None)
