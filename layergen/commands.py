@@ -48,7 +48,7 @@ def sync(
     modules: list[Path], config, *, echo: Echo, quiet: bool = False, skip_undeclared=False
 ) -> int:
     """Bring declarations up to date with hand-edited modules, then regenerate them."""
-    from .update.sync import sync as sync_modules
+    from .sync import sync as sync_modules
 
     with one_run(config, "write", echo):
         run = sync_modules(modules, config, skip_undeclared=skip_undeclared)

@@ -2,7 +2,7 @@
 
 A declaration names its class under its kind's key (`loss: SmoothL1`), lives in a file with
 the kind as suffix (`smooth_l1.loss.yaml`), and renders through the row's templates. Adding a
-kind means one row here and its test template (tests/test_kinds.py adds one that way).
+kind means one row here and its test template (tests/unit/test_kinds.py adds one that way).
 """
 
 from __future__ import annotations

@@ -10,8 +10,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+TESTS = REPO / "tests"
+GOLDEN = TESTS / "golden"  # what the examples generate, checked in
+FIXTURES = TESTS / "fixtures"  # inputs kept as found: declarations, hand-written layers
+HANDWRITTEN = FIXTURES / "handwritten"  # layers written without layergen, as people do
+TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
-ACCEPTANCE = REPO / "tests" / "fixtures" / "acceptance"
+ACCEPTANCE = FIXTURES / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
 # Where the team's shared folder sits beside a checkout: an extra set, never needed.
 SHARED_EXAMPLES = REPO.parent / "shared" / "examples"

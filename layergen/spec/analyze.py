@@ -13,12 +13,14 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+import libcst as cst
+
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import DTYPES, IDENTIFIERS
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
-from .code import BUILTINS, Code, parse, resolve
+from .code import BUILTINS, Code, parse, resolve, returned_values
 from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
@@ -456,11 +458,17 @@ class _Analyzer:
                 self._args(loc + ("layers", i, "args"), item.args)
         if decl.base is not None:
             self._dotted(("base",), decl.base)
+        forwards = []
         if isinstance(decl.call, str):
-            self.code(("call",), decl.call, calls, self.members)
+            forwards.append(self.code(("call",), decl.call, calls, self.members))
         elif decl.call is not None:
             for branch in ("train", "infer"):
-                self.code(("call", branch), getattr(decl.call, branch), calls, self.members)
+                code = self.code(("call", branch), getattr(decl.call, branch), calls, self.members)
+                forwards.append(code)
+        if decl.output_type == "dict":
+            for code in forwards:
+                if code is not None:
+                    self._check_no_dict_returned(code)
         for i, loss in enumerate(decl.losses):
             self.code(("losses", i), loss, calls, self.members, expression=True)
         for name, update in decl.updates.items():
@@ -510,6 +518,22 @@ class _Analyzer:
             self._shape(("outputs", name), shape, inputs, params)
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
+
+    def _check_no_dict_returned(self, code: Code) -> None:
+        """Under `output_type: dict`, `call` returns a tuple: layergen builds the dict from it."""
+        for node in returned_values(code):
+            if isinstance(node, cst.Dict):
+                line, col = code.locate(node)
+                self.errors.append(
+                    Diagnostic(
+                        self.doc.path,
+                        line,
+                        col,
+                        "bad-return",
+                        "with `output_type: dict`, `call` returns the outputs as a tuple",
+                        f"return them in the order `outputs` names them ({', '.join(self.decl.outputs or {})}); layergen builds the dict",
+                    )
+                )
 
     def _check_other_kind(self) -> None:
         decl = self.decl

@@ -256,6 +256,28 @@ def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] |
     return None
 
 
+def returned_values(code: Code) -> list[cst.BaseExpression]:
+    """What the snippet returns: the expression itself, or each `return`'s value in its own
+    scope (not in nested functions or lambdas)."""
+    if code.is_expression:
+        return [code.module.body[0].body[0].value]
+    found: list[cst.BaseExpression] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            if node.value is not None:
+                found.append(node.value)
+
+    code.module.visit(Visitor())
+    return found
+
+
 class _Returns(cst.CSTTransformer):
     """Rewrites each `return E` of the snippet's own scope (not of nested functions)."""
 

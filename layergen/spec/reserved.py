@@ -5,7 +5,7 @@ A declared name becomes a local variable in some generated functions: a param in
 argument in the op and its gradient test, a method's argument in the method. A
 declared name equal to a name the generated code uses in the same function would
 shadow it, or be overwritten by it. The sets below are what the templates render:
-`tests/test_reserved_names.py` scans generated modules and fails when a template
+`tests/unit/test_reserved_names.py` scans generated modules and fails when a template
 starts using a name that is missing here.
 """
 

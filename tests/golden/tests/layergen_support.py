@@ -59,6 +59,10 @@ def make_model(layer, shapes, dtypes):
 
 
 def as_list(outputs):
+    """The outputs as a list; outputs by name in the order of their names, which is the
+    same for a layer and for `model.predict` (that sorts them)."""
+    if isinstance(outputs, dict):
+        return [outputs[name] for name in sorted(outputs)]
     return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
 

@@ -13,9 +13,8 @@ from layergen.lint.cache import CheckCache
 from layergen.lint.engine import check_files, python_files
 from layergen.lint.settings import CheckSettings
 
-from helpers import layergen
+from helpers import FIXTURES, HANDWRITTEN, TESTS, TWINS, layergen
 
-TESTS = Path(__file__).parent
 LAYER = """\
 import keras
 
@@ -102,7 +101,7 @@ def test_a_registration_function_in_a_file_without_classes_counts(tmp_path):
 
 
 def test_the_prefilter_agrees_with_reading_everything_on_the_repos_layers():
-    folders = [TESTS / "handwritten", TESTS / "fixtures" / "lint_heldout", TESTS / "twins"]
+    folders = [HANDWRITTEN, FIXTURES / "lint_heldout", TWINS]
     settings = CheckSettings(root=TESTS)
     files = python_files(folders, settings)
     assert len(files) >= 30

@@ -6,13 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from helpers import layergen
+from helpers import HANDWRITTEN, layergen
 
-HERE = Path(__file__).parent / "handwritten"
+HERE = HANDWRITTEN
 
 
 @pytest.fixture(scope="module")

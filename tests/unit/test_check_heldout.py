@@ -23,9 +23,9 @@ from layergen.lint.engine import check_files
 from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
-from helpers import layergen, run_pytest
+from helpers import FIXTURES, layergen, run_pytest
 
-HELDOUT = Path(__file__).parent / "fixtures" / "lint_heldout"
+HELDOUT = FIXTURES / "lint_heldout"
 HEADER = re.compile(r"# HELDOUT (?:bug=(\S+) |correct )class=(\w+)(?: line=(\d+))?(?: also=(\S+))?")
 
 

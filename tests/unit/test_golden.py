@@ -1,7 +1,7 @@
 """Golden outputs: what every example declaration generates, checked in under tests/golden/.
 
 A change to the templates or the pipeline shows up here as a diff to read in review. After an
-intended change, rewrite the golden files with `pytest tests/test_golden.py --update-golden`.
+intended change, rewrite the golden files with `pytest tests/unit/test_golden.py --update-golden`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project
+from helpers import ACCEPTANCE, GOLDEN, OWN_EXAMPLES, layergen, make_project
 
-GOLDEN = Path(__file__).parent / "golden"
 SOURCES = {"examples": OWN_EXAMPLES, "acceptance": ACCEPTANCE}
 
 
@@ -41,7 +40,9 @@ def test_every_example_generates_its_golden_output(generated, request):
             (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
             (GOLDEN / name).write_text(text)
     golden = generated_files(GOLDEN)
-    assert sorted(golden) == sorted(generated), "run pytest tests/test_golden.py --update-golden"
+    assert sorted(golden) == sorted(
+        generated
+    ), "run pytest tests/unit/test_golden.py --update-golden"
     changed = [name for name in generated if generated[name] != golden[name]]
     assert not changed, f"{changed} differ from tests/golden/ (--update-golden after a change)"
     # One module and one test module per declaration, at the least.

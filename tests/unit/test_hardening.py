@@ -28,8 +28,6 @@ from layergen.render.render import format_code, render
 from layergen.spec.load import parse_declaration
 from layergen.spec.yamlfile import Pos, Source, value_position
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def quote(text: str) -> str:
     """A YAML double-quoted scalar: printable ASCII as it is, everything else escaped."""

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
+from helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
 
 
 def test_a_wheel_installs_without_the_source_tree_and_runs_new_and_generate(tmp_path):

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..diagnostics import Diagnostic, DiagnosticError
-from ..introspect import REQUIRED, read_classes
-from ..spec.model import KINDS
-from . import conflicts as markers
-from .merge import code
+from .diagnostics import Diagnostic, DiagnosticError
+from .introspect import REQUIRED, read_classes
+from .spec.model import KINDS
+from .update import conflicts as markers
+from .update.merge import code
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from ..generate import Plan
+    from .config import Config
+    from .generate import Plan
 
 # Members layergen generates that a declaration describes only through other keys.
 _CARRIED = ("__init__", "call")
@@ -56,7 +56,7 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
 
 def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) -> Plan | None:
     """The run that regenerates the synced declarations, their new texts among its files."""
-    from ..generate import plan_run
+    from .generate import plan_run
 
     if not paths:
         raise DiagnosticError(
@@ -112,7 +112,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
 
 def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
     """The module that the declaration in `text` generates; its errors are located in the module."""
-    from ..generate import plan_run
+    from .generate import plan_run
 
     try:
         return plan_run([declaration], config, texts={declaration: text}).generated[module]
@@ -274,8 +274,8 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
-    from ..spec.ir import example_value
-    from ..spec.model import Param
+    from .spec.ir import example_value
+    from .spec.model import Param
 
     data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
     kind = next(k for k in KINDS if k in data)

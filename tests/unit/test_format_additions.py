@@ -9,6 +9,7 @@ saved and loaded, and its generated tests are run on TensorFlow and JAX.
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 
@@ -153,10 +154,44 @@ def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
     )
 
 
+def test_outputs_by_name_computed_in_float32_are_each_cast_back():
+    call = method(module_source(HEADS + "compute_dtype: float32\n"), "call")
+    assert call.endswith(
+        "return {\n"
+        '            "mean": ops.cast(y, self.compute_dtype),\n'
+        '            "log_var": ops.cast(-y, self.compute_dtype),\n'
+        "        }"
+    )
+
+
 def test_without_output_type_the_outputs_stay_a_tuple():
     source = module_source(HEADS.replace("output_type: dict\n", ""))
     assert "return y, -y" in method(source, "call")
     assert "compute_output_spec" not in source
+
+
+@pytest.mark.parametrize(
+    "call, where",
+    [
+        ('call: |\n  y = x\n  return {"mean": y, "log_var": y}\n', (3, 10)),
+        ('call: \'{"mean": x, "log_var": x}\'\n', (1, 8)),
+        (
+            'call:\n  train: |\n    return x, x\n  infer: |\n    return {"mean": x, "log_var": x}\n',
+            (5, 12),
+        ),
+    ],
+)
+def test_a_dict_returned_under_output_type_dict_is_an_error(call, where):
+    text = "layer: A\n" + call + "outputs: {mean: x, log_var: x}\noutput_type: dict\n"
+    (found,) = errors(text)
+    line, col = where
+    assert (found.line, found.col, found.code) == (line + 1, col, "bad-return")
+    assert "(mean, log_var)" in found.hint
+
+
+def test_a_dict_inside_a_nested_function_or_a_tuple_is_fine():
+    text = HEADS.replace("return y, -y", "def f(v):\n      return {'v': v}\n  return y, -f(y)['v']")
+    assert "def f(v):" in module_source(text)
 
 
 def test_output_type_needs_outputs():
@@ -675,3 +710,20 @@ def test_held_out_layers_match_numpy_save_load_and_pass_their_tests(held_out, ba
     outcomes = run_pytest(held_out, backend)
     failed = [name for name, outcome in outcomes.items() if outcome != "passed"]
     assert len(outcomes) >= 4 * 8 and not failed, failed
+
+
+@pytest.mark.e2e
+def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
+    from helpers import layergen, make_project, run_pytest
+
+    source = tmp_path / "declarations"
+    source.mkdir()
+    (source / "latent_heads.layer.yaml").write_text(HELD_OUT["latent_heads.layer.yaml"])
+    root = make_project(tmp_path / "project", {"heldout": source})
+    result = layergen("generate", "heldout", "--record", cwd=root)
+    assert result.returncode == 0, result.stderr
+    golden = json.loads((root / "tests" / "test_latent_heads.golden.json").read_text())
+    assert len(golden["outputs"]) == 2  # both heads
+    outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
+    assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
+    assert set(outcomes.values()) == {"passed"}, outcomes

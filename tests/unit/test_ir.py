@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,9 @@ from layergen.spec.code import Code
 from layergen.spec.ir import Branches
 from layergen.spec.load import parse_declaration
 
-RENDER = Path(__file__).resolve().parents[1] / "layergen" / "render"
+from helpers import REPO
+
+RENDER = REPO / "layergen" / "render"
 
 
 def test_the_renderers_import_nothing_of_the_declaration_but_its_ir_and_code():

@@ -16,7 +16,7 @@ from layergen.lint.fixes import apply_fixes
 from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
-from helpers import OWN_EXAMPLES, layergen, make_project
+from helpers import HANDWRITTEN, OWN_EXAMPLES, REPO, layergen, make_project
 
 HEADER = (
     "import keras\nimport numpy as np\nimport tensorflow as tf\nfrom keras import layers, ops\n\n\n"
@@ -449,7 +449,7 @@ def test_settings_and_ignore_comments(tmp_path):
 
 
 def test_handwritten_seed_layers_are_clean_and_the_buggy_ones_flagged_at_their_class():
-    root = Path(__file__).parent / "handwritten"
+    root = HANDWRITTEN
     settings = CheckSettings(root=root)
     report = check_files(python_files([root], settings), settings)
     assert root / "seeds.py" not in report.findings
@@ -487,10 +487,7 @@ def test_init_adds_the_vscode_task_and_the_pre_commit_hook():
     assert hooks["layergen-check"]["entry"] == "layergen check" and hooks["layergen-check"][
         "types"
     ] == ["python"]
-    shipped = {
-        h["id"]: h
-        for h in yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
-    }
+    shipped = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert shipped["layergen-check"]["entry"] == "layergen check"
 
 

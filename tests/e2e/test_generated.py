@@ -7,17 +7,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from helpers import ACCEPTANCE, OWN_EXAMPLES, layergen, make_project, run_pytest
+from helpers import ACCEPTANCE, OWN_EXAMPLES, TWINS, layergen, make_project, run_pytest
 
 pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
 
-TWINS = (
-    Path(__file__).parent / "twins"
-)  # built-in Keras layers, declared; compared in match_keras.py
 SOURCES = {"examples": OWN_EXAMPLES, "twins": TWINS, "acceptance": ACCEPTANCE}
 BACKENDS = ["tensorflow", "jax", "torch"]
 
