@@ -172,12 +172,10 @@ def plan_run(
     config: Config,
     progress: Callable[[list[Path]], Iterable[Path]] | None = None,
     texts: dict[Path, str] | None = None,
-    *,
-    reuse: bool = True,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
-    `reuse`: take a declaration's files from the lock when nothing they are made from changed."""
+    A declaration whose inputs and files are as the lock recorded them is taken from it."""
     from .inputs import declaration_inputs, run_inputs
 
     lock = Lock.read(config.root)
@@ -196,7 +194,7 @@ def plan_run(
         inputs = declaration_inputs(
             run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
         )
-        reused = lock.reusable(declaration, inputs) if reuse and raw is not None else None
+        reused = lock.reusable(declaration, inputs) if raw is not None else None
         slots.append((t, reused, None if reused else Job(t, raw, golden, inputs)))
     jobs = [job for _, _, job in slots if job is not None]
     rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
@@ -251,7 +249,7 @@ def plan_run(
     templates = str(config.templates) if config.templates else None
     if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
         support_file = config.tests_dir / "layergen_support.py"
-        reused = lock.reusable(support_file, run) if reuse else None
+        reused = lock.reusable(support_file, run)
         if reused:
             outputs.update(reused[1])
             reused_paths.update(reused[1])
