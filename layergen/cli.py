@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from . import commands
 from .diagnostics import Diagnostic, DiagnosticError
 from .lint.command import check
 
@@ -28,14 +29,7 @@ app = typer.Typer(
 
 
 def _fail(diagnostics: list[Diagnostic]) -> None:
-    from dataclasses import replace
-
-    for d in diagnostics:
-        shown = _shown(Path(d.path)) if Path(d.path).is_absolute() else d.path
-        typer.echo(replace(d, path=str(shown)).format(), err=True)
-    count = len(diagnostics)
-    typer.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(commands.report(diagnostics, typer.echo))
 
 
 def _config(tests: Path | None, package: str | None):
@@ -68,8 +62,6 @@ def generate(
     ),
 ) -> None:
     """Render declarations into Keras layers and their tests, keeping hand edits."""
-    from .generate import find_declarations, plan_run
-
     mode = "check" if check else "diff" if diff else "write"
     try:
         config = _config(tests, package)
@@ -89,21 +81,15 @@ def generate(
                     )
                 ]
             )
-        from .output import progress_bar
-
-        with _one_run(config, mode):
-            run = plan_run(
-                find_declarations(roots), config, progress=progress_bar(quiet or mode != "write")
-            )
-            if (
-                record and mode == "write"
-            ):  # write, record the outputs, then plan the tests that check them
-                from .golden import record_goldens
-
-                _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=True)
-                record_goldens([p for p in run.generated if p.name.startswith("test_")])
-                run = plan_run(find_declarations(roots), config)
-            code = _apply(run, mode=mode, prefer="generated" if force else "merge", quiet=quiet)
+        code = commands.generate(
+            roots,
+            config,
+            echo=typer.echo,
+            mode=mode,
+            prefer="generated" if force else "merge",
+            quiet=quiet,
+            record=record,
+        )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
@@ -111,81 +97,15 @@ def generate(
 
 def _one_run(config, mode: str = "write"):
     """Hold the project for this run (read-only runs share it)."""
-    from .update.runlock import one_run_at_a_time
-
-    return one_run_at_a_time(
-        config.root, shared=mode != "write", waiting=lambda text: typer.echo(text, err=True)
-    )
+    return commands.one_run(config, mode, typer.echo)
 
 
 def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = False) -> int:
-    """Reconcile the run with the files on disk, then write, check or diff it; the exit status.
-
-    Every command ends here, so they all see the same merges and the same conflicts.
-    """
-    from .generate import write
-    from .output import file_states, styled, summary
-    from .update.apply import reconcile
-
-    outcome = reconcile(run, prefer=prefer)
-    changed = outcome.changed()
-    if mode != "write":
-        for path in changed:
-            if mode == "diff":
-                if not outcome.is_lock_file(
-                    path
-                ):  # the lock is bookkeeping, not a change to review
-                    typer.echo(_unified_diff(path, outcome.files.get(path, "")), nl=False)
-            else:
-                typer.echo(f"would change {_shown(path)}", err=True)
-        _report_conflicts(outcome.conflicts)
-        return 1 if outcome.conflicts or (changed and mode == "check") else 0
-    created = [p for p in changed if not p.exists()]
-    write(outcome.files, delete=outcome.deleted)
-    if not quiet:
-        shown = [p for p in outcome.files if not outcome.is_lock_file(p) or p == outcome.lock.path]
-        states = file_states(shown, changed, created, conflicted=list(outcome.conflicts))
-        for path, state in states.items():
-            typer.echo(f"{styled(state)} {_shown(path)}")
-        if len(states) > 1:
-            typer.echo(summary(states))
-    _report_conflicts(outcome.conflicts)
-    return 1 if outcome.conflicts else 0
+    """Reconcile the run with the files on disk, then write, check or diff it; the exit status."""
+    return commands.apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=typer.echo)
 
 
-def _report_conflicts(conflicts) -> None:
-    for path, found in conflicts.items():
-        shown = _shown(path)
-        settle = (
-            f"keep yours, the generated lines or a mix, and delete the markers"
-            f" (or run `layergen resolve {shown} --ours|--theirs`)"
-        )
-        for c in found:
-            what = (
-                f"`{c.member}` was edited by hand and the declaration changes it too: both are in the file"
-                if c.member
-                else "an unsettled conflict between a hand edit and the declaration"
-            )
-            typer.echo(f"{shown}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
-
-
-def _unified_diff(path: Path, text: str) -> str:
-    import difflib
-
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    shown = str(_shown(path))
-    return "".join(
-        difflib.unified_diff(
-            old.splitlines(True), text.splitlines(True), f"a/{shown}", f"b/{shown}"
-        )
-    )
-
-
-def _shown(path: Path):
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
+_shown = commands.shown
 
 
 @app.command()
@@ -279,13 +199,15 @@ def sync(
     `hand_written`. A declaration change not yet generated is never thrown away: where
     it meets a hand edit, it is a conflict, as with `generate`.
     """
-    from .sync import sync as sync_modules
-
     try:
         config = _config(None, None)
-        with _one_run(config):
-            run = sync_modules(modules or config.paths, config, skip_undeclared=skip_undeclared)
-            code = _apply(run, quiet=quiet) if run is not None else 0
+        code = commands.sync(
+            modules or config.paths,
+            config,
+            echo=typer.echo,
+            quiet=quiet,
+            skip_undeclared=skip_undeclared,
+        )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
@@ -448,7 +370,25 @@ def watch(
     from .watch import watch as watch_paths
 
     try:
-        watch_paths(paths, quiet=quiet)
+        config = _config(None, None)
+        roots = [p.resolve() for p in paths] if paths else list(config.paths)
+
+        def generate_saved(declarations: list[Path]) -> int:  # as `layergen generate` does
+            return commands.generate(
+                declarations, _config(None, None), echo=typer.echo, quiet=quiet
+            )
+
+        def sync_edited(modules: list[Path]) -> int:
+            return commands.sync(modules, _config(None, None), echo=typer.echo, quiet=quiet)
+
+        watch_paths(
+            roots,
+            generate=commands.reporting(generate_saved, typer.echo),
+            sync=commands.reporting(sync_edited, typer.echo),
+            warm_up=lambda: commands.warm_up(config),
+            quiet=quiet,
+            echo=typer.echo,
+        )
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
 

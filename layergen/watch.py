@@ -1,10 +1,12 @@
 """`layergen watch`: regenerate each declaration when it is saved, and keep watching.
 
-Each run is the command itself, in process: `layergen generate DECLARATION...` when a
-declaration is saved, `layergen sync MODULE...` when a generated module (a `.py` beside
-its declaration) is edited by hand (only where the CLI has a `sync` command). So output
-and diagnostics are exactly those of the commands; a broken save prints its located
-errors, writes nothing, and watching goes on.
+The watcher is handed its runs as callables: `generate(declarations)` when a
+declaration is saved, `sync(modules)` when a generated module (a `.py` beside its
+declaration) is edited by hand, each returning an exit status (the CLI hands in its
+`generate` and `sync`, so output and diagnostics are exactly those of the commands; a
+broken save prints its located errors, writes nothing, and watching goes on). A save
+runs for what it touched only, in this warm process: `warm_up` loads the pipeline once,
+after the first run, so the first save is as quick as the others.
 
 A run starts with `layergen watch: generating ...` (or `syncing ...`) and ends with
 `layergen watch: watching ...`: the background problem matcher of the VS Code task that
@@ -28,26 +30,34 @@ from .diagnostics import Diagnostic, DiagnosticError
 Echo = Callable[..., None]
 
 
+Runner = Callable[[list[Path]], int]
+
+
 def watch(
     paths: list[Path] | None,
     *,
+    generate: Runner | None = None,
+    sync: Runner | None = None,
+    warm_up: Callable[[], None] | None = None,
     quiet: bool = False,
     echo: Echo | None = None,
     stop_event: threading.Event | None = None,
 ) -> None:
     """Generate everything under `paths` once, then again for each declaration that changes.
 
-    Returns on Ctrl-C or when `stop_event` is set; raises `DiagnosticError` when the paths
-    themselves are wrong (nothing to watch).
+    `generate`, `sync`, `warm_up`: see above; by default layergen's own commands, printing
+    through `echo`. Returns on Ctrl-C or when `stop_event` is set; raises
+    `DiagnosticError` when the paths themselves are wrong (nothing to watch).
     """
     from watchfiles import watch as changes
 
-    from .config import load_config
     from .generate import SUFFIXES
 
     echo = echo or _echo
-    config = load_config()
-    roots = [p.resolve() for p in paths] if paths else list(config.paths)
+    configured: list[Path] = []
+    if generate is None:  # layergen's own commands
+        generate, sync, warm_up, configured = _commands(quiet, echo)
+    roots = [p.resolve() for p in paths] if paths else configured
     if not roots:
         raise DiagnosticError(
             [
@@ -73,7 +83,7 @@ def watch(
     watched = sorted(
         {*folders, *(p.parent for p in files)}
     )  # a file's folder: editors save by renaming
-    syncing = _has_command("sync")
+    syncing = sync is not None
 
     def is_declaration(path: Path) -> bool:
         return path in files or (
@@ -108,7 +118,9 @@ def watch(
 
     try:
         status(f"generating {shown}")
-        _run("generate", roots, quiet, echo)
+        _run(generate, roots, echo)
+        if warm_up is not None:
+            warm_up()
         remember([*files, *(p for f in folders for p in f.rglob("*.yaml") if is_declaration(p))])
         status(f"watching {shown} (Ctrl-C to stop)")
         for batch in changes(
@@ -126,11 +138,11 @@ def watch(
             ]
             if modules:
                 status(f"syncing {', '.join(str(_shown(p)) for p in modules)}")
-                _run("sync", modules, quiet, echo)
+                _run(sync, modules, echo)
                 remember(declaration_beside(m) for m in modules)
             if declarations:
                 status(f"generating {', '.join(str(_shown(p)) for p in declarations)}")
-                _run("generate", declarations, quiet, echo)
+                _run(generate, declarations, echo)
                 remember(declarations)
             if modules or declarations:
                 status(f"watching {shown}")
@@ -138,26 +150,19 @@ def watch(
         status("stopped")
 
 
-def _run(command: str, paths: Iterable[Path], quiet: bool, echo: Echo) -> int:
-    """Run `layergen COMMAND PATH...` in this process; return its exit status."""
-    import typer.main
-
-    from .cli import app
-
-    args = [command, *(str(p) for p in paths), *(["--quiet"] if quiet else [])]
+def _run(runner: Runner, paths: Iterable[Path], echo: Echo) -> int:
+    """One run, in this process; its exit status."""
     with (
         _signals_held() as held
     ):  # Ctrl-C during a run stops the watcher after it, never halfway through a write
         try:
-            status = typer.main.get_command(app).main(
-                args, prog_name="layergen", standalone_mode=False
-            )
+            status = runner(list(paths))
         except Exception:  # a bug in layergen: show it, keep watching
             echo(traceback.format_exc(), err=True)
             status = 3
-    if held or status == 130:  # 130: typer's exit status for a Ctrl-C
+    if held:
         raise KeyboardInterrupt
-    return status if isinstance(status, int) else 0
+    return status
 
 
 @contextmanager
@@ -176,13 +181,24 @@ def _signals_held():
             signal.signal(s, handler)
 
 
-def _has_command(name: str) -> bool:
-    """Whether the CLI has this command (`sync` comes from another part of layergen)."""
-    import typer.main
+def _commands(quiet: bool, echo: Echo) -> tuple:
+    """layergen's own generate, sync and warm-up, and the configured paths."""
+    from . import commands
+    from .config import load_config
 
-    from .cli import app
+    def generate(declarations: list[Path]) -> int:
+        return commands.generate(declarations, load_config(), echo=echo, quiet=quiet)
 
-    return name in getattr(typer.main.get_command(app), "commands", {})
+    def sync(modules: list[Path]) -> int:
+        return commands.sync(modules, load_config(), echo=echo, quiet=quiet)
+
+    config = load_config()
+    return (
+        commands.reporting(generate, echo),
+        commands.reporting(sync, echo),
+        lambda: commands.warm_up(config),
+        list(config.paths),
+    )
 
 
 def _read(path: Path) -> str | None:

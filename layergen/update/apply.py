@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import conflicts as markers
 from .lock import Lock
-from .merge import Conflict, Prefer, merge
 
 if TYPE_CHECKING:
     from ..generate import Plan
+    from .merge import Conflict, Prefer
 
 _REJECT_HEADER = "# layergen: generated `"  # what the .rej files of layergen 0.1 began with
 _CLASS = re.compile(r"^class (\w+)\b", re.MULTILINE)
@@ -55,8 +55,6 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     file that still holds markers is left alone and its conflicts reported again, until a
     person settles them (or `--force` takes the generated side).
     """
-    from ..render.render import format_code
-
     lock = plan.lock
     files: dict[Path, str] = dict(plan.support)
     conflicts: dict[Path, list[Conflict]] = {}
@@ -66,10 +64,16 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         reject = path.with_name(path.name + ".rej")
         if reject.is_file() and reject.read_text(encoding="utf-8").startswith(_REJECT_HEADER):
             deleted.append(reject)  # conflicts are markers in the file now
+        if path in plan.reused:  # as the lock recorded it, and what would be generated
+            files[path] = new
+            continue
         if not path.is_file():
             files[path] = new
             lock.record(path, new, plan.sources.get(path))
             continue
+        from ..render.render import format_code
+        from .merge import Conflict, merge
+
         current = path.read_text(encoding="utf-8")
         if markers.blocks(current):
             if prefer != "generated":
@@ -77,9 +81,11 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
                 conflicts[path] = [Conflict("", b.start + 1) for b in markers.blocks(current)]
                 continue  # the base stays: the markers were made against it
             current = markers.resolve(current, "theirs")
-        _check_parses(path, current)
+        base = lock.base(path)
+        if current not in (base, new):  # a generated text parses; a hand-edited one may not
+            _check_parses(path, current)
         result = merge(
-            lock.base(path),
+            base,
             current,
             new,
             prefer=prefer,
@@ -103,6 +109,8 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
     """A class renamed in its declaration, for its module and its test module: {old: new}."""
     renames: dict[Path, dict[str, str]] = {}
     for module, test in plan.companions.items():
+        if module in plan.reused:  # the declaration did not change: no class was renamed
+            continue
         base = lock.base(module) if module.is_file() else None
         if base is None or module not in plan.generated:
             continue

@@ -12,6 +12,14 @@ Two parts, both committed with the code:
   text; texts nothing points to are deleted once the index is written.
 
 A member of a generated file that differs from its base was edited by a person.
+
+The index also keeps, for each declaration, a `Record`: the digest of everything its
+files are made from (its text, the templates, layergen's version, the configuration) and
+what a run needs of it besides its files (class name, package). When a declaration's
+inputs are as recorded and each of its files is exactly its base text, the files are
+what a new rendering would give: the run takes them as they are, nothing parsed,
+rendered or formatted (issue 15). A seal over the record and its files' entries keeps a
+record that does not belong with them (a lock merged by hand) from ever being used.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -36,16 +44,60 @@ class Entry:
     tie: str | None = None  # ties the text to its unformatted source
 
 
+@dataclass(frozen=True)
+class Record:
+    """What a run needs of a declaration whose files it takes from the lock."""
+
+    inputs: str  # digest of everything its files are made from
+    outputs: tuple[str, ...]  # keys of its generated files
+    name: str = ""  # the class
+    package: str = ""  # its registration package
+    hand_written: tuple[str, ...] = ()  # members kept as written
+    seal: str | None = None  # set once the record is written (or read)
+
+    def sealed(self, entries: dict[str, Entry]) -> str | None:
+        """The seal of this record over its files' entries; None if one is missing."""
+        if any(key not in entries for key in self.outputs):
+            return None
+        parts = [self.inputs, self.name, self.package, *self.hand_written, "|"]
+        for key in self.outputs:
+            parts += [key, entries[key].digest, entries[key].tie or ""]
+        return _digest("\n".join(parts))
+
+    def as_json(self) -> dict:
+        return {
+            "inputs": self.inputs,
+            "outputs": list(self.outputs),
+            "class": self.name,
+            "package": self.package,
+            **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
+            "seal": self.seal,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Record:
+        return cls(
+            data["inputs"],
+            tuple(data["outputs"]),
+            data["class"],
+            data["package"],
+            tuple(data.get("hand_written", ())),
+            data["seal"],
+        )
+
+
 class Lock:
     def __init__(
         self,
         root: Path,
         entries: dict[str, Entry] | None = None,
         texts: dict[str, str] | None = None,
+        records: dict[str, Record] | None = None,
     ):
         self.root = root
         self.entries = dict(entries or {})
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
+        self.records = dict(records or {})  # declaration key -> Record
 
     @property
     def path(self) -> Path:
@@ -78,6 +130,7 @@ class Lock:
                 entries = {k: Entry(_digest(t)) for k, t in texts.items()}
                 return cls(root, entries, texts)
             entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
+            records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DiagnosticError(
                 [
@@ -89,7 +142,7 @@ class Lock:
                     )
                 ]
             ) from None
-        return cls(root, entries)
+        return cls(root, entries, records=records)
 
     def base(self, path: Path) -> str | None:
         """The text generated last time for `path`, or None if it never was."""
@@ -126,6 +179,31 @@ class Lock:
         text = self.base(path)
         return text if text is not None and entry.tie == _tie(source_digest, text) else None
 
+    def reusable(self, declaration: Path, inputs: str) -> tuple[Record, dict[Path, str]] | None:
+        """The declaration's record and files, if its inputs are as recorded and each file
+        is its base text byte for byte (no hand edit, no conflict); else None."""
+        record = self.records.get(self._key(declaration))
+        if record is None or record.inputs != inputs or record.seal != record.sealed(self.entries):
+            return None
+        files: dict[Path, str] = {}
+        for key in record.outputs:
+            path = self.root / key
+            try:
+                data = path.read_bytes()
+            except OSError:
+                return None
+            if hashlib.sha256(data).hexdigest() != self.entries[key].digest:
+                return None
+            files[path] = data.decode("utf-8")
+        return record, files
+
+    def remember(self, declaration: Path, record: Record) -> None:
+        """Record a declaration rendered in this run; it is sealed when the index is written."""
+        self.records[self._key(declaration)] = record
+
+    def key(self, path: Path) -> str:
+        return self._key(path)
+
     def record(self, path: Path, generated: str, source_digest: str | None = None) -> None:
         key = self._key(path)
         self._texts[key] = generated
@@ -146,7 +224,15 @@ class Lock:
             k: {"digest": e.digest, **({"source": e.tie} if e.tie else {})}
             for k, e in sorted(self.entries.items())
         }
-        out[self.path] = json.dumps({"version": VERSION, "files": index}, indent=1) + "\n"
+        records = {}
+        for key, record in sorted(self.records.items()):
+            seal = record.sealed(self.entries)
+            if record.seal is None:  # rendered in this run: sealed over its files' entries
+                record = replace(record, seal=seal)
+            if seal is not None and record.seal == seal:  # one that no longer fits is dropped
+                records[key] = record.as_json()
+        data = {"version": VERSION, "files": index, **({"records": records} if records else {})}
+        out[self.path] = json.dumps(data, indent=1) + "\n"
         return out
 
     def stale(self) -> list[Path]:

@@ -170,3 +170,22 @@ def test_watch_stops_on_its_stop_event(project, monkeypatch):
         stop.set()
         thread.join(timeout=TIMEOUT)
     assert not thread.is_alive()
+
+
+def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypatch):
+    """Issue 15: workers forked while watch holds SIGTERM must not inherit that (they never ended)."""
+    monkeypatch.setenv("LAYERGEN_PARALLEL_FROM", "2")
+    for number in range(3):
+        (project / "layers" / f"half{number}.layer.yaml").write_text(
+            f"layer: Half{number}\ncall: x / 2\n"
+        )
+    watcher = Watcher(project)
+    try:
+        watcher.wait_for(
+            lambda: "layergen watch: watching layers" in watcher.output, "the first run"
+        )
+        assert all((project / "layers" / f"half{n}.py").is_file() for n in range(3))
+        watcher.proc.send_signal(signal.SIGTERM)
+        watcher.proc.wait(timeout=TIMEOUT)
+    finally:
+        watcher.stop()

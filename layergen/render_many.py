@@ -1,0 +1,180 @@
+"""Render the declarations of a run: one after the other, or on every core for many.
+
+A declaration's rendering (YAML, validation, code analysis, templates, black) is about
+0.1 s and independent of the others', so past `PARALLEL_FROM` declarations (measured:
+benchmarks/project_speed.py --break-even) a pool of forked processes shares them out.
+Forked workers start with what the parent imported and compiled, so the parent warms
+up first. Results come back in the declarations' order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .diagnostics import Diagnostic, DiagnosticError
+from .update.lock import Lock, Record
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .generate import Target
+
+# Below this many declarations to render, forking workers costs more than it saves: on the
+# shared 2-core machine (`--break-even`, load ~2.5) the pool lost up to 16 declarations
+# (1.85 s against 1.51 s) and won at 96 (8.7 s against 9.8 s).
+PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "16"))
+
+
+@dataclass(frozen=True)
+class Job:
+    target: Target
+    raw: bytes | None  # None: unreadable (loading it again reports why)
+    golden: bool
+    inputs: str  # the digest of everything its files are made from
+
+
+@dataclass
+class Rendered:
+    files: dict[Path, str] = field(default_factory=dict)  # module, then test module
+    sources: dict[Path, str] = field(default_factory=dict)  # path -> digest of its source
+    record: Record | None = None
+    errors: list[Diagnostic] = field(default_factory=list)
+
+
+def render_all(
+    jobs: list[Job],
+    config: Config,
+    lock: Lock,
+    progress: Callable[[list[Path]], Iterable[Path]] | None = None,
+) -> Iterable[Rendered]:
+    """Each job's rendering, in order."""
+    shown = progress([j.target.declaration for j in jobs]) if progress else None
+    workers = min(_cores(), len(jobs))
+    if workers < 2 or len(jobs) < PARALLEL_FROM:
+        results = (render_one(job, config, lock) for job in jobs)
+    else:
+        warm_up(config)  # once, in the parent: each worker starts with it
+        results = _in_pool(jobs, config, lock, workers)
+    for result in results:
+        if shown is not None:
+            next(shown, None)
+        yield result
+    if shown is not None:
+        for _ in shown:  # let the bar finish
+            pass
+
+
+def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
+    """One declaration's module and test module, or its located errors."""
+    from .kinds import KINDS
+    from .render.context import build_context
+    from .render.render import format_code, render_source, source_digest
+    from .render.test_context import build_test_context
+    from .spec.load import load_declaration, parse_declaration
+
+    t = job.target
+    out = Rendered()
+    try:
+        if job.raw is None:
+            analysis = load_declaration(t.declaration)
+        else:
+            analysis = parse_declaration(str(t.declaration), job.raw)
+    except DiagnosticError as exc:
+        out.errors = exc.diagnostics
+        return out
+    templates = str(config.templates) if config.templates else None
+
+    def render(path: Path, template: str, context: dict) -> None:
+        source = render_source(template, context, user_templates=templates)
+        out.sources[path] = source_digest(source, config.line_length)
+        # A source rendered before formats as it did then, and the lock has that text.
+        out.files[path] = lock.formatted(path, out.sources[path]) or format_code(
+            source, config.line_length
+        )
+
+    source = os.path.relpath(t.declaration, config.root)
+    decl = analysis.decl
+    context = build_context(
+        analysis.ir,
+        package=decl.package or t.package,
+        source=source,
+        line_length=config.line_length,
+    )
+    render(t.module, KINDS[decl.kind].template, context)
+    test_context = build_test_context(
+        analysis.ir, module=t.dotted, source=source, golden=job.golden
+    )
+    render(t.test, KINDS[decl.kind].test_template, test_context)
+    out.record = Record(
+        job.inputs,
+        (lock.key(t.module), lock.key(t.test)),
+        decl.name,
+        context["package"],
+        tuple(decl.hand_written or ()),
+    )
+    return out
+
+
+def warm_up(config: Config) -> None:
+    """Import and compile what rendering needs, once per process (and before forking)."""
+    import black
+
+    from .kinds import KINDS
+    from .render import context, test_context  # noqa: F401
+    from .render.render import environment
+    from .spec import load  # noqa: F401
+
+    env = environment(str(config.templates) if config.templates else None)
+    for kind in KINDS.values():
+        env.get_template(kind.template)
+        env.get_template(kind.test_template)
+    black.format_str("pass\n", mode=black.Mode())  # black loads its grammar on first use
+
+
+_STATE: tuple = ()  # (config, lock), inherited by forked workers
+
+
+def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Iterable[Rendered]:
+    import multiprocessing
+
+    global _STATE
+    _STATE = (config, lock)
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_started)
+    try:
+        yield from pool.imap(_render_in_worker, jobs)
+        pool.close()  # every result is in: the workers end on their own
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        _STATE = ()
+
+
+def _worker_started() -> None:
+    """Signals as a plain process has them: the parent may hold SIGTERM and SIGINT (watch
+    does, for a clean stop between runs), and a worker that inherited that would never end."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _render_in_worker(job: Job) -> Rendered:
+    config, lock = _STATE
+    return render_one(job, config, lock)
+
+
+def _cores() -> int:
+    """The cores this process may use; 1 where workers cannot be forked (Windows)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
