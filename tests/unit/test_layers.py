@@ -1,0 +1,91 @@
+"""The stages flow one way (issue 12): no import cycle, and no module imports a later stage.
+
+Imports inside `if TYPE_CHECKING:` are for annotations only and do not count; imports
+inside functions do (they are imports all the same, made later).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "layergen"
+
+# Stages, earliest first: a module may import its own stage and the earlier ones.
+STAGES = [
+    ["diagnostics", "kinds", "keras_names", "config", "output"],
+    ["spec"],  # the declaration: YAML with positions, models, code, checks, the IR
+    ["render"],  # contexts from the IR, Jinja, black
+    ["update"],  # lock, 3-way merge, conflicts, one run at a time
+    ["inputs", "render_many", "generate", "golden", "introspect", "handwritten", "sync"],
+    ["scaffold", "schema", "init", "lint"],
+    ["commands"],
+    ["watch"],
+    ["cli", "__main__"],
+]
+STAGE = {name: number for number, names in enumerate(STAGES) for name in names}
+
+
+def imports() -> dict[str, set[str]]:
+    """Every layergen module (dotted, without `layergen.`) and the layergen modules it imports."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        package = parts[:-1]  # the package a relative import starts from
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts) or "__init__"
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.body = []
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - (node.level - 1)]
+                if node.module:
+                    found.add(".".join([*base, node.module]))
+                else:
+                    found.update(".".join([*base, a.name]) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("layergen."):
+                found.add(node.module.removeprefix("layergen."))
+        graph[name] = {m for m in found if m and m != name}
+    return graph
+
+
+def stage(module: str) -> int:
+    return STAGE[module.split(".")[0]]
+
+
+def test_every_module_has_a_stage():
+    assert [m for m in imports() if m.split(".")[0] not in STAGE and m != "__init__"] == []
+
+
+def test_no_module_imports_a_later_stage():
+    upward = [
+        f"{m} -> {d}"
+        for m, deps in imports().items()
+        if m != "__init__"
+        for d in deps
+        if d.split(".")[0] in STAGE and stage(d) > stage(m)
+    ]
+    assert upward == []
+
+
+def test_there_is_no_import_cycle():
+    graph = imports()
+    modules = {m for m in graph}
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(module: str, path: list[str]) -> list[str] | None:
+        seen[module] = 1
+        for dep in sorted(graph[module] & modules):
+            if seen.get(dep) == 1:
+                return [*path, module, dep]
+            if dep not in seen and (cycle := visit(dep, [*path, module])):
+                return cycle
+        seen[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in seen:
+            cycle = visit(module, [])
+            assert cycle is None, " -> ".join(cycle)
