@@ -124,10 +124,10 @@ def new(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
+    from .declaration.load import parse_declaration
     from .generate import plan_run, write
     from .scaffold import declaration, file_name, parse_params
     from .schema import ensure_schema_file, modeline
-    from .spec.load import parse_declaration
 
     try:
         config = _config(tests, None)

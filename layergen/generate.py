@@ -309,7 +309,7 @@ def duplicate_registrations(
     for (package, name), paths in by_key.items():
         if len(paths) < 2:
             continue
-        from .spec.load import load_declaration, parse_declaration
+        from .declaration.load import load_declaration, parse_declaration
 
         for path in paths:  # read again, for the place of the error (a rare, failing run)
             if texts and path in texts:

@@ -13,12 +13,12 @@ from typing import Any
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
-from .render.test_context import inputs_context, layer_test_context
+from .render.tests_context import inputs_context, layer_test_context
 
 
 def _example(arg) -> Any:
-    from .spec.ir import example_value
-    from .spec.model import Param
+    from .declaration.ir import example_value
+    from .declaration.model import Param
 
     return example_value(Param(type=arg.known_type, min=1 if arg.known_type == "int" else None))
 

@@ -69,11 +69,11 @@ def render_all(
 
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     """One declaration's module and test module, or its located errors."""
+    from .declaration.load import load_declaration, parse_declaration
     from .kinds import KINDS
     from .render.context import build_context
     from .render.render import format_code, render_source, source_digest
-    from .render.test_context import build_test_context
-    from .spec.load import load_declaration, parse_declaration
+    from .render.tests_context import build_test_context
 
     t = job.target
     out = Rendered()
@@ -122,10 +122,10 @@ def warm_up(config: Config) -> None:
     """Import and compile what rendering needs, once per process (and before forking)."""
     import black
 
+    from .declaration import load  # noqa: F401
     from .kinds import KINDS
-    from .render import context, test_context  # noqa: F401
+    from .render import context, tests_context  # noqa: F401
     from .render.render import environment
-    from .spec import load  # noqa: F401
 
     env = environment(str(config.templates) if config.templates else None)
     for kind in KINDS.values():

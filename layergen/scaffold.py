@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from .declaration.model import ParamType
 from .diagnostics import Diagnostic, DiagnosticError
 from .render.context import snake
-from .spec.model import ParamType
 
 # Conventional weights: what Keras's own layers call them, and how they act.
 ADDITIVE = {"bias", "beta"}  # added, zero-initialized

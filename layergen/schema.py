@@ -168,7 +168,7 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
 
 def declaration_schema() -> dict[str, Any]:
     """The JSON Schema (draft-07) of one declaration file."""
-    from .spec import model
+    from .declaration import model
 
     schema = model.Declaration.model_json_schema(
         by_alias=True, ref_template="#/definitions/{model}"

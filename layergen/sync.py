@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
-from .spec.model import KINDS
 from .update import conflicts as markers
 from .update.merge import code
 
@@ -274,8 +274,8 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
-    from .spec.ir import example_value
-    from .spec.model import Param
+    from .declaration.ir import example_value
+    from .declaration.model import Param
 
     data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
     kind = next(k for k in KINDS if k in data)

@@ -1,4 +1,4 @@
-"""Turn a declaration's IR (`spec/ir.py`) into plain data for the templates.
+"""Turn a declaration's IR (`declaration/ir.py`) into plain data for the templates.
 
 Every decision about what the generated code says is made here, in Python;
 the templates only lay it out.
@@ -11,9 +11,9 @@ from typing import Any
 
 import libcst as cst
 
+from ..declaration.code import Code, body
+from ..declaration.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
 from ..keras_names import IDENTIFIERS
-from ..spec.code import Code, body
-from ..spec.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
 from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..spec.code import Code
-from ..spec.ir import Declared, Shape
+from ..declaration.code import Code
+from ..declaration.ir import Declared, Shape
 from .render import literal
 
 ELLIPSIS = "..."

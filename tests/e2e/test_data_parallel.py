@@ -35,7 +35,7 @@ TF_LIMIT = (
 
 
 def has_updates(declaration: Path) -> bool:
-    from layergen.spec.load import load_declaration
+    from layergen.declaration.load import load_declaration
 
     return bool(load_declaration(declaration).decl.updates)
 

@@ -17,11 +17,11 @@ import json
 import pytest
 from test_hardening import module_code as class_code
 
+from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.kinds import KINDS
 from layergen.render.render import block, render
-from layergen.render.test_context import build_test_context
-from layergen.spec.load import parse_declaration
+from layergen.render.tests_context import build_test_context
 
 
 def module_code(text: str, path: str) -> str:

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from layergen.declaration.load import parse_declaration
+from layergen.declaration.model import KINDS
 from layergen.diagnostics import DiagnosticError
-from layergen.spec.load import parse_declaration
-from layergen.spec.model import KINDS
 
 OK = """\
 layer: Fine

@@ -21,8 +21,8 @@ class Pipeline:
     """Counts the declarations parsed and the sources rendered and formatted."""
 
     def __init__(self, monkeypatch):
+        from layergen.declaration import load
         from layergen.render import render
-        from layergen.spec import load
 
         self.parsed: list[str] = []
         self.rendered: list[str] = []

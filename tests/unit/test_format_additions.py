@@ -13,10 +13,10 @@ import json
 
 import pytest
 
+from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.render.context import build_context
 from layergen.render.render import format_code, render_source
-from layergen.spec.load import parse_declaration
 
 
 def analysis(text: str, path: str = "a.layer.yaml"):
@@ -350,7 +350,7 @@ def test_an_object_overrides_get_config_and_keeps_its_call():
 
 
 def test_no_generated_class_defines_a_method_twice():
-    from layergen.spec.load import load_declaration
+    from layergen.declaration.load import load_declaration
 
     from helpers import ACCEPTANCE, OWN_EXAMPLES
 

@@ -23,12 +23,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import render
-from layergen.render.test_context import build_test_context
-from layergen.spec.load import parse_declaration
+from layergen.render.tests_context import build_test_context
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES
 

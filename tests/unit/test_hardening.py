@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from layergen.config import Config
+from layergen.declaration.load import parse_declaration
+from layergen.declaration.yamlfile import Pos, Source, value_position
 from layergen.diagnostics import DiagnosticError
 from layergen.generate import plan, write
 from layergen.keras_names import LAYER_ATTRIBUTES
 from layergen.kinds import KINDS
 from layergen.render.context import build_context, docstring_text
 from layergen.render.render import format_code, render
-from layergen.spec.load import parse_declaration
-from layergen.spec.yamlfile import Pos, Source, value_position
 
 
 def quote(text: str) -> str:

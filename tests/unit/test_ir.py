@@ -6,9 +6,9 @@ import ast
 
 import pytest
 
-from layergen.spec.code import Code
-from layergen.spec.ir import Branches
-from layergen.spec.load import parse_declaration
+from layergen.declaration.code import Code
+from layergen.declaration.ir import Branches
+from layergen.declaration.load import parse_declaration
 
 from helpers import REPO
 
@@ -16,7 +16,7 @@ RENDER = REPO / "layergen" / "render"
 
 
 def test_the_renderers_import_nothing_of_the_declaration_but_its_ir_and_code():
-    allowed = {"layergen.spec.ir", "layergen.spec.code"}
+    allowed = {"layergen.declaration.ir", "layergen.declaration.code"}
     for path in RENDER.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level and node.module:

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "layergen"
 # Stages, earliest first: a module may import its own stage and the earlier ones.
 STAGES = [
     ["diagnostics", "kinds", "keras_names", "config", "output"],
-    ["spec"],  # the declaration: YAML with positions, models, code, checks, the IR
+    ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render"],  # contexts from the IR, Jinja, black
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
     ["inputs", "render_many", "generate", "golden", "introspect", "handwritten", "sync"],

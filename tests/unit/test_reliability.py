@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from layergen.config import load_config
+from layergen.declaration.load import parse_declaration
+from layergen.declaration.yamlfile import MAX_FILE_BYTES, MAX_STRING
 from layergen.diagnostics import Diagnostic, DiagnosticError
-from layergen.spec.load import parse_declaration
-from layergen.spec.yamlfile import MAX_FILE_BYTES, MAX_STRING
 
 from helpers import layergen
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from layergen.declaration.load import load_declaration
 from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import block, format_code, literal, render_source
-from layergen.render.test_context import build_test_context
-from layergen.spec.load import load_declaration
+from layergen.render.tests_context import build_test_context
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES, SHARED_EXAMPLES
 

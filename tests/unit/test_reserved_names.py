@@ -1,6 +1,6 @@
 """Declared names never collide with the names the generated code uses (issue 11, item 6).
 
-The reserved sets in `layergen/spec/reserved.py` are checked against what the templates
+The reserved sets in `layergen/declaration/reserved.py` are checked against what the templates
 render: rich probe declarations of every kind are generated, and every name that the
 generated code uses in a function where a declared name is a local variable (or reads as
 a module global) must be in the matching set. Then every reserved name is declared, in
@@ -15,13 +15,13 @@ import symtable
 
 import pytest
 
+from layergen.declaration import reserved
+from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import render
-from layergen.render.test_context import build_test_context
-from layergen.spec import reserved
-from layergen.spec.load import parse_declaration
+from layergen.render.tests_context import build_test_context
 
 LAYER2 = {
     "layer": "ProbeTwo",
@@ -234,7 +234,7 @@ def test_reserved_sets_hold_every_name_the_templates_use(scanned, category, rese
     assert used, "the probes declare names of this kind"
     assert (
         used <= reserved_set
-    ), f"the templates now use {sorted(used - reserved_set)}: add them to layergen/spec/reserved.py"
+    ), f"the templates now use {sorted(used - reserved_set)}: add them to layergen/declaration/reserved.py"
 
 
 def test_module_globals_are_reserved(scanned):

@@ -9,11 +9,11 @@ from test_errors import CASES
 from typer.testing import CliRunner
 
 from layergen.cli import app
+from layergen.declaration import model
+from layergen.declaration.load import parse_declaration
+from layergen.declaration.yamlfile import load
 from layergen.diagnostics import DiagnosticError
 from layergen.schema import DESCRIPTIONS, declaration_schema
-from layergen.spec import model
-from layergen.spec.load import parse_declaration
-from layergen.spec.yamlfile import load
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec.code import Code, body
-from ..spec.ir import Branches, Declared
+from ..declaration.code import Code, body
+from ..declaration.ir import Branches, Declared
 from .context import docstring_text, shape_tuple
 from .render import literal
 
