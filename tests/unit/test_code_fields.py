@@ -20,17 +20,27 @@ from test_hardening import module_code as class_code
 from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.kinds import KINDS
-from layergen.render.render import block, render
+from layergen.render.context import build_context
+from layergen.render.render import block, render, render_source
 from layergen.render.tests_context import build_test_context
 
 
-def module_code(text: str, path: str) -> str:
-    """The generated module and its generated test module, one after the other; both compile."""
+def module_code(text: str, path: str, *, formatted: bool = True) -> str:
+    """The generated module and its generated test module, one after the other; both compile.
+
+    `formatted`: through black, as generate writes them (else as the templates write them)."""
     analysis = parse_declaration(path, text.encode())
-    template = KINDS[analysis.decl.kind].test_template
-    tests = render(template, build_test_context(analysis.ir, module="pkg.probe", source=path))
+    kind = KINDS[analysis.decl.kind]
+    write = render if formatted else render_source
+    tests = write(
+        kind.test_template, build_test_context(analysis.ir, module="pkg.probe", source=path)
+    )
     compile(tests, path, "exec", dont_inherit=True)
-    return class_code(text, path) + "\n" + tests
+    if formatted:
+        return class_code(text, path) + "\n" + tests
+    module = render_source(kind.template, build_context(analysis.ir, package="p", source=path))
+    compile(module, path, "exec", dont_inherit=True)
+    return module + "\n" + tests
 
 
 SEPARATORS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -138,8 +148,15 @@ def test_every_code_field_generates_plain(field):
 @pytest.mark.parametrize("field", FIELDS)
 def test_a_line_separator_in_a_comment_never_starts_code(field, sep):
     text, path = declaration(field, f"# note{sep}boom()")
-    code = module_code(text, path)
+    code = module_code(text, path, formatted=False)  # black's turn is the test below
     assert "boom" not in names_in(code), code
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_every_line_separator_in_one_comment_stays_a_comment_through_black(field):
+    comment = "# note" + "".join(f"{sep}boom{i}()" for i, sep in enumerate(SEPARATORS))
+    code = module_code(*declaration(field, comment))
+    assert not {f"boom{i}" for i in range(len(SEPARATORS))} & names_in(code), code
 
 
 @pytest.mark.parametrize("field", FIELDS)
