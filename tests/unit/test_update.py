@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -229,6 +230,7 @@ def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
             assert mark in path.read_text(), (mark, sequence)
 
 
+@pytest.mark.e2e  # runs the generated tests on JAX
 def test_sync_after_a_constructor_argument_is_added_by_hand(scaler_project):
     import os
     import subprocess
