@@ -37,6 +37,11 @@ class Config:
     def tests_dir(self) -> Path:
         return self.tests or self.root / "tests"
 
+    @property
+    def user_templates(self) -> str | None:
+        """The project's templates folder, searched before the built-in templates."""
+        return str(self.templates) if self.templates else None
+
     def override(self, **flags: Any) -> Config:
         """Flags the user actually set win over the file."""
         problem = package_problem(flags["package"]) if flags.get("package") is not None else None

@@ -246,7 +246,6 @@ def plan_run(
     errors.extend(duplicate_registrations(registered, texts))
     if errors:
         raise DiagnosticError(errors)
-    templates = str(config.templates) if config.templates else None
     if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
         support_file = config.tests_dir / "layergen_support.py"
         reused = lock.reusable(support_file, run)
@@ -256,7 +255,7 @@ def plan_run(
         else:
             from .render.support import support_files
 
-            outputs.update(support_files(config.tests_dir, user_templates=templates))
+            outputs.update(support_files(config.tests_dir, user_templates=config.user_templates))
             lock.remember(support_file, Record(run, (lock.key(support_file),)))
     support: dict[Path, str] = {}
     for folder, names in exports.items():

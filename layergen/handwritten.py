@@ -13,6 +13,7 @@ from typing import Any
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
+from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
 
 
@@ -135,13 +136,6 @@ def test_context(
     )
 
 
-def snake_case(name: str) -> str:
-    """`BlocksClassToken` -> `blocks_class_token`, `MLPBlock` -> `mlp_block`."""
-    import re
-
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
-
-
 def plan_tests(
     path: Path,
     wanted: str | None,
@@ -154,7 +148,7 @@ def plan_tests(
     import os
 
     from .generate import Plan, conftest, target
-    from .render.render import format_code, render_source, source_digest
+    from .render_many import render_file
     from .update.lock import Lock
 
     path = path.resolve()
@@ -182,15 +176,15 @@ def plan_tests(
     if errors:
         raise DiagnosticError(errors)
     for cls, context in contexts:
-        test = config.tests_dir / f"test_{path.stem}_{snake_case(cls.name)}.py"
-        source = render_source("layer_test.py.j2", context)
-        sources[test] = source_digest(source, config.line_length)
-        generated[test] = lock.formatted(test, sources[test]) or format_code(
-            source, config.line_length
+        test = config.tests_dir / f"test_{path.stem}_{snake(cls.name)}.py"
+        sources[test], generated[test] = render_file(
+            test, "layer_test.py.j2", context, config, lock
         )
     from .render.support import support_files
 
-    generated.update(support_files(config.tests_dir))  # the tests import it (issue 13)
+    generated.update(
+        support_files(config.tests_dir, user_templates=config.user_templates)
+    )  # the tests import it (issue 13)
     return Plan(
         generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length
     )

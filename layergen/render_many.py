@@ -70,9 +70,7 @@ def render_all(
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     """One declaration's module and test module, or its located errors."""
     from .declaration.load import load_declaration, parse_declaration
-    from .kinds import KINDS
     from .render.context import build_context
-    from .render.render import format_code, render_source, source_digest
     from .render.tests_context import build_test_context
 
     t = job.target
@@ -85,37 +83,37 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     except DiagnosticError as exc:
         out.errors = exc.diagnostics
         return out
-    templates = str(config.templates) if config.templates else None
-
-    def render(path: Path, template: str, context: dict) -> None:
-        source = render_source(template, context, user_templates=templates)
-        out.sources[path] = source_digest(source, config.line_length)
-        # A source rendered before formats as it did then, and the lock has that text.
-        out.files[path] = lock.formatted(path, out.sources[path]) or format_code(
-            source, config.line_length
-        )
-
+    ir = analysis.ir
     source = os.path.relpath(t.declaration, config.root)
-    decl = analysis.decl
     context = build_context(
-        analysis.ir,
-        package=decl.package or t.package,
-        source=source,
-        line_length=config.line_length,
+        ir, package=ir.package or t.package, source=source, line_length=config.line_length
     )
-    render(t.module, KINDS[decl.kind].template, context)
-    test_context = build_test_context(
-        analysis.ir, module=t.dotted, source=source, golden=job.golden
-    )
-    render(t.test, KINDS[decl.kind].test_template, test_context)
+    test_context = build_test_context(ir, module=t.dotted, source=source, golden=job.golden)
+    for path, template, ctx in (
+        (t.module, ir.kind.template, context),
+        (t.test, ir.kind.test_template, test_context),
+    ):
+        out.sources[path], out.files[path] = render_file(path, template, ctx, config, lock)
     out.record = Record(
         job.inputs,
         (lock.key(t.module), lock.key(t.test)),
-        decl.name,
+        ir.name,
         context["package"],
-        tuple(decl.hand_written or ()),
+        tuple(sorted(ir.hand_written)),
     )
     return out
+
+
+def render_file(
+    path: Path, template: str, context: dict, config: Config, lock: Lock
+) -> tuple[str, str]:
+    """A file's source digest and its formatted text. A source rendered before formats as it
+    did then, and the lock has that text: black runs only for a new source."""
+    from .render.render import format_code, render_source, source_digest
+
+    text = render_source(template, context, user_templates=config.user_templates)
+    digest = source_digest(text, config.line_length)
+    return digest, lock.formatted(path, digest) or format_code(text, config.line_length)
 
 
 def warm_up(config: Config) -> None:
@@ -127,7 +125,7 @@ def warm_up(config: Config) -> None:
     from .render import context, tests_context  # noqa: F401
     from .render.render import environment
 
-    env = environment(str(config.templates) if config.templates else None)
+    env = environment(config.user_templates)
     for kind in KINDS.values():
         env.get_template(kind.template)
         env.get_template(kind.test_template)

@@ -142,7 +142,6 @@ class Declared:
 
     kind: Kind
     name: str
-    path: str
     doc: str | None
     package: str | None
     base: str | None  # a custom base class
@@ -199,7 +198,6 @@ def build_ir(a: Analysis) -> Declared:
     return Declared(
         kind=kind,
         name=decl.name,
-        path=a.path,
         doc=decl.doc,
         package=decl.package,
         base=decl.base,

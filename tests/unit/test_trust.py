@@ -469,3 +469,19 @@ def test_a_renamed_class_carries_its_hand_edits(scaler_project):
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+def test_tests_command_renders_through_the_projects_own_template(scaler_project):
+    """A `templates` folder overrides the built-in test template for `layergen tests` too."""
+    from layergen.render.render import _builtin_templates
+
+    builtin = (_builtin_templates() / "layer_test.py.j2").read_text()
+    (scaler_project / "templates").mkdir()
+    (scaler_project / "templates" / "layer_test.py.j2").write_text("# our own template\n" + builtin)
+    pyproject = scaler_project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "[tool.layergen]\ntemplates = 'templates'\n")
+    (scaler_project / "layers" / "blocks.py").write_text(HANDWRITTEN)
+    result = run("tests", "layers/blocks.py")
+    assert result.exit_code == 0, result.output
+    text = (scaler_project / "tests" / "test_blocks_class_token.py").read_text()
+    assert text.startswith("# our own template\n")
