@@ -455,6 +455,7 @@ def generate(raw: bytes, path: str = "fuzz.layer.yaml"):
     return module
 
 
+@pytest.mark.e2e  # hundreds of hypothesis examples: in CI, not the fast subset
 @settings(FUZZ, max_examples=40)
 @given(valid_declarations())
 def test_valid_declarations_generate_code_that_compiles(decl):
@@ -462,18 +463,21 @@ def test_valid_declarations_generate_code_that_compiles(decl):
     assert generate(raw) is not None, raw.decode("utf-8", "replace")
 
 
+@pytest.mark.e2e  # hundreds of hypothesis examples: in CI, not the fast subset
 @settings(FUZZ, max_examples=150)
 @given(mutated_declarations())
 def test_mutated_declarations_compile_or_fail_with_located_errors(raw):
     generate(raw)
 
 
+@pytest.mark.e2e  # hundreds of hypothesis examples: in CI, not the fast subset
 @settings(FUZZ, max_examples=150)
 @given(edited_text())
 def test_edited_text_compiles_or_fails_with_located_errors(raw):
     generate(raw)
 
 
+@pytest.mark.e2e  # hundreds of hypothesis examples: in CI, not the fast subset
 @settings(FUZZ, max_examples=60)
 @given(edited_examples())
 def test_edited_examples_compile_or_fail_with_located_errors(named):
