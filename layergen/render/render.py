@@ -157,9 +157,9 @@ def render_source(
 
 
 def format_code(code: str, line_length: int = 88) -> str:
-    import black
+    from .formatting import format_code
 
-    return black.format_str(code, mode=black.Mode(line_length=line_length))
+    return format_code(code, line_length)
 
 
 def source_digest(code: str, line_length: int = 88) -> str:

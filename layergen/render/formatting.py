@@ -1,0 +1,98 @@
+"""black, one top-level statement at a time, each piece formatted once per process.
+
+black's cost grows with the file it formats, yet most of a generated test module is the same
+test functions in every layer. A top-level `def` or `class` that follows a blank line comes out
+of black the same wherever it stands: two blank lines before it, and nothing carried over from
+the statement above. The one thing black decides for the whole file is the Python versions it
+targets, inferred from the features the file uses; they decide where a split line gains a
+trailing comma. So the file is cut before each such statement, the versions are inferred once
+from the features of all its pieces, and each piece is formatted with those versions, through a
+cache the whole run shares. What does reach across statements (`# fmt: off`, a comment between
+two statements, form feeds) keeps the file whole. tests/unit/test_formatting.py compares the
+result with black's own on every example and on generated mixtures.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import itertools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import black
+
+_WHOLE_FILE_MARKS = (
+    "fmt:",
+    "yapf:",
+    "\f",
+    "\r",
+)  # directives and characters black reads across lines
+
+
+def format_code(code: str, line_length: int = 88) -> str:
+    """`black.format_str(code)` with black's default mode but the line length."""
+    import black
+
+    mode = black.Mode(line_length=line_length)
+    pieces = _pieces(code)
+    if len(pieces) < 2:
+        return black.format_str(code, mode=mode)
+    future = _future_imports(pieces[0]) if "__future__" in pieces[0] else frozenset()
+    try:
+        versions = frozenset.intersection(*(_targets(piece, future) for piece in pieces))
+        if not versions:  # features no one version has: let black say so, for the whole file
+            return black.format_str(code, mode=mode)
+        mode = black.Mode(line_length=line_length, target_versions=set(versions))
+        return "\n\n".join(_format_piece(piece, mode) for piece in pieces)
+    except black.InvalidInput:  # black's grammar refuses what Python's accepts: black's own error
+        return black.format_str(code, mode=black.Mode(line_length=line_length))
+
+
+def _pieces(code: str) -> list[str]:
+    """`code` cut before each top-level `def` or `class` (with its decorators) that only blank
+    lines separate from the statement above; one piece where it cannot be cut safely."""
+    if any(mark in code for mark in _WHOLE_FILE_MARKS):
+        return [code]
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):  # black reports it, with its own message
+        return [code]
+    lines = code.splitlines(keepends=True)
+    cuts = [0]
+    previous_end = None
+    for node in tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
+        definition = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        if definition and previous_end is not None:
+            between = lines[previous_end:start]
+            if between and not any(line.strip() for line in between):
+                cuts.append(start)
+        previous_end = node.end_lineno
+    cuts.append(len(lines))
+    return ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_piece(piece: str, mode: black.Mode) -> str:
+    import black
+
+    return black.format_str(piece, mode=mode)
+
+
+@functools.lru_cache(maxsize=4096)
+def _targets(piece: str, future: frozenset[str]) -> frozenset[black.TargetVersion]:
+    """The versions black would target for a file made of this piece alone."""
+    import black
+    from black.parsing import lib2to3_parse
+
+    node = lib2to3_parse(piece.lstrip())
+    return frozenset(black.detect_target_versions(node, future_imports=set(future)))
+
+
+@functools.lru_cache(maxsize=256)
+def _future_imports(header: str) -> frozenset[str]:
+    import black
+    from black.parsing import lib2to3_parse
+
+    return frozenset(black.get_future_imports(lib2to3_parse(header.lstrip())))

@@ -1,0 +1,130 @@
+"""`format_code` formats a file piece by piece; its text must be exactly black's own."""
+
+from __future__ import annotations
+
+import black
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layergen.declaration.load import parse_declaration
+from layergen.render import formatting
+from layergen.render.context import build_context
+from layergen.render.render import render_source
+from layergen.render.tests_context import build_test_context
+
+from helpers import ACCEPTANCE, OWN_EXAMPLES
+
+DECLARATIONS = sorted([*OWN_EXAMPLES.glob("*.yaml"), *ACCEPTANCE.glob("*.yaml")])
+
+
+def black_of(code: str, line_length: int = 88) -> str:
+    return black.format_str(code, mode=black.Mode(line_length=line_length))
+
+
+def rendered_sources(declaration) -> list[str]:
+    """The module and test module of a declaration as the templates write them, before black."""
+    ir = parse_declaration(str(declaration), declaration.read_bytes()).ir
+    context = build_context(ir, package="layers", source="d.yaml", line_length=88)
+    tests = build_test_context(ir, module=f"layers.{ir.name}", source="d.yaml", golden=False)
+    return [
+        render_source(ir.kind.template, context),
+        render_source(ir.kind.test_template, tests),
+    ]
+
+
+@pytest.mark.parametrize("declaration", DECLARATIONS, ids=lambda p: p.name)
+def test_every_generated_file_formats_as_black_formats_it_whole(declaration):
+    for source in rendered_sources(declaration):
+        assert formatting.format_code(source) == black_of(source)
+
+
+def test_the_generated_test_modules_are_cut_into_many_pieces():
+    """Else the equality above would prove nothing about the cutting."""
+    counts = [len(formatting._pieces(rendered_sources(d)[1])) for d in DECLARATIONS]
+    assert min(counts) >= 5
+
+
+# A module whose only f-string is in its header: black then targets Python 3.6+, and a split
+# call ending in `**kwargs` gains a trailing comma. Formatted alone, the last function would
+# target every version and get none.
+VERSIONS_FROM_ANOTHER_PIECE = """\
+NAME = f"{__name__}"
+
+
+def make(**kwargs):
+    return build(first_argument_value, second_argument_value, third_argument_value, fourth, **kwargs)
+"""
+
+CASES = {
+    "versions from another piece": VERSIONS_FROM_ANOTHER_PIECE,
+    "stubs with no blank line": "def f(): ...\ndef g(): ...\n\n\ndef h(): ...\n",
+    "comment between": "x = 1\n# about f\n\ndef f():\n    pass\n# about g\ndef g():\n    pass\n",
+    "fmt off": "x = 1\n\n# fmt: off\ndef f( a ):\n    return [1,2]\n# fmt: on\n\ndef g( a ):\n  pass\n",
+    "class docstring only": 'class A:\n    """Doc."""\ndef f():\n    pass\n\nclass B:\n    """Doc."""\n\n\n\n\ndef g():\n    pass\n',
+    "decorators": "import x\n@x.y(\n  1,\n)\n\n@z\ndef f():\n  pass\n\n@x\nclass C: pass\n",
+    "future import": "from __future__ import annotations\n\ndef f(a: int)->int:\n    return a\n",
+    "trailing comment": "def f():\n    return 1\n    # the end\n\ndef g():\n    return 2\n# the very end\n",
+    "module docstring": '"""Module."""\ndef f():\n    pass\n',
+    "async and overload": "@overload\ndef f(a: int) -> int: ...\n@overload\ndef f(a: str) -> str: ...\n\nasync def g():\n    await h()\n",
+    "magic trailing comma": "def f(a,):\n    return [1,]\n\n\ndef g(\n    a, b\n):\n    return call(a, b,)\n",
+}
+
+
+@pytest.mark.parametrize("code", CASES.values(), ids=CASES.keys())
+def test_statements_black_relates_format_as_black_formats_them_whole(code):
+    assert formatting.format_code(code) == black_of(code)
+    assert formatting.format_code(code, 40) == black_of(code, 40)
+
+
+def test_the_versions_are_the_whole_files():
+    """The case above is cut, and its last piece alone would format otherwise."""
+    pieces = formatting._pieces(VERSIONS_FROM_ANOTHER_PIECE)
+    assert len(pieces) == 2
+    assert black_of(pieces[1]) not in black_of(VERSIONS_FROM_ANOTHER_PIECE)
+
+
+def test_code_black_cannot_parse_is_blacks_error():
+    with pytest.raises(black.InvalidInput):
+        formatting.format_code("def f(:\n    pass\n\n\ndef g():\n    pass\n")
+
+
+STATEMENTS = [
+    'NAME = f"{x}"',
+    "from __future__ import annotations",
+    "import keras",
+    "# a comment",
+    "# fmt: off",
+    "# fmt: on",
+    "x = [\n    1,2,\n]",
+    "def f(): ...",
+    "def g(a, b):\n    return call_something_long(a_first_argument, b_second_argument, *rest, **kw)",
+    "class A:\n    '''Doc.'''",
+    "class B(keras.layers.Layer):\n    def call(self, x):\n        return x\n\n    # trailing\n",
+    "@decorator(\n    arg,\n)\ndef h(self, *args, **kwargs):\n    with open(a_long_file_name) as f, open(another_long_file_name) as g:\n        pass",
+    "async def k():\n    await thing(first_long_argument_name, second_long_argument_name, **kwargs)",
+    "if x:\n    def inner():\n        pass",
+    "y = (  1 )",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(STATEMENTS), st.sampled_from(["\n", "\n\n", "\n\n\n", "\n\n\n\n"])
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from([30, 88]),
+)
+def test_any_mixture_formats_as_black_formats_it_whole(statements, line_length):
+    code = "".join(text + gap for text, gap in statements)
+    try:
+        expected = black_of(code, line_length)
+    except black.InvalidInput:
+        with pytest.raises(black.InvalidInput):
+            formatting.format_code(code, line_length)
+        return
+    assert formatting.format_code(code, line_length) == expected
