@@ -127,6 +127,7 @@ TEST_MODULE = MODULE | frozenset(
         "make_object",
         "shape_list",
         "sorted",
+        "type",
         "support",
     ]
 )
