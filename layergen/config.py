@@ -22,16 +22,38 @@ KEYS = {
 
 
 @dataclass(frozen=True)
+class BlackStyle:
+    """The settings of the project's black that change what it writes (`[tool.black]`, and
+    `requires-python`, which black reads for its target versions). Generated files are
+    formatted with them, so they pass the project's own `black --check`."""
+
+    line_length: int = 88
+    target_versions: tuple[str, ...] = ()  # black's names, such as "py311"
+    requires_python: str | None = None  # black's targets when target-version is not set
+    skip_string_normalization: bool = False
+    skip_magic_trailing_comma: bool = False
+    preview: bool = False
+    unstable: bool = False
+
+
+BLACK_DEFAULTS = BlackStyle()  # black's own, for a project that configures none
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path
     paths: list[Path] = field(default_factory=list)
     tests: Path | None = None
     package: str | None = None
     templates: Path | None = None
-    line_length: int = 88
+    black: BlackStyle = BLACK_DEFAULTS
     project_name: str = (
         ""  # [project] name, made an identifier: the registration package by default
     )
+
+    @property
+    def line_length(self) -> int:
+        return self.black.line_length
 
     @property
     def tests_dir(self) -> Path:
@@ -78,7 +100,9 @@ def load_config(cwd: Path | None = None) -> Config:
         ) from None
     tool = data.get("tool", {})
     section = tool.get("layergen", {})
-    black_length = tool.get("black", {}).get("line-length", 88)
+    # black reads its keys with dashes or underscores
+    black = {_dashed(str(k)): v for k, v in tool.get("black", {}).items()}
+    black_length = black.get("line-length", 88)
     errors = []
     for key in section:
         if key not in KEYS:
@@ -99,12 +123,9 @@ def load_config(cwd: Path | None = None) -> Config:
     paths = [paths] if isinstance(paths, str) else paths
     line_length = section.get("line-length", black_length)
 
-    def bad(key: str, message: str, hint: str) -> None:
-        errors.append(
-            Diagnostic(
-                str(pyproject), _line_of(text, key), 1, "bad-config", f"`{key}` {message}", hint
-            )
-        )
+    def bad(key: str, message: str, hint: str, section: str = "tool.layergen") -> None:
+        line = _line_of(text, key, section)
+        errors.append(Diagnostic(str(pyproject), line, 1, "bad-config", f"`{key}` {message}", hint))
 
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
         bad(
@@ -121,6 +142,18 @@ def load_config(cwd: Path | None = None) -> Config:
             bad("package", problem, 'such as `package = "my_project"`')
     if "line-length" in section and (type(line_length) is not int or line_length < 1):
         bad("line-length", "must be a positive whole number", "such as `line-length = 88`")
+    targets = black.get("target-version", [])
+    targets = [targets] if isinstance(targets, str) else targets
+    if not isinstance(targets, list) or not all(
+        isinstance(t, str) and re.fullmatch(r"py3\d{1,2}", t) for t in targets
+    ):
+        bad(
+            "target-version",
+            "in [tool.black] must be a list of black's version names",
+            'such as `target-version = ["py311"]`',
+            "tool.black",
+        )
+    requires_python = data.get("project", {}).get("requires-python")
     if errors:
         raise DiagnosticError(errors)
     return Config(
@@ -129,7 +162,20 @@ def load_config(cwd: Path | None = None) -> Config:
         tests=root / section["tests"] if "tests" in section else None,
         package=section.get("package"),
         templates=root / section["templates"] if "templates" in section else None,
-        line_length=line_length if type(line_length) is int and line_length > 0 else 88,
+        black=BlackStyle(
+            line_length=line_length if type(line_length) is int and line_length > 0 else 88,
+            target_versions=tuple(targets),
+            requires_python=requires_python if isinstance(requires_python, str) else None,
+            **{
+                flag.replace("-", "_"): black.get(flag) is True
+                for flag in (
+                    "skip-string-normalization",
+                    "skip-magic-trailing-comma",
+                    "preview",
+                    "unstable",
+                )
+            },
+        ),
         project_name=_identifier(str(data.get("project", {}).get("name") or root.name)),
     )
 
@@ -161,12 +207,16 @@ def package_problem(package: object) -> str | None:
     return None
 
 
-def _line_of(text: str, key: str) -> int:
+def _dashed(key: str) -> str:
+    return key.replace("_", "-")
+
+
+def _line_of(text: str, key: str, section: str = "tool.layergen") -> int:
     in_section = False
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if stripped.startswith("["):
-            in_section = stripped == "[tool.layergen]"
-        elif in_section and stripped.split("=")[0].strip().strip('"') == key:
+            in_section = stripped == f"[{section}]"
+        elif in_section and _dashed(stripped.split("=")[0].strip().strip('"')) == _dashed(key):
             return number
     return 1

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import Config
+from .config import BLACK_DEFAULTS, BlackStyle, Config
 from .diagnostics import Diagnostic, DiagnosticError
 from .kinds import KINDS
 from .render_many import Job, render_all
@@ -151,7 +151,7 @@ class Plan:
     sources: dict[Path, str]  # generated path -> digest of its unformatted source
     lock: Lock  # as read for this run: the merge bases, and the texts black was spared
     companions: dict[Path, Path] = field(default_factory=dict)  # module -> its test module
-    line_length: int = 88
+    style: BlackStyle = BLACK_DEFAULTS  # how a merged file is formatted
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
     )  # module -> members kept as written
@@ -271,7 +271,7 @@ def plan_run(
         sources,
         lock,
         companions,
-        config.line_length,
+        config.black,
         hand_written,
         reused=frozenset(reused_paths),
     )
@@ -294,7 +294,7 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
         return {}
     # "." too: the tests import the support module beside them, also from a tests package.
     roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
-    return {path: format_code(CONFTEST.format(roots=roots), config.line_length)}
+    return {path: format_code(CONFTEST.format(roots=roots), config.black)}
 
 
 def duplicate_registrations(

@@ -185,6 +185,4 @@ def plan_tests(
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    return Plan(
-        generated, conftest(config, [t.import_root]), sources, lock, line_length=config.line_length
-    )
+    return Plan(generated, conftest(config, [t.import_root]), sources, lock, style=config.black)

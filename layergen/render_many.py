@@ -112,8 +112,8 @@ def render_file(
     from .render.render import format_code, render_source, source_digest
 
     text = render_source(template, context, user_templates=config.user_templates)
-    digest = source_digest(text, config.line_length)
-    return digest, lock.formatted(path, digest) or format_code(text, config.line_length)
+    digest = source_digest(text, config.black)
+    return digest, lock.formatted(path, digest) or format_code(text, config.black)
 
 
 def warm_up(config: Config) -> None:

@@ -15,38 +15,65 @@ result with black's own on every example and on generated mixtures.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import itertools
 from typing import TYPE_CHECKING
 
+from ..config import BLACK_DEFAULTS, BlackStyle
+
 if TYPE_CHECKING:
     import black
 
-_WHOLE_FILE_MARKS = (
-    "fmt:",
-    "yapf:",
-    "\f",
-    "\r",
-)  # directives and characters black reads across lines
+# Directives and characters black reads across lines.
+_WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
 
 
-def format_code(code: str, line_length: int = 88) -> str:
-    """`black.format_str(code)` with black's default mode but the line length."""
+def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
+    """`black.format_str(code)` as the project's black would format the file."""
     import black
 
-    mode = black.Mode(line_length=line_length)
-    pieces = _pieces(code)
+    mode = _mode(style)
+    # Preview features are black's to change at any release: those may relate statements.
+    pieces = [code] if mode.preview or mode.unstable else _pieces(code)
     if len(pieces) < 2:
         return black.format_str(code, mode=mode)
-    future = _future_imports(pieces[0]) if "__future__" in pieces[0] else frozenset()
+    whole = mode
     try:
-        versions = frozenset.intersection(*(_targets(piece, future) for piece in pieces))
-        if not versions:  # features no one version has: let black say so, for the whole file
-            return black.format_str(code, mode=mode)
-        mode = black.Mode(line_length=line_length, target_versions=set(versions))
+        if not mode.target_versions:  # black infers them from the whole file: so do we
+            future = _future_imports(pieces[0]) if "__future__" in pieces[0] else frozenset()
+            versions = frozenset.intersection(*(_targets(piece, future) for piece in pieces))
+            if not versions:  # features no one version has: black says so, for the whole file
+                return black.format_str(code, mode=whole)
+            mode = dataclasses.replace(mode, target_versions=set(versions))
         return "\n\n".join(_format_piece(piece, mode) for piece in pieces)
-    except black.InvalidInput:  # black's grammar refuses what Python's accepts: black's own error
-        return black.format_str(code, mode=black.Mode(line_length=line_length))
+    except black.InvalidInput:  # black's grammar refuses what Python's accepts: black's error
+        return black.format_str(code, mode=whole)
+
+
+@functools.lru_cache(maxsize=64)
+def _mode(style: BlackStyle) -> black.Mode:
+    import black
+
+    if style.target_versions:
+        names = {name.upper() for name in style.target_versions}
+        # A name black does not know is black's to report, when the user runs it.
+        versions = {v for v in black.TargetVersion if v.name in names}
+    elif style.requires_python:
+        from black.files import infer_target_version
+
+        inferred = infer_target_version({"project": {"requires-python": style.requires_python}})
+        versions = set(inferred or ())
+    else:
+        versions = set()
+    return black.Mode(
+        target_versions=versions,
+        line_length=style.line_length,
+        string_normalization=not style.skip_string_normalization,
+        magic_trailing_comma=not style.skip_magic_trailing_comma,
+        preview=style.preview,
+        unstable=style.unstable,
+    )
 
 
 def _pieces(code: str) -> list[str]:

@@ -6,6 +6,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from ..config import BLACK_DEFAULTS, BlackStyle
+
 
 @functools.cache
 def environment(user_templates: str | None = None):
@@ -144,9 +146,9 @@ def render(
     context: dict[str, Any],
     *,
     user_templates: str | None = None,
-    line_length: int = 88,
+    style: BlackStyle = BLACK_DEFAULTS,
 ) -> str:
-    return format_code(render_source(template, context, user_templates=user_templates), line_length)
+    return format_code(render_source(template, context, user_templates=user_templates), style)
 
 
 def render_source(
@@ -156,17 +158,17 @@ def render_source(
     return environment(user_templates).get_template(template).render(**context)
 
 
-def format_code(code: str, line_length: int = 88) -> str:
+def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     from .formatting import format_code
 
-    return format_code(code, line_length)
+    return format_code(code, style)
 
 
-def source_digest(code: str, line_length: int = 88) -> str:
+def source_digest(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     """Names what `format_code` makes of `code`: the same digest, the same formatted text."""
     import hashlib
 
-    return hashlib.sha256(f"black {_black_version()} {line_length}\n{code}".encode()).hexdigest()
+    return hashlib.sha256(f"black {_black_version()} {style!r}\n{code}".encode()).hexdigest()
 
 
 @functools.cache

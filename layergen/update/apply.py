@@ -94,7 +94,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         )
         text = result.text
         if not result.conflicts and text not in (current, new):
-            text = _formatted(text, format_code, plan.line_length)
+            text = _formatted(text, format_code, plan.style)
         files[path] = text
         if result.conflicts:
             conflicts[path] = result.conflicts
@@ -141,9 +141,9 @@ def _check_parses(path: Path, text: str) -> None:
         ) from None
 
 
-def _formatted(text: str, format_code, line_length: int) -> str:
+def _formatted(text: str, format_code, style) -> str:
     """A merged file formatted as generated files are; as it is if black cannot read it."""
     try:
-        return format_code(text, line_length)
+        return format_code(text, style)
     except Exception:  # black's InvalidInput and friends: never lose the merge over formatting
         return text

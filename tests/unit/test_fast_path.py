@@ -41,9 +41,9 @@ class Pipeline:
             self.rendered.append(template)
             return render_source(template, context, **kwargs)
 
-        def counting_format(code, line_length=88):
+        def counting_format(code, style):
             self.formatted += 1
-            return format_code(code, line_length)
+            return format_code(code, style)
 
         monkeypatch.setattr(load, "parse_declaration", counting_parse)
         monkeypatch.setattr(render, "render_source", counting_render)

@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from layergen.config import BlackStyle
 from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 from layergen.render.context import build_context
@@ -438,7 +439,7 @@ def test_the_example_section_is_built_from_example():
 def test_docstrings_are_wrapped_to_the_line_length():
     for width in (60, 88, 100):
         context = build_context(analysis(DENSE).ir, package="demo", source="a", line_length=width)
-        source = format_code(render_source("layer.py.j2", context), width)
+        source = format_code(render_source("layer.py.j2", context), BlackStyle(line_length=width))
         end = source.index('    """\n', source.index("class "))
         assert max(len(line) for line in source[:end].splitlines()) <= width, width
 

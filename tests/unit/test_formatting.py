@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from layergen.config import BlackStyle
 from layergen.declaration.load import parse_declaration
 from layergen.render import formatting
 from layergen.render.context import build_context
@@ -74,7 +75,7 @@ CASES = {
 @pytest.mark.parametrize("code", CASES.values(), ids=CASES.keys())
 def test_statements_black_relates_format_as_black_formats_them_whole(code):
     assert formatting.format_code(code) == black_of(code)
-    assert formatting.format_code(code, 40) == black_of(code, 40)
+    assert formatting.format_code(code, BlackStyle(line_length=40)) == black_of(code, 40)
 
 
 def test_the_versions_are_the_whole_files():
@@ -125,6 +126,6 @@ def test_any_mixture_formats_as_black_formats_it_whole(statements, line_length):
         expected = black_of(code, line_length)
     except black.InvalidInput:
         with pytest.raises(black.InvalidInput):
-            formatting.format_code(code, line_length)
+            formatting.format_code(code, BlackStyle(line_length=line_length))
         return
-    assert formatting.format_code(code, line_length) == expected
+    assert formatting.format_code(code, BlackStyle(line_length=line_length)) == expected

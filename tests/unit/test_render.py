@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from layergen.config import BlackStyle
 from layergen.declaration.load import load_declaration
 from layergen.kinds import KINDS
 from layergen.render.context import build_context
@@ -56,7 +57,7 @@ def test_literal_reads_back_as_the_value_and_is_what_black_writes(value):
 def test_literal_of_any_value_reads_back_and_is_black_stable(value):
     text = literal(value)
     assert eval(text) == value
-    assert format_code(f"x = {text}\n", line_length=10_000) == f"x = {text}\n"
+    assert format_code(f"x = {text}\n", BlackStyle(line_length=10_000)) == f"x = {text}\n"
 
 
 def test_block_indents_statements_and_leaves_blank_lines_empty():
