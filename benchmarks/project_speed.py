@@ -52,11 +52,16 @@ GENERATE = {
 }
 
 
+# As projects declare it: black reads it for its target versions, and layergen with it.
+# `--no-requires-python` leaves it out, and black then infers the versions file by file.
+REQUIRES_PYTHON = "requires-python = '>=3.11'\n"
+
+
 def new_project(folder: Path, count: int) -> Path:
     """A project of `count` layer declarations in layers/."""
     (folder / "layers").mkdir(parents=True)
     (folder / "pyproject.toml").write_text(
-        "[project]\nname = 'bench'\n\n[tool.layergen]\npaths = ['layers']\n"
+        f"[project]\nname = 'bench'\n{REQUIRES_PYTHON}\n[tool.layergen]\npaths = ['layers']\n"
     )
     for number, source in zip(range(count), itertools.cycle(SOURCES)):
         text = source.read_text(encoding="utf-8")
@@ -181,7 +186,15 @@ def main() -> None:
     parser.add_argument(
         "--break-even", action="store_true", help="time a pool against one process instead"
     )
+    parser.add_argument(
+        "--no-requires-python",
+        action="store_true",
+        help="a pyproject.toml without requires-python (black infers its targets per file)",
+    )
     args = parser.parse_args()
+    if args.no_requires_python:
+        global REQUIRES_PYTHON
+        REQUIRES_PYTHON = ""
     compileall.compile_dir(REPO / "layergen", quiet=1)
     if args.break_even:
         with tempfile.TemporaryDirectory() as tmp:

@@ -14,10 +14,10 @@ result with black's own on every example and on generated mixtures.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import itertools
+import re
 from typing import TYPE_CHECKING
 
 from ..config import BLACK_DEFAULTS, BlackStyle
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 # Directives and characters black reads across lines.
 _WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
+_DEFINITION = re.compile(r"@|def |async def |class ")
 
 
 def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
@@ -47,7 +48,7 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
                 return black.format_str(code, mode=whole)
             mode = dataclasses.replace(mode, target_versions=set(versions))
         return "\n\n".join(_format_piece(piece, mode) for piece in pieces)
-    except black.InvalidInput:  # black's grammar refuses what Python's accepts: black's error
+    except black.InvalidInput:  # cut where no statement starts, or not Python: black's own word
         return black.format_str(code, mode=whole)
 
 
@@ -77,25 +78,27 @@ def _mode(style: BlackStyle) -> black.Mode:
 
 
 def _pieces(code: str) -> list[str]:
-    """`code` cut before each top-level `def` or `class` (with its decorators) that only blank
-    lines separate from the statement above; one piece where it cannot be cut safely."""
+    """`code` cut before each top-level `def` or `class` (or its first decorator) that blank
+    lines separate from the code above; one piece where it cannot be cut.
+
+    A cut inside a string or brackets leaves a piece black cannot parse, and then the file is
+    formatted whole: so text is enough, no parse is needed to find the statements.
+    """
     if any(mark in code for mark in _WHOLE_FILE_MARKS):
-        return [code]
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):  # black reports it, with its own message
         return [code]
     lines = code.splitlines(keepends=True)
     cuts = [0]
-    previous_end = None
-    for node in tree.body:
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]) - 1
-        definition = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        if definition and previous_end is not None:
-            between = lines[previous_end:start]
-            if between and not any(line.strip() for line in between):
-                cuts.append(start)
-        previous_end = node.end_lineno
+    above = ""  # the last line that is not blank
+    for number, line in enumerate(lines):
+        if (
+            _DEFINITION.match(line)
+            and not lines[number - 1].strip()
+            and above
+            and not above.lstrip().startswith("#")  # a comment above belongs to the definition
+        ):
+            cuts.append(number)
+        if line.strip():
+            above = line
     cuts.append(len(lines))
     return ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts)]
 

@@ -85,6 +85,21 @@ def test_the_versions_are_the_whole_files():
     assert black_of(pieces[1]) not in black_of(VERSIONS_FROM_ANOTHER_PIECE)
 
 
+# Lines that look like a definition's start where no statement starts: cut there, a piece
+# cannot be parsed, and the file is formatted whole.
+NOT_STATEMENTS = {
+    "def in a string": 'X = """\n\ndef not_code():\n"""\n\n\ndef f( ):\n    pass\n',
+    "@ in brackets": "x = (a\n\n@ b)\n\n\ndef f( ):\n    pass\n",
+    "blank line after a decorator": "@dec\n\ndef f( ):\n    pass\n\n\ndef g( ):\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("code", NOT_STATEMENTS.values(), ids=NOT_STATEMENTS.keys())
+def test_a_cut_where_no_statement_starts_formats_the_file_whole(code):
+    assert len(formatting._pieces(code)) == 3
+    assert formatting.format_code(code) == black_of(code)
+
+
 def test_code_black_cannot_parse_is_blacks_error():
     with pytest.raises(black.InvalidInput):
         formatting.format_code("def f(:\n    pass\n\n\ndef g():\n    pass\n")
@@ -106,6 +121,8 @@ STATEMENTS = [
     "async def k():\n    await thing(first_long_argument_name, second_long_argument_name, **kwargs)",
     "if x:\n    def inner():\n        pass",
     "y = (  1 )",
+    'S = """\n\ndef inner():\n"""',
+    "M = (a\n\n@ b)",
 ]
 
 
