@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 # Directives and characters black reads across lines.
 _WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
 _DEFINITION = re.compile(r"@|def |async def |class ")
+# A layer's module is its imports and its class, both its own: cut, it would cost a second
+# parse to infer the versions and save nothing. A test module is a dozen pieces, most shared.
+_WORTH_CUTTING = 3
 
 
 def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
@@ -37,7 +40,7 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     mode = _mode(style)
     # Preview features are black's to change at any release: those may relate statements.
     pieces = [code] if mode.preview or mode.unstable else _pieces(code)
-    if len(pieces) < 2:
+    if len(pieces) < _WORTH_CUTTING:
         return black.format_str(code, mode=mode)
     whole = mode
     try:

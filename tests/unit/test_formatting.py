@@ -53,6 +53,10 @@ VERSIONS_FROM_ANOTHER_PIECE = """\
 NAME = f"{__name__}"
 
 
+def first():
+    pass
+
+
 def make(**kwargs):
     return build(first_argument_value, second_argument_value, third_argument_value, fourth, **kwargs)
 """
@@ -64,9 +68,9 @@ CASES = {
     "fmt off": "x = 1\n\n# fmt: off\ndef f( a ):\n    return [1,2]\n# fmt: on\n\ndef g( a ):\n  pass\n",
     "class docstring only": 'class A:\n    """Doc."""\ndef f():\n    pass\n\nclass B:\n    """Doc."""\n\n\n\n\ndef g():\n    pass\n',
     "decorators": "import x\n@x.y(\n  1,\n)\n\n@z\ndef f():\n  pass\n\n@x\nclass C: pass\n",
-    "future import": "from __future__ import annotations\n\ndef f(a: int)->int:\n    return a\n",
+    "future import": "from __future__ import annotations\n\ndef f(a: int)->int:\n    return a\n\ndef g(): pass\n",
     "trailing comment": "def f():\n    return 1\n    # the end\n\ndef g():\n    return 2\n# the very end\n",
-    "module docstring": '"""Module."""\ndef f():\n    pass\n',
+    "module docstring": '"""Module."""\n\ndef f():\n    pass\n\ndef g(): pass\n',
     "async and overload": "@overload\ndef f(a: int) -> int: ...\n@overload\ndef f(a: str) -> str: ...\n\nasync def g():\n    await h()\n",
     "magic trailing comma": "def f(a,):\n    return [1,]\n\n\ndef g(\n    a, b\n):\n    return call(a, b,)\n",
 }
@@ -81,8 +85,8 @@ def test_statements_black_relates_format_as_black_formats_them_whole(code):
 def test_the_versions_are_the_whole_files():
     """The case above is cut, and its last piece alone would format otherwise."""
     pieces = formatting._pieces(VERSIONS_FROM_ANOTHER_PIECE)
-    assert len(pieces) == 2
-    assert black_of(pieces[1]) not in black_of(VERSIONS_FROM_ANOTHER_PIECE)
+    assert len(pieces) == formatting._WORTH_CUTTING
+    assert black_of(pieces[-1]) not in black_of(VERSIONS_FROM_ANOTHER_PIECE)
 
 
 # Lines that look like a definition's start where no statement starts: cut there, a piece
