@@ -15,6 +15,7 @@ import copy
 import json
 
 import pytest
+from libcst.metadata import ExpressionContextProvider, ScopeProvider
 from test_hardening import module_code as class_code
 
 from layergen.declaration.load import parse_declaration
@@ -235,3 +236,14 @@ def test_a_gradient_is_an_expression():
 def test_block_indents_statements_but_not_string_contents():
     code = 'x = """a\nb"""\nif x:\n    y = "c\\\nd"\n'
     assert block(code, 4) == '    x = """a\nb"""\n    if x:\n        y = "c\\\nd"'
+
+
+@pytest.mark.parametrize("provider", [ScopeProvider, ExpressionContextProvider])
+def test_libcsts_providers_visit_with_the_methods_libcst_lists(provider):
+    """code.py lists a provider's visitor methods once per class (libcst lists them on
+    every run): the same methods, bound to the instance."""
+    import libcst as cst
+
+    instance = provider()
+    assert instance.get_visitors() == cst.BatchableCSTVisitor.get_visitors(instance)
+    assert instance.get_visitors()["visit_Module"].__self__ is instance
