@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from .config import Config
     from .generate import Target
 
-# Below this many declarations to render, forking workers costs more than it saves: on the
-# shared 2-core machine (`--break-even`, load ~2.5) the pool lost up to 16 declarations
-# (1.85 s against 1.51 s) and won at 96 (8.7 s against 9.8 s).
-PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "16"))
+# Below this many declarations to render, forking workers costs more than it saves. On an
+# idle 2-core machine (`benchmarks/project_speed.py --break-even`) the pool ties from 4 and
+# wins from 8 (1.15 s against 1.32 s); with the second core busy it lost up to 16.
+PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "8"))
 
 
 @dataclass(frozen=True)
