@@ -47,3 +47,14 @@ def test_every_example_generates_its_golden_output(generated, request):
     assert not changed, f"{changed} differ from tests/golden/ (--update-golden after a change)"
     # One module and one test module per declaration, at the least.
     assert len(generated) >= 2 * sum(len(list(s.glob("*.yaml"))) for s in SOURCES.values())
+
+
+def test_no_generated_line_passes_88_columns(generated):
+    """black's default width, which a project's ruff may enforce (E501) on generated files."""
+    long = [
+        f"{name}:{number}"
+        for name, text in generated.items()
+        for number, line in enumerate(text.splitlines(), 1)
+        if len(line) > 88
+    ]
+    assert not long, long

@@ -99,8 +99,8 @@ def test_save_and_load_without_custom_objects(tmp_path):
 
 
 def test_compiled_fit_step_trains_every_weight():
-    # Fixed initial weights: with a few ReLU units, an unlucky draw can leave them all dead
-    # for every sample, and no gradient would reach the weights before them.
+    # Fixed initial weights: an unlucky draw can leave every ReLU unit dead for every
+    # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
     model = make_model(layer)
