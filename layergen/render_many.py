@@ -111,7 +111,9 @@ def render_file(
     did then, and the lock has that text: black runs only for a new source."""
     from .render.render import format_code, render_source, source_digest
 
-    text = render_source(template, context, user_templates=config.user_templates)
+    text = render_source(
+        template, context, user_templates=config.user_templates, line_length=config.line_length
+    )
     digest = source_digest(text, config.black)
     return digest, lock.formatted(path, digest) or format_code(text, config.black)
 

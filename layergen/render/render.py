@@ -148,14 +148,22 @@ def render(
     user_templates: str | None = None,
     style: BlackStyle = BLACK_DEFAULTS,
 ) -> str:
-    return format_code(render_source(template, context, user_templates=user_templates), style)
+    source = render_source(
+        template, context, user_templates=user_templates, line_length=style.line_length
+    )
+    return format_code(source, style)
 
 
 def render_source(
-    template: str, context: dict[str, Any], *, user_templates: str | None = None
+    template: str,
+    context: dict[str, Any],
+    *,
+    user_templates: str | None = None,
+    line_length: int = 88,
 ) -> str:
-    """The template's output before black formats it."""
-    return environment(user_templates).get_template(template).render(**context)
+    """The template's output before black formats it; prose in it wraps at `line_length`."""
+    template_ = environment(user_templates).get_template(template)
+    return template_.render({"line_length": line_length, **context})
 
 
 def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
