@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # Directives and characters black reads across lines.
 _WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
 _DEFINITION = re.compile(r"@|def |async def |class ")
+_LINE = re.compile(r"(?<=\n)")  # splits after each line break, keeping it
 # A layer's module is its imports and its class, both its own: cut, it would cost a second
 # parse to infer the versions and save nothing. A test module is a dozen pieces, most shared.
 _WORTH_CUTTING = 3
@@ -89,21 +90,27 @@ def _pieces(code: str) -> list[str]:
     """
     if any(mark in code for mark in _WHOLE_FILE_MARKS):
         return [code]
-    lines = code.splitlines(keepends=True)
+    # Python's lines, which end at "\n" only: str.splitlines also ends them at \v, \x1c or
+    # \u2028, which may stand inside a comment or a string.
+    lines = _LINE.split(code)
     cuts = [0]
     above = ""  # the last line that is not blank
     for number, line in enumerate(lines):
         if (
             _DEFINITION.match(line)
-            and not lines[number - 1].strip()
+            and _blank(lines[number - 1])
             and above
-            and not above.lstrip().startswith("#")  # a comment above belongs to the definition
+            and not above.lstrip(" \t").startswith("#")  # a comment above goes with the definition
         ):
             cuts.append(number)
-        if line.strip():
+        if not _blank(line):
             above = line
     cuts.append(len(lines))
     return ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts)]
+
+
+def _blank(line: str) -> bool:
+    return not line.strip(" \t\n")
 
 
 @functools.lru_cache(maxsize=4096)

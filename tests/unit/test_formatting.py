@@ -62,6 +62,7 @@ def make(**kwargs):
 """
 
 CASES = {
+    "line breaks that are not Python's": "x = 1  # c\v\vdef g(): pass\n\n\ndef h( ):\n    pass\n\n\ndef k( ):\n    pass\n",
     "versions from another piece": VERSIONS_FROM_ANOTHER_PIECE,
     "stubs with no blank line": "def f(): ...\ndef g(): ...\n\n\ndef h(): ...\n",
     "comment between": "x = 1\n# about f\n\ndef f():\n    pass\n# about g\ndef g():\n    pass\n",
@@ -127,6 +128,7 @@ STATEMENTS = [
     "y = (  1 )",
     'S = """\n\ndef inner():\n"""',
     "M = (a\n\n@ b)",
+    "z = 0  # \u2028\u2028def in_a_comment(): pass",
 ]
 
 
