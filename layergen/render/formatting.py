@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 _WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
 _DEFINITION = re.compile(r"@|def |async def |class ")
 _LINE = re.compile(r"(?<=\n)")  # splits after each line break, keeping it
+_DOCSTRING_FIRST = re.compile(r"(?:[ \t]*(?:#.*)?\n)*[ \t]*[rRuUbBfF]{0,2}[\"']")
 # A layer's module is its imports and its class, both its own: cut, it would cost a second
 # parse to infer the versions and save nothing. A test module is a dozen pieces, most shared.
 _WORTH_CUTTING = 3
@@ -51,7 +52,10 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
             if not versions:  # features no one version has: black says so, for the whole file
                 return black.format_str(code, mode=whole)
             mode = dataclasses.replace(mode, target_versions=set(versions))
-        return "\n\n".join(_format_piece(piece, mode) for piece in pieces)
+        formatted = [_format_piece(piece, mode) for piece in pieces]
+        if not all(piece.strip() for piece in formatted):  # a piece black reads as nothing
+            return black.format_str(code, mode=whole)
+        return "\n\n".join(formatted)
     except black.InvalidInput:  # cut where no statement starts, or not Python: black's own word
         return black.format_str(code, mode=whole)
 
@@ -93,6 +97,8 @@ def _pieces(code: str) -> list[str]:
     # Python's lines, which end at "\n" only: str.splitlines also ends them at \v, \x1c or
     # \u2028, which may stand inside a comment or a string.
     lines = _LINE.split(code)
+    # black puts one blank line, not two, between a module docstring and a decorator
+    docstring_first = _DOCSTRING_FIRST.match(code) is not None
     cuts = [0]
     above = ""  # the last line that is not blank
     for number, line in enumerate(lines):
@@ -101,6 +107,8 @@ def _pieces(code: str) -> list[str]:
             and _blank(lines[number - 1])
             and above
             and not above.lstrip(" \t").startswith("#")  # a comment above goes with the definition
+            and not above.rstrip("\n").endswith("\\")  # the blank line continues the line above
+            and not (docstring_first and len(cuts) == 1 and line.startswith("@"))
         ):
             cuts.append(number)
         if not _blank(line):

@@ -61,7 +61,14 @@ def make(**kwargs):
     return build(first_argument_value, second_argument_value, third_argument_value, fourth, **kwargs)
 """
 
+TAIL = "\n\ndef g(): pass\n\ndef h(): pass\n"
 CASES = {
+    # found by a differential fuzz of format_code against black (each failed before its fix)
+    "decorator after the module docstring": '"""D."""\n\n@d\ndef f(): pass' + TAIL,
+    "comment, docstring, decorated class": '# c\n"""D."""\n\n@d\nclass A: pass' + TAIL,
+    "a first piece black reads as nothing": "\v\n\ndef f(): pass" + TAIL,
+    "a backslash line first": "\\\n\ndef f(): pass" + TAIL,
+    "a backslash before the blank line": "def f(): ... \\\n\ndef g(): ...\n\ndef h(): ...\n",
     "line breaks that are not Python's": "x = 1  # c\v\vdef g(): pass\n\n\ndef h( ):\n    pass\n\n\ndef k( ):\n    pass\n",
     "versions from another piece": VERSIONS_FROM_ANOTHER_PIECE,
     "stubs with no blank line": "def f(): ...\ndef g(): ...\n\n\ndef h(): ...\n",
@@ -129,6 +136,11 @@ STATEMENTS = [
     'S = """\n\ndef inner():\n"""',
     "M = (a\n\n@ b)",
     "z = 0  # \u2028\u2028def in_a_comment(): pass",
+    '"""A module docstring."""',
+    "@d\ndef decorated(): pass",
+    "def stub(): ... \\",
+    "\\",
+    "\v",
 ]
 
 
