@@ -106,17 +106,3 @@ def test_generated_files_pass_the_projects_own_black_check(tmp_path):
 
 
 CONFIGURED = 'requires-python = ">=3.11"\n\n[tool.black]\nskip-magic-trailing-comma = true\n'
-
-
-def test_the_test_modules_docstring_wraps_at_the_projects_line_length(tmp_path):
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\n\n[tool.black]\nline-length = 60\n'
-    )
-    (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "twice.layer.yaml").write_text(DECLARATION)
-    result = layergen("generate", "layers", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    for path in (tmp_path / "layers" / "twice.py", tmp_path / "tests" / "test_twice.py"):
-        first, *others = path.read_text().split('"""')[1].splitlines()
-        assert len('"""' + first) <= 60, path
-        assert all(len(line) <= 60 for line in others), path

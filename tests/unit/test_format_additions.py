@@ -457,6 +457,9 @@ def test_generate_wraps_to_the_configured_line_length(tmp_path):
     source = (tmp_path / "layers" / "scaled_dense.py").read_text()
     doc_lines = source[: source.index('    """\n', source.index("class "))].splitlines()
     assert max(len(line) for line in doc_lines) <= 60
+    # The test module's docstring too (it wrapped at 88 whatever the project said).
+    tests = (tmp_path / "tests" / "test_scaled_dense.py").read_text()
+    assert max(len(line) for line in tests[: tests.index('"""\n\n')].splitlines()) <= 60
 
 
 # -- end to end: held-out layers ---------------------------------------------------------------
