@@ -14,9 +14,14 @@ class Rule:
     bad: str
     good: str
     fixable: bool = False
+    # On unless --select or `select` says otherwise: the rules whose findings are bugs,
+    # at 90% precision or more on real code (benchmarks/check_corpus.py).
+    default: bool = True
 
     def explain(self) -> str:
         fix = "`layergen check --fix` rewrites it." if self.fixable else "Not fixed automatically."
+        if not self.default:
+            fix += " Off by default: turn it on with `--select`."
         return (
             f"{self.code} ({self.severity}): {self.summary}\n\n{self.why}\n\n{fix}\n\n"
             f"Flagged:\n\n{_indent(self.bad)}\nInstead:\n\n{_indent(self.good)}"
@@ -168,5 +173,15 @@ RULES = {
             "def call(self, x):\n    return self.dense(x)\n\ndef compute_output_shape(self, input_shape):\n    return (*input_shape[:-1], self.units)",
             "def build(self, input_shape):\n    self.dense.build(input_shape)",
         ),
+        Rule(
+            "python-syntax",
+            "error",
+            "the file is not valid Python",
+            "A file that mentions Keras must parse for its classes to be checked. The other files are checked all\n"
+            "the same; this finding is reported whatever `--select` says.",
+            "class Scale(keras.layers.Layer:\n    ...",
+            "class Scale(keras.layers.Layer):\n    ...",
+        ),
     ]
 }
+DEFAULT_RULES = frozenset(code for code, rule in RULES.items() if rule.default)

@@ -37,7 +37,7 @@ def findings(
     for other_name, other in (extra or {}).items():
         (tmp_path / other_name).write_text(textwrap.dedent(other))
         paths.append(tmp_path / other_name)
-    report = check_files(paths, settings or CheckSettings(root=tmp_path))
+    report = check_files(paths, settings or CheckSettings(root=tmp_path, select=frozenset(RULES)))
     assert not report.errors
     return [(f.code, f.line - HEADER.count("\n")) for f in report.findings.get(path, [])]
 
@@ -240,6 +240,10 @@ CASES = {
             "    def compute_output_shape(self, s):\n        return s\n",
         ],
     ),
+    "python-syntax": (
+        "class A(layers.Layer:\n    pass\n",
+        [REG + "class A(layers.Layer):\n    def call(self, x):\n        return x  # class A(:\n"],
+    ),
 }
 
 
@@ -402,11 +406,13 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
         and match.group(6) == "init-kwargs"
     ), first
     assert hint.startswith("  hint: ")
+    # A syntax error is a finding, and the other files are checked all the same.
     (tmp_path / "broken.py").write_text("import keras\nclass A(:\n")
-    result = layergen("check", "broken.py", cwd=tmp_path)
-    assert result.returncode == 2 and re.search(
-        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
+    result = layergen("check", "broken.py", "buggy.py", cwd=tmp_path)
+    assert result.returncode == 1 and re.search(
+        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stdout
     )
+    assert "[init-kwargs]" in result.stdout
     # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
     (tmp_path / "other.py").write_text("class A(:\n")
     assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
@@ -500,3 +506,13 @@ def test_lines_are_counted_as_python_counts_them(tmp_path):
     assert findings(code, tmp_path) == [("init-kwargs", 3)]
     silenced = code.replace("# \x0c", "# \x0c layergen: ignore[init-kwargs]")
     assert findings(silenced, tmp_path, name="b.py") == []
+
+
+def test_test_files_are_skipped_when_a_folder_is_searched(tmp_path):
+    buggy = HEADER + CASES["init-kwargs"][0]
+    for name in ("test_layer.py", "layer_test.py", "conftest.py", "layer.py"):
+        (tmp_path / name).write_text(buggy)
+    settings = CheckSettings(root=tmp_path)
+    assert [p.name for p in python_files([tmp_path], settings)] == ["layer.py"]
+    named = python_files([tmp_path / "test_layer.py"], settings)  # named: checked all the same
+    assert check_files(named, settings).findings
