@@ -8,8 +8,10 @@ read, weights reached through `getattr`), it stays silent rather than guess.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from .kinds import keras_base
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
@@ -182,6 +184,8 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if kwarg is None:
         if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
             return  # takes the base arguments one by one
+        if not _config_has_base_keys(source, cls):
+            return  # `from_config` never passes `name=`: a choice, not a bug that waits for loading
         yield _at(
             source,
             init,
@@ -205,6 +209,15 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
             f"pass it on: `super().__init__(..., **{kwarg.arg})`",
             fix=("init-kwargs", cls.name, cls.node.lineno),
         )
+
+
+def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
+    """Whether the config holds the base class's keys (`name`, ...), which `from_config`
+    passes back to `__init__`: its `get_config` extends the base's, or Keras 3 writes it."""
+    written = [o.methods["get_config"] for o in [cls, *cls.parents] if "get_config" in o.methods]
+    if written:
+        return config_keys(source, written[0])[1]  # False: a config of its own keys only
+    return cls.kind == "loss" or cls.keras3 or _keras_parent_config(cls)
 
 
 # --- get_config ---------------------------------------------------------------------------
@@ -247,9 +260,8 @@ def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str]
                     if k.arg is None and not known(k.value):
                         return None, calls_super
                     keys.add(k.arg or "")
-                if callee == "update" and any(
-                    not (known(a) or isinstance(a, ast.Dict)) for a in node.args
-                ):
+                if any(not (known(a) or isinstance(a, ast.Dict)) for a in node.args):
+                    # `dict(self._config._asdict())`, `config.update(self._extra)`
                     return None, calls_super
             elif callee == "setdefault" and node.args and isinstance(node.args[0], ast.Constant):
                 keys.add(node.args[0].value)
@@ -306,34 +318,20 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     if not params:
         return
     own = cls.methods.get("get_config")
-    if own is not None:
-        keys, calls_super = config_keys(source, own)
+    owners = [cls, *cls.parents]
+    if any("get_config" in owner.methods for owner in owners):
+        keys = _chain_keys(source, owners)
         if keys is None:
             return
-        if calls_super:
-            for parent in cls.parents:
-                if "get_config" in parent.methods:
-                    parent_keys, _ = config_keys(source, parent.methods["get_config"])
-                    if parent_keys is None:
-                        return
-                    keys |= parent_keys
-                    break
-        where = own
+    elif _keras_parent_config(cls):
+        keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
+    elif cls.parent_opaque or cls.kind == "layer":
+        # An unknown base may write it; Keras 3 writes a plain Layer's config from its
+        # arguments, and Keras 2's raises NotImplementedError naming the class (not silent).
+        return
     else:
-        parent = next((p for p in cls.parents if "get_config" in p.methods), None)
-        if parent is not None:
-            keys, _ = config_keys(source, parent.methods["get_config"])
-            if keys is None:
-                return
-        elif _keras_parent_config(cls):
-            keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
-        elif cls.parent_opaque or (cls.kind == "layer" and cls.keras3):
-            return  # an unknown base may write it; Keras 3 writes a plain Layer's config from its arguments
-        else:
-            keys = (
-                set()
-            )  # Keras 2 layers, losses, constraints, regularizers, initializers: the base has no keys
-        where = cls.node
+        keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
+    where = own or cls.node
     missing = [p for p in params if p not in keys]
     if not missing:
         return
@@ -353,6 +351,23 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         hint if fixable else hint + " (store the argument on `self` first)",
         fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None,
     )
+
+
+def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
+    """The keys the first `get_config` of `owners` writes, with those of every parent's
+    `get_config` its `super().get_config()` reaches; None when one cannot be followed."""
+    keys: set[str] = set()
+    for owner in owners:
+        method = owner.methods.get("get_config")
+        if method is None:
+            continue
+        found, calls_super = config_keys(source, method)
+        if found is None:
+            return None
+        keys |= found
+        if not calls_super:
+            break
+    return keys
 
 
 def _keywords(call: ast.Call | None) -> set[str]:
@@ -404,6 +419,10 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
 
 
 def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
+    if not cls.keras3 or _keras_package(source.path):
+        # Keras 2 saves to a SavedModel by default, which restores a layer without its class;
+        # Keras's own packages are found by module path (serialization_lib.py).
+        return
     if (
         cls.name.startswith(("_", "Base", "Abstract"))
         or cls.name in source.registered_names
@@ -422,34 +441,42 @@ def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Find
     call = cls.methods.get("call")
     if call is not None and any(isinstance(n, ast.Raise) for n in call.body):
         return  # an abstract base
+    spelling, needs_import = _registrar(source)
+    decorator = f'{spelling}(package="{run.package}")'
     yield _at(
         source,
         cls.node,
         "unregistered",
         f"`{cls.name}` is not registered: `load_model` cannot find it",
-        f'add `@{_registrar(source, cls)}(package="{run.package}")`',
-        fix=(
-            "unregistered",
-            cls.name,
-            cls.node.lineno,
-            f'{_registrar(source, cls)}(package="{run.package}")',
-            "keras" not in source.imports.values()
-            and "register_keras_serializable" not in _registrar(source, cls),
-        ),
+        f"add `@{decorator}`",
+        fix=("unregistered", cls.name, cls.node.lineno, decorator, needs_import),
     )
 
 
-def _registrar(source: SourceFile, cls: ClassInfo) -> str:
-    """How this file spells `register_keras_serializable` (`keras.saving.` after adding `import keras`)."""
+# Keras's loader imports the classes of these packages by their module path.
+KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp", "tf_keras"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _keras_package(path: str) -> bool:
+    """Whether the file is inside one of those packages (a folder of that name with an
+    `__init__.py`; the folders below it may have none, as in a wheel)."""
+    return any(
+        folder.name in KERAS_PACKAGES and (folder / "__init__.py").is_file()
+        for folder in Path(path).parents
+    )
+
+
+def _registrar(source: SourceFile) -> tuple[str, bool]:
+    """How this file spells `register_keras_serializable`, and whether `import keras` must
+    be added for it."""
     for local, name in source.imports.items():
         if name.endswith("register_keras_serializable"):
-            return local
+            return local, False
     for local, name in source.imports.items():
         if name == "keras":
-            return f"{local}.saving.register_keras_serializable"
-        if name == "tensorflow" and not cls.keras3:
-            return f"{local}.keras.utils.register_keras_serializable"
-    return "keras.saving.register_keras_serializable"
+            return f"{local}.saving.register_keras_serializable", False
+    return "keras.saving.register_keras_serializable", True
 
 
 # --- weights ------------------------------------------------------------------------------
@@ -612,7 +639,7 @@ def _layer_class(
         known
         and known[0] == "layer"
         and short[:1].isupper()
-        and short not in ("Layer", "Input", "InputLayer", "InputSpec")
+        and short not in ("Layer", "Input", "InputLayer", "InputSpec", "Model", "Sequential")
     ):
         return short, None
     return None
@@ -859,7 +886,11 @@ def _call_checks(
     )
     made_here = set(_weight_calls(call))
     for node in walk(call):
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
+        if (
+            isinstance(node, (ast.If, ast.While, ast.IfExp))
+            and cls.keras3  # Keras 2 runs `call` through AutoGraph, which converts these
+            and tensors.depends(node.test)
+        ):
             word = "while" if isinstance(node, ast.While) else "if"
             yield _at(
                 source,

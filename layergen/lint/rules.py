@@ -65,6 +65,7 @@ RULES = {
             "self.dense = keras.layers.Dense(units)",
             "self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)",
             fixable=True,
+            default=False,
         ),
         Rule(
             "weight-in-call",
@@ -83,6 +84,7 @@ RULES = {
             "Create the weight in `build(input_shape)` from `input_shape[-1]`.",
             "def __init__(self, units, **kwargs):\n    super().__init__(**kwargs)\n    self.w = self.add_weight(shape=(784, units))",
             "def build(self, input_shape):\n    self.w = self.add_weight(shape=(input_shape[-1], self.units))",
+            default=False,
         ),
         Rule(
             "untracked-variable",
@@ -112,6 +114,7 @@ RULES = {
             "NumPy cannot read them, and `.numpy()` works only eagerly. Use `keras.ops`.",
             "def call(self, x):\n    return x / np.linalg.norm(x)",
             "def call(self, x):\n    return x / ops.norm(x)",
+            default=False,
         ),
         Rule(
             "backend-op-in-call",
@@ -121,6 +124,7 @@ RULES = {
             "`K.random_binomial`, ...) work on TensorFlow only. Use `keras.ops` and `keras.random`.",
             "def call(self, x):\n    return tf.matmul(x, self.kernel)",
             "def call(self, x):\n    return ops.matmul(x, self.kernel)",
+            default=False,
         ),
         Rule(
             "unused-weight",
@@ -142,6 +146,7 @@ RULES = {
             "def call(self, x, training=None):\n    return self.dropout(self.dense(x))",
             "def call(self, x, training=None):\n    return self.dropout(self.dense(x), training=training)",
             fixable=True,
+            default=False,
         ),
         Rule(
             "python-if-on-tensor",
@@ -152,6 +157,7 @@ RULES = {
             "shapes, `training` or `is None` are fine.",
             "def call(self, x):\n    if ops.max(x) > 1.0:\n        x = x / ops.max(x)\n    return x",
             "def call(self, x):\n    return ops.where(ops.max(x) > 1.0, x / ops.max(x), x)",
+            default=False,
         ),
         Rule(
             "state-rebound",

@@ -294,7 +294,9 @@ def test_keras_ops_under_another_name_and_project_registration_decorators(tmp_pa
         "class A(keras.layers.Layer):\n    def call(self, x):\n        if K.any(x > 0):\n            return numpy.abs(x)\n        return x\n"
     )
     (tmp_path / "a.py").write_text(code)
-    settings = CheckSettings(root=tmp_path, registrars=frozenset({"myproj.api.export"}))
+    settings = CheckSettings(
+        root=tmp_path, registrars=frozenset({"myproj.api.export"}), select=frozenset(RULES)
+    )
     report = check_files([tmp_path / "a.py"], settings)
     assert [f.code for f in report.findings[tmp_path / "a.py"]] == [
         "python-if-on-tensor",
@@ -374,10 +376,11 @@ def test_fix_rewrites_every_fixable_rule_and_keeps_the_rest_byte_for_byte(tmp_pa
     (folder / "block.py").write_bytes(
         FIX_BEFORE.replace("\n", "\r\n").encode()
     )  # line endings are kept too
-    result = layergen("check", "--fix", "pkg", cwd=tmp_path)
+    fixable = ",".join(code for code, rule in RULES.items() if rule.fixable)
+    result = layergen("check", "--fix", "--select", fixable, "pkg", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (folder / "block.py").read_bytes() == FIX_AFTER.replace("\n", "\r\n").encode()
-    assert layergen("check", "pkg", cwd=tmp_path).returncode == 0
+    assert layergen("check", "--select", fixable, "pkg", cwd=tmp_path).returncode == 0
 
 
 def test_diff_shows_the_fix_and_writes_nothing(tmp_path):
@@ -516,3 +519,135 @@ def test_test_files_are_skipped_when_a_folder_is_searched(tmp_path):
     assert [p.name for p in python_files([tmp_path], settings)] == ["layer.py"]
     named = python_files([tmp_path / "test_layer.py"], settings)  # named: checked all the same
     assert check_files(named, settings).findings
+
+
+def _run(tmp_path, files: dict[str, str], select=None) -> dict[str, list[str]]:
+    """{file: [codes]} of a run over `files` (relative paths under tmp_path)."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    settings = CheckSettings(root=tmp_path, select=frozenset(select or RULES))
+    report = check_files(python_files([tmp_path], settings), settings)
+    return {
+        p.relative_to(tmp_path).as_posix(): [f.code for f in found]
+        for p, found in report.findings.items()
+    }
+
+
+LAYER = """
+class Scale(keras.layers.Layer):
+    def call(self, x):
+        return x
+"""
+
+
+def test_registration_through_an_alias_or_an_export_class_is_recognised(tmp_path):
+    found = _run(
+        tmp_path,
+        {
+            "alias.py": "import keras\nreg = keras.saving.register_keras_serializable(package='x')\n\n@reg"
+            + LAYER,
+            "api.py": """
+                import keras
+                def _register(symbol):
+                    keras.saving.register_keras_serializable(package="x")(symbol)
+                class my_export:
+                    def __init__(self, path):
+                        self.path = path
+                    def __call__(self, symbol):
+                        _register(symbol)
+                        return symbol
+                """,
+            "exported.py": "import keras\nfrom api import my_export\n\n@my_export('x.Scale')"
+            + LAYER,
+        },
+        select=["unregistered"],
+    )
+    assert found == {}
+
+
+def test_keras_packages_are_found_by_module_path_and_keras_2_is_not_judged_as_keras_3(
+    tmp_path,
+):
+    (tmp_path / "keras_hub").mkdir()
+    (tmp_path / "keras_hub" / "__init__.py").write_text("")
+    keras2 = """
+        import tensorflow as tf, tf_keras
+        layers = tf_keras.layers
+
+        class Scale(layers.Layer):
+            def call(self, x):
+                if tf.reduce_max(x) > 1.0:
+                    x = tf.nn.relu(x)
+                return x
+        """
+    found = _run(
+        tmp_path,
+        {"keras_hub/src/models/scale.py": "import keras\n" + LAYER, "tfm.py": keras2},
+    )
+    assert found == {}
+
+
+def test_config_follows_every_parent_that_super_reaches(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Task(keras.Model):
+            def __init__(self, backbone, **kwargs):
+                super().__init__(**kwargs)
+                self.backbone = backbone
+            def get_config(self):
+                return {"backbone": self.backbone, "name": self.name}
+
+        class Classifier(Task):
+            def __init__(self, backbone, num_classes=2, **kwargs):
+                super().__init__(backbone, **kwargs)
+                self.num_classes = num_classes
+            def get_config(self):
+                config = super().get_config()
+                config.update({"num_classes": self.num_classes})
+                return config
+
+        class Head(Classifier):
+            def __init__(self, backbone, num_classes=2, pooling="avg", **kwargs):
+                super().__init__(backbone, num_classes=num_classes, **kwargs)
+                self.pooling = pooling
+            def get_config(self):
+                config = super().get_config()
+                config.update({"pooling": self.pooling})
+                return config
+
+        class Opaque(keras.layers.Layer):
+            def __init__(self, size=2, **kwargs):
+                super().__init__(**kwargs)
+                self._config = {"size": size}
+            def get_config(self):
+                return dict(self._config.items())
+        """)
+    found = _run(tmp_path, {"m.py": code}, select=["config-missing"])
+    assert found == {}
+
+
+def test_init_kwargs_only_where_from_config_passes_the_base_arguments_back(tmp_path):
+    code = """
+        import tensorflow as tf
+
+        class OwnConfig(tf.keras.layers.Layer):
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+            def get_config(self):
+                return {"size": self.size}
+
+        class NoConfig(tf.keras.layers.Layer):  # Keras 2 raises at get_config: not silent
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+
+        class Extends(tf.keras.layers.Layer):
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+            def get_config(self):
+                return {**super().get_config(), "size": self.size}
+        """
+    found = _run(tmp_path, {"m.py": code}, select=["init-kwargs"])
+    assert found == {"m.py": ["init-kwargs"]}
