@@ -308,7 +308,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
     children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
     set_by_children = (
-        set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children))
+        set.intersection(*(_bound(init, _super_init(c.methods["__init__"])) for c in children))
         if children
         else set()
     )
@@ -319,7 +319,10 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         return
     own = cls.methods.get("get_config")
     owners = [cls, *cls.parents]
-    if any("get_config" in owner.methods for owner in owners):
+    written = next((o.methods["get_config"] for o in owners if "get_config" in o.methods), None)
+    if written is not None and any(isinstance(n, ast.Raise) for n in written.body):
+        return  # not serializable by config, and it says so when asked
+    if written is not None:
         keys = _chain_keys(source, owners)
         if keys is None:
             return
@@ -370,8 +373,18 @@ def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
     return keys
 
 
-def _keywords(call: ast.Call | None) -> set[str]:
-    return {k.arg for k in call.keywords if k.arg} if call is not None else set()
+def _bound(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
+    """The parameters of `init` that a subclass's `super().__init__(...)` call sets, by
+    keyword or by position (`super().__init__(tf.reduce_mean, ...)`)."""
+    if call is None:
+        return set()
+    positional = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            break
+        positional.append(arg)
+    named = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
+    return {k.arg for k in call.keywords if k.arg} | set(named[: len(positional)])
 
 
 def _keras_parent_config(cls: ClassInfo) -> bool:

@@ -19,9 +19,9 @@ from .settings import CheckSettings
 from .source import SourceFile, read_source
 
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
-# Test files build layers to test them (unregistered, without config, ...): skipped when a
-# folder is searched; a file named on the command line is checked all the same.
-TEST_FILES = ("test_*.py", "*_test.py", "conftest.py")
+# Test files and folders build layers to test them (unregistered, without config, ...):
+# skipped when a folder is searched; a file named on the command line is checked all the same.
+TEST_FILES = ("test_*.py", "*_test.py", "conftest.py", "tests", "test")
 IGNORE = re.compile(r"#\s*layergen:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 

@@ -651,3 +651,27 @@ def test_init_kwargs_only_where_from_config_passes_the_base_arguments_back(tmp_p
         """
     found = _run(tmp_path, {"m.py": code}, select=["init-kwargs"])
     assert found == {"m.py": ["init-kwargs"]}
+
+
+def test_config_knows_arguments_subclasses_pass_by_position_and_configs_that_refuse(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Pooling(keras.layers.Layer):
+            def __init__(self, reduce_function, size=2, **kwargs):
+                super().__init__(**kwargs)
+                self.reduce_function = reduce_function
+                self.size = size
+            def get_config(self):
+                return {**super().get_config(), "size": self.size}
+
+        class MeanPooling(Pooling):
+            def __init__(self, size=2, **kwargs):
+                super().__init__(ops.mean, size, **kwargs)
+
+        class Tokenizer(keras.layers.Layer):
+            def __init__(self, vocab_file, **kwargs):
+                super().__init__(**kwargs)
+                self.vocab_file = vocab_file
+            def get_config(self):
+                raise NotImplementedError("not serializable")
+        """)
+    assert _run(tmp_path, {"m.py": code}, select=["config-missing"]) == {}
