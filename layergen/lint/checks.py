@@ -181,9 +181,11 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if init is None or cls.kind not in ("layer", "loss"):
         return
     params, kwarg, call = _init_params(init), init.args.kwarg, _super_init(init)
+    if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
+        return  # takes the base arguments one by one
+    if any("from_config" in owner.methods for owner in [cls, *cls.parents]):
+        return  # its own `from_config` decides what reaches `__init__`
     if kwarg is None:
-        if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
-            return  # takes the base arguments one by one
         if not _config_has_base_keys(source, cls):
             return  # `from_config` never passes `name=`: a choice, not a bug that waits for loading
         yield _at(
@@ -432,9 +434,10 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
 
 
 def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
-    if not cls.keras3 or _keras_package(source.path):
-        # Keras 2 saves to a SavedModel by default, which restores a layer without its class;
-        # Keras's own packages are found by module path (serialization_lib.py).
+    if not (cls.keras3 and _imports_keras(source)) or _keras_package(source.path):
+        # Keras 2 saves to a SavedModel by default, which restores a layer without its class
+        # (and a file that imports no Keras may be either); Keras's own packages are found
+        # by module path (serialization_lib.py).
         return
     if (
         cls.name.startswith(("_", "Base", "Abstract"))
@@ -464,6 +467,10 @@ def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Find
         f"add `@{decorator}`",
         fix=("unregistered", cls.name, cls.node.lineno, decorator, needs_import),
     )
+
+
+def _imports_keras(source: SourceFile) -> bool:
+    return any(n == "keras" or n.startswith("keras.") for n in source.imports.values())
 
 
 # Keras's loader imports the classes of these packages by their module path.
@@ -530,10 +537,31 @@ def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
     return weights
 
 
+def _made_once(function: ast.FunctionDef) -> set[int]:
+    """The weight calls under `if self.w is None:`: made at the first call only, which
+    Keras 2 allows (its first call runs eagerly or in the first trace)."""
+    me = self_name(function)
+    once: set[int] = set()
+    for node in walk(function):
+        test = node.test if isinstance(node, ast.If) else None
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.ops[0], ast.Is)
+            and self_attribute(test.left, me)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            once |= {id(n) for statement in node.body for n in walk(statement)}
+    return once
+
+
 def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     call = cls.methods.get("call")
     if call is not None:
+        once = set() if cls.keras3 else _made_once(call)  # Keras 3 traces `call`: never
         for node in _weight_calls(call):
+            if id(node) in once:
+                continue
             yield _at(
                 source,
                 node,

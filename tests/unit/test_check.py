@@ -115,7 +115,10 @@ CASES = {
         + "class A(layers.Layer):\n    def call(self, x):\n        self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
         [
             REG
-            + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n"
+            + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n",
+            # Keras 2: made once, at the first call
+            "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        if self.w is None:\n"
+            "            self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
         ],
     ),
     "weight-in-init": (
