@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +144,7 @@ class Run:
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
-    if cls.kind is None:
+    if cls.kind is None or _keras_internal(source, cls):
         return
     yield from _init_kwargs(source, cls)
     yield from _config_missing(source, cls, run)
@@ -199,9 +200,9 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
         )
         return
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
-    if (
-        call is not None and not used
-    ):  # kwargs read in any way (popped, passed elsewhere) is a choice
+    # `**kwargs` read in any way (popped, passed elsewhere) is a choice; dropped, it loses
+    # what `from_config` passes back (`name`, `dtype`: the mixed-precision policy).
+    if call is not None and not used and _config_has_base_keys(source, cls):
         yield _at(
             source,
             call,
@@ -306,7 +307,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     if init is None:
         return
     call = _super_init(init)
-    forwarded = {n.id for n in walk(call) if isinstance(n, ast.Name)} if call is not None else set()
+    forwarded = _forwarded(init, call)
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
     children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
     set_by_children = (
@@ -315,7 +316,10 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         else set()
     )
     params = [
-        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
+        p
+        for p in _init_params(init)
+        if p not in BASE_ARGUMENTS | forwarded | set_by_children
+        and not (_unserializable(init, p) or _needless(init, p, cls))
     ]
     if not params:
         return
@@ -373,6 +377,90 @@ def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
         if not calls_super:
             break
     return keys
+
+
+# What a config cannot hold: an input spec, a layer, a class or a function.
+UNSERIALIZABLE = re.compile(r"\bInputSpec\b|\bLayer\b|\bCallable\b|\btype\[")
+
+
+def _forwarded(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
+    """The names `super().__init__(...)` is given, directly or through the `**kwargs` it
+    passes on (`kwargs = {**kwargs, "groups": groups}`): the parent's config saves them."""
+    if call is None:
+        return set()
+    names = {n.id for n in walk(call) if isinstance(n, ast.Name)}
+    kwarg = init.args.kwarg.arg if init.args.kwarg else None
+    for node in walk(init):
+        if isinstance(node, ast.Assign) and any(
+            (isinstance(t, ast.Name) and t.id == kwarg)
+            or (isinstance(t, ast.Subscript) and getattr(t.value, "id", None) == kwarg)
+            for t in node.targets
+        ):
+            names |= {n.id for n in walk(node.value) if isinstance(n, ast.Name)}
+    return names
+
+
+def _needless(init: ast.FunctionDef, param: str, cls: ClassInfo) -> bool:
+    """A parameter a config need not hold: `__init__` never reads it, or only to check it
+    (`if groups != 1: raise ...`), or it is called (`norm_layer(...)`, or `self.norm_layer(...)`
+    in any method after `self.norm_layer = norm_layer`): a class or a function."""
+    checks = {
+        id(n)
+        for node in walk(init)
+        if isinstance(node, ast.If) and all(isinstance(b, ast.Raise) for b in node.body)
+        for n in walk(node.test)
+    }
+    called = {id(n.func) for n in walk(init) if isinstance(n, ast.Call)}
+    reads = [
+        n
+        for n in walk(init)
+        if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)
+    ]
+    me = self_name(init)
+    stored = {
+        self_attribute(t, me)
+        for n in walk(init)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == param
+        for t in n.targets
+    } - {None}
+    called_attrs = {
+        self_attribute(n.func, self_name(f))
+        for f in cls.methods.values()
+        for n in walk(f)
+        if isinstance(n, ast.Call)
+    }
+    return (
+        all(id(n) in checks for n in reads)
+        or any(id(n) in called for n in reads)
+        or bool(stored & called_attrs)
+    )
+
+
+def _unserializable(init: ast.FunctionDef, param: str) -> bool:
+    """A parameter whose annotation or default says a config cannot hold it
+    (`input_specs: InputSpec = InputSpec(...)`, `norm_layer=keras.layers.LayerNormalization`)."""
+    args = init.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip([a.arg for a in positional][len(positional) - len(args.defaults) :], args.defaults)
+    )
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    arg = next(a for a in [*positional, *args.kwonlyargs] if a.arg == param)
+    default = defaults.get(param)
+    texts = [ast.unparse(arg.annotation) if arg.annotation is not None else ""]
+    if isinstance(default, ast.Call):
+        texts.append(ast.unparse(default.func))
+    elif isinstance(default, ast.Attribute) and default.attr[:1].isupper():
+        texts.append("type[")  # a class, such as keras.layers.LayerNormalization
+    return any(UNSERIALIZABLE.search(text) for text in texts)
+
+
+def _keras_internal(source: SourceFile, cls: ClassInfo) -> bool:
+    """A class of Keras (or tf_keras) itself that it does not export: an internal helper,
+    never saved by itself (the exported ones are what users save)."""
+    return _keras_package(source.path) in ("keras", "tf_keras") and not any(
+        d.endswith("keras_export") for d in cls.decorators
+    )
 
 
 def _bound(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
@@ -478,12 +566,16 @@ KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp", "tf_k
 
 
 @functools.lru_cache(maxsize=4096)
-def _keras_package(path: str) -> bool:
-    """Whether the file is inside one of those packages (a folder of that name with an
+def _keras_package(path: str) -> str | None:
+    """The one of those packages the file is in (a folder of that name with an
     `__init__.py`; the folders below it may have none, as in a wheel)."""
-    return any(
-        folder.name in KERAS_PACKAGES and (folder / "__init__.py").is_file()
-        for folder in Path(path).parents
+    return next(
+        (
+            folder.name
+            for folder in Path(path).parents
+            if folder.name in KERAS_PACKAGES and (folder / "__init__.py").is_file()
+        ),
+        None,
     )
 
 

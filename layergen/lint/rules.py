@@ -105,6 +105,7 @@ RULES = {
             "class Scale(keras.layers.Layer): ...",
             '@keras.saving.register_keras_serializable(package="my_layers")\nclass Scale(keras.layers.Layer): ...',
             fixable=True,
+            default=False,
         ),
         Rule(
             "numpy-in-call",

@@ -678,3 +678,23 @@ def test_config_knows_arguments_subclasses_pass_by_position_and_configs_that_ref
                 raise NotImplementedError("not serializable")
         """)
     assert _run(tmp_path, {"m.py": code}, select=["config-missing"]) == {}
+
+
+def test_config_leaves_alone_what_a_config_cannot_or_need_not_hold(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Backbone(keras.layers.Layer):
+            def __init__(self, input_specs=layers.InputSpec(ndim=4), norm_layer=None,
+                         groups=1, unused=3, **kwargs):
+                if groups != 1:
+                    kwargs = {**kwargs, "groups": groups}
+                super().__init__(**kwargs)
+                self.input_specs = input_specs
+                self.norm_layer = norm_layer
+            def build(self, shape):
+                self.norm = self.norm_layer(axis=-1)
+            def get_config(self):
+                return super().get_config()
+        """)
+    assert _run(tmp_path, {"m.py": code}, select=["config-missing"]) == {}
+    kept = code.replace("self.input_specs = input_specs", "self.size = unused")
+    assert _run(tmp_path, {"m.py": kept}, select=["config-missing"]) == {"m.py": ["config-missing"]}
