@@ -226,7 +226,7 @@ def build_context(
         {
             "name": m.name,
             "args": list(m.args),
-            "body": body(m.body, _shadowed(self_rename, m.args)),
+            "body": body(m.body, _shadowed(self_rename, m.arg_names)),
         }
         for m in ir.methods
     ]
@@ -289,7 +289,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     input_set = set(inputs)
     shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
     shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
-    call_rename = _shadowed(self_rename, [*inputs, "training", "mask"])
+    keywords = [k.name for k in ir.keywords]
+    call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
     param_rename = {p: f"self.{p}" for p in ir.params}
 
     weights = []
@@ -346,6 +347,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     return {
         "several_inputs": several,
         "call_arg": "inputs" if several else inputs[0],
+        # Keyword arguments of `call` (and of `compute_output_spec`, which gets the same).
+        "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,

@@ -1,0 +1,187 @@
+"""What real layers (keras-hub's, Keras's own) need from the format (issue 22).
+
+Each test declares the smallest piece of a real layer's public API and checks the
+generated code (or the located error) without running a backend; the generated tests
+of the whole layers run in `tests/e2e/test_real_layers.py`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from layergen.declaration.load import parse_declaration
+from layergen.diagnostics import DiagnosticError
+from layergen.render.context import build_context
+from layergen.render.render import render
+from layergen.render.tests_context import build_test_context
+
+
+def analysis(text: str):
+    return parse_declaration("layers/real.layer.yaml", textwrap.dedent(text).encode())
+
+
+def module(text: str) -> str:
+    ir = analysis(text).ir
+    return render("layer.py.j2", build_context(ir, package="real", source="real.layer.yaml"))
+
+
+def test_module(text: str) -> str:
+    ir = analysis(text).ir
+    context = build_test_context(ir, module="layers.real", source="real.layer.yaml")
+    return render("layer_test.py.j2", context)
+
+
+test_module.__test__ = False  # a helper, not a test
+
+
+def errors(text: str) -> list[tuple[int, int, str, str, str | None]]:
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    return [(d.line, d.col, d.code, d.message, d.hint) for d in info.value.diagnostics]
+
+
+def compiled(code: str) -> None:
+    compile(code, "<generated>", "exec")
+
+
+# -- item 1: optional inputs and keyword arguments of `call` -------------------------
+
+POSITION_EMBEDDING = """\
+layer: PositionEmbedding
+params:
+  sequence_length: {type: int, min: 1}
+inputs:
+  x: {min_rank: 2}
+  start_index: {type: int, default: 0, doc: The position of the first token.}
+  positions: {default: null, dtype: int32}
+weights:
+  table:
+    shape: (sequence_length, x[-1])
+call: |
+  shape = ops.shape(x)
+  if positions is not None:
+      return ops.broadcast_to(ops.take(table, positions, axis=0), shape)
+  return ops.broadcast_to(ops.slice(table, (start_index, 0), (shape[-2], shape[-1])), shape)
+example:
+  params: {sequence_length: 8}
+  input_shape: [2, 5, 4]
+  call_args:
+    start_index: 2
+    positions: [[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]]
+  reference: |
+    if positions is not None:
+        return np.broadcast_to(table[positions], x.shape)
+    return np.broadcast_to(table[start_index : start_index + x.shape[-2]], x.shape)
+"""
+
+
+def test_inputs_with_a_default_are_keyword_arguments_of_call():
+    code = module(POSITION_EMBEDDING)
+    compiled(code)
+    assert "def call(self, x, start_index=0, positions=None, training=None):" in code
+    # build still sees the tensor input alone
+    assert "shape=(self.sequence_length, input_shape[-1])" in code
+
+
+def test_generated_tests_call_each_keyword_argument_the_example_gives():
+    code = test_module(POSITION_EMBEDDING)
+    compiled(code)
+    assert 'CALL_ARGS = {"start_index": 2, "positions": [[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]]}' in code
+    assert '"positions": "int32"' in code  # the tensor's declared dtype
+    assert "def test_each_keyword_argument_of_call():" in code
+    # the reference takes the keyword arguments, with their defaults
+    assert "def numpy_reference(x, *, start_index=0, positions=None, table):" in code
+    assert "numpy_reference(inputs, table=support.numpy(layer.table), **{name: value})" in code
+
+
+def test_a_layer_without_keyword_arguments_gets_no_keyword_test():
+    code = test_module(POSITION_EMBEDDING.replace("  call_args:\n    start_index: 2\n    positions: [[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]]\n", ""))
+    assert "CALL_ARGS" not in code and "test_each_keyword_argument_of_call" not in code
+
+
+@pytest.mark.parametrize(
+    "inputs, expected",
+    [
+        (  # a tensor input after a keyword one
+            "  start_index: {type: int, default: 0}\n  x: {min_rank: 2}\n",
+            [(4, 3, "param-order")],
+        ),
+        (  # a Python value needs a default
+            "  x: {}\n  start_index: {type: int}\n",
+            [(4, 17, "missing-key")],
+        ),
+        (  # a tensor's default is null
+            "  x: {}\n  mask_value: {default: 0}\n",
+            [(4, 25, "bad-default")],
+        ),
+        (  # a default of the wrong type
+            "  x: {}\n  reverse: {type: bool, default: 1}\n",
+            [(4, 34, "bad-default")],
+        ),
+        (  # rank is of tensors
+            "  x: {}\n  start_index: {type: int, default: 0, rank: 0}\n",
+            [(4, 40, "conflicting-keys")],
+        ),
+        (  # only keyword inputs
+            "  x: {type: int, default: 0}\n",
+            [(2, 1, "missing-key")],
+        ),
+    ],
+)
+def test_keyword_inputs_are_checked(inputs, expected):
+    found = errors(f"layer: A\ninputs:\n{inputs}call: x\n")
+    assert [e[:3] for e in found] == expected
+
+
+def test_example_call_args_are_checked():
+    found = errors(
+        "layer: A\ninputs:\n  x: {}\n  start_index: {type: int, default: 0}\n"
+        "  padding_mask: {default: null}\n"
+        "example:\n  call_args: {start_idx: 1, start_index: a}\n"
+    )
+    codes = [e[2] for e in found]
+    assert "unknown-input" in codes and "bad-example" in codes
+    assert any(e[4] == "did you mean `start_index`?" for e in found)
+    found = errors(
+        "layer: A\ninputs:\n  x: {}\n  padding_mask: {default: null}\n"
+        "example:\n  call_args: {padding_mask: [[1], [1, 2]]}\n"
+    )
+    assert [e[2:4] for e in found] == [
+        ("bad-example", "`padding_mask` is a tensor: give an array (nested lists of numbers)")
+    ]
+
+
+def test_a_method_argument_may_have_a_default():
+    code = module(
+        "layer: A\nmethods:\n  rotate:\n    args: [x, start_index=0, positions=None]\n"
+        "    body: return x + start_index\ncall: rotate(x)\n"
+    )
+    compiled(code)
+    assert "def rotate(self, x, start_index=0, positions=None):" in code
+
+
+def test_a_method_argument_without_a_default_after_one_with_is_located():
+    found = errors(
+        "layer: A\nmethods:\n  rotate:\n    args: [start_index=0, x]\n    body: return x\n"
+    )
+    assert found == [
+        (
+            4,
+            27,
+            "param-order",
+            "method argument `x` comes after `start_index`, which has a default",
+            "move `x` above `start_index`, or give it a default: `x=None`",
+        )
+    ]
+
+
+# -- item 8: errors at generate time --------------------------------------------------
+
+
+def test_default_none_gets_the_yaml_null_hint():
+    found = errors("layer: A\nparams:\n  activation: {type: activation, default: None}\n")
+    assert [(e[2], e[4]) for e in found] == [
+        ("bad-default", "YAML spells None `null`: write `default: null`")
+    ]
