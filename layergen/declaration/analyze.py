@@ -354,7 +354,9 @@ class _Analyzer:
 
     def _check_params(self) -> None:
         for name in self.decl.params:
-            if name in self.result.inputs or name in self.result.keywords:  # it would hide the param
+            if (
+                name in self.result.inputs or name in self.result.keywords
+            ):  # it would hide the param
                 self.error(
                     ("params", name),
                     "duplicate-name",

@@ -233,7 +233,11 @@ def build_ir(a: Analysis) -> Declared:
         sublayers=tuple(_sublayer(a, name) for name in decl.sublayers),
         ops=tuple(_op(a, name) for name in decl.ops),
         methods=tuple(
-            Method(name, tuple(_argument(a, name, i, arg) for i, arg in enumerate(m.args)), a.code("methods", name, "body"))
+            Method(
+                name,
+                tuple(_argument(a, name, i, arg) for i, arg in enumerate(m.args)),
+                a.code("methods", name, "body"),
+            )
             for name, m in decl.methods.items()
         ),
         imports=tuple(decl.imports),

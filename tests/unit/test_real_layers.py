@@ -97,7 +97,12 @@ def test_generated_tests_call_each_keyword_argument_the_example_gives():
 
 
 def test_a_layer_without_keyword_arguments_gets_no_keyword_test():
-    code = test_module(POSITION_EMBEDDING.replace("  call_args:\n    start_index: 2\n    positions: [[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]]\n", ""))
+    code = test_module(
+        POSITION_EMBEDDING.replace(
+            "  call_args:\n    start_index: 2\n    positions: [[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]]\n",
+            "",
+        )
+    )
     assert "CALL_ARGS" not in code and "test_each_keyword_argument_of_call" not in code
 
 
