@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
@@ -465,10 +466,10 @@ class _Analyzer:
                 )
             if sub.class_ is not None:
                 self._dotted(loc + ("class",), sub.class_)
-            self._args(loc + ("args",), sub.args)
+            self._args(loc + ("args",), sub.args, sub.class_ or "keras.Sequential")
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
-                self._args(loc + ("layers", i, "args"), item.args)
+                self._args(loc + ("layers", i, "args"), item.args, item.class_)
         if decl.base is not None:
             self._dotted(("base",), decl.base)
         forwards = []
@@ -1026,13 +1027,31 @@ class _Analyzer:
                 f"unknown name `{parts[0]}` in `{value}`",
                 "start with `keras.` or import the class in `imports`",
             )
+        elif value.startswith("keras.layers.") and value not in layer_classes():
+            known = [n.removeprefix("keras.layers.") for n in layer_classes()]
+            self.error(
+                loc,
+                "unknown-class",
+                f"Keras has no layer `{value}`",
+                did_you_mean(parts[-1], known) or "see `keras.layers` for the layers Keras has",
+            )
 
-    def _args(self, loc: tuple, args: dict[str, Any]) -> None:
+    def _args(self, loc: tuple, args: dict[str, Any], class_: str) -> None:
         """A sublayer's arguments: expressions over the params and, as in a weight's shape,
-        the input shapes (such a sublayer is created in `build`)."""
+        the input shapes (such a sublayer is created in `build`). Keywords of Keras's own
+        classes are checked against the table of their constructors."""
         shapes = set(self.result.inputs)
+        takes = layer_classes().get(class_)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
+            if takes is not None and name not in takes:
+                self.error(
+                    loc + (name,),
+                    "unknown-arg",
+                    f"`{class_}` takes no argument `{name}`",
+                    did_you_mean(name, takes) or f"it takes {', '.join(sorted(takes))}",
+                    key=True,
+                )
             if isinstance(value, str):
                 code = self.code(
                     loc + (name,), value, set(self.result.params) | shapes, set(), expression=True

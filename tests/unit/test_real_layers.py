@@ -190,3 +190,39 @@ def test_default_none_gets_the_yaml_null_hint():
     assert [(e[2], e[4]) for e in found] == [
         ("bad-default", "YAML spells None `null`: write `default: null`")
     ]
+
+
+def test_an_unknown_keras_layer_class_is_located_at_generate_time():
+    found = errors(
+        "layer: A\nsublayers:\n  attention:\n    class: keras.layers.MultiHeadAttn\n"
+        "    args: {num_heads: 2, key_dim: 4}\ncall: attention(x, x)\n"
+    )
+    assert found == [
+        (
+            4,
+            12,
+            "unknown-class",
+            "Keras has no layer `keras.layers.MultiHeadAttn`",
+            "did you mean `MultiHeadAttention`?",
+        )
+    ]
+
+
+def test_a_keyword_a_keras_layer_does_not_take_is_located_at_generate_time():
+    found = errors(
+        "layer: A\nsublayers:\n  dense: {class: keras.layers.Dense, args: {unit: 4}}\n"
+        "  ffn:\n    layers:\n      - {class: keras.layers.Dense, args: {units: 4, use_bais: true}}\n"
+        "call: ffn(dense(x))\n"
+    )
+    assert [e[:4] for e in found] == [
+        (3, 45, "unknown-arg", "`keras.layers.Dense` takes no argument `unit`"),
+        (6, 54, "unknown-arg", "`keras.layers.Dense` takes no argument `use_bais`"),
+    ]
+    assert [e[4] for e in found] == ["did you mean `units`?", "did you mean `use_bias`?"]
+
+
+def test_classes_outside_keras_layers_are_not_checked():
+    module(
+        "layer: A\nimports: [from keras.layers import Dense]\nsublayers:\n"
+        "  dense: {class: Dense, args: {anything: 4}}\ncall: dense(x)\n"
+    )
