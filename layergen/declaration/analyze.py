@@ -602,20 +602,34 @@ class _Analyzer:
             )
 
     def _check_no_dict_returned(self, code: Code) -> None:
-        """Under `output_type: dict`, `call` returns a tuple: layergen builds the dict from it."""
+        """Under `output_type: dict`, `call` returns a tuple in the declared order (layergen
+        builds the dict from it), or a dict literal keyed by exactly the declared names."""
+        names = list(self.decl.outputs or {})
         for node in returned_values(code):
-            if isinstance(node, cst.Dict):
-                line, col = code.locate(node)
-                self.errors.append(
-                    Diagnostic(
-                        self.doc.path,
-                        line,
-                        col,
-                        "bad-return",
-                        "with `output_type: dict`, `call` returns the outputs as a tuple",
-                        f"return them in the order `outputs` names them ({', '.join(self.decl.outputs or {})}); layergen builds the dict",
-                    )
+            if not isinstance(node, cst.Dict):
+                continue
+            keys = [
+                (
+                    e.key.evaluated_value
+                    if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                    else None
                 )
+                for e in node.elements
+            ]
+            if sorted(k for k in keys if k is not None) == sorted(names) and None not in keys:
+                continue
+            line, col = code.locate(node)
+            self.errors.append(
+                Diagnostic(
+                    self.doc.path,
+                    line,
+                    col,
+                    "bad-return",
+                    "with `output_type: dict`, `call` returns a dict keyed by exactly the "
+                    f"names in `outputs` ({', '.join(names)}), or the outputs as a tuple",
+                    _dict_hint(keys, names),
+                )
+            )
 
     def _check_other_kind(self) -> None:
         decl = self.decl
@@ -1058,6 +1072,21 @@ class _Analyzer:
                 )
                 if code is not None and value.strip().isidentifier():
                     self.bare_words[id(code)] = (name, value.strip())
+
+
+def _dict_hint(keys: list[str | None], names: list[str]) -> str:
+    """What is wrong with the keys of a returned dict literal."""
+    if None in keys:
+        return 'write each key as a string literal (`"mean": ...`), no `**` unpacking'
+    missing = [n for n in names if n not in keys]
+    extra = [k for k in keys if k not in names]
+    parts = [
+        f"missing {', '.join(missing)}" if missing else "",
+        f"not declared: {', '.join(extra)}" if extra else "",
+    ]
+    if not missing and not extra:
+        parts = ["a key is given twice"]
+    return "; ".join(p for p in parts if p)
 
 
 def _null_hint(value: Any) -> str | None:

@@ -470,6 +470,13 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
         return f"ops.cast({element}, self.compute_dtype)" if cast else element
 
     node = cst.parse_expression(value)
+    if isinstance(node, cst.Dict):  # keyed by the declared names: checked when analysed
+        if not cast:
+            return value
+        items = [(cst.Module([]).code_for_node(e.key), e.value) for e in node.elements]
+        return (
+            "{" + ", ".join(f"{k}: {out(cst.Module([]).code_for_node(v))}" for k, v in items) + "}"
+        )
     elements = list(node.elements) if isinstance(node, cst.Tuple) else []
     if len(elements) == len(names) and not any(isinstance(e, cst.StarredElement) for e in elements):
         values = [cst.Module([]).code_for_node(e.value) for e in elements]

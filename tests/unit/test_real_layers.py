@@ -226,3 +226,30 @@ def test_classes_outside_keras_layers_are_not_checked():
         "layer: A\nimports: [from keras.layers import Dense]\nsublayers:\n"
         "  dense: {class: Dense, args: {anything: 4}}\ncall: dense(x)\n"
     )
+
+
+# -- item 9: a dict returned by name ---------------------------------------------------
+
+HEADS = """\
+layer: Heads
+inputs:
+  x: {min_rank: 2}
+call: |
+  y = x * 2.0
+  return {"log_var": -y, "mean": y}
+outputs: {mean: x, log_var: x}
+output_type: dict
+"""
+
+
+def test_call_may_return_a_dict_keyed_by_the_declared_outputs():
+    code = module(HEADS)
+    compiled(code)
+    assert 'return {"log_var": -y, "mean": y}' in code
+    code = module(HEADS + "compute_dtype: float32\n")
+    assert '"log_var": ops.cast(-y, self.compute_dtype)' in code
+
+
+def test_a_dict_with_unpacking_is_refused_with_its_reason():
+    (found,) = errors(HEADS.replace('"mean": y}', '**{"mean": y}}'))
+    assert found[2] == "bad-return" and "string literal" in found[4]
