@@ -260,6 +260,9 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
         inputs = ir.input_names
         keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
         named = keywords + members
+        # Without stated inputs, the stated weights are of the layer the reference checks.
+        if example.weights and example.inputs is None:
+            constants["WEIGHTS"] = dict(example.weights)
         reference = {
             "signature": ", ".join([*inputs, *(["*"] if named else []), *named]),
             "body": body(code),

@@ -253,3 +253,21 @@ def test_call_may_return_a_dict_keyed_by_the_declared_outputs():
 def test_a_dict_with_unpacking_is_refused_with_its_reason():
     (found,) = errors(HEADS.replace('"mean": y}', '**{"mean": y}}'))
     assert found[2] == "bad-return" and "string literal" in found[4]
+
+
+# -- item 10: `layergen new` states the formula it scaffolds ---------------------------
+
+
+def test_new_writes_the_numpy_reference_of_its_formula_with_weights_away_from_their_init():
+    from layergen.scaffold import declaration
+
+    text = declaration("ScaledDense", ["kernel", "scale", "bias"], {}, [])
+    ir = analysis(text).ir
+    assert ir.example.reference.render() == "(np.matmul(x, kernel) + bias) * scale"
+    weights = ir.example.weights
+    assert set(weights) == {"scale", "bias"}  # the kernel's random init is not 0 or 1
+    assert all(v not in (0.0, 1.0) for values in weights.values() for v in values)
+    tests = test_module(text)
+    # the reference test sets them before it compares: `(x @ kernel - bias) / scale` fails
+    check = tests.split("def test_inference_outputs_match_the_numpy_reference():")[1]
+    assert "getattr(layer, name).assign(np.array(value))" in check.split("def ")[0]
