@@ -73,6 +73,7 @@ class Weight:
     trainable: bool
     dtype: str | None
     created: bool | Code  # True: always; False: never; a condition over the params
+    autocast: bool = True  # False: never cast to the compute dtype when read
 
 
 @dataclass(frozen=True)
@@ -302,6 +303,7 @@ def _weight(a: Analysis, name: str) -> Weight:
         trainable=w.trainable,
         dtype=w.dtype,
         created=created,
+        autocast=w.autocast and a.decl.compute_dtype != "float32",
     )
 
 

@@ -96,6 +96,7 @@ class Weight(Strict):
     trainable: bool = True
     dtype: str | None = None
     when: str | bool | None = None
+    autocast: bool = True  # false: read in its own dtype under mixed precision
 
     @model_validator(mode="before")
     @classmethod

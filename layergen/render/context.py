@@ -315,6 +315,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["trainable"] = "False"
         if w.dtype:
             args["dtype"] = literal(w.dtype)
+        if not w.autocast:  # as GroupNormalization: `self.autocast = False` alone is not enough
+            args["autocast"] = "False"
         when = None
         if isinstance(w.created, Code):
             when = w.created.render(param_rename)

@@ -271,3 +271,29 @@ def test_new_writes_the_numpy_reference_of_its_formula_with_weights_away_from_th
     # the reference test sets them before it compares: `(x @ kernel - bias) / scale` fails
     check = tests.split("def test_inference_outputs_match_the_numpy_reference():")[1]
     assert "getattr(layer, name).assign(np.array(value))" in check.split("def ")[0]
+
+
+# -- item 4: weights read in float32 under mixed precision ------------------------------
+
+NORM = """\
+layer: Norm
+weights:
+  gamma: {shape: "x[-1]", initializer: ones}
+  beta: {shape: "x[-1]", initializer: zeros, autocast: false}
+call: x * gamma + beta
+"""
+
+
+def test_a_weight_may_opt_out_of_autocasting():
+    code = module(NORM)
+    gamma, beta = code.split("self.gamma = ")[1].split("self.beta = ")
+    assert "autocast" not in gamma and "autocast=False" in beta
+
+
+def test_compute_dtype_float32_reads_every_weight_in_float32():
+    """Keras casts a weight read in `call` to the compute dtype whenever the layer's
+    policy is mixed, whatever `self.autocast` says (TensorFlow then refuses
+    float32 + float16); only the variable's own `autocast=False` prevents it."""
+    code = module(NORM + "compute_dtype: float32\n")
+    assert code.count("autocast=False") == 2
+    assert "self.autocast = False" in code
