@@ -332,19 +332,25 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         )
         for i in ir.inputs
     ]
-    specs = []
-    for i in ir.inputs:
+
+    def spec(i, axes: bool) -> str:
+        """`InputSpec` of an input; `axes`: with the dims fixed once built, as in `build`."""
+        parts = []
         if i.rank is not None or i.min_rank is not None:
-            specs.append(
-                "keras.InputSpec("
-                + (f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
-                + ")"
-            )
-        else:
-            specs.append("None")
-    input_spec = None
-    if any(s != "None" for s in specs):
-        input_spec = specs[0] if not several else "[" + ", ".join(specs) + "]"
+            parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
+        if axes and i.axes:
+            shape = shape_names[i.name]
+            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in i.axes) + "}")
+        return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
+
+    def specs(axes: bool) -> str | None:
+        found = [spec(i, axes) for i in ir.inputs]
+        if all(s == "None" for s in found):
+            return None
+        return found[0] if not several else "[" + ", ".join(found) + "]"
+
+    input_spec = specs(axes=False)
+    built_input_spec = specs(axes=True) if any(i.axes for i in ir.inputs) else None
 
     return {
         "several_inputs": several,
@@ -354,9 +360,10 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
-        "sublayers": [_sublayer(sub, shape_rename) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
+        "built_input_spec": built_input_spec,  # with the axes `build` fixes
         "masking": ir.masking,
         "compute_mask": (
             ir.compute_mask.render(_shadowed(self_rename, [*inputs, "mask"]))
@@ -384,10 +391,12 @@ def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     return value.code.render(param_rename)
 
 
-def _sublayer(sub: Sublayer, shape_rename: dict[str, str]) -> dict[str, Any]:
+def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
-    rename = shape_rename if sub.reads_input_shapes else {}
+    # In `__init__` the params are stored before the sublayers are created: their Keras
+    # objects (`keras.activations.get(...)`), as in `build`.
+    rename = shape_rename if sub.reads_input_shapes else {p: f"self.{p}" for p in params}
     if sub.sequence is None:
         construct = _construct(Construction(sub.class_, sub.args), rename, sub.name)
     else:

@@ -297,3 +297,35 @@ def test_compute_dtype_float32_reads_every_weight_in_float32():
     code = module(NORM + "compute_dtype: float32\n")
     assert code.count("autocast=False") == 2
     assert "self.autocast = False" in code
+
+
+# -- item 6: input_spec axes, docstring ranks, sublayer args in `__init__` --------------
+
+
+def test_input_spec_fixes_the_declared_axes_once_built():
+    code = module("layer: A\ninputs:\n  x: {min_rank: 2, axes: [-1]}\ncall: x\n")
+    compiled(code)
+    assert "self.input_spec = keras.InputSpec(min_ndim=2)\n" in code  # before build
+    build = code.split("def build(self, input_shape):")[1].split("def ")[0]
+    assert "self.input_spec = keras.InputSpec(min_ndim=2, axes={-1: input_shape[-1]})" in build
+
+
+def test_the_docstring_states_a_declared_rank():
+    code = module("layer: A\ninputs:\n  x: {rank: 4}\ncall: x\n")
+    assert "4D tensor with shape `(batch_size, d1, d2, input_dim)`." in code
+    assert "N-D" not in code
+
+
+def test_sublayer_args_in_init_see_the_keras_objects_of_params():
+    code = module(
+        "layer: A\nparams:\n  activation: {type: activation, default: relu}\n"
+        "  units: {type: int, default: 4}\n"
+        "sublayers:\n  dense: {class: keras.layers.Dense, args: {units: units, activation: activation}}\n"
+        "call: dense(x)\n"
+    )
+    init = code.split("def __init__")[1].split("def ")[0]
+    assert "self.activation = keras.activations.get(activation)" in init
+    assert (
+        "keras.layers.Dense(\n            units=self.units,\n            activation=self.activation,"
+        in init
+    )
