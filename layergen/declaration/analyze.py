@@ -18,7 +18,7 @@ import libcst as cst
 from ..config import package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_classes import layer_classes
-from ..keras_names import DTYPES, IDENTIFIERS
+from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve, returned_values
@@ -110,6 +110,7 @@ class _Analyzer:
         self._check_ops_and_methods()
         self._check_example()
         self._check_free_names()
+        self._check_created_in_init()
         if self.errors:
             raise DiagnosticError(self.errors)
         self.result.ir = build_ir(self.result)
@@ -257,6 +258,17 @@ class _Analyzer:
                 key=True,
             )
             return False
+        if what in ("weight", "sublayer") and self.kind == "layer" and _private(name):
+            if name in LAYER_PRIVATE_ATTRIBUTES:
+                self.error(
+                    loc,
+                    "reserved-name",
+                    f"{what} `{name}` would overwrite Keras's own private attribute `{name}`",
+                    f"pick another name, such as `{name}_layer`",
+                    key=True,
+                )
+                return False
+            return True  # checkpoints of Keras's own layers name attributes so
         if name.startswith("_") and what != "input":
             self.error(
                 loc,
@@ -532,6 +544,24 @@ class _Analyzer:
             self._shape(("outputs", name), shape, inputs, params)
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
+
+    def _check_created_in_init(self) -> None:
+        """`create: init` for a sublayer whose args read an input's shape (once parsed)."""
+        inputs = set(self.result.inputs)
+        for name, sub in self.decl.sublayers.items():
+            if sub.create != "init":
+                continue
+            places = [("sublayers", name, "args")] + [
+                ("sublayers", name, "layers", i, "args") for i in range(len(sub.layers or []))
+            ]
+            codes = [c for loc, c in self.result.codes.items() if loc[:-1] in places]
+            if any(f.name in inputs for code in codes for f in code.free):
+                self.error(
+                    ("sublayers", name, "create"),
+                    "conflicting-keys",
+                    "its args read an input's shape, known only in `build`",
+                    "`create: build`, or args over the params alone",
+                )
 
     def _check_keywords(self) -> None:
         """Inputs with a `default`: keyword arguments of `call`, after the tensor inputs."""
@@ -1087,6 +1117,11 @@ def _dict_hint(keys: list[str | None], names: list[str]) -> str:
     if not missing and not extra:
         parts = ["a key is given twice"]
     return "; ".join(p for p in parts if p)
+
+
+def _private(name: str) -> bool:
+    """`_name`: an attribute Keras's own layers would call private (not `__name`)."""
+    return name.startswith("_") and not name.startswith("__") and len(name) > 1
 
 
 def _null_hint(value: Any) -> str | None:

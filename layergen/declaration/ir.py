@@ -92,7 +92,7 @@ class Sublayer:
     class_: str
     args: dict[str, Code | Any]  # each argument a snippet, or a plain value
     sequence: tuple[Construction, ...] | None
-    reads_input_shapes: bool  # then it is created in `build`
+    reads_input_shapes: bool  # then it is created in `build` (or when declared so)
 
     @property
     def classes(self) -> list[str]:
@@ -332,7 +332,7 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         if isinstance(value, Code)
         for f in value.free
     )
-    return Sublayer(name, own.class_, own.args, sequence, reads)
+    return Sublayer(name, own.class_, own.args, sequence, reads or sub.create == "build")
 
 
 def _op(a: Analysis, name: str) -> Op:

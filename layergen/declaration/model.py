@@ -113,6 +113,9 @@ class Sublayer(Strict):
     class_: str | None = Field(default=None, alias="class")
     args: dict[str, Any] = {}
     layers: list[LayerCall] | None = None
+    # Where it is created: in `build` when its args read an input's shape, else in
+    # `__init__`, unless this says so (a checkpoint's order follows the reference's).
+    create: Literal["init", "build"] | None = None
 
 
 class Op(Strict):

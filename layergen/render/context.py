@@ -297,7 +297,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     for w in ir.weights:
         shape = shape_tuple(w.shape.code, shape_rename, input_set)
         rank = shape_rank(w.shape.code, input_set)
-        args = {"name": literal(w.name), "shape": shape}
+        args = {"name": literal(w.name.lstrip("_")), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(w.initializer, param_rename)
@@ -398,10 +398,10 @@ def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, 
     # objects (`keras.activations.get(...)`), as in `build`.
     rename = shape_rename if sub.reads_input_shapes else {p: f"self.{p}" for p in params}
     if sub.sequence is None:
-        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name)
+        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name.lstrip("_"))
     else:
         items = [_construct(c, rename) for c in sub.sequence]
-        named = "" if "name" in sub.args else f", name={literal(sub.name)}"
+        named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
     return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
 

@@ -92,3 +92,18 @@ def test_layer_classes_and_their_keywords_are_the_installed_keras():
     }
     assert not wrong, f"change these in layergen/keras_classes.py: {wrong}"
     assert not set(table) - set(found), "no longer in Keras"
+
+
+def test_private_attributes_of_a_layer_are_listed():
+    """A weight or sublayer named `_x` must not overwrite one of Keras's (issue 22)."""
+    from layergen.keras_names import LAYER_PRIVATE_ATTRIBUTES
+
+    class Plain(keras.layers.Layer):
+        def call(self, x):
+            return x
+
+    layer = Plain()
+    layer(keras.ops.ones((1, 3)))
+    found = {n for n in set(dir(layer)) | set(vars(layer)) if n.startswith("_")}
+    missing = {n for n in found if not n.startswith("__")} - LAYER_PRIVATE_ATTRIBUTES
+    assert not missing, sorted(missing)

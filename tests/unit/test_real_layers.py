@@ -329,3 +329,57 @@ def test_sublayer_args_in_init_see_the_keras_objects_of_params():
         "keras.layers.Dense(\n            units=self.units,\n            activation=self.activation,"
         in init
     )
+
+
+# -- item 3: checkpoints of real layers load --------------------------------------------
+
+ENCODER = """\
+layer: Encoder
+params:
+  units: {type: int, default: 4}
+sublayers:
+  _self_attention_layer:
+    class: keras.layers.MultiHeadAttention
+    args: {num_heads: 2, key_dim: units}
+    create: build
+  _output_dense:
+    class: keras.layers.Dense
+    args: {units: "x[-1]"}
+  _dropout: {class: keras.layers.Dropout, args: {rate: 0.1}, create: build}
+weights:
+  _scale: {shape: "x[-1]", initializer: ones}
+call: _output_dense(_dropout(_self_attention_layer(x, x) * _scale))
+"""
+
+
+def test_attributes_may_start_with_an_underscore_and_are_created_in_declared_order():
+    code = module(ENCODER)
+    compiled(code)
+    build = code.split("def build(self, input_shape):")[1].split("def call")[0]
+    order = [
+        build.index(f"self.{n} = ") for n in ("_self_attention_layer", "_output_dense", "_dropout")
+    ]
+    assert order == sorted(order)  # all in build, as declared: get_weights() order
+    assert 'name="self_attention_layer"' in build and 'name="scale"' in build
+    assert "self._dropout(self._self_attention_layer(x, x) * self._scale)" in code
+
+
+def test_a_keras_private_attribute_or_a_dunder_is_refused():
+    found = errors(ENCODER.replace("_dropout", "_layers"))
+    assert (
+        "reserved-name",
+        "sublayer `_layers` would overwrite Keras's own private attribute `_layers`",
+    ) in [e[2:4] for e in found]
+    found = errors(ENCODER.replace("_scale", "__scale"))
+    assert [e[2] for e in found][:1] == ["reserved-name"]
+
+
+def test_create_init_for_a_sublayer_sized_from_the_input_is_an_error():
+    found = errors(
+        ENCODER.replace(
+            '    args: {units: "x[-1]"}\n', '    args: {units: "x[-1]"}\n    create: init\n'
+        )
+    )
+    assert [e[2:4] for e in found] == [
+        ("conflicting-keys", "its args read an input's shape, known only in `build`")
+    ]
