@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from .textfiles import read_text
 
 KEYS = {
     "paths": "declaration files or folders that `layergen generate` renders by default",
@@ -87,7 +88,7 @@ def load_config(cwd: Path | None = None) -> Config:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return Config(root, project_name=_identifier(root.name))
-    text = pyproject.read_text(encoding="utf-8")
+    text = read_text(pyproject)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -80,3 +80,117 @@ def test_sync_reports_a_class_header_edited_on_both_sides(scaler_project):
     result = run("sync", "layers")
     no_traceback(result)
     assert result.exit_code == 1 and "conflict: `Scaler.<header>`" in result.output
+
+
+# -- 12. files that are not UTF-8 ----------------------------------------------------------------
+
+LATIN_1 = "# coding: latin-1\n# caf\xe9\n".encode("latin-1")  # valid Python, not UTF-8
+
+
+def corrupt(path: Path) -> None:
+    path.write_bytes(LATIN_1 + path.read_bytes())
+
+
+def test_a_module_that_is_not_utf8_is_a_located_error_for_every_command(scaler_project):
+    corrupt(scaler_project / "layers" / "scaler.py")
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    before = snapshot(scaler_project)
+    for args in (
+        ("generate", "layers"),
+        ("generate", "--check", "layers"),
+        ("generate", "--diff", "layers"),
+        ("generate", "--force", "layers"),
+        ("sync", "layers"),
+        ("resolve", "layers/scaler.py", "--ours"),
+        ("tests", "layers/scaler.py"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2, args
+        assert "layers/scaler.py:2:6: error: cannot read the file: byte 0xe9 is not UTF-8" in (
+            result.output
+        ), args
+        assert "[not-utf8]" in result.output and "nothing was written" in result.output
+        assert snapshot(scaler_project) == before, args
+
+
+def test_a_test_module_and_a_package_init_that_are_not_utf8_are_located_errors(scaler_project):
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    for relative in ("tests/test_scaler.py", "layers/__init__.py"):
+        corrupt(scaler_project / relative)
+        before = snapshot(scaler_project)
+        for args in (("generate", "layers"), ("generate", "--check", "layers"), ("sync", "layers")):
+            result = run(*args)
+            no_traceback(result)
+            assert result.exit_code == 2 and f"{relative}:2:6: error:" in result.output, args
+            assert snapshot(scaler_project) == before
+        (scaler_project / relative).write_bytes((scaler_project / relative).read_bytes()[25:])
+
+
+def test_a_lock_or_a_base_text_that_is_not_utf8_is_a_located_error(scaler_project):
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    lock = scaler_project / "layergen.lock"
+    good = lock.read_bytes()
+    lock.write_bytes(good.replace(b'"version"', b'"v\xe9rsion"'))
+    result = run("generate", "--check", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2 and "layergen.lock:2:" in result.output
+    lock.write_bytes(good)
+    (base,) = (scaler_project / ".layergen" / "base" / "layers").glob("scaler.py.*")
+    corrupt(base)
+    for args in (("generate", "layers"), ("generate", "--check", "layers"), ("sync", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2 and "[bad-lock]" in result.output, args
+
+
+# -- 17. what users see after a merge ------------------------------------------------------------
+
+
+def crlf(path: Path) -> None:
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+
+def test_crlf_files_stay_crlf_through_a_merge_a_conflict_and_resolve(scaler_project):
+    """Files checked out with CRLF line ends (git's autocrlf) keep them."""
+    files = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
+    for relative in files:
+        crlf(scaler_project / relative)
+    assert run("generate", "--check", "layers").exit_code == 0  # line ends are no edit
+    path = scaler_project / "layers" / "scaler.py"
+    path.write_bytes(path.read_bytes().replace(b"* self.gain\r\n", b"* self.gain  # mine\r\n"))
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("initializer: ones", "initializer: zeros")
+    )
+    (scaler_project / "layers" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 0, result.output
+    for relative in files:
+        data = (scaler_project / relative).read_bytes()
+        assert data.count(b"\n") == data.count(b"\r\n") > 5, relative
+    text = (scaler_project / "layers" / "scaler.py").read_bytes().decode()
+    assert "# mine\r\n" in text and 'initializer="zeros",\r\n' in text
+    assert b"from .other import Other\r\n" in (scaler_project / "layers/__init__.py").read_bytes()
+    assert run("generate", "--check", "layers").exit_code == 0
+
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[conflict]" in result.output
+    data = (scaler_project / "layers" / "scaler.py").read_bytes()
+    assert b"<<<<<<< yours (edited by hand)\r\n" in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert run("generate", "--check", "layers").exit_code == 1  # the markers are seen
+    assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    data = (scaler_project / "layers" / "scaler.py").read_bytes()
+    assert b"<<<<<<<" not in data and data.count(b"\n") == data.count(b"\r\n")
+    assert run("generate", "--check", "layers").exit_code == 0
