@@ -3,8 +3,13 @@ what users see after a merge. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from layergen.cli import app
@@ -194,3 +199,146 @@ def test_crlf_files_stay_crlf_through_a_merge_a_conflict_and_resolve(scaler_proj
     data = (scaler_project / "layers" / "scaler.py").read_bytes()
     assert b"<<<<<<<" not in data and data.count(b"\n") == data.count(b"\r\n")
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- 14. configuration shapes, `init` over odd files, pool workers --------------------------------
+
+
+@pytest.mark.parametrize(
+    "pyproject, where, message",
+    [
+        (
+            '[[tool.layergen]]\npaths = ["layers"]\n',
+            1,
+            "`tool.layergen` must be a table, not an array of tables",
+        ),
+        ('tool = "x"\n', 1, "`tool` must be a table, not a string"),
+        ("[tool]\nlayergen = 3\n", 2, "`tool.layergen` must be a table, not an integer"),
+        ("[tool]\nblack = [1]\n", 2, "`tool.black` must be a table, not an array"),
+        ("project = true\n", 1, "`project` must be a table, not a boolean"),
+        ("[tool.layergen]\ncheck = 3\n", 2, "`tool.layergen.check` must be a table"),
+        ('\n[tool.layergen]\npaths = ["la\\u0000yers"]\n', 3, "`paths` holds a NUL character"),
+        ('[tool.layergen]\ntests = "t\\u0000"\n', 2, "`tests` holds a NUL character"),
+        ('[tool.layergen]\ntemplates = "\\u0000"\n', 2, "`templates` holds a NUL character"),
+        (
+            '[tool.black]\nline-length = "x"\n',
+            2,
+            "`line-length` in [tool.black] must be a positive",
+        ),
+    ],
+)
+def test_config_of_the_wrong_shape_is_a_located_error_for_every_command(
+    scaler_project, pyproject, where, message
+):
+    (scaler_project / "pyproject.toml").write_text(pyproject)
+    before = snapshot(scaler_project)
+    for args in (
+        ("generate",),
+        ("generate", "layers"),
+        ("sync", "layers"),
+        ("new", "Other"),
+        ("tests", "layers/scaler.py"),
+        ("check", "layers"),
+        ("resolve", "layers/scaler.py", "--ours"),
+        ("watch", "nowhere"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"pyproject.toml:{where}:1: error: {message}" in result.output, (args, result.output)
+        assert "[bad-config]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_located_error(scaler_project):
+    (scaler_project / "pyproject.toml").write_bytes(b"[project]\nname = 'd\xe9mo'\n")
+    for args in (("generate", "layers"), ("init",), ("check", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2 and "pyproject.toml:2:10: error:" in result.output, args
+        assert "[not-utf8]" in result.output
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc")
+def test_pool_workers_end_quietly_with_a_killed_parent(tmp_path):
+    """A SIGKILLed run's workers rendered on and printed BrokenPipe tracebacks handing their
+    results to nobody. About 3 s."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    for number in range(12):
+        (tmp_path / "layers" / f"s{number}.layer.yaml").write_text(
+            DECLARATION.replace("Scaler", f"Scaler{number}")
+        )
+    stderr = tmp_path / "stderr.txt"
+    with stderr.open("w") as err:
+        parent = subprocess.Popen(
+            [sys.executable, "-m", "layergen", "generate", "layers"],
+            cwd=tmp_path,
+            env={**os.environ, "LAYERGEN_PARALLEL_FROM": "2"},
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        workers: list[int] = []
+        deadline = time.monotonic() + 60
+        while not workers and parent.poll() is None and time.monotonic() < deadline:
+            workers = [
+                int(pid)
+                for task in Path(f"/proc/{parent.pid}/task").glob("*")
+                for pid in _read(task / "children").split()
+            ]
+            time.sleep(0.01)
+        assert workers, "the run ended before it started a worker"
+        time.sleep(0.3)  # a job or two under way
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 30
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+    assert "Traceback" not in stderr.read_text(), stderr.read_text()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for its (dead) parent to be reaped."""
+    stat = _read(Path(f"/proc/{pid}/stat"))
+    return bool(stat) and stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize(
+    "relative, make, where",
+    [
+        (
+            ".vscode/tasks.json",
+            "folder",
+            ".vscode/tasks.json: error: cannot read the file: a folder",
+        ),
+        ("pyproject.toml", "folder", "pyproject.toml: error: cannot read the file: a folder"),
+        (".pre-commit-config.yaml", "folder", ".pre-commit-config.yaml: error: cannot read"),
+        (".layergen/declaration.schema.json", "folder", "declaration.schema.json:1:1: error:"),
+        (".vscode/tasks.json", "latin-1", ".vscode/tasks.json:2:6: error: cannot read the file"),
+        ("pyproject.toml", "latin-1", "pyproject.toml:2:6: error: cannot read the file"),
+        (".pre-commit-config.yaml", "latin-1", ".pre-commit-config.yaml:2:6: error: cannot read"),
+    ],
+)
+def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(
+    tmp_path, monkeypatch, relative, make, where
+):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if make == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(LATIN_1)
+    before = snapshot(tmp_path)
+    result = run("init")
+    no_traceback(result)
+    assert result.exit_code == 2 and where in result.output, result.output
+    assert snapshot(tmp_path) == before
