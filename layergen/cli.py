@@ -238,6 +238,7 @@ def resolve(
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
     from .generate import write
+    from .textfiles import read_text, split_line_ends, with_line_ends
     from .update import conflicts
 
     try:
@@ -262,10 +263,10 @@ def resolve(
         if missing:
             _fail(missing)
         with _one_run(_config(None, None)):
-            texts = {f.resolve(): f.read_text(encoding="utf-8") for f in files}
+            texts = {f.resolve(): split_line_ends(read_text(f)) for f in files}
             settled = {
-                f: conflicts.resolve(t, "ours" if ours else "theirs")
-                for f, t in texts.items()
+                f: with_line_ends(conflicts.resolve(t, "ours" if ours else "theirs"), ends)
+                for f, (t, ends) in texts.items()
                 if conflicts.blocks(t)
             }
             write(settled)

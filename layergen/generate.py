@@ -17,6 +17,7 @@ from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
+from .textfiles import read_text, same_text, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -179,9 +180,12 @@ def plan_run(
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
-        support[init] = package_init(
-            init.read_text(encoding="utf-8") if init.exists() else None, names
-        )
+        existing = read_text(init, missing_ok=True)
+        if existing is None:
+            support[init] = package_init(None, names)
+        else:
+            text, line_ends = split_line_ends(existing)
+            support[init] = with_line_ends(package_init(text, names), line_ends)
     if outputs:
         support.update(conftest(config, import_roots))
     return Plan(
@@ -302,7 +306,7 @@ def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
             current = path
             for leftover in _leftovers(path, listings):  # from a run that was killed
                 leftover.unlink(missing_ok=True)
-            if path.is_file() and path.read_text(encoding="utf-8") == text:
+            if same_text(path, text):
                 continue
             if path.is_dir():  # found now, not at its rename, after others were renamed
                 raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))

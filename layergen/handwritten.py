@@ -15,6 +15,7 @@ from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
+from .textfiles import read_text
 
 
 def _example(arg) -> Any:
@@ -46,7 +47,7 @@ def parse_examples(items: list[str]) -> dict[str, Any]:
 
 
 def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
-    classes = read_classes(str(path), path.read_text(encoding="utf-8"))
+    classes = read_classes(str(path), read_text(path))
     if wanted:
         found = [c for c in classes if c.name == wanted]
         if not found:

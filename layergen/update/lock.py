@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..textfiles import read_text
 
 NAME = "layergen.lock"
 BASES = Path(".layergen") / "base"
@@ -107,9 +108,9 @@ class Lock:
     def read(cls, root: Path) -> Lock:
         """The lock as committed; a lock that cannot be read stops the run (never silently dropped)."""
         path = root / NAME
-        if not path.is_file():
+        text = read_text(path, missing_ok=True)
+        if text is None:
             return cls(root)
-        text = path.read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith(("<<<<<<<", "=======", ">>>>>>>")):
                 raise DiagnosticError(
@@ -153,8 +154,10 @@ class Lock:
                 return None
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
             try:
-                text = file.read_text(encoding="utf-8")
-            except OSError:
+                text = file.read_text(
+                    encoding="utf-8"
+                )  # `\r\n` read as `\n`: a checkout may add them
+            except (OSError, UnicodeDecodeError):
                 text = None
             if text is None or _digest(text) != entry.digest:
                 raise DiagnosticError(
