@@ -80,7 +80,7 @@ example:
 def test_inputs_with_a_default_are_keyword_arguments_of_call():
     code = module(POSITION_EMBEDDING)
     compiled(code)
-    assert "def call(self, x, start_index=0, positions=None, training=None):" in code
+    assert "def call(self, x, start_index=0, positions=None):" in code
     # build still sees the tensor input alone
     assert "shape=(self.sequence_length, input_shape[-1])" in code
 

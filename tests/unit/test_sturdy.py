@@ -66,7 +66,7 @@ def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scale
     text = module(scaler_project)
     assert (
         "<<<<<<< yours (edited by hand)\n"
-        '@keras.saving.register_keras_serializable(package="layers")\n'
+        '@keras.saving.register_keras_serializable(package="demo")\n'
         "class Scaler(Mixin, keras.layers.Layer):\n"
         "=======\n"
         '@keras.saving.register_keras_serializable(package="other")\n'
