@@ -174,9 +174,23 @@ def new(
                 for written in (path, schema_file) if schema_file else (path,):
                     typer.echo(f"{styled('created')} {_shown(written)}")
             code = _apply(run, quiet=quiet)
+            if code == 0 and not quiet:
+                typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
+
+
+def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
+    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
+    ((module, test),) = companions.items()
+    return (
+        f"\nYour layer is {_shown(module)}, declared in {_shown(declaration)};"
+        f" its tests are {_shown(test)}.\nNext:\n"
+        f"  pytest {_shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
+        f"  edit {_shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
+        " running); hand edits to the module are kept"
+    )
 
 
 @app.command()
@@ -224,6 +238,7 @@ def resolve(
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
     from .generate import write
+    from .textfiles import read_text, split_line_ends, with_line_ends
     from .update import conflicts
 
     try:
@@ -248,10 +263,10 @@ def resolve(
         if missing:
             _fail(missing)
         with _one_run(_config(None, None)):
-            texts = {f.resolve(): f.read_text(encoding="utf-8") for f in files}
+            texts = {f.resolve(): split_line_ends(read_text(f)) for f in files}
             settled = {
-                f: conflicts.resolve(t, "ours" if ours else "theirs")
-                for f, t in texts.items()
+                f: with_line_ends(conflicts.resolve(t, "ours" if ours else "theirs"), ends)
+                for f, (t, ends) in texts.items()
                 if conflicts.blocks(t)
             }
             write(settled)

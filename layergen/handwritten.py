@@ -16,6 +16,7 @@ from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
+from .textfiles import read_text
 
 
 def _example(arg) -> Any:
@@ -47,7 +48,7 @@ def parse_examples(items: list[str]) -> dict[str, Any]:
 
 
 def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
-    classes = read_classes(str(path), path.read_text(encoding="utf-8"))
+    classes = read_classes(str(path), read_text(path))
     if wanted:
         found = [c for c in classes if c.name == wanted]
         if not found:
@@ -165,9 +166,11 @@ def plan_tests(
     layer it wrote tests for), through the lock and the merge like every generated file: a
     test a person added stays. The flags given are kept in the lock for the next run.
     Returns the plan and the notes to show (a default input shape)."""
-    from .generate import Plan, conftest, target
+    from .generate import conftest
     from .render_many import render_file
+    from .targets import target
     from .update.lock import Lock
+    from .update.plan import Plan
 
     lock = Lock.read(config.root)
     if path is None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
-from .diagnostics import Diagnostic, DiagnosticError
+from .textfiles import parse_python
 
 REQUIRED = object()
 
@@ -92,20 +93,7 @@ def _code(node: cst.CSTNode) -> str:
 def read_classes(path: str, source: str) -> list[LayerClass]:
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    path,
-                    exc.raw_line,
-                    exc.raw_column + 1,
-                    "python-syntax",
-                    f"invalid Python: {exc.message}",
-                )
-            ]
-        ) from None
+    module = parse_python(Path(path), source)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     classes = []

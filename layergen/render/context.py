@@ -12,7 +12,16 @@ from typing import Any
 import libcst as cst
 
 from ..declaration.code import Code, body
-from ..declaration.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
+from ..declaration.ir import (
+    BOUNDS,
+    Branches,
+    Construction,
+    Declared,
+    KerasObject,
+    Op,
+    Param,
+    Sublayer,
+)
 from ..keras_names import IDENTIFIERS
 from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
@@ -226,7 +235,7 @@ def build_context(
         {
             "name": m.name,
             "args": list(m.args),
-            "body": body(m.body, _shadowed(self_rename, m.args)),
+            "body": body(m.body, _shadowed(self_rename, m.arg_names)),
         }
         for m in ir.methods
     ]
@@ -289,14 +298,15 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     input_set = set(inputs)
     shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
     shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
-    call_rename = _shadowed(self_rename, [*inputs, "training", "mask"])
+    keywords = [k.name for k in ir.keywords]
+    call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
     param_rename = {p: f"self.{p}" for p in ir.params}
 
     weights = []
     for w in ir.weights:
         shape = shape_tuple(w.shape.code, shape_rename, input_set)
         rank = shape_rank(w.shape.code, input_set)
-        args = {"name": literal(w.name), "shape": shape}
+        args = {"name": literal(w.name.lstrip("_")), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(w.initializer, param_rename)
@@ -314,6 +324,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["trainable"] = "False"
         if w.dtype:
             args["dtype"] = literal(w.dtype)
+        if not w.autocast:  # as GroupNormalization: `self.autocast = False` alone is not enough
+            args["autocast"] = "False"
         when = None
         if isinstance(w.created, Code):
             when = w.created.render(param_rename)
@@ -329,29 +341,38 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         )
         for i in ir.inputs
     ]
-    specs = []
-    for i in ir.inputs:
+
+    def spec(i, axes: bool) -> str:
+        """`InputSpec` of an input; `axes`: with the dims fixed once built, as in `build`."""
+        parts = []
         if i.rank is not None or i.min_rank is not None:
-            specs.append(
-                "keras.InputSpec("
-                + (f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
-                + ")"
-            )
-        else:
-            specs.append("None")
-    input_spec = None
-    if any(s != "None" for s in specs):
-        input_spec = specs[0] if not several else "[" + ", ".join(specs) + "]"
+            parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
+        if axes and i.axes:
+            shape = shape_names[i.name]
+            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in i.axes) + "}")
+        return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
+
+    def specs(axes: bool) -> str | None:
+        found = [spec(i, axes) for i in ir.inputs]
+        if all(s == "None" for s in found):
+            return None
+        return found[0] if not several else "[" + ", ".join(found) + "]"
+
+    input_spec = specs(axes=False)
+    built_input_spec = specs(axes=True) if any(i.axes for i in ir.inputs) else None
 
     return {
         "several_inputs": several,
         "call_arg": "inputs" if several else inputs[0],
+        # Keyword arguments of `call` (and of `compute_output_spec`, which gets the same).
+        "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
-        "sublayers": [_sublayer(sub, shape_rename) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
+        "built_input_spec": built_input_spec,  # with the axes `build` fixes
         "masking": ir.masking,
         "compute_mask": (
             ir.compute_mask.render(_shadowed(self_rename, [*inputs, "mask"]))
@@ -360,6 +381,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         ),
         "losses": [loss.render(call_rename) for loss in ir.losses],
         "call_body": _call_body(ir, call_rename),
+        "takes_training": _takes_training(ir),
         "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
@@ -379,15 +401,17 @@ def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     return value.code.render(param_rename)
 
 
-def _sublayer(sub: Sublayer, shape_rename: dict[str, str]) -> dict[str, Any]:
+def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
-    rename = shape_rename if sub.reads_input_shapes else {}
+    # In `__init__` the params are stored before the sublayers are created: their Keras
+    # objects (`keras.activations.get(...)`), as in `build`.
+    rename = shape_rename if sub.reads_input_shapes else {p: f"self.{p}" for p in params}
     if sub.sequence is None:
-        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name)
+        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name.lstrip("_"))
     else:
         items = [_construct(c, rename) for c in sub.sequence]
-        named = "" if "name" in sub.args else f", name={literal(sub.name)}"
+        named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
     return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
 
@@ -436,6 +460,15 @@ def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
     return _float32_inputs(ir) + "if training:\n" + block(train, 4) + "\n" + infer
 
 
+def _takes_training(ir: Declared) -> bool:
+    """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
+    still passes the outer `training` on to sublayers. A base class's `call` may read it."""
+    if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
+    return any(f.name == "training" for code in codes for f in code.free)
+
+
 def _float32_inputs(ir: Declared) -> str:
     """`compute_dtype: float32`: float inputs cast up first, as LayerNormalization does."""
     if not ir.float32_compute:
@@ -467,6 +500,13 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
         return f"ops.cast({element}, self.compute_dtype)" if cast else element
 
     node = cst.parse_expression(value)
+    if isinstance(node, cst.Dict):  # keyed by the declared names: checked when analysed
+        if not cast:
+            return value
+        items = [(cst.Module([]).code_for_node(e.key), e.value) for e in node.elements]
+        return (
+            "{" + ", ".join(f"{k}: {out(cst.Module([]).code_for_node(v))}" for k, v in items) + "}"
+        )
     elements = list(node.elements) if isinstance(node, cst.Tuple) else []
     if len(elements) == len(names) and not any(isinstance(e, cst.StarredElement) for e in elements):
         values = [cst.Module([]).code_for_node(e.value) for e in elements]

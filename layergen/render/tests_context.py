@@ -45,6 +45,7 @@ UNKNOWN_LAYER_FACTS = {
     "golden": False,
     "output_names": None,  # a layer that returns its outputs as a dict: their names
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
+    "call_args": {},  # keyword arguments of `call` the example gives a value
 }
 
 
@@ -217,6 +218,7 @@ def build_test_context(
         ],
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
+        call_args=example.call_args,
         **stated_numbers(ir),
     )
 
@@ -257,8 +259,13 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
             for n in members
         }
         inputs = ir.input_names
+        keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
+        named = keywords + members
+        # Without stated inputs, the stated weights are of the layer the reference checks.
+        if example.weights and example.inputs is None:
+            constants["WEIGHTS"] = dict(example.weights)
         reference = {
-            "signature": ", ".join([*inputs, *(["*"] if members else []), *members]),
+            "signature": ", ".join([*inputs, *(["*"] if named else []), *named]),
             "body": body(code),
             "call": ", ".join(
                 [
