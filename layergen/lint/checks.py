@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .configs import read_config
 from .kinds import keras_base
+from .rules import RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
@@ -142,25 +143,40 @@ class Run:
     package: str
     subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
     homes: dict[str, SourceFile]  # the file of each class in `classes`
+    select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
+
+
+# The rules `_call_checks` finds (one walk of `call` for all of them).
+CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
+WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if cls.kind is None or _keras_internal(source, cls):
         return
-    yield from _init_kwargs(source, cls)
-    yield from _config_missing(source, cls, run)
-    yield from _unregistered(source, cls, run)
+    on = run.select
+    if "init-kwargs" in on:
+        yield from _init_kwargs(source, cls)
+    if "config-missing" in on:
+        yield from _config_missing(source, cls, run)
+    if "unregistered" in on:
+        yield from _unregistered(source, cls, run)
     if cls.kind != "layer":
         return
     weights = _weights(cls)
-    yield from _weights_made_in_wrong_place(source, cls)
-    yield from _sublayer_dtype(source, cls, run)
-    yield from _unused_weights(source, cls, weights)
+    if WEIGHT_RULES & on:
+        yield from _weights_made_in_wrong_place(source, cls)
+    if "sublayer-dtype" in on:
+        yield from _sublayer_dtype(source, cls, run)
+    if "unused-weight" in on:
+        yield from _unused_weights(source, cls, weights)
     call = cls.methods.get("call")
-    if call is not None:
+    if call is not None and CALL_RULES & on:
         yield from _call_checks(source, cls, call, weights)
+    if call is not None and "training-not-passed" in on:
         yield from _training_not_passed(source, cls, call, run)
-    yield from _unbuilt_sublayers(source, cls, run)
+    if "unbuilt-sublayer" in on:
+        yield from _unbuilt_sublayers(source, cls, run)
 
 
 def _at(
@@ -241,10 +257,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         else set()
     )
     params = [
-        p
-        for p in _init_params(init)
-        if p not in BASE_ARGUMENTS | forwarded | set_by_children
-        and not (_unserializable(init, p) or _needless(init, p, cls))
+        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
     ]
     if not params:
         return
@@ -266,7 +279,11 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     else:
         keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
     where = own or cls.node
-    missing = [p for p in params if p not in keys]
+    missing = [
+        p
+        for p in params
+        if p not in keys and not (_unserializable(init, p) or _needless(init, p, cls))
+    ]
     if not missing:
         return
     values = [(p, _stored_as(source, init, p)) for p in missing]

@@ -24,6 +24,14 @@ class ConfigRead:
 
 
 def read_config(function: ast.FunctionDef) -> ConfigRead:
+    """Kept on the node: a parent's `get_config` is read for every subclass."""
+    read = function.__dict__.get("_config_read")
+    if read is None:
+        read = function._config_read = _read(function)
+    return read
+
+
+def _read(function: ast.FunctionDef) -> ConfigRead:
     returns = [n for n in walk(function) if isinstance(n, ast.Return) and n.value is not None]
     calls_super = any(is_super_call(n, "get_config") for n in walk(function))
     if not returns:

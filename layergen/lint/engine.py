@@ -222,7 +222,14 @@ def _check(
     result = {}
     for path in wanted:
         source = files[path]
-        run = Run(classes, registrars, settings.package or path.parent.name, subclasses, homes)
+        run = Run(
+            classes,
+            registrars,
+            settings.package or path.parent.name,
+            subclasses,
+            homes,
+            settings.select,
+        )
         found = [
             f
             for cls in source.classes
