@@ -109,3 +109,14 @@ def module(root: Path) -> str:
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under root, by relative path: to assert that a run wrote nothing."""
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def heldout_project(root: Path) -> list[Path]:
+    """A project holding the held-out hand-written layers (tests/fixtures/tests_heldout/) as
+    the package `heldout`; their modules."""
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    shutil.copytree(
+        FIXTURES / "tests_heldout", root / "heldout", ignore=shutil.ignore_patterns("*.md")
+    )
+    (root / "heldout" / "__init__.py").write_text("")
+    return sorted(p for p in (root / "heldout").glob("*.py") if p.name != "__init__.py")

@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .configs import read_config
 from .kinds import keras_base
+from .rules import RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
@@ -141,25 +143,40 @@ class Run:
     package: str
     subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
     homes: dict[str, SourceFile]  # the file of each class in `classes`
+    select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
+
+
+# The rules `_call_checks` finds (one walk of `call` for all of them).
+CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
+WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if cls.kind is None or _keras_internal(source, cls):
         return
-    yield from _init_kwargs(source, cls)
-    yield from _config_missing(source, cls, run)
-    yield from _unregistered(source, cls, run)
+    on = run.select
+    if "init-kwargs" in on:
+        yield from _init_kwargs(source, cls)
+    if "config-missing" in on:
+        yield from _config_missing(source, cls, run)
+    if "unregistered" in on:
+        yield from _unregistered(source, cls, run)
     if cls.kind != "layer":
         return
     weights = _weights(cls)
-    yield from _weights_made_in_wrong_place(source, cls)
-    yield from _sublayer_dtype(source, cls, run)
-    yield from _unused_weights(source, cls, weights)
+    if WEIGHT_RULES & on:
+        yield from _weights_made_in_wrong_place(source, cls)
+    if "sublayer-dtype" in on:
+        yield from _sublayer_dtype(source, cls, run)
+    if "unused-weight" in on:
+        yield from _unused_weights(source, cls, weights)
     call = cls.methods.get("call")
-    if call is not None:
+    if call is not None and CALL_RULES & on:
         yield from _call_checks(source, cls, call, weights)
+    if call is not None and "training-not-passed" in on:
         yield from _training_not_passed(source, cls, call, run)
-    yield from _unbuilt_sublayers(source, cls, run)
+    if "unbuilt-sublayer" in on:
+        yield from _unbuilt_sublayers(source, cls, run)
 
 
 def _at(
@@ -219,87 +236,11 @@ def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
     passes back to `__init__`: its `get_config` extends the base's, or Keras 3 writes it."""
     written = [o.methods["get_config"] for o in [cls, *cls.parents] if "get_config" in o.methods]
     if written:
-        return config_keys(source, written[0])[1]  # False: a config of its own keys only
+        return read_config(written[0]).calls_super  # False: a config of its own keys only
     return cls.kind == "loss" or cls.keras3 or _keras_parent_config(cls)
 
 
 # --- get_config ---------------------------------------------------------------------------
-
-
-def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str], bool]:
-    """The keys `get_config` writes (str constants), and whether it calls `super().get_config()`.
-
-    Returns None for the keys when the config is built in a way this cannot follow.
-    """
-    keys: set[str] = set()
-    tracked: set[str] = set()
-    calls_super = False
-    for node in walk(function):
-        if (
-            isinstance(node, ast.Assign)
-            and all(isinstance(t, ast.Name) for t in node.targets)
-            and _dict_like(node.value)
-        ):
-            tracked.update(t.id for t in node.targets)
-
-    def known(value: ast.AST) -> bool:
-        return _dict_like(value) or (isinstance(value, ast.Name) and value.id in tracked)
-
-    for node in walk(function):
-        if is_super_call(node, "get_config"):
-            calls_super = True
-        if isinstance(node, ast.DictComp):
-            return None, calls_super
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values):
-                if key is None and not known(value):
-                    return None, calls_super
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    keys.add(key.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            callee = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
-            if callee in ("dict", "update"):
-                for k in node.keywords:
-                    if k.arg is None and not known(k.value):
-                        return None, calls_super
-                    keys.add(k.arg or "")
-                if any(not (known(a) or isinstance(a, ast.Dict)) for a in node.args):
-                    # `dict(self._config._asdict())`, `config.update(self._extra)`
-                    return None, calls_super
-            elif callee == "setdefault" and node.args and isinstance(node.args[0], ast.Constant):
-                keys.add(node.args[0].value)
-        elif isinstance(node, (ast.Assign, ast.AugAssign)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(target, ast.Subscript):
-                    if isinstance(target.slice, ast.Constant) and isinstance(
-                        target.slice.value, str
-                    ):
-                        keys.add(target.slice.value)
-                    else:
-                        return None, calls_super
-        elif (
-            isinstance(node, ast.Return)
-            and node.value is not None
-            and not known(node.value)
-            and not isinstance(node.value, ast.Dict)
-            and not _dict_call(node.value)
-        ):
-            return None, calls_super
-    return keys, calls_super
-
-
-def _dict_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-
-
-def _dict_like(node: ast.AST) -> bool:
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "copy"
-    ):
-        node = node.func.value
-    return isinstance(node, ast.Dict) or _dict_call(node) or is_super_call(node, "get_config")
 
 
 def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
@@ -316,10 +257,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         else set()
     )
     params = [
-        p
-        for p in _init_params(init)
-        if p not in BASE_ARGUMENTS | forwarded | set_by_children
-        and not (_unserializable(init, p) or _needless(init, p, cls))
+        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
     ]
     if not params:
         return
@@ -341,11 +279,20 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     else:
         keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
     where = own or cls.node
-    missing = [p for p in params if p not in keys]
+    missing = [
+        p
+        for p in params
+        if p not in keys and not (_unserializable(init, p) or _needless(init, p, cls))
+    ]
     if not missing:
         return
     values = [(p, _stored_as(source, init, p)) for p in missing]
-    fixable = all(v for _, v in values)
+    if own is not None:
+        target = _position(source, read_config(own).target)
+    else:  # a new get_config; the bases of these kinds have none worth extending (a
+        # Regularizer's raises NotImplementedError)
+        target = ("method", cls.kind in ("layer", "loss") or _keras_parent_config(cls))
+    fixable = target is not None and all(v for _, v in values)
     names = ", ".join(f"`{p}`" for p in missing)
     if own is not None:
         message = f"`get_config` leaves out {names}: after `load_model` it is back to its default"
@@ -357,9 +304,21 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         where,
         "config-missing",
         message,
-        hint if fixable else hint + " (store the argument on `self` first)",
-        fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None,
+        hint if all(v for _, v in values) else hint + " (store the argument on `self` first)",
+        fix=(
+            ("config-missing", cls.name, cls.node.lineno, tuple(values), target)
+            if fixable
+            else None
+        ),
     )
+
+
+def _position(source: SourceFile, target: tuple | None) -> tuple | None:
+    """A fix target of configs.read_config as plain data: the node's line and column."""
+    if target is None:
+        return None
+    node = target[-1]
+    return (*target[:-1], node.lineno, source.column(node))
 
 
 def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
@@ -370,11 +329,11 @@ def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
         method = owner.methods.get("get_config")
         if method is None:
             continue
-        found, calls_super = config_keys(source, method)
-        if found is None:
+        read = read_config(method)
+        if read.keys is None:
             return None
-        keys |= found
-        if not calls_super:
+        keys |= read.keys
+        if not read.calls_super:
             break
     return keys
 
@@ -792,12 +751,16 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             )
         ):
             continue
+        # Before `super().__init__()` there is no `self.dtype_policy` to pass (keras's RNN
+        # makes its cell there): not a finding a fix could settle.
+        ready = _super_init(function) if method == "__init__" else None
         for node in walk(function):
             found = _layer_class(source, node.func, run) if isinstance(node, ast.Call) else None
             if (
                 found
                 and not any(k.arg in ("dtype", None) for k in node.keywords)
                 and not _preprocessing(*found)
+                and (ready is None or node.lineno > ready.end_lineno)
             ):
                 short = found[0]
                 yield _at(

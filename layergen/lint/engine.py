@@ -100,11 +100,13 @@ def _check_files(
     texts: dict[Path, str] | None = None,
     cache: CheckCache | None = None,
     read_all: bool = False,
+    only: set[Path] | None = None,
 ) -> Report:
     """Check `paths`; `texts` gives the text to use for some of them (a fix's result).
     Files that cannot change a finding are not parsed (deps.prefilter); with `cache`,
     neither are files whose findings it holds, unless a file checked again needs them.
-    `read_all` turns the prefilter off (to compare)."""
+    `read_all` turns the prefilter off (to compare). With `only`, the other paths are
+    context (the project around the files named): read, not reported."""
     report = Report()
     read: dict[Path, str] = {}
     for path in paths:
@@ -142,6 +144,8 @@ def _check_files(
     keys, wanted = {}, kept
     if cache is not None:
         keys, wanted = _cached(cache, report, read, kept, names, hashes, everyone)
+    if only is not None:
+        wanted = [path for path in wanted if path in only]
     for path, found in _check(report.files, wanted, everyone, settings).items():
         if cache is not None:
             cache.put(keys[path], found)
@@ -149,6 +153,9 @@ def _check_files(
             report.findings[path] = found
     if cache is not None:
         cache.save()
+    if only is not None:
+        report.findings = {p: f for p, f in report.findings.items() if p in only}
+        report.checked = sum(1 for path in read if path in only)
     return report
 
 
@@ -215,7 +222,14 @@ def _check(
     result = {}
     for path in wanted:
         source = files[path]
-        run = Run(classes, registrars, settings.package or path.parent.name, subclasses, homes)
+        run = Run(
+            classes,
+            registrars,
+            settings.package or path.parent.name,
+            subclasses,
+            homes,
+            settings.select,
+        )
         found = [
             f
             for cls in source.classes

@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import BLACK_DEFAULTS, BlackStyle
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .rules import DEFAULT_RULES, RULES
 
@@ -25,6 +26,7 @@ class CheckSettings:
     select: frozenset[str] = DEFAULT_RULES
     registrars: frozenset[str] = frozenset()
     exclude: tuple[str, ...] = ()
+    style: BlackStyle = BLACK_DEFAULTS  # the project's black, for the lines --fix writes
 
 
 def load_settings(
@@ -95,6 +97,7 @@ def load_settings(
         select=frozenset(chosen - dropped),
         registrars=frozenset(section.get("registration-decorators", [])),
         exclude=tuple(section.get("exclude", [])),
+        style=config.black,
     )
 
 

@@ -100,11 +100,15 @@ class Lock:
         entries: dict[str, Entry] | None = None,
         texts: dict[str, str] | None = None,
         records: dict[str, Record] | None = None,
+        handwritten: dict[str, dict] | None = None,
     ):
         self.root = root
         self.entries = dict(entries or {})
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
         self.records = dict(records or {})  # declaration key -> Record
+        # test module key -> what `layergen tests` wrote it from: the hand-written module,
+        # the class, and the flags given once (handwritten.py), so a rerun needs none
+        self.handwritten = dict(handwritten or {})
 
     @property
     def path(self) -> Path:
@@ -138,6 +142,7 @@ class Lock:
                 return cls(root, entries, texts)
             entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
             records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
+            handwritten = dict(data.get("handwritten", {}))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DiagnosticError(
                 [
@@ -149,7 +154,7 @@ class Lock:
                     )
                 ]
             ) from None
-        return cls(root, entries, records=records)
+        return cls(root, entries, records=records, handwritten=handwritten)
 
     def base(self, path: Path) -> str | None:
         """The text generated last time for `path`, or None if it never was."""
@@ -241,6 +246,8 @@ class Lock:
             if seal is not None and record.seal == seal:  # one that no longer fits is dropped
                 records[key] = record.as_json()
         data = {"version": VERSION, "files": index, **({"records": records} if records else {})}
+        if self.handwritten:
+            data["handwritten"] = dict(sorted(self.handwritten.items()))
         out[self.path] = json.dumps(data, indent=1) + "\n"
         return out
 

@@ -420,7 +420,7 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
     )
     assert "[init-kwargs]" in result.stdout
     # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
-    (tmp_path / "other.py").write_text("class A(:\n")
+    (tmp_path / "other.py").write_text("class Point(:\n")
     assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
     assert "Traceback" not in result.stderr
     missing = layergen("check", "nope.py", cwd=tmp_path)
