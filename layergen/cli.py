@@ -174,9 +174,23 @@ def new(
                 for written in (path, schema_file) if schema_file else (path,):
                     typer.echo(f"{styled('created')} {_shown(written)}")
             code = _apply(run, quiet=quiet)
+            if code == 0 and not quiet:
+                typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
+
+
+def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
+    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
+    ((module, test),) = companions.items()
+    return (
+        f"\nYour layer is {_shown(module)}, declared in {_shown(declaration)};"
+        f" its tests are {_shown(test)}.\nNext:\n"
+        f"  pytest {_shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
+        f"  edit {_shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
+        " running); hand edits to the module are kept"
+    )
 
 
 @app.command()

@@ -15,7 +15,7 @@ from .textfiles import read_text
 KEYS = {
     "paths": "declaration files or folders that `layergen generate` renders by default",
     "tests": "the folder generated tests are written to (default: tests)",
-    "package": "the default registration package (default: the declaration's folder name)",
+    "package": "the default registration package (default: the project's name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
     "line-length": "black's line length for generated files (default: black's own config, else 88)",
     "check": "the [tool.layergen.check] table: settings of `layergen check`",

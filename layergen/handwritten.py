@@ -148,9 +148,11 @@ def plan_tests(
     and the merge like every generated file: a test a person added stays."""
     import os
 
-    from .generate import Plan, conftest, target
+    from .generate import conftest
     from .render_many import render_file
+    from .targets import target
     from .update.lock import Lock
+    from .update.plan import Plan
 
     path = path.resolve()
     t = target(path, config)  # the import path and tests folder, as for a declaration

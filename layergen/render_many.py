@@ -20,7 +20,7 @@ from .update.lock import Lock, Record
 
 if TYPE_CHECKING:
     from .config import Config
-    from .generate import Target
+    from .targets import Target
 
 # Below this many declarations to render, forking workers costs more than it saves. On an
 # idle 2-core machine (`benchmarks/project_speed.py --break-even`) the pool ties from 4 and

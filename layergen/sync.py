@@ -25,7 +25,7 @@ from .update.merge import code
 
 if TYPE_CHECKING:
     from .config import Config
-    from .generate import Plan
+    from .update.plan import Plan
 
 # Members layergen generates that a declaration describes only through other keys.
 _CARRIED = ("__init__", "call")

@@ -18,8 +18,13 @@ TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
 ACCEPTANCE = FIXTURES / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
-# Where the team's shared folder sits beside a checkout: an extra set, never needed.
-SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
+# More declarations to render, named explicitly (`LAYERGEN_EXTRA_EXAMPLES=../shared/examples`):
+# no test reads outside the repository unless asked to.
+EXTRA_EXAMPLES = (
+    Path(os.environ["LAYERGEN_EXTRA_EXAMPLES"])
+    if os.environ.get("LAYERGEN_EXTRA_EXAMPLES")
+    else None
+)
 
 
 def make_project(root: Path, sources: dict[str, Path]) -> Path:

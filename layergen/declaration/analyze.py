@@ -21,7 +21,6 @@ from ..keras_names import DTYPES, IDENTIFIERS
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, parse, resolve, returned_values
-from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Param
 from .yamlfile import Document, Pos
 
@@ -50,7 +49,6 @@ class Analysis:
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     codes: dict[tuple, Code] = field(default_factory=dict)
-    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -107,7 +105,6 @@ class _Analyzer:
         self._check_free_names()
         if self.errors:
             raise DiagnosticError(self.errors)
-        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------

@@ -17,8 +17,8 @@ from . import conflicts as markers
 from .lock import Lock
 
 if TYPE_CHECKING:
-    from ..generate import Plan
     from .merge import Conflict, Prefer
+    from .plan import Plan
 
 _REJECT_HEADER = "# layergen: generated `"  # what the .rej files of layergen 0.1 began with
 _CLASS = re.compile(r"^class (\w+)\b", re.MULTILINE)

@@ -51,6 +51,7 @@ def mixin_by_hand_and_package_in_the_declaration(root: Path) -> None:
 
 def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scaler_project):
     """The decorator and the class line are adjacent: as in git, changes to both conflict."""
+    (decorator,) = [line for line in module(scaler_project).splitlines() if line.startswith("@")]
     mixin_by_hand_and_package_in_the_declaration(scaler_project)
     before = snapshot(scaler_project)
     for args in (("generate", "--check", "layers"), ("generate", "--diff", "layers")):
@@ -66,7 +67,7 @@ def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scale
     text = module(scaler_project)
     assert (
         "<<<<<<< yours (edited by hand)\n"
-        '@keras.saving.register_keras_serializable(package="layers")\n'
+        f"{decorator}\n"
         "class Scaler(Mixin, keras.layers.Layer):\n"
         "=======\n"
         '@keras.saving.register_keras_serializable(package="other")\n'
@@ -76,6 +77,7 @@ def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scale
     ) in text
     assert text.count("class Scaler") == 2 and text.count("def call") == 1  # one shared body
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    assert run("generate", "layers").exit_code == 0
     assert run("generate", "--check", "layers").exit_code == 0
     assert 'package="other")\nclass Scaler(keras.layers.Layer):' in module(scaler_project)
 

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class RMSNorm(keras.layers.Layer):
     """Divides each sample by the root mean square of its last axis, then applies a
     learned gain.
@@ -47,7 +47,7 @@ class RMSNorm(keras.layers.Layer):
             initializer="ones",
         )
 
-    def call(self, x, training=None):
+    def call(self, x):
         x = ops.cast(x, "float32")
         return ops.cast(
             x
