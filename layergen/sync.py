@@ -11,6 +11,7 @@ declaration's change is not thrown away, the merge reports the conflict instead.
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -290,6 +291,9 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
         )
     implicit = {"seed"} if data.get("random") else set()
     args = [a for a in cls.args if a.name not in implicit]
+    unwritable = [_default_unwritable(module, a) for a in args if _default_problem(a)]
+    if unwritable:
+        raise DiagnosticError(unwritable)
     params = data.get("params")
     if params is None:
         params = CommentedMap()
@@ -324,6 +328,38 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
     if not params:
         del data["params"]
     return _dump(data, yaml)
+
+
+def _default_problem(arg) -> str | None:
+    """Why a declaration cannot hold the argument's default as it is, or None."""
+    if arg.default is REQUIRED:
+        return None
+    if not arg.literal:
+        return "is an expression, and a declaration holds values only"
+    listed = isinstance(arg.default, (list, tuple))
+    for value in arg.default if listed else [arg.default]:
+        if value is not None and type(value) not in (bool, int, float, str):
+            return f"{'holds' if listed else 'is'} {_kind(value)}, which no param type holds"
+        if isinstance(value, float) and not math.isfinite(value):
+            return "is not a finite number"
+    return None
+
+
+def _kind(value) -> str:
+    names = {complex: "a complex number", bytes: "bytes", type(...): "Ellipsis"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _default_unwritable(module: Path, arg) -> Diagnostic:
+    return Diagnostic(
+        str(module),
+        arg.line,
+        arg.column,
+        "cannot-sync",
+        f"the default of `{arg.name}` (`{arg.default_code}`) {_default_problem(arg)}",
+        "write it as a number, a string, True, False, None or a list of them; or edit the"
+        " declaration by hand and undo the edit here",
+    )
 
 
 def _plain(value):

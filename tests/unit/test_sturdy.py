@@ -344,3 +344,137 @@ def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(
     no_traceback(result)
     assert result.exit_code == 2 and where in result.output, result.output
     assert snapshot(tmp_path) == before
+
+
+# -- 15. declarations that generated code Keras or Python then rejected ---------------------------
+
+
+def generate_one(root: Path, text: str):
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (root / "layers").mkdir(exist_ok=True)
+    (root / "layers" / "l.layer.yaml").write_text(text)
+    return run("generate", "layers")
+
+
+BUILTIN_NAMES = ["map", "filter", "min", "id", "type", "print", "range"]
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_an_input_named_like_a_builtin_is_that_input_everywhere(tmp_path, monkeypatch, name):
+    """`build` indexed the builtin (`map[-1]`): a declared name comes before a builtin's."""
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(
+        tmp_path,
+        f"layer: L\ninputs:\n  {name}: {{}}\nweights:\n  w:\n    shape: {name}[-1]\n"
+        f"call: {name} * w\noutput_shape: ({name}[0], {name}[-1])\n",
+    )
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "layers" / "l.py").read_text()
+    assert "shape=(input_shape[-1],)" in text and f"{name}[" not in text
+    assert "return (input_shape[0], input_shape[-1])" in text
+    assert f"def call(self, {name}):\n        return {name} * self.w" in text
+
+
+@pytest.mark.parametrize(
+    "declaration, where, message",
+    [
+        ("layer: Ω\ncall: x\n", "1:8", "class name `Ω` is not ASCII"),
+        (
+            "layer: L\nsublayers:\n  β: {class: keras.layers.Dense, args: {units: 2}}\ncall: β(x)\n",
+            "3:3",
+            "sublayer `β` is not ASCII",
+        ),
+        ("layer: L\ninputs:\n  _private: {}\ncall: _private\n", "3:3", "input `_private` starts"),
+        ("layer: L\ncall: (self := x) * 2\n", "2:8", "the code assigns `self`"),
+        ("layer: L\ncall: |\n  self = x\n  return x\n", "3:3", "the code assigns `self`"),
+        (
+            "layer: L\ncall: |\n  for self in [x]:\n      pass\n  return x\n",
+            "3:7",
+            "the code assigns `self`",
+        ),
+        ("layer: L\ncall: |\n  import os as ops\n  return x\n", "3:3", "the code assigns `ops`"),
+        ("layer: L\ncall: |\n  keras = 1\n  return x\n", "3:3", "the code assigns `keras`"),
+    ],
+)
+def test_names_that_generated_broken_code_are_located_errors(
+    tmp_path, monkeypatch, declaration, where, message
+):
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(tmp_path, declaration)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert f"layers/l.layer.yaml:{where}: error: {message}" in result.output, result.output
+    assert not (tmp_path / "layers" / "l.py").exists()
+
+
+def test_names_bound_inside_a_nested_scope_or_read_stay_allowed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(
+        tmp_path,
+        "layer: L\ncall: |\n  mask = None\n  f = lambda self: self\n"
+        "  y = [ops for ops in [x]][0]\n  return f(y) * 2\n",
+    )
+    assert result.exit_code == 0, result.output
+
+
+# -- 16. sync never changes a default it cannot write --------------------------------------------
+
+
+def with_alpha(root: Path, default: str) -> tuple[int, int]:
+    """The module's `__init__` given `alpha=<default>`; the line and column of `alpha`."""
+    text = module(root).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        f"def __init__(self, gain=1.0, alpha={default}, **kwargs):",
+    )
+    write(root, "layers/scaler.py", text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "alpha=" in t)
+    return line, text.splitlines()[line - 1].index("alpha") + 1
+
+
+@pytest.mark.parametrize(
+    "default, why",
+    [
+        ("DEFAULT_ALPHA", "is an expression, and a declaration holds values only"),
+        ("10**400", "is an expression"),
+        ('float("nan")', "is an expression"),
+        ("1e400", "is not a finite number"),
+        ("1j", "is a complex number, which no param type holds"),
+        ("-1j", "is a complex number"),
+        ("(1, 2j)", "holds a complex number"),
+        ("[[1]]", "holds a list"),
+        ("...", "is Ellipsis, which no param type holds"),
+        ('{"a": 1}', "is a dict"),
+        ('b"x"', "is bytes"),
+        ("{1, 2}", "is a set"),
+    ],
+)
+def test_sync_refuses_a_default_it_cannot_write_at_its_place(scaler_project, default, why):
+    line, column = with_alpha(scaler_project, default)
+    before = snapshot(scaler_project)
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"layers/scaler.py:{line}:{column}: error: the default of `alpha` (`{default}`) {why}"
+        in result.output
+    ), result.output
+    assert "[cannot-sync]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+@pytest.mark.parametrize(
+    "default, declared",
+    [
+        ("0.25", " {type: float, default: 0.25}"),
+        ("-3", " {type: int, default: -3}"),
+        ('"x"', " {type: str, default: x}"),
+        ("None", " {type: float, default: null}"),
+        ("True", " {type: bool, default: true}"),
+        ("[4, 4]", "\n    type: list[int]\n    default: [4, 4]"),
+    ],
+)
+def test_sync_writes_a_literal_default_as_it_is(scaler_project, default, declared):
+    with_alpha(scaler_project, default)
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert f"  alpha:{declared}\n" in (scaler_project / "layers/scaler.layer.yaml").read_text()
