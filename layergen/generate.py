@@ -194,7 +194,6 @@ def plan_run(
         sources,
         lock,
         companions,
-        config.black,
         hand_written,
         reused=frozenset(reused_paths),
     )

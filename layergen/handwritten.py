@@ -188,4 +188,4 @@ def plan_tests(
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    return Plan(generated, conftest(config, [t.import_root]), sources, lock, style=config.black)
+    return Plan(generated, conftest(config, [t.import_root]), sources, lock)

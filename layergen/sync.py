@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .config import no_paths
 from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
@@ -62,16 +63,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
 
     if not paths:
         raise DiagnosticError(
-            [
-                Diagnostic(
-                    "pyproject.toml",
-                    1,
-                    1,
-                    "no-paths",
-                    "no modules given",
-                    "pass modules or folders, or set `paths` under [tool.layergen]",
-                )
-            ]
+            [no_paths(config.root, "sync", "no modules given", "modules or folders")]
         )
     modules = modules_to_sync(paths, skip_undeclared=skip_undeclared)
     if not modules:
@@ -179,8 +171,28 @@ def _with_call(text: str, current: str | None, like: str | None = None) -> str:
     body = _declared_body(_methods(current).get("call"), data)
     if body is None:
         return text
-    data["call"] = LiteralScalarString(body)
+    was = data["call"]
+    returned = _one_return(body)
+    if returned is not None and not isinstance(was, LiteralScalarString) and "\n" not in was:
+        data["call"] = type(was)(returned)  # `call: expr` stays one line, quoted as it was
+    else:
+        data["call"] = LiteralScalarString(body)
     return _dump(data, yaml)
+
+
+def _one_return(body: str) -> str | None:
+    """The expression of a body that is `return <expression>` alone on one line, or None."""
+    statements = cst.parse_module(body).body
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    (statement,) = statements
+    if len(statement.body) != 1:
+        return None
+    returned = statement.body[0]
+    if not isinstance(returned, cst.Return) or returned.value is None:
+        return None
+    expression = code(returned.value)
+    return expression if body.strip() == f"return {expression}" and "\n" not in expression else None
 
 
 def _declared_body(method: cst.FunctionDef | None, data) -> str | None:

@@ -478,3 +478,88 @@ def test_sync_writes_a_literal_default_as_it_is(scaler_project, default, declare
     result = run("sync", "layers")
     assert result.exit_code == 0, result.output
     assert f"  alpha:{declared}\n" in (scaler_project / "layers/scaler.layer.yaml").read_text()
+
+
+def test_hand_written_code_in_a_merged_file_is_not_reformatted(scaler_project):
+    """Only generated members are formatted (they come formatted): a person's spacing stays."""
+    text = module(scaler_project).replace(
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        extra=[1,2]  # mine, spaced my way\n",
+    )
+    write(scaler_project, "layers/scaler.py", text + "\n\ndef helper(x): return x*2\n")
+    write(
+        scaler_project,
+        "layers/scaler.layer.yaml",
+        DECLARATION.replace("initializer: ones", "initializer: zeros").replace(
+            "doc: Multiplies", "doc: Now multiplies"
+        ),
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 0, result.output
+    text = module(scaler_project)
+    assert "        extra=[1,2]  # mine, spaced my way\n" in text
+    assert text.endswith("\n\n\ndef helper(x): return x*2\n")
+    assert 'initializer="zeros"' in text and '"""Now multiplies' in text
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "declared, edited, synced",
+    [
+        ("x * scale * gain", "x * self.scale * self.gain * 2", "call: x * scale * gain * 2\n"),
+        ('"x * scale * gain"', "x * self.scale * 2", 'call: "x * scale * 2"\n'),
+        ("'x * scale * gain'", "x * self.scale * 2", "call: 'x * scale * 2'\n"),
+        ("x * scale * gain", "(lambda v: v)(x) * 2", "call: '(lambda v: v)(x) * 2'\n"),
+        ("|\n  return x * scale * gain", "x * self.scale * 2", "call: |\n  return x * scale * 2\n"),
+    ],
+)
+def test_sync_keeps_a_one_line_call_on_one_line(scaler_project, declared, edited, synced):
+    write(
+        scaler_project,
+        "layers/scaler.layer.yaml",
+        DECLARATION.replace("call: x * scale * gain", f"call: {declared}"),
+    )
+    assert run("generate", "layers").exit_code == 0
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace("return x * self.scale * self.gain", f"return {edited}"),
+    )
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert (scaler_project / "layers/scaler.layer.yaml").read_text().endswith(synced)
+
+
+def test_sync_writes_a_call_of_several_statements_as_a_block(scaler_project):
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace(
+            "return x * self.scale * self.gain",
+            "y = x * self.scale\n        return y * self.gain",
+        ),
+    )
+    assert run("sync", "layers").exit_code == 0
+    assert (
+        (scaler_project / "layers/scaler.layer.yaml")
+        .read_text()
+        .endswith("call: |\n  y = x * scale\n  return y * gain\n")
+    )
+
+
+def test_no_paths_after_new_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "Foo").exit_code == 0
+    for args, what in (
+        (("generate", "--check"), "no declarations given"),
+        (("sync",), "no modules given"),
+        (("watch",), "nothing to watch"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2
+        assert f"layergen {args[0]}: error: {what} [no-paths]" in result.output, result.output
+        assert "pyproject.toml:" not in result.output
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\n")
+    result = run("generate", "--check")
+    assert "pyproject.toml:4:1: error: no declarations given [no-paths]" in result.output
