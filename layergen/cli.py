@@ -69,18 +69,9 @@ def generate(
             [Path(os.path.abspath(p)) for p in paths] if paths else config.paths
         )  # links kept: output goes beside them
         if not roots:
-            _fail(
-                [
-                    Diagnostic(
-                        "pyproject.toml",
-                        1,
-                        1,
-                        "no-paths",
-                        "no declarations given",
-                        "pass files or folders, or set `paths` under [tool.layergen]",
-                    )
-                ]
-            )
+            from .config import no_paths
+
+            _fail([no_paths(config.root, "generate", "no declarations given")])
         code = commands.generate(
             roots,
             config,

@@ -218,6 +218,27 @@ def load_config(cwd: Path | None = None) -> Config:
     )
 
 
+def no_paths(
+    root: Path, command: str, what: str, pass_what: str = "files or folders"
+) -> Diagnostic:
+    """Nothing to run on: at `[tool.layergen]` in the project's pyproject.toml, where `paths`
+    would go; at the command where there is no pyproject.toml (a line of a missing file helps
+    nobody)."""
+    pyproject = root / "pyproject.toml"
+    hint = f"pass {pass_what}, or set `paths` under [tool.layergen]"
+    if not pyproject.is_file():
+        return Diagnostic(
+            f"layergen {command}",
+            None,
+            None,
+            "no-paths",
+            what,
+            hint + " in a pyproject.toml (`layergen init` writes one)",
+        )
+    line = _line_of(read_text(pyproject), "layergen", "tool")
+    return Diagnostic(str(pyproject), line, 1, "no-paths", what, hint)
+
+
 def toml_position(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
     """Where tomllib found the error: "(at line L, column C)" or "(at end of document)"."""
     found = re.search(r"at line (\d+), column (\d+)", str(exc))

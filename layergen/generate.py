@@ -17,7 +17,7 @@ from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
-from .textfiles import read_text, same_text, split_line_ends, with_line_ends
+from .textfiles import read_bytes, read_text, same_text, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -195,7 +195,6 @@ def plan_run(
         sources,
         lock,
         companions,
-        config.black,
         hand_written,
         reused=frozenset(reused_paths),
     )
@@ -204,8 +203,8 @@ def plan_run(
 def _read(path: Path) -> bytes | None:
     """The declaration's bytes; None if it cannot be read (its rendering says why, located)."""
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_bytes(path)
+    except DiagnosticError:
         return None
 
 

@@ -34,6 +34,7 @@ class Arg:
     name: str
     default: Any = REQUIRED  # a Python literal, or REQUIRED
     default_code: str | None = None
+    literal: bool = True  # False: the default is an expression (`DEFAULT_ALPHA`), read as None
     annotation: str | None = None
     doc_type: str | None = None  # from the class or `__init__` docstring's Args
     line: int = 1
@@ -129,8 +130,8 @@ def _read_class(node: cst.ClassDef, positions) -> LayerClass:
                     arg.default_code = _code(p.default)
                     try:
                         arg.default = ast.literal_eval(arg.default_code)
-                    except (ValueError, SyntaxError):
-                        arg.default = None  # not a literal: optional, shown as None
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        arg.default, arg.literal = None, False  # optional, shown as None
                 info.args.append(arg)
             info.has_kwargs = isinstance(params.star_kwarg, cst.Param)
             info.sublayers = _assigned(

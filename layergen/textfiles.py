@@ -24,40 +24,9 @@ if TYPE_CHECKING:
 
 def read_text(path: Path, *, missing_ok: bool = False) -> str | None:
     """The file's text, line ends as they are; None for a missing file when `missing_ok`."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        if missing_ok:
-            return None
-        raise DiagnosticError(
-            [Diagnostic(str(path), None, None, "no-such-file", "no such file")]
-        ) from None
-    except IsADirectoryError:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(path),
-                    None,
-                    None,
-                    "cannot-read",
-                    "cannot read the file: a folder is in its place",
-                    "move the folder away",
-                )
-            ]
-        ) from None
-    except OSError as exc:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(path),
-                    None,
-                    None,
-                    "cannot-read",
-                    f"cannot read the file: {exc.strerror or exc}",
-                    "check its permissions",
-                )
-            ]
-        ) from None
+    data = read_bytes(path, missing_ok=missing_ok)
+    if data is None:
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -78,10 +47,51 @@ def read_text(path: Path, *, missing_ok: bool = False) -> str | None:
         ) from None
 
 
+def read_bytes(path: Path, *, missing_ok: bool = False) -> bytes | None:
+    """The file's bytes; None for a missing file when `missing_ok`."""
+    try:
+        if not path.is_file() and path.exists():  # a folder, or a pipe that would never end
+            folder = path.is_dir()
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        None,
+                        None,
+                        "cannot-read",
+                        "cannot read the file: "
+                        + ("a folder is in its place" if folder else "it is a pipe or a device"),
+                        "move the folder away" if folder else "put the file in its place",
+                    )
+                ]
+            )
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise DiagnosticError(
+            [Diagnostic(str(path), None, None, "no-such-file", "no such file")]
+        ) from None
+    except OSError as exc:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    None,
+                    None,
+                    "cannot-read",
+                    f"cannot read the file: {exc.strerror or exc}",
+                    "check its permissions",
+                )
+            ]
+        ) from None
+    return data
+
+
 def same_text(path: Path, text: str) -> bool:
     """Whether the file holds exactly `text` (False when it is missing or unreadable)."""
     try:
-        return path.read_bytes() == text.encode("utf-8")
+        return path.is_file() and path.read_bytes() == text.encode("utf-8")
     except OSError:
         return False
 

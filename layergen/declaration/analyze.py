@@ -38,6 +38,13 @@ LAYER_ONLY_KEYS = (
 )
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
+# Names code may read but not assign: layergen writes `self.units` for `units` into it, and
+# `ops.`/`keras.` around it.
+KEPT_BINDINGS = frozenset(["self", "ops", "keras"])
+# A class name names its layers, a sublayer's its layer: TensorFlow takes these as name
+# scopes, which must match `[A-Za-z0-9_.\\/>-]*` (`Ω` generated, then every test failed).
+NOT_ASCII = "is not ASCII: Keras makes it a layer's name, and TensorFlow takes ASCII names only"
+ASCII_HINT = "use ASCII letters, digits and `_`"
 MAX_RANK = 16
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
@@ -159,6 +166,19 @@ class _Analyzer:
         for code, local, members, what, report in self.scopes:
             if not report:
                 continue
+            for bound in code.bound:
+                if bound.name in KEPT_BINDINGS:
+                    line, col = code.locate(bound.node)
+                    self.errors.append(
+                        Diagnostic(
+                            self.doc.path,
+                            line,
+                            col,
+                            "reserved-name",
+                            f"the code assigns `{bound.name}`, which the generated code around it uses",
+                            f"use another name, such as `{bound.name}_`",
+                        )
+                    )
             known = local | members | self.globals
             for free in code.free:
                 if free.name in known:
@@ -266,7 +286,7 @@ class _Analyzer:
                 )
                 return False
             return True  # checkpoints of Keras's own layers name attributes so
-        if name.startswith("_") and what != "input":
+        if name.startswith("_"):
             self.error(
                 loc,
                 "reserved-name",
@@ -289,6 +309,8 @@ class _Analyzer:
                 f"`{name}` is not a valid class name",
                 "use a PascalCase Python identifier, such as `ScaledDense`",
             )
+        elif not name.isascii():
+            self.error((kind,), "bad-class-name", f"class name `{name}` {NOT_ASCII}", ASCII_HINT)
         elif name in template_names.TEST_MODULE:
             self.error(
                 (kind,),
@@ -320,6 +342,10 @@ class _Analyzer:
                 if not self._identifier(loc, item, what, reserved=reserved):
                     bad.add(loc)
                     continue
+                if section == "sublayers" and not item.isascii():
+                    self.error(
+                        loc, "bad-name", f"sublayer `{item}` {NOT_ASCII}", ASCII_HINT, key=True
+                    )
                 if item in seen and section != "params":
                     self.error(
                         loc,

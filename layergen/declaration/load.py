@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..textfiles import read_bytes
 from . import model
 from .analyze import Analysis, analyze
 from .ir import Declared, build_ir
@@ -48,13 +49,7 @@ class Checked(Analysis):
 
 def load_declaration(path: str | Path) -> Checked:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DiagnosticError(
-            [Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]
-        ) from None
-    return parse_declaration(str(path), raw)
+    return parse_declaration(str(path), read_bytes(path))
 
 
 # Sections whose keys are names the code uses; an error inside one item drops that item only.

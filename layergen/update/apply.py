@@ -67,7 +67,6 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             files[path] = new
             lock.record(path, new, plan.sources.get(path))
             continue
-        from ..render.render import format_code
         from .merge import Conflict, merge
 
         as_stored = read_text(path)
@@ -89,10 +88,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             renames=renames.get(path),
             keep=plan.hand_written.get(path, frozenset()),
         )
-        text = result.text
-        if not result.conflicts and text not in (current, new):
-            text = _formatted(text, format_code, plan.style)
-        files[path] = with_line_ends(text, line_ends)
+        # Not formatted: generated members come formatted, and hand-written code stays as written.
+        files[path] = with_line_ends(result.text, line_ends)
         if result.conflicts:
             conflicts[path] = result.conflicts
         lock.record(path, new, plan.sources.get(path))
@@ -116,11 +113,3 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
         if len(old) == 1 and len(new) == 1:
             renames[module] = renames[test] = {old.pop(): new.pop()}
     return renames
-
-
-def _formatted(text: str, format_code, style) -> str:
-    """A merged file formatted as generated files are; as it is if black cannot read it."""
-    try:
-        return format_code(text, style)
-    except Exception:  # black's InvalidInput and friends: never lose the merge over formatting
-        return text

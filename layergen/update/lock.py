@@ -165,9 +165,8 @@ class Lock:
                 return None
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
             try:
-                text = file.read_text(
-                    encoding="utf-8"
-                )  # `\r\n` read as `\n`: a checkout may add them
+                # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
+                text = file.read_text(encoding="utf-8") if file.is_file() else None
             except (OSError, UnicodeDecodeError):
                 text = None
             if text is None or _digest(text) != entry.digest:
@@ -203,7 +202,7 @@ class Lock:
         for key in record.outputs:
             path = self.root / key
             try:
-                data = path.read_bytes()
+                data = path.read_bytes() if path.is_file() else b""  # a pipe would never end
             except OSError:
                 return None
             if hashlib.sha256(data).hexdigest() != self.entries[key].digest:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import BLACK_DEFAULTS, BlackStyle
 from .lock import Lock
 
 
@@ -23,7 +22,6 @@ class Plan:
     sources: dict[Path, str]  # generated path -> digest of its unformatted source
     lock: Lock  # as read for this run: the merge bases, and the texts black was spared
     companions: dict[Path, Path] = field(default_factory=dict)  # module -> its test module
-    style: BlackStyle = BLACK_DEFAULTS  # how a merged file is formatted
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
     )  # module -> members kept as written

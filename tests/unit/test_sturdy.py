@@ -51,6 +51,7 @@ def mixin_by_hand_and_package_in_the_declaration(root: Path) -> None:
 
 def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scaler_project):
     """The decorator and the class line are adjacent: as in git, changes to both conflict."""
+    (decorator,) = [line for line in module(scaler_project).splitlines() if line.startswith("@")]
     mixin_by_hand_and_package_in_the_declaration(scaler_project)
     before = snapshot(scaler_project)
     for args in (("generate", "--check", "layers"), ("generate", "--diff", "layers")):
@@ -66,7 +67,7 @@ def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scale
     text = module(scaler_project)
     assert (
         "<<<<<<< yours (edited by hand)\n"
-        '@keras.saving.register_keras_serializable(package="demo")\n'
+        f"{decorator}\n"
         "class Scaler(Mixin, keras.layers.Layer):\n"
         "=======\n"
         '@keras.saving.register_keras_serializable(package="other")\n'
@@ -76,6 +77,7 @@ def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scale
     ) in text
     assert text.count("class Scaler") == 2 and text.count("def call") == 1  # one shared body
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    assert run("generate", "layers").exit_code == 0
     assert run("generate", "--check", "layers").exit_code == 0
     assert 'package="other")\nclass Scaler(keras.layers.Layer):' in module(scaler_project)
 
@@ -342,3 +344,222 @@ def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(
     no_traceback(result)
     assert result.exit_code == 2 and where in result.output, result.output
     assert snapshot(tmp_path) == before
+
+
+# -- 15. declarations that generated code Keras or Python then rejected ---------------------------
+
+
+def generate_one(root: Path, text: str):
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (root / "layers").mkdir(exist_ok=True)
+    (root / "layers" / "l.layer.yaml").write_text(text)
+    return run("generate", "layers")
+
+
+BUILTIN_NAMES = ["map", "filter", "min", "id", "type", "print", "range"]
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_an_input_named_like_a_builtin_is_that_input_everywhere(tmp_path, monkeypatch, name):
+    """`build` indexed the builtin (`map[-1]`): a declared name comes before a builtin's."""
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(
+        tmp_path,
+        f"layer: L\ninputs:\n  {name}: {{}}\nweights:\n  w:\n    shape: {name}[-1]\n"
+        f"call: {name} * w\noutput_shape: ({name}[0], {name}[-1])\n",
+    )
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "layers" / "l.py").read_text()
+    assert "shape=(input_shape[-1],)" in text and f"{name}[" not in text
+    assert "return (input_shape[0], input_shape[-1])" in text
+    assert f"def call(self, {name}):\n        return {name} * self.w" in text
+
+
+@pytest.mark.parametrize(
+    "declaration, where, message",
+    [
+        ("layer: Ω\ncall: x\n", "1:8", "class name `Ω` is not ASCII"),
+        (
+            "layer: L\nsublayers:\n  β: {class: keras.layers.Dense, args: {units: 2}}\ncall: β(x)\n",
+            "3:3",
+            "sublayer `β` is not ASCII",
+        ),
+        ("layer: L\ninputs:\n  _private: {}\ncall: _private\n", "3:3", "input `_private` starts"),
+        ("layer: L\ncall: (self := x) * 2\n", "2:8", "the code assigns `self`"),
+        ("layer: L\ncall: |\n  self = x\n  return x\n", "3:3", "the code assigns `self`"),
+        (
+            "layer: L\ncall: |\n  for self in [x]:\n      pass\n  return x\n",
+            "3:7",
+            "the code assigns `self`",
+        ),
+        ("layer: L\ncall: |\n  import os as ops\n  return x\n", "3:3", "the code assigns `ops`"),
+        ("layer: L\ncall: |\n  keras = 1\n  return x\n", "3:3", "the code assigns `keras`"),
+    ],
+)
+def test_names_that_generated_broken_code_are_located_errors(
+    tmp_path, monkeypatch, declaration, where, message
+):
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(tmp_path, declaration)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert f"layers/l.layer.yaml:{where}: error: {message}" in result.output, result.output
+    assert not (tmp_path / "layers" / "l.py").exists()
+
+
+def test_names_bound_inside_a_nested_scope_or_read_stay_allowed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = generate_one(
+        tmp_path,
+        "layer: L\ncall: |\n  mask = None\n  f = lambda self: self\n"
+        "  y = [ops for ops in [x]][0]\n  return f(y) * 2\n",
+    )
+    assert result.exit_code == 0, result.output
+
+
+# -- 16. sync never changes a default it cannot write --------------------------------------------
+
+
+def with_alpha(root: Path, default: str) -> tuple[int, int]:
+    """The module's `__init__` given `alpha=<default>`; the line and column of `alpha`."""
+    text = module(root).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        f"def __init__(self, gain=1.0, alpha={default}, **kwargs):",
+    )
+    write(root, "layers/scaler.py", text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "alpha=" in t)
+    return line, text.splitlines()[line - 1].index("alpha") + 1
+
+
+@pytest.mark.parametrize(
+    "default, why",
+    [
+        ("DEFAULT_ALPHA", "is an expression, and a declaration holds values only"),
+        ("10**400", "is an expression"),
+        ('float("nan")', "is an expression"),
+        ("1e400", "is not a finite number"),
+        ("1j", "is a complex number, which no param type holds"),
+        ("-1j", "is a complex number"),
+        ("(1, 2j)", "holds a complex number"),
+        ("[[1]]", "holds a list"),
+        ("...", "is Ellipsis, which no param type holds"),
+        ('{"a": 1}', "is a dict"),
+        ('b"x"', "is bytes"),
+        ("{1, 2}", "is a set"),
+    ],
+)
+def test_sync_refuses_a_default_it_cannot_write_at_its_place(scaler_project, default, why):
+    line, column = with_alpha(scaler_project, default)
+    before = snapshot(scaler_project)
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"layers/scaler.py:{line}:{column}: error: the default of `alpha` (`{default}`) {why}"
+        in result.output
+    ), result.output
+    assert "[cannot-sync]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+@pytest.mark.parametrize(
+    "default, declared",
+    [
+        ("0.25", " {type: float, default: 0.25}"),
+        ("-3", " {type: int, default: -3}"),
+        ('"x"', " {type: str, default: x}"),
+        ("None", " {type: float, default: null}"),
+        ("True", " {type: bool, default: true}"),
+        ("[4, 4]", "\n    type: list[int]\n    default: [4, 4]"),
+    ],
+)
+def test_sync_writes_a_literal_default_as_it_is(scaler_project, default, declared):
+    with_alpha(scaler_project, default)
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert f"  alpha:{declared}\n" in (scaler_project / "layers/scaler.layer.yaml").read_text()
+
+
+def test_hand_written_code_in_a_merged_file_is_not_reformatted(scaler_project):
+    """Only generated members are formatted (they come formatted): a person's spacing stays."""
+    text = module(scaler_project).replace(
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        extra=[1,2]  # mine, spaced my way\n",
+    )
+    write(scaler_project, "layers/scaler.py", text + "\n\ndef helper(x): return x*2\n")
+    write(
+        scaler_project,
+        "layers/scaler.layer.yaml",
+        DECLARATION.replace("initializer: ones", "initializer: zeros").replace(
+            "doc: Multiplies", "doc: Now multiplies"
+        ),
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 0, result.output
+    text = module(scaler_project)
+    assert "        extra=[1,2]  # mine, spaced my way\n" in text
+    assert text.endswith("\n\n\ndef helper(x): return x*2\n")
+    assert 'initializer="zeros"' in text and '"""Now multiplies' in text
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "declared, edited, synced",
+    [
+        ("x * scale * gain", "x * self.scale * self.gain * 2", "call: x * scale * gain * 2\n"),
+        ('"x * scale * gain"', "x * self.scale * 2", 'call: "x * scale * 2"\n'),
+        ("'x * scale * gain'", "x * self.scale * 2", "call: 'x * scale * 2'\n"),
+        ("x * scale * gain", "(lambda v: v)(x) * 2", "call: '(lambda v: v)(x) * 2'\n"),
+        ("|\n  return x * scale * gain", "x * self.scale * 2", "call: |\n  return x * scale * 2\n"),
+    ],
+)
+def test_sync_keeps_a_one_line_call_on_one_line(scaler_project, declared, edited, synced):
+    write(
+        scaler_project,
+        "layers/scaler.layer.yaml",
+        DECLARATION.replace("call: x * scale * gain", f"call: {declared}"),
+    )
+    assert run("generate", "layers").exit_code == 0
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace("return x * self.scale * self.gain", f"return {edited}"),
+    )
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert (scaler_project / "layers/scaler.layer.yaml").read_text().endswith(synced)
+
+
+def test_sync_writes_a_call_of_several_statements_as_a_block(scaler_project):
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace(
+            "return x * self.scale * self.gain",
+            "y = x * self.scale\n        return y * self.gain",
+        ),
+    )
+    assert run("sync", "layers").exit_code == 0
+    assert (
+        (scaler_project / "layers/scaler.layer.yaml")
+        .read_text()
+        .endswith("call: |\n  y = x * scale\n  return y * gain\n")
+    )
+
+
+def test_no_paths_after_new_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "Foo").exit_code == 0
+    for args, what in (
+        (("generate", "--check"), "no declarations given"),
+        (("sync",), "no modules given"),
+        (("watch",), "nothing to watch"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2
+        assert f"layergen {args[0]}: error: {what} [no-paths]" in result.output, result.output
+        assert "pyproject.toml:" not in result.output
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\n")
+    result = run("generate", "--check")
+    assert "pyproject.toml:4:1: error: no declarations given [no-paths]" in result.output

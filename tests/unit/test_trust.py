@@ -142,7 +142,7 @@ def test_sync_carries_a_hand_edited_call_back_into_the_declaration(scaler_projec
     )
     (scaler_project / "layers" / "scaler.py").write_text(code)
     assert run("sync", "layers/scaler.py").exit_code == 0
-    assert "return (x + 1.0) * scale * gain" in declaration(scaler_project)
+    assert "call: (x + 1.0) * scale * gain\n" in declaration(scaler_project)  # one line still
     assert "hand_written" not in declaration(scaler_project)
     assert module(scaler_project) == code
     assert run("generate", "--check", "layers").exit_code == 0
