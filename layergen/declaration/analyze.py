@@ -21,7 +21,7 @@ from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
-from .code import BUILTINS, Code, parse, resolve, returned_values
+from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values
 from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Input, Param
 from .yamlfile import Document, Pos
@@ -495,8 +495,13 @@ class _Analyzer:
             for code in forwards:
                 if code is not None:
                     self._check_no_dict_returned(code)
+        bound = bound_names(decl.call) if isinstance(decl.call, str) else set()
         for i, loss in enumerate(decl.losses):
-            self.code(("losses", i), loss, calls, self.members, expression=True)
+            if isinstance(loss, str):
+                self.code(("losses", i), loss, calls | bound, self.members, expression=True)
+            else:
+                loc = ("losses", i, "value")
+                self.code(loc, loss.value, calls | bound, self.members, expression=True)
         for name, update in decl.updates.items():
             loc = ("updates", name)
             if name not in decl.weights:
