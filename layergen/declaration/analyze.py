@@ -442,6 +442,17 @@ class _Analyzer:
                     f"unknown dtype `{spec.dtype}`",
                     did_you_mean(spec.dtype, DTYPES),
                 )
+            for i, axis in enumerate(spec.axes or [] if spec else []):
+                param = self.result.params.get(axis) if isinstance(axis, str) else None
+                if isinstance(axis, str) and (param is None or param.type != "int"):
+                    self.error(
+                        ("inputs", name, "axes", i),
+                        "unknown-param",
+                        f"axis `{axis}` is neither an integer nor an int param",
+                        did_you_mean(
+                            axis, [p for p, s in self.result.params.items() if s.type == "int"]
+                        ),
+                    )
             for attr in ("rank", "min_rank"):
                 value = getattr(spec, attr) if spec else None
                 if value is not None and not 0 <= value <= MAX_RANK:

@@ -31,7 +31,7 @@ class Input:
     dtype: str | None = None
     rank: int | None = None
     min_rank: int | None = None
-    axes: tuple[int, ...] = ()  # dims fixed once built
+    axes: tuple[int | str, ...] = ()  # dims fixed once built: an int, or an int param
     doc: str | None = None
 
 

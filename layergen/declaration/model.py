@@ -80,7 +80,7 @@ class Input(Strict):
     dtype: str | None = None
     type: Literal["tensor", "int", "float", "bool", "str"] = "tensor"
     default: Any = None
-    axes: list[int] | None = None  # dims fixed once built: `InputSpec(axes=...)`
+    axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
     doc: str | None = None
 
     @property

@@ -340,7 +340,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
         if axes and i.axes:
             shape = shape_names[i.name]
-            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in i.axes) + "}")
+            axes = [f"self.{a}" if isinstance(a, str) else str(a) for a in i.axes]
+            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in axes) + "}")
         return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
 
     def specs(axes: bool) -> str | None:
