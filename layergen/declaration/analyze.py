@@ -916,11 +916,11 @@ class _Analyzer:
                 )
                 self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
             elif spec.type == "tensor":
-                if _array_shape(value) is None:
+                if _array_shape(value, bools=True) is None:
                     self.error(
                         loc,
                         "bad-example",
-                        f"`{name}` is a tensor: give an array (nested lists of numbers)",
+                        f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
@@ -1203,15 +1203,16 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     return None
 
 
-def _array_shape(value: Any) -> tuple[int, ...] | None:
-    """The shape of nested lists of numbers, or None when they are not rectangular."""
+def _array_shape(value: Any, bools: bool = False) -> tuple[int, ...] | None:
+    """The shape of nested lists of numbers (`bools`: or of booleans, a mask), or None
+    when they are not rectangular."""
     if isinstance(value, bool):
-        return None
+        return () if bools else None
     if isinstance(value, (int, float)):
         return ()
     if not isinstance(value, list) or not value:
         return None
-    shapes = {_array_shape(item) for item in value}
+    shapes = {_array_shape(item, bools) for item in value}
     if len(shapes) != 1 or None in shapes:
         return None
     return (len(value), *shapes.pop())

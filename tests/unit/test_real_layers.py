@@ -154,7 +154,10 @@ def test_example_call_args_are_checked():
         "example:\n  call_args: {padding_mask: [[1], [1, 2]]}\n"
     )
     assert [e[2:4] for e in found] == [
-        ("bad-example", "`padding_mask` is a tensor: give an array (nested lists of numbers)")
+        (
+            "bad-example",
+            "`padding_mask` is a tensor: give an array (nested lists of numbers or booleans)",
+        )
     ]
 
 
