@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project, run_pytest
+from helpers import FIXTURES, layergen, make_project, pytest_runs
 
 pytestmark = pytest.mark.e2e
 
@@ -30,14 +30,7 @@ def project(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def outcomes(project):
-    runs: dict[str, dict[str, str]] = {}
-
-    def run(backend: str) -> dict[str, str]:
-        if backend not in runs:
-            runs[backend] = run_pytest(project, backend)
-        return runs[backend]
-
-    return run
+    return pytest_runs(project)
 
 
 # Generated tests that fail falsely on these layers, until issue 22's item 7 (branch
@@ -51,17 +44,17 @@ FALSE_FAILURES = {
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_generated_tests_of_real_layers_pass(outcomes, backend):
+def test_generated_tests_of_real_layers_pass(project, outcomes, backend):
     results = {n: o for n, o in outcomes(backend).items() if "match_reference" not in n}
-    declared = len(list(REAL.glob("*.layer.yaml")))
+    declared = len(list((project / "real").glob("*.layer.yaml")))
     assert len({n.split("::")[0] for n in results}) == declared
     failed = {name for name, outcome in results.items() if outcome != "passed"}
     assert failed <= FALSE_FAILURES, sorted(failed - FALSE_FAILURES)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_real_layers_load_their_reference_weights_and_match_its_outputs(outcomes, backend):
+def test_real_layers_load_their_reference_weights_and_match_its_outputs(project, outcomes, backend):
     results = {n: o for n, o in outcomes(backend).items() if "match_reference" in n}
-    assert len(results) >= 3 * len(list(REAL.glob("*.layer.yaml")))  # cases x 4 checks
+    assert len(results) >= 3 * len(list((project / "real").glob("*.layer.yaml")))
     failed = [name for name, outcome in results.items() if outcome != "passed"]
     assert not failed, failed
