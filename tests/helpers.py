@@ -87,6 +87,19 @@ def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
     return outcomes
 
 
+def pytest_runs(project: Path):
+    """`run(backend)`: {file::test: outcome} of one pytest run over the project's tests,
+    run once per backend however often it is asked."""
+    runs: dict[str, dict[str, str]] = {}
+
+    def run(backend: str) -> dict[str, str]:
+        if backend not in runs:
+            runs[backend] = run_pytest(project, backend)
+        return runs[backend]
+
+    return run
+
+
 # The one-layer project that the update and trust tests edit.
 DECLARATION = """\
 layer: Scaler

@@ -21,7 +21,7 @@ from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
-from .code import BUILTINS, Code, parse, resolve, returned_values
+from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values
 from .model import BOUNDS, Declaration, Input, Param
 from .yamlfile import Document, Pos
 
@@ -465,6 +465,17 @@ class _Analyzer:
                     f"unknown dtype `{spec.dtype}`",
                     did_you_mean(spec.dtype, DTYPES),
                 )
+            for i, axis in enumerate(spec.axes or [] if spec else []):
+                param = self.result.params.get(axis) if isinstance(axis, str) else None
+                if isinstance(axis, str) and (param is None or param.type != "int"):
+                    self.error(
+                        ("inputs", name, "axes", i),
+                        "unknown-param",
+                        f"axis `{axis}` is neither an integer nor an int param",
+                        did_you_mean(
+                            axis, [p for p, s in self.result.params.items() if s.type == "int"]
+                        ),
+                    )
             for attr in ("rank", "min_rank"):
                 value = getattr(spec, attr) if spec else None
                 if value is not None and not 0 <= value <= MAX_RANK:
@@ -518,8 +529,13 @@ class _Analyzer:
             for code in forwards:
                 if code is not None:
                     self._check_no_dict_returned(code)
+        bound = bound_names(decl.call) if isinstance(decl.call, str) else set()
         for i, loss in enumerate(decl.losses):
-            self.code(("losses", i), loss, calls, self.members, expression=True)
+            if isinstance(loss, str):
+                self.code(("losses", i), loss, calls | bound, self.members, expression=True)
+            else:
+                loc = ("losses", i, "value")
+                self.code(loc, loss.value, calls | bound, self.members, expression=True)
         for name, update in decl.updates.items():
             loc = ("updates", name)
             if name not in decl.weights:
@@ -923,11 +939,11 @@ class _Analyzer:
                 )
                 self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
             elif spec.type == "tensor":
-                if _array_shape(value) is None:
+                if _array_shape(value, bools=True) is None:
                     self.error(
                         loc,
                         "bad-example",
-                        f"`{name}` is a tensor: give an array (nested lists of numbers)",
+                        f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
@@ -1210,15 +1226,16 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     return None
 
 
-def _array_shape(value: Any) -> tuple[int, ...] | None:
-    """The shape of nested lists of numbers, or None when they are not rectangular."""
+def _array_shape(value: Any, bools: bool = False) -> tuple[int, ...] | None:
+    """The shape of nested lists of numbers (`bools`: or of booleans, a mask), or None
+    when they are not rectangular."""
     if isinstance(value, bool):
-        return None
+        return () if bools else None
     if isinstance(value, (int, float)):
         return ()
     if not isinstance(value, list) or not value:
         return None
-    shapes = {_array_shape(item) for item in value}
+    shapes = {_array_shape(item, bools) for item in value}
     if len(shapes) != 1 or None in shapes:
         return None
     return (len(value), *shapes.pop())

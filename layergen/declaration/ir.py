@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..kinds import KINDS, Kind
-from .code import Code, parse, resolve
+from .code import Code, bound_names, parse, resolve
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
@@ -31,7 +31,7 @@ class Input:
     dtype: str | None = None
     rank: int | None = None
     min_rank: int | None = None
-    axes: tuple[int, ...] = ()  # dims fixed once built
+    axes: tuple[int | str, ...] = ()  # dims fixed once built: an int, or an int param
     doc: str | None = None
 
 
@@ -180,6 +180,8 @@ class Declared:
     call: Code | Branches | None
     call_written_by_layergen: bool  # the identity, or the base class's call, plus state
     losses: tuple[Code, ...]
+    training_only_losses: frozenset[int]  # indexes of the losses added on training calls only
+    losses_read_call: bool  # a loss reads a name `call` binds: all are added before it returns
     updates: dict[str, Code]
     masking: bool
     compute_mask: Code | None
@@ -220,6 +222,10 @@ def build_ir(a: Analysis) -> Declared:
     keywords = tuple(Keyword(n, s.type, s.default, s.doc) for n, s in a.keywords.items())
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
+    losses = tuple(
+        a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
+        for i, loss in enumerate(decl.losses)
+    )
     return Declared(
         kind=kind,
         name=decl.name,
@@ -247,7 +253,17 @@ def build_ir(a: Analysis) -> Declared:
         float32_compute=decl.compute_dtype == "float32",
         call=call,
         call_written_by_layergen=written,
-        losses=tuple(a.code("losses", i) for i in range(len(decl.losses))),
+        losses=losses,
+        training_only_losses=frozenset(
+            i
+            for i, loss in enumerate(decl.losses)
+            if not isinstance(loss, str) and loss.training_only
+        ),
+        losses_read_call=any(
+            f.name not in a.params and f.name in _call_bound(a)
+            for loss in losses
+            for f in loss.free
+        ),
         updates={name: a.code("updates", name) for name in decl.updates},
         masking=decl.masking not in (None, False),
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
@@ -261,6 +277,12 @@ def build_ir(a: Analysis) -> Declared:
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
     )
+
+
+def _call_bound(a: Analysis) -> set[str]:
+    """Names the `call` block binds that are not its inputs (a loss reading one is added
+    where they are bound)."""
+    return bound_names(a.decl.call) - set(a.inputs) if isinstance(a.decl.call, str) else set()
 
 
 def _argument(a: Analysis, method: str, index: int, arg: str) -> str:

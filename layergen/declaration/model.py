@@ -80,7 +80,7 @@ class Input(Strict):
     dtype: str | None = None
     type: Literal["tensor", "int", "float", "bool", "str"] = "tensor"
     default: Any = None
-    axes: list[int] | None = None  # dims fixed once built: `InputSpec(axes=...)`
+    axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
     doc: str | None = None
 
     @property
@@ -134,6 +134,13 @@ class Method(Strict):
     body: str
 
 
+class Loss(Strict):
+    """A loss added with `add_loss`: `value` may read names bound in `call`."""
+
+    value: str
+    training_only: bool = False  # added on training calls only (an inference call adds none)
+
+
 class Statistic(Strict):
     """A statistic of a random layer's training output: `of`, per element, has mean `mean`."""
 
@@ -178,7 +185,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     sublayers: dict[str, Sublayer] = {}
     ops: dict[str, Op] = {}
     call: str | Branches | None = None
-    losses: list[str] = []
+    losses: list[str | Loss] = []
     updates: dict[str, str] = {}
     random: bool = False
     masking: bool | str | None = None

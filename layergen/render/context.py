@@ -349,7 +349,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
         if axes and i.axes:
             shape = shape_names[i.name]
-            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in i.axes) + "}")
+            axes = [f"self.{a}" if isinstance(a, str) else str(a) for a in i.axes]
+            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in axes) + "}")
         return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
 
     def specs(axes: bool) -> str | None:
@@ -379,7 +380,11 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             if ir.compute_mask is not None
             else None
         ),
-        "losses": [loss.render(call_rename) for loss in ir.losses],
+        # Added before the call's own code, or before each of its returns when a loss reads
+        # a name the call binds.
+        "losses_first": (
+            None if ir.losses_read_call else "".join(f"{s}\n" for s in _losses(ir, call_rename))
+        ),
         "call_body": _call_body(ir, call_rename),
         "takes_training": _takes_training(ir),
         "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
@@ -429,14 +434,34 @@ def _construct(c: Construction, rename: dict[str, str], name: str | None = None)
     return f"{c.class_}({', '.join(parts)})"
 
 
+def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
+    """The `add_loss` statements; training-only ones under `if training:`; with sublayers,
+    under one `if` that skips the symbolic call `build` makes."""
+    lines = []
+    for i, loss in enumerate(ir.losses):
+        add = f"self.add_loss({loss.render(rename)})"
+        lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
+    if not lines or not ir.sublayers:
+        return lines
+    first = ir.input_names[0] if len(ir.inputs) == 1 else "inputs[0]"
+    return [
+        "# `build` traces `call` symbolically; losses are only added on real calls.\n"
+        f"if not keras.backend.is_keras_tensor({first}):\n"
+        + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
+    ]
+
+
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
     updates = list(ir.updates.items())
-
     cast = _returned(ir)
+    # Losses that read a name the call binds are added before each of its returns.
+    losses = _losses(ir, rename) if ir.losses_read_call else []
 
     def with_updates(guarded: bool):
         if not updates:
-            return cast and (lambda e: [f"return {cast(e)}"])
+            if not (cast or losses):
+                return None
+            return lambda e: [*losses, f"return {cast(e) if cast else e}"]
         assigns = []
         if len(updates) == 1:
             name, code = updates[0]
@@ -449,7 +474,12 @@ def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
                 assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
         if guarded:  # one `if training:` statement holding them all
             assigns = ["if training:\n" + "\n".join(f"    {line}" for line in assigns)]
-        return lambda e: [f"outputs = {cast(e) if cast else e}", *assigns, "return outputs"]
+        return lambda e: [
+            f"outputs = {cast(e) if cast else e}",
+            *assigns,
+            *losses,
+            "return outputs",
+        ]
 
     if ir.call is None:
         return None  # the base class's call is used as it is

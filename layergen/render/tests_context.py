@@ -36,6 +36,8 @@ UNKNOWN_LAYER_FACTS = {
     "masking": None,
     "ops": [],
     "losses_read_inputs": False,
+    "losses_read_call": False,  # the losses read names `call` binds: counted, not computed
+    "inference_losses": 0,  # losses an inference call adds (the others are training-only)
     "updates_read_inputs": False,
     "random": False,
     "statistics": [],
@@ -210,6 +212,8 @@ def build_test_context(
         masking=masking,
         ops=op_tests(ir, "layer", f"INPUT_SHAPES[{literal(ir.input_names[0])}]"),
         losses_read_inputs=_reads(inputs, *ir.losses),
+        losses_read_call=ir.losses_read_call,
+        inference_losses=len(ir.losses) - len(ir.training_only_losses),
         updates_read_inputs=_reads(inputs, *ir.updates.values()),
         random=ir.random,
         statistics=[

@@ -154,7 +154,10 @@ def test_example_call_args_are_checked():
         "example:\n  call_args: {padding_mask: [[1], [1, 2]]}\n"
     )
     assert [e[2:4] for e in found] == [
-        ("bad-example", "`padding_mask` is a tensor: give an array (nested lists of numbers)")
+        (
+            "bad-example",
+            "`padding_mask` is a tensor: give an array (nested lists of numbers or booleans)",
+        )
     ]
 
 
@@ -383,3 +386,44 @@ def test_create_init_for_a_sublayer_sized_from_the_input_is_an_error():
     assert [e[2:4] for e in found] == [
         ("conflicting-keys", "its args read an input's shape, known only in `build`")
     ]
+
+
+# -- item 5: losses from `call` ----------------------------------------------------------
+
+ROUTER = """\
+layer: Router
+params:
+  coef: {type: float, default: 0.02}
+weights:
+  kernel: {shape: "(x[-1], 4)"}
+call: |
+  logits = ops.matmul(x, kernel)
+  probs = ops.softmax(logits)
+  return x * ops.sum(probs, axis=-1, keepdims=True)
+losses:
+  - value: coef * ops.mean(ops.square(logits))
+    training_only: true
+  - ops.mean(probs)
+"""
+
+
+def test_losses_may_read_names_call_binds_and_be_added_in_training_only():
+    code = module(ROUTER)
+    compiled(code)
+    call = code.split("def call(")[1].split("def compute_output_shape")[0]
+    # computed once, where call binds them, before it returns
+    assert call.index("logits = ops.matmul") < call.index("self.add_loss(self.coef")
+    assert (
+        "if training:\n            self.add_loss(self.coef * ops.mean(ops.square(logits)))" in call
+    )
+    assert call.rstrip().endswith(
+        "self.add_loss(ops.mean(probs))\n        return x * ops.sum(probs, axis=-1, keepdims=True)"
+    )
+
+
+def test_a_training_only_loss_over_the_inputs_is_added_first_under_training():
+    code = module(
+        "layer: A\ncall: x * 2.0\nlosses:\n  - {value: ops.mean(x), training_only: true}\n"
+    )
+    call = code.split("def call(")[1]
+    assert call.index("if training:\n            self.add_loss(ops.mean(x))") < call.index("return")
