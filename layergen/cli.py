@@ -270,7 +270,11 @@ def resolve(
 
 @app.command("tests")
 def tests_command(
-    target: str = typer.Argument(..., help="A module with Keras layers, as FILE or FILE:Class."),
+    target: str | None = typer.Argument(
+        None,
+        help="A module with Keras layers, as FILE or FILE:Class (default: every layer "
+        "`layergen tests` wrote tests for, with the flags it was given).",
+    ),
     example: list[str] = typer.Option(
         [], "--example", help="A constructor argument for the tests, as name=value."
     ),
@@ -283,9 +287,11 @@ def tests_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
+    from dataclasses import replace
+
     from .handwritten import parse_examples, plan_tests
 
-    file, _, wanted = target.partition(":")
+    file, _, wanted = (target or "").partition(":")
     try:
         shape = None
         if input_shape is not None:
@@ -303,11 +309,19 @@ def tests_command(
                         )
                     ]
                 )
-        if not Path(file).is_file():
+        if target and not Path(file).is_file():
             _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
         config = _config(tests, None)
         with _one_run(config):
-            run = plan_tests(Path(file), wanted or None, config, parse_examples(example), shape)
+            run, notes = plan_tests(
+                Path(file) if target else None,
+                wanted or None,
+                config,
+                parse_examples(example),
+                shape,
+            )
+            for note in notes if not quiet else []:
+                typer.echo(replace(note, path=str(_shown(Path(note.path)))).format(), err=True)
             code = _apply(run, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)

@@ -105,7 +105,8 @@ def plan_run(
     for declaration in declarations:
         try:
             recorded = lock.records.get(lock.key(declaration))
-            t = target(declaration, config, recorded.package if recorded else None)
+            registered = recorded and (recorded.default_package or recorded.package)
+            t = target(declaration, config, registered or None)
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue

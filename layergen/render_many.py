@@ -100,6 +100,7 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         ir.name,
         context["package"],
         tuple(sorted(ir.hand_written)),
+        default_package=t.package,
     )
     return out
 

@@ -284,6 +284,19 @@ def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] |
     return None
 
 
+def bound_names(text: str) -> set[str]:
+    """Names a block binds (assigned, loop or `with` targets): losses may read those of `call`."""
+    try:
+        tree = _quiet_parse(text, "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()  # reported where the block is parsed
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+
+
 def returned_values(code: Code) -> list[cst.BaseExpression]:
     """What the snippet returns: the expression itself, or each `return`'s value in its own
     scope (not in nested functions or lambdas)."""

@@ -10,7 +10,7 @@ class MaskedAverage(keras.layers.Layer):
     """Averages over the time axis, ignoring masked steps.
 
     Input shape:
-        N-D tensor with shape `(batch_size, ..., input_dim)`.
+        3D tensor with shape `(batch_size, d1, input_dim)`.
 
     Output shape:
         2D tensor with shape `(batch_size, input_dim)`.

@@ -39,7 +39,7 @@ class DropoutResidual(keras.layers.Layer):
         self.rate = rate
         self.dropout_seed = dropout_seed
         self.drop = keras.layers.Dropout(
-            rate=rate, seed=dropout_seed, name="drop", dtype=self.dtype_policy
+            rate=self.rate, seed=self.dropout_seed, name="drop", dtype=self.dtype_policy
         )
 
     def build(self, input_shape):

@@ -14,7 +14,7 @@ class MaskedTimeMax(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        N-D tensor with shape `(batch_size, ..., input_dim)`.
+        3D tensor with shape `(batch_size, d1, input_dim)`.
 
     Output shape:
         2D tensor with shape `(batch_size, input_dim)`.

@@ -48,16 +48,16 @@ class PreNormMLP(keras.layers.Layer):
             epsilon=1e-05, name="norm", dtype=self.dtype_policy
         )
         self.shortcut = keras.layers.Dense(
-            units=width, use_bias=False, name="shortcut", dtype=self.dtype_policy
+            units=self.width, use_bias=False, name="shortcut", dtype=self.dtype_policy
         )
         self.mlp = keras.Sequential(
             [
                 keras.layers.Dense(
-                    units=hidden,
+                    units=self.hidden,
                     activation=keras.activations.gelu,
                     dtype=self.dtype_policy,
                 ),
-                keras.layers.Dense(units=width, dtype=self.dtype_policy),
+                keras.layers.Dense(units=self.width, dtype=self.dtype_policy),
             ],
             name="mlp",
         )

@@ -45,6 +45,7 @@ class RMSNorm(keras.layers.Layer):
             name="gain",
             shape=(input_shape[-1],),
             initializer="ones",
+            autocast=False,
         )
 
     def call(self, x):

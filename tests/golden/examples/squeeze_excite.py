@@ -41,7 +41,7 @@ class SqueezeExcite(keras.layers.Layer):
         self.input_spec = keras.InputSpec(min_ndim=3)
 
     def build(self, input_shape):
-        # Sublayers sized from the input shape can only be created here.
+        # Sublayers created here, where the input shape is known.
         self.squeeze = keras.layers.Dense(
             units=max(1, int(input_shape[-1] * self.ratio)),
             activation="relu",
