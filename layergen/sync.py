@@ -19,12 +19,13 @@ import libcst as cst
 from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
+from .textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update.merge import code
 
 if TYPE_CHECKING:
     from .config import Config
-    from .generate import Plan
+    from .update.plan import Plan
 
 # Members layergen generates that a declaration describes only through other keys.
 _CARRIED = ("__init__", "call")
@@ -78,15 +79,16 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     texts: dict[Path, str] = {}
     kept: dict[Path, frozenset[str]] = {}
     for module, declaration in modules.items():
-        current = module.read_text(encoding="utf-8")
+        current, _ = split_line_ends(read_text(module))
         if markers.blocks(current):
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
+        parse_python(module, current, "sync")
         base = before.lock.base(module)
         edited = _edited_members(base, current, before.generated[module])
-        original = declaration.read_text(encoding="utf-8")
+        original, line_ends = split_line_ends(read_text(declaration))
         text = original
         if base is None or "__init__" in edited:
-            text = synced_declaration(module, declaration, text)
+            text = synced_declaration(module, current, text)
         if "call" in edited:
             text = _with_call(text, current)
         rendered = _methods(_render(module, declaration, text, config))
@@ -98,7 +100,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         hand = sorted(
             m for m in edited if m not in rendered or code(rendered[m]) != code(written[m])
         )
-        texts[declaration] = _with_hand_written(text, hand)
+        texts[declaration] = with_line_ends(_with_hand_written(text, hand), line_ends)
         name = next(iter(_classes(current)), "")
         kept[module] = frozenset(
             f"{name}.{m}" for m in edited
@@ -106,7 +108,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     run = plan_run(list(modules.values()), config, texts=texts)
     for module, members in kept.items():
         run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
-    run.support.update({d: t for d, t in texts.items() if t != d.read_text(encoding="utf-8")})
+    run.support.update({d: t for d, t in texts.items() if not same_text(d, t)})
     return run
 
 
@@ -270,16 +272,17 @@ def declaration_of(module: Path) -> Path:
     return declaration
 
 
-def synced_declaration(module: Path, declaration: Path, text: str | None = None) -> str:
-    """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
+def synced_declaration(module: Path, source: str, text: str) -> str:
+    """The declaration's `text` with `params` following the `__init__` of the class in the
+    module's `source` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
     from .declaration.ir import example_value
     from .declaration.model import Param
 
-    data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
+    data, yaml = _load(text)
     kind = next(k for k in KINDS if k in data)
-    classes = {c.name: c for c in read_classes(str(module), module.read_text(encoding="utf-8"))}
+    classes = {c.name: c for c in read_classes(str(module), source)}
     cls = classes.get(data[kind])
     if cls is None:
         raise DiagnosticError(

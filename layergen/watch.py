@@ -51,7 +51,7 @@ def watch(
     """
     from watchfiles import watch as changes
 
-    from .generate import SUFFIXES
+    from .targets import SUFFIXES
 
     echo = echo or _echo
     configured: list[Path] = []

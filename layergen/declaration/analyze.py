@@ -22,7 +22,6 @@ from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values
-from .ir import Declared, build_ir
 from .model import BOUNDS, Declaration, Input, Param
 from .yamlfile import Document, Pos
 
@@ -52,7 +51,6 @@ class Analysis:
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     keywords: dict[str, Input]  # a layer's keyword call arguments (inputs with a `default`)
     codes: dict[tuple, Code] = field(default_factory=dict)
-    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -113,7 +111,6 @@ class _Analyzer:
         self._check_created_in_init()
         if self.errors:
             raise DiagnosticError(self.errors)
-        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------

@@ -1,13 +1,15 @@
-"""Read a declaration file: YAML -> pydantic -> analysis, all errors located."""
+"""Read a declaration file: YAML -> pydantic -> analysis -> IR, all errors located."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from . import model
 from .analyze import Analysis, analyze
+from .ir import Declared, build_ir
 from .yamlfile import Document
 from .yamlfile import load as load_yaml
 
@@ -37,7 +39,14 @@ _TYPE_WORDS = {
 }
 
 
-def load_declaration(path: str | Path) -> Analysis:
+@dataclass
+class Checked(Analysis):
+    """A declaration that checks out: its analysis (for located errors) and its IR."""
+
+    ir: Declared = field(kw_only=True)
+
+
+def load_declaration(path: str | Path) -> Checked:
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -57,8 +66,9 @@ _PLACEHOLDER = (
 )
 
 
-def parse_declaration(path: str, raw: bytes) -> Analysis:
-    """Load, validate and analyze one declaration; every problem found is raised at once."""
+def parse_declaration(path: str, raw: bytes) -> Checked:
+    """Load, validate and analyze one declaration, then build its IR; every problem found
+    is raised at once."""
     doc = load_yaml(path, raw)
     errors = _check_kind(doc)
     from pydantic import ValidationError
@@ -76,7 +86,7 @@ def parse_declaration(path: str, raw: bytes) -> Analysis:
         raise DiagnosticError(errors + exc.diagnostics) from None
     if errors:
         raise DiagnosticError(errors)
-    return analysis
+    return Checked(**vars(analysis), ir=build_ir(analysis))
 
 
 def _check_kind(doc: Document) -> list[Diagnostic]:

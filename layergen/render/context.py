@@ -12,7 +12,16 @@ from typing import Any
 import libcst as cst
 
 from ..declaration.code import Code, body
-from ..declaration.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
+from ..declaration.ir import (
+    BOUNDS,
+    Branches,
+    Construction,
+    Declared,
+    KerasObject,
+    Op,
+    Param,
+    Sublayer,
+)
 from ..keras_names import IDENTIFIERS
 from .docs import example_doc, input_doc, output_doc
 from .render import block, literal
@@ -377,6 +386,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             None if ir.losses_read_call else "".join(f"{s}\n" for s in _losses(ir, call_rename))
         ),
         "call_body": _call_body(ir, call_rename),
+        "takes_training": _takes_training(ir),
         "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
@@ -478,6 +488,17 @@ def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
     train = body(ir.call.train, rename, with_updates(False))
     infer = body(ir.call.infer, rename, with_updates(False) if cast else None)
     return _float32_inputs(ir) + "if training:\n" + block(train, 4) + "\n" + infer
+
+
+def _takes_training(ir: Declared) -> bool:
+    """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
+    still passes the outer `training` on to sublayers. A base class's `call` may read it."""
+    if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    if ir.training_only_losses:  # added under `if training:`
+        return True
+    codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
+    return any(f.name == "training" for code in codes for f in code.free)
 
 
 def _float32_inputs(ir: Declared) -> str:

@@ -46,6 +46,7 @@ UNKNOWN_LAYER_FACTS = {
     "reference": None,
     "golden": False,
     "output_names": None,  # a layer that returns its outputs as a dict: their names
+    "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
 }
 

@@ -735,3 +735,27 @@ def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
     outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
     assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
     assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+@pytest.mark.parametrize(
+    "extra, takes",
+    [
+        ("call: x * 2\n", False),  # as Keras's own Dense: no `training` it never reads
+        (
+            "call: x * 2\nsublayers:\n  drop: {class: keras.layers.Dropout, args: {rate: 0.5}}\n",
+            False,
+        ),
+        ("call: |\n  if training:\n      return x * 2\n  return x\n", True),
+        ("call: {train: 'return x * 2', infer: 'return x'}\n", True),
+        (
+            "weights:\n  seen: {shape: 'x[-1]', trainable: false}\n"
+            "call: x + seen\nupdates:\n  seen: seen + 1.0\n",
+            True,
+        ),  # the updates run on training calls only
+        ("base: keras.layers.Dropout\ncall: super().call(x) * 2\n", True),  # as the base's
+    ],
+)
+def test_call_takes_training_only_when_the_layer_reads_it(extra, takes):
+    source = module_source("layer: Foo\n" + extra)
+    signature = method(source, "call").splitlines()[0]
+    assert ("training=None" in signature) is takes, signature

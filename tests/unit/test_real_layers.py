@@ -2,7 +2,7 @@
 
 Each test declares the smallest piece of a real layer's public API and checks the
 generated code (or the located error) without running a backend; the generated tests
-of the whole layers run in `tests/e2e/test_real_layers.py`.
+of the whole layers run in `tests/e2e/test_keras_hub_layers.py`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ example:
 def test_inputs_with_a_default_are_keyword_arguments_of_call():
     code = module(POSITION_EMBEDDING)
     compiled(code)
-    assert "def call(self, x, start_index=0, positions=None, training=None):" in code
+    assert "def call(self, x, start_index=0, positions=None):" in code
     # build still sees the tensor input alone
     assert "shape=(self.sequence_length, input_shape[-1])" in code
 

@@ -4,7 +4,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class DropoutAndScale(keras.layers.Layer):
     """Dropout followed by a constant scale.
 

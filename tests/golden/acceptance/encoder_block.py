@@ -3,7 +3,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class EncoderBlock(keras.layers.Layer):
     """Transformer encoder block; self-attention and a feed-forward network, each with a
     residual connection and layer normalization.

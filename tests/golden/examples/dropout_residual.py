@@ -4,7 +4,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class DropoutResidual(keras.layers.Layer):
     """Adds a dropped-out copy of the input back onto the input, x + dropout(x).
 

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class MaskedTimeMax(keras.layers.Layer):
     """Max-pools over the time axis, skipping masked steps; the output carries no mask.
 
@@ -34,7 +34,7 @@ class MaskedTimeMax(keras.layers.Layer):
         self.supports_masking = True
         self.input_spec = keras.InputSpec(ndim=3)
 
-    def call(self, x, training=None, mask=None):
+    def call(self, x, mask=None):
         if mask is None:
             return ops.max(x, axis=1)
         keep = ops.expand_dims(ops.cast(mask, "bool"), -1)

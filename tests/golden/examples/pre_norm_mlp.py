@@ -3,7 +3,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class PreNormMLP(keras.layers.Layer):
     """Layer-normalizes the input, runs a two-layer MLP on it and adds a linear shortcut
     of the raw input.
