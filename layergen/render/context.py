@@ -23,7 +23,7 @@ from ..declaration.ir import (
     Sublayer,
 )
 from ..keras_names import IDENTIFIERS
-from .docs import example_doc, input_doc, output_doc
+from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
@@ -391,6 +391,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "call_args_doc": [docstring_text(line, " " * 12, 8, width) for line in call_args_doc(ir)],
         "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
@@ -443,10 +444,9 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
     if not lines or not ir.sublayers:
         return lines
-    first = ir.input_names[0] if len(ir.inputs) == 1 else "inputs[0]"
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
-        f"if not keras.backend.is_keras_tensor({first}):\n"
+        f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
 
