@@ -226,6 +226,7 @@ def build_ir(a: Analysis) -> Declared:
         a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
         for i, loss in enumerate(decl.losses)
     )
+    bound = _call_bound(a)
     return Declared(
         kind=kind,
         name=decl.name,
@@ -259,11 +260,7 @@ def build_ir(a: Analysis) -> Declared:
             for i, loss in enumerate(decl.losses)
             if not isinstance(loss, str) and loss.training_only
         ),
-        losses_read_call=any(
-            f.name not in a.params and f.name in _call_bound(a)
-            for loss in losses
-            for f in loss.free
-        ),
+        losses_read_call=any(f.name in bound for loss in losses for f in loss.free),
         updates={name: a.code("updates", name) for name in decl.updates},
         masking=decl.masking not in (None, False),
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
@@ -280,9 +277,11 @@ def build_ir(a: Analysis) -> Declared:
 
 
 def _call_bound(a: Analysis) -> set[str]:
-    """Names the `call` block binds that are not its inputs (a loss reading one is added
-    where they are bound)."""
-    return bound_names(a.decl.call) - set(a.inputs) if isinstance(a.decl.call, str) else set()
+    """Names the `call` block binds that are not its inputs or params (a loss reading one
+    is added where they are bound)."""
+    if not isinstance(a.decl.call, str) or not a.decl.losses:
+        return set()
+    return bound_names(a.decl.call) - set(a.inputs) - set(a.params)
 
 
 def _argument(a: Analysis, method: str, index: int, arg: str) -> str:

@@ -23,7 +23,7 @@ from ..declaration.ir import (
     Sublayer,
 )
 from ..keras_names import IDENTIFIERS
-from .docs import example_doc, input_doc, output_doc
+from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
@@ -391,6 +391,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "call_args_doc": [docstring_text(line, " " * 12, 8, width) for line in call_args_doc(ir)],
         "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
@@ -443,10 +444,9 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
     if not lines or not ir.sublayers:
         return lines
-    first = ir.input_names[0] if len(ir.inputs) == 1 else "inputs[0]"
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
-        f"if not keras.backend.is_keras_tensor({first}):\n"
+        f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
 
@@ -494,6 +494,8 @@ def _takes_training(ir: Declared) -> bool:
     """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
     still passes the outer `training` on to sublayers. A base class's `call` may read it."""
     if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    if ir.training_only_losses:  # added under `if training:`
         return True
     codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
     return any(f.name == "training" for code in codes for f in code.free)
