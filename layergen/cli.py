@@ -52,7 +52,9 @@ def generate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
     force: bool = typer.Option(
-        False, "--force", help="On a conflict, take the generated version of the member."
+        False,
+        "--force",
+        help="Settle conflicting lines with the generated ones; other hand edits stay.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
     record: bool = typer.Option(

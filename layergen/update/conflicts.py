@@ -35,7 +35,15 @@ class Block:
 
 
 def block(ours: list[str], theirs: list[str]) -> list[str]:
-    return [OURS, *ours, SEPARATOR, *theirs, THEIRS]
+    """A conflict's lines; a side's last line without a line break (the end of a file) gets
+    one, so that no marker is glued to code."""
+    return [OURS, *_ended(ours), SEPARATOR, *_ended(theirs), THEIRS]
+
+
+def _ended(lines: list[str]) -> list[str]:
+    return (
+        [*lines[:-1], lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"] if lines else []
+    )
 
 
 def blocks(text: str) -> list[Block]:
