@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
 OURS = "<<<<<<< yours (edited by hand)\n"
@@ -46,10 +47,21 @@ def _ended(lines: list[str]) -> list[str]:
     )
 
 
-def blocks(text: str) -> list[Block]:
-    """The complete conflict blocks in `text` (markers at the start of a line, in order)."""
+def blocks(text: str, generated: str | None = None) -> list[Block]:
+    """The complete conflict blocks in `text` (markers at the start of a line, in order).
+
+    `generated`: the text layergen generated last for the file. Its own lines are code, not
+    markers: a string in `call` may hold a line `=======`, and the markers of a conflict
+    are never lines of the generation they were written beside.
+    """
+    rows = text.split("\n")
+    if not any(_START.match(row) for row in rows):
+        return []
+    code = _same_rows(generated.split("\n"), rows) if generated is not None else set()
     found, start, middle = [], None, None
-    for index, line in enumerate(text.split("\n")):
+    for index, line in enumerate(rows):
+        if index in code:
+            continue
         if _START.match(line):
             start, middle = index, None
         elif start is not None and middle is None and _MIDDLE.match(line):
@@ -60,10 +72,16 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def resolve(text: str, side: Side) -> str:
+def resolve(text: str, side: Side, generated: str | None = None) -> str:
     """`text` with each conflict block replaced by one of its sides."""
     lines = text.split("\n")
-    for b in reversed(blocks(text)):
+    for b in reversed(blocks(text, generated)):
         kept = lines[b.start + 1 : b.middle] if side == "ours" else lines[b.middle + 1 : b.end]
         lines[b.start : b.end + 1] = kept
     return "\n".join(lines)
+
+
+def _same_rows(generated: list[str], rows: list[str]) -> set[int]:
+    """Indices of `rows` that are lines of `generated`, in its order (the unchanged stretches)."""
+    matcher = SequenceMatcher(None, generated, rows, autojunk=False)
+    return {j + k for _, j, size in matcher.get_matching_blocks() for k in range(size)}

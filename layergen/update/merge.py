@@ -315,4 +315,6 @@ def _member(merged: list[str]) -> cst.CSTNode:
     (node,) = parsed.body
     if parsed.footer:
         raise ValueError("lines after the member")
-    return node.with_changes(leading_lines=[*parsed.header, *node.leading_lines])
+    # Blank lines of a module's header are "indented"; in a class they would gain spaces.
+    header = [line.with_changes(indent=line.comment is not None) for line in parsed.header]
+    return node.with_changes(leading_lines=[*header, *node.leading_lines])

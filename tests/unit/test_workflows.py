@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from layergen.cli import app
 
-from helpers import module
+from helpers import DECLARATION, module
 
 runner = CliRunner()
 
@@ -91,6 +91,7 @@ def test_a_comment_above_a_member_is_no_conflict(scaler_project):
     code = module(scaler_project)
     start = code.index("<<<<<<<")
     assert "    # why call is so\n    def call(self" in code[:start]  # outside the conflict
+    assert not any(line.isspace() for line in code.split("\n"))  # no line of spaces alone
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     assert "    # why call is so\n" in module(scaler_project)
 
@@ -205,3 +206,59 @@ def test_a_class_rename_changes_only_references_to_the_class(scaler_project):
     assert "isinstance(make_layer(), MyDense) and not isinstance(other, MyDense)" in tests
     assert "from layers.scaler import MyDense\n" in tests
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- 4. a lock record is reused only when it fits the files it was made with ---------------------
+
+
+def test_resolve_theirs_after_a_declaration_change_is_not_stale(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "return x * self.scale * self.gain",
+        "return x * self.scale * self.gain * 0.5",
+    )
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    assert run("generate", "layers").exit_code == 1
+    edit(declaration_path(scaler_project), "call: x * scale + gain", "call: (x - gain) * scale")
+    assert run("generate", "layers").exit_code == 1  # the markers are still there
+    assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 1  # the new call is not there yet
+    assert run("generate", "layers").exit_code == 0
+    assert "return (x - self.gain) * self.scale\n" in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- 5. marker-like lines in a string are no conflict ---------------------------------------------
+
+MARKED_CALL = '''call: |
+  note = """
+  <<<<<<< a
+  =======
+  >>>>>>> b
+  """
+  return x * scale * gain
+'''
+
+
+def test_marker_like_lines_in_a_string_are_no_conflict(scaler_project):
+    declaration_path(scaler_project).write_text(
+        DECLARATION.replace("call: x * scale * gain\n", MARKED_CALL)
+    )
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "return x * scale * gain", "return x * scale + gain")
+    assert run("generate", "--check", "layers").exit_code == 1
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "return x * self.scale + self.gain" in code and "=======\n" in code
+    result = run("resolve", "layers/scaler.py", "--ours")
+    assert result.exit_code == 0 and "no conflict" in result.output
+    assert module(scaler_project) == code
+    assert run("generate", "--check", "layers").exit_code == 0
+    # A real conflict in that file is still one, and resolve settles it, string kept.
+    edit(module_path(scaler_project), "return x * self.scale + self.gain", "return x * self.scale")
+    edit(declaration_path(scaler_project), "return x * scale + gain", "return x * gain")
+    assert run("generate", "layers").exit_code == 1
+    assert run("generate", "layers").exit_code == 1
+    assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    code = module(scaler_project)
+    assert "return x * self.gain" in code and code.count("=======\n") == 1
