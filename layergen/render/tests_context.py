@@ -54,6 +54,8 @@ UNKNOWN_LAYER_FACTS = {
     "unbiased": False,  # the mean of training outputs is the inference output
     "noise_shape": None,  # the declared shape of the noise, over the input shapes
     "masking_reads_inputs": False,
+    "sublayers": [],  # declared sublayers: each must be built
+    "weights_read": [],  # weights the inference call reads: each changes the output
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -246,6 +248,10 @@ def build_test_context(
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
         state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
+        sublayers=[s.name for s in ir.sublayers],
+        weights_read=[
+            w for w in ir.weight_names if inference is not None and _reads({w}, inference)
+        ],
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
         unbiased=ir.noise is not None and ir.noise.unbiased,
         noise_shape=(

@@ -24,9 +24,9 @@ JIT_COMPILE = keras.backend.backend() != "torch"
 MIXED_PRECISION_EPS = {"mixed_float16": 2.0**-10, "mixed_bfloat16": 2.0**-7}
 
 # Each mixed precision output may differ from the float32 one by this many times the
-# compute dtype's epsilon, relative to itself plus the outputs' mean magnitude: an
-# element rounds relative to itself, a sum relative to its terms, whose size the mean
-# magnitude stands for. Both layers start from the same rounded inputs.
+# error that rounding its inputs and weights to the compute dtype causes in float32
+# (measured element by element: large where terms cancel), plus as many epsilons of
+# itself: each step of a short computation rounds about that much again.
 MIXED_PRECISION_ULPS = 8
 
 # A discrete choice (rounding, top-k routing) flips when rounding moves its input
@@ -36,8 +36,8 @@ FLIPPED_SHARE = 0.25
 # A statistic of random draws may stray this many standard errors from its mean.
 STANDARD_ERRORS = 5
 
-# How many times the example batch is repeated in the training call whose mean is
-# compared with the inference output.
+# How many times the example batch is repeated in a training call whose statistics
+# are checked: more draws, a smaller standard error.
 DRAWS = 64
 
 # Central differences along a random direction, each tensor stepping by a fraction of
@@ -158,6 +158,23 @@ def set_seeded_weights(layer, seed=0):
         weight.assign((value + (size or 1.0) * step).astype(weight.dtype))
 
 
+def assert_weights_change_the_output(layer, names, outputs):
+    """Moving each named weight (those that exist) changes what `outputs()` returns."""
+    rng = np.random.default_rng(1)
+    before = [numpy(out) for out in outputs()]
+    for name in names:
+        weight = getattr(layer, name)
+        if weight is None or not is_float(weight):
+            continue
+        value = numpy(weight)
+        size = float(np.sqrt(np.mean(np.square(value)))) or 1.0
+        weight.assign(value + size * rng.uniform(0.2, 0.5, value.shape))
+        after = [numpy(out) for out in outputs()]
+        weight.assign(value)
+        changed = any(not np.allclose(a, b) for a, b in zip(before, after))
+        assert changed, f"the output ignores weight {name}"
+
+
 def rounded(inputs, dtype):
     """The float inputs rounded to `dtype`, as a layer computing in it sees them."""
     arrays = [
@@ -167,25 +184,51 @@ def rounded(inputs, dtype):
     return like(inputs, arrays)
 
 
-def assert_close_to_float32(outputs, reference, policy, discrete=False):
-    """Outputs of a mixed precision layer: finite, and within rounding of float32,
-    element by element. `discrete`: the layer makes discrete choices, some of which
-    may flip."""
+def rounding_spread(layer, inputs, policy, as_list=as_list, draws=2, seed=0):
+    """How far each float32 output moves when the float inputs and weights move by half
+    an epsilon of the policy's compute dtype, up or down at random: the error a rounded
+    computation makes, element by element."""
     eps = MIXED_PRECISION_EPS[policy]
-    for index, (got, want) in enumerate(zip(outputs, reference)):
+    rng = np.random.default_rng(seed)
+
+    def nudged(a):
+        if not is_float(a):
+            return a
+        return (a * (1 + eps / 2 * rng.choice([-1, 1], a.shape))).astype(a.dtype)
+
+    weights = layer.get_weights()
+    reference = [numpy(out) for out in as_list(layer(inputs, training=False))]
+    spread = [np.zeros(out.shape) for out in reference]
+    for _ in range(draws):
+        layer.set_weights([nudged(w) for w in weights])
+        nudged_inputs = like(inputs, [nudged(a) for a in as_list(inputs)])
+        moved = as_list(layer(nudged_inputs, training=False))
+        for s, out, ref in zip(spread, moved, reference):
+            np.maximum(s, np.abs(numpy(out).astype("float64") - ref), out=s)
+    layer.set_weights(weights)
+    return spread
+
+
+def assert_close_to_float32(outputs, reference, spread, policy, discrete=False):
+    """Outputs of a mixed precision layer: finite, and, element by element, within
+    `MIXED_PRECISION_ULPS` times the `spread` of rounding plus as many epsilons of the
+    float32 `reference`. `discrete`: the layer makes discrete choices, which rounding
+    may flip for some elements."""
+    eps = MIXED_PRECISION_EPS[policy]
+    for index, (got, want, s) in enumerate(zip(outputs, reference, spread)):
         got = numpy(ops.cast(got, "float32")).astype("float64")
         want = numpy(want).astype("float64")
         message = f"output {index} under {policy}"
         assert np.all(np.isfinite(got)), f"{message} is not finite (overflow?)"
-        bound = MIXED_PRECISION_ULPS * eps * (np.abs(want) + np.mean(np.abs(want)))
+        bound = MIXED_PRECISION_ULPS * (eps * np.abs(want) + s)
         error = np.abs(got - want)
         share = float(np.mean(error > bound)) if error.size else 0.0
         worst = np.unravel_index(np.argmax(error - bound), error.shape)
         assert share <= (FLIPPED_SHARE if discrete else 0.0), (
             f"{message}: {share:.0%} of the elements differ from float32 by more than"
-            f" {MIXED_PRECISION_ULPS} epsilons, such as {got[worst]:.6g} against"
-            f" {want[worst]:.6g} at {worst}; compute it in float32"
-            " (`compute_dtype: float32` in its declaration)"
+            f" rounding explains, such as {got[worst]:.6g} against {want[worst]:.6g}"
+            f" at {worst}: a formula that loses small values or overflows; or compute"
+            " it in float32 (`compute_dtype: float32`)"
         )
 
 
@@ -375,7 +418,8 @@ def assert_gradients_match_finite_differences(layer, inputs, precision="float64"
     trainable weight, by the backend's autodiff) matches central finite differences of
     the same call, along a random direction through all of them. `precision`: the
     dtype the layer computes in; float32 when Keras computes part of a float64 layer
-    in it (its rounding then shows in differences of a thousandth of the step)."""
+    in it (its rounding then shows in differences of a thousandth of the step). Of
+    several inputs, each must reach the outputs."""
     loss, values, names, magnitude = call_loss(layer, inputs)
     if not values:
         pytest.skip("nothing to differentiate: no float input, no trainable weight")
@@ -384,6 +428,9 @@ def assert_gradients_match_finite_differences(layer, inputs, precision="float64"
 
         loss = jax.jit(loss)
     grads = [numpy(g).astype("float64") for g in gradients(loss, values)]
+    inputs = [(n, g) for n, g in zip(names, grads) if n.startswith("input ")]
+    unused = [n for n, g in inputs if not np.any(g)] if len(inputs) > 1 else []
+    assert not unused, f"the outputs do not depend on {', '.join(unused)}"
     base = [numpy(v).astype("float64") for v in values]
     dtypes = [keras.backend.standardize_dtype(v.dtype) for v in values]
     rng = np.random.default_rng(1)

@@ -62,6 +62,7 @@ def test_weights_match_declaration():
         assert tuple(variable.shape) == tuple(shape), name
         assert variable.trainable == trainable, name
     assert len(layer.weights) >= len(declared)
+    assert layer.drop.built, "sublayer drop is never built: does `call` use it?"
 
 
 def test_base_layer_arguments_pass_through():
@@ -153,7 +154,8 @@ def test_mixed_precision_matches_float32(policy):
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded = support.rounded(inputs, mixed.compute_dtype)
     reference = support.as_list(layer(rounded, training=False))
-    support.assert_close_to_float32(outputs, reference, policy)
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -174,6 +176,17 @@ def test_training_changes_the_output():
         not np.allclose(support.numpy(a), support.numpy(b))
         for a, b in zip(trained, inferred)
     ), "the output ignores `training`"
+
+
+def test_inference_is_the_mean_of_training():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    inferred = support.as_list(layer(inputs, training=False))
+    repeated = support.repeated(inputs, support.DRAWS)
+    trained = support.as_list(layer(repeated, training=True))
+    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
 
 
 def test_gradients_match_finite_differences():

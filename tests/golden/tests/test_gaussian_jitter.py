@@ -155,7 +155,8 @@ def test_mixed_precision_matches_float32(policy):
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded = support.rounded(inputs, mixed.compute_dtype)
     reference = support.as_list(layer(rounded, training=False))
-    support.assert_close_to_float32(outputs, reference, policy)
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -198,11 +199,22 @@ def test_the_seed_decides_the_random_draws():
 
 def test_random_draws_have_the_declared_statistics():
     layer = make_layer()
-    inputs = make_inputs()
+    inputs = support.repeated(make_inputs(), support.DRAWS)  # many draws: a small error
     x = inputs
     outputs = layer(inputs, training=True)
     support.assert_mean_near(outputs - x, 0.0, "outputs - x")
     support.assert_mean_near(ops.square(outputs - x), 0.04, "ops.square(outputs - x)")
+
+
+def test_inference_is_the_mean_of_training():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    inferred = support.as_list(layer(inputs, training=False))
+    repeated = support.repeated(inputs, support.DRAWS)
+    trained = support.as_list(layer(repeated, training=True))
+    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
 
 
 def test_gradients_match_finite_differences():

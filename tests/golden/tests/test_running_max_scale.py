@@ -74,6 +74,16 @@ def test_weights_match_declaration():
     assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
 
 
+def test_each_weight_the_inference_reads_changes_its_output():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    support.assert_weights_change_the_output(
+        layer, ["moving_max"], lambda: support.as_list(layer(inputs, training=False))
+    )
+
+
 def test_base_layer_arguments_pass_through():
     try:
         layer = make_layer(name="renamed_layer")
@@ -163,7 +173,8 @@ def test_mixed_precision_matches_float32(policy):
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded = support.rounded(inputs, mixed.compute_dtype)
     reference = support.as_list(layer(rounded, training=False))
-    support.assert_close_to_float32(outputs, reference, policy)
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():

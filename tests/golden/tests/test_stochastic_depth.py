@@ -8,10 +8,11 @@ import keras
 import layergen_support as support
 import numpy as np
 import pytest
+from keras import ops
 
 from examples.stochastic_depth import StochasticDepth
 
-ARGS = {"rate": 0.5, "seed": 1337}
+ARGS = {"rate": 0.25, "seed": 1337}
 INPUT_SHAPES = {"shortcut": (16, 4), "branch": (16, 4)}
 INPUT_DTYPES = {"shortcut": "float32", "branch": "float32"}
 ATOL = 1e-05
@@ -32,6 +33,10 @@ def make_model(layer):
 
 def declared_output_shapes(shortcut_shape, branch_shape):
     return [tuple(shortcut_shape)]
+
+
+def declared_noise_shape(shortcut_shape, branch_shape):
+    return (shortcut_shape[0], 1)
 
 
 def golden_run(layer):
@@ -160,7 +165,8 @@ def test_mixed_precision_matches_float32(policy):
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded = support.rounded(inputs, mixed.compute_dtype)
     reference = support.as_list(layer(rounded, training=False))
-    support.assert_close_to_float32(outputs, reference, policy)
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -199,6 +205,42 @@ def test_the_seed_decides_the_random_draws():
         not np.array_equal(support.numpy(a), support.numpy(b))
         for a, b in zip(first, other)
     ), "a different seed gave the same outputs"
+
+
+def test_random_draws_have_the_declared_statistics():
+    layer = make_layer()
+    inputs = support.repeated(make_inputs(), support.DRAWS)  # many draws: a small error
+    shortcut, branch = inputs
+    outputs = layer(inputs, training=True)
+    support.assert_mean_near(
+        ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32"),
+        0.25,
+        'ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32")',
+    )
+
+
+def test_inference_is_the_mean_of_training():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    inferred = support.as_list(layer(inputs, training=False))
+    repeated = support.repeated(inputs, support.DRAWS)
+    trained = support.as_list(layer(repeated, training=True))
+    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
+
+
+def test_noise_is_drawn_once_per_cell_of_its_declared_shape():
+    shapes = list(INPUT_SHAPES.values())
+    shape = declared_noise_shape(*shapes)
+    axes = [axis for axis, dim in enumerate(shape) if dim == 1 and shapes[0][axis] > 1]
+    layer = make_layer()
+    inputs = support.constant_along(make_inputs(), axes, len(shape))
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    inferred = support.as_list(layer(inputs, training=False))
+    trained = support.as_list(layer(inputs, training=True))
+    support.assert_noise_shared_along(trained, inferred, axes, len(shape))
 
 
 def test_inference_outputs_match_the_numpy_reference():
