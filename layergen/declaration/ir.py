@@ -128,6 +128,23 @@ class Branches:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """What a layer random in training promises of its noise (the tests check it)."""
+
+    unbiased: bool  # the mean of training outputs is the inference output
+    shape: Shape | None  # one draw per cell: shared along the axes of size 1
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A generated test the declaration turns off, with the reason shown in every run."""
+
+    test: str
+    reason: str
+    pos: Pos  # of the test's name in the YAML file
+
+
+@dataclass(frozen=True)
 class Statistic:
     what: str  # as written
     of: Code
@@ -190,6 +207,8 @@ class Declared:
     outputs_by_name: bool  # the layer returns a dict of `outputs`
     example: Example
     hand_written: frozenset[str] = field(default_factory=frozenset)
+    noise: Noise | None = None
+    skips: tuple[Skip, ...] = ()
 
     @property
     def input_names(self) -> list[str]:
@@ -273,6 +292,15 @@ def build_ir(a: Analysis) -> Declared:
         outputs_by_name=decl.output_type == "dict",
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
+        noise=(
+            Noise(decl.noise.unbiased, _shape(a, ("noise", "shape"), decl.noise.shape))
+            if decl.noise is not None
+            else None
+        ),
+        skips=tuple(
+            Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
+            for test, reason in decl.tests.skip.items()
+        ),
     )
 
 

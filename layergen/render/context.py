@@ -258,7 +258,7 @@ def build_context(
         # Computed in float32 under any dtype policy: inputs and weights are not cast down.
         "float32_compute": ir.float32_compute,
         "init": ir.init.render() if ir.init is not None else None,
-        "ops": [_op(op, self_rename) for op in ir.ops],
+        "ops": [op_context(op, self_rename) for op in ir.ops],
         # A declared method with the name of a generated one replaces it, in its place.
         "methods": [m for m in methods if m["name"] not in generated],
         "overrides": {m["name"]: m for m in methods if m["name"] in generated},
@@ -275,7 +275,8 @@ def _shadowed(rename: dict[str, str], local) -> dict[str, str]:
     return {k: v for k, v in rename.items() if k not in local}
 
 
-def _op(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+def op_context(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+    """An op as its method renders it (the test module renders the declared one too)."""
     rename = _shadowed(self_rename, [*op.args, "upstream"])
     if op.gradient is not None:
         gradient = body(op.gradient, rename)

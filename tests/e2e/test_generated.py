@@ -70,7 +70,13 @@ def test_generated_tests_pass(outcomes, backend):
         for name, outcome in outcomes(backend).items()
         if not name.startswith("test_match_keras::")
     }
-    failed = [name for name, outcome in results.items() if outcome != "passed"]
+    # A layer without trainable weights skips the fit test (its gradient test checks it).
+    skippable = ("::test_compiled_fit_step_trains_every_weight",)
+    failed = [
+        name
+        for name, outcome in results.items()
+        if outcome == "failed" or (outcome == "skipped" and not name.endswith(skippable))
+    ]
     assert len(results) > 100
     assert not failed, failed
 
