@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..config import MESH_AXES
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from . import model
 from .analyze import Analysis, analyze
@@ -37,7 +38,7 @@ _TYPE_WORDS = {
 }
 
 
-def load_declaration(path: str | Path) -> Analysis:
+def load_declaration(path: str | Path, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Analysis:
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -45,7 +46,7 @@ def load_declaration(path: str | Path) -> Analysis:
         raise DiagnosticError(
             [Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]
         ) from None
-    return parse_declaration(str(path), raw)
+    return parse_declaration(str(path), raw, mesh_axes=mesh_axes)
 
 
 # Sections whose keys are names the code uses; an error inside one item drops that item only.
@@ -57,8 +58,9 @@ _PLACEHOLDER = (
 )
 
 
-def parse_declaration(path: str, raw: bytes) -> Analysis:
-    """Load, validate and analyze one declaration; every problem found is raised at once."""
+def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Analysis:
+    """Load, validate and analyze one declaration; every problem found is raised at once.
+    `mesh_axes`: the axes its layouts may name (`[tool.layergen] mesh-axes`)."""
     doc = load_yaml(path, raw)
     errors = _check_kind(doc)
     from pydantic import ValidationError
@@ -68,10 +70,10 @@ def parse_declaration(path: str, raw: bytes) -> Analysis:
     except ValidationError as exc:
         details = exc.errors()
         raise DiagnosticError(
-            errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details)
+            errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details, mesh_axes)
         ) from None
     try:
-        analysis = analyze(doc, decl)
+        analysis = analyze(doc, decl, mesh_axes=mesh_axes)
     except DiagnosticError as exc:
         raise DiagnosticError(errors + exc.diagnostics) from None
     if errors:
@@ -134,7 +136,9 @@ def _check_kind(doc: Document) -> list[Diagnostic]:
     return errors
 
 
-def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
+def _analyze_rest(
+    doc: Document, errors: list[dict], mesh_axes: tuple[str, ...]
+) -> list[Diagnostic]:
     """Check names and code in what validates once the invalid parts are dropped.
 
     A best effort, so that one structural mistake does not hide the others: each
@@ -171,7 +175,12 @@ def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
 
     try:
         decl = model.Declaration.model_validate(data)
-        analyze(Document(doc.path, data, doc.values, doc.keys), decl, ignore=frozenset(ignore))
+        analyze(
+            Document(doc.path, data, doc.values, doc.keys),
+            decl,
+            ignore=frozenset(ignore),
+            mesh_axes=mesh_axes,
+        )
     except (ValidationError, DiagnosticError) as exc:
         return exc.diagnostics if isinstance(exc, DiagnosticError) else []
     return []
@@ -274,11 +283,13 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
             allowed = [
                 a.strip(" '") for a in err["ctx"]["expected"].replace(" or ", ", ").split(", ")
             ]
+            # `aggregation` names Keras's ways of combining replicas; the others are types.
+            what = "aggregation" if loc and loc[-1] == "aggregation" else "type"
             found[loc] = doc.error(
                 loc,
                 "unknown-type",
-                f"unknown type `{err['input']}`",
-                did_you_mean(str(err["input"]), allowed) or f"types: {', '.join(allowed)}",
+                f"unknown {what} `{err['input']}`",
+                did_you_mean(str(err["input"]), allowed) or f"{what}s: {', '.join(allowed)}",
             )
         else:
             expected.setdefault(loc, []).append(_TYPE_WORDS.get(kind, err["msg"].lower()))

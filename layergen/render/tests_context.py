@@ -6,6 +6,7 @@ from typing import Any
 
 from ..declaration.code import Code, body
 from ..declaration.ir import Branches, Declared
+from ..declaration.layouts import LAYOUT_MODULE
 from .context import docstring_text, shape_tuple
 from .render import literal
 
@@ -44,6 +45,8 @@ UNKNOWN_LAYER_FACTS = {
     "reference": None,
     "golden": False,
     "output_names": None,  # a layer that returns its outputs as a dict: their names
+    "layouts": {},  # declared layouts by weight path: tested under ModelParallel
+    "layout_module": None,  # the module of the folder's `get_layout_map`
 }
 
 
@@ -216,6 +219,8 @@ def build_test_context(
         ],
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
+        layouts=ir.layouts,
+        layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
     )
 

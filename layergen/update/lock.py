@@ -54,12 +54,16 @@ class Record:
     package: str = ""  # its registration package
     hand_written: tuple[str, ...] = ()  # members kept as written
     seal: str | None = None  # set once the record is written (or read)
+    # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
+    layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
         if any(key not in entries for key in self.outputs):
             return None
         parts = [self.inputs, self.name, self.package, *self.hand_written, "|"]
+        if self.layouts:  # (a record without them seals as before)
+            parts[-1:-1] = [json.dumps(self.layouts)]
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
         return _digest("\n".join(parts))
@@ -71,6 +75,7 @@ class Record:
             "class": self.name,
             "package": self.package,
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
+            **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             "seal": self.seal,
         }
 
@@ -83,6 +88,7 @@ class Record:
             data["package"],
             tuple(data.get("hand_written", ())),
             data["seal"],
+            tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
         )
 
 

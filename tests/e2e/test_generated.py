@@ -77,8 +77,16 @@ def test_generated_tests_pass(outcomes, backend):
         for name, outcome in outcomes(backend).items()
         if not name.startswith("test_match_keras::")
     }
-    failed = [name for name, outcome in results.items() if outcome != "passed"]
+    # ModelParallel runs on JAX only: off JAX, the generated tests of the layers that
+    # declare layouts skip those tests, saying so (issue 26); on JAX they run.
+    sharded = {name: o for name, o in results.items() if "::test_model_parallel_" in name}
+    failed = [
+        name
+        for name, outcome in results.items()
+        if outcome != ("skipped" if backend != "jax" and name in sharded else "passed")
+    ]
     assert len(results) > 100
+    assert len(sharded) >= 3 * 5  # the three sharded examples, five tests each
     assert not failed, failed
 
 
