@@ -485,6 +485,18 @@ class _Analyzer:
                 self._args(loc + ("layers", i, "args"), item.args)
             if sub.layout is not None:
                 self._sublayer_layout(loc, sub.layout, layouts.sublayer_name(name, sub.args))
+        sharded = any(w.layout is not None for w in decl.weights.values()) or any(
+            s.layout for s in decl.sublayers.values()
+        )
+        clash = layouts.keras_layer_clash(decl.name) if sharded else None
+        if clash is not None:
+            self.error(
+                ("layer",),
+                "duplicate-name",
+                f"Keras names `{decl.name}` layers `{layouts.default_name(decl.name)}`, as it"
+                f" names its own `{clash}` layers: the layout map would shard theirs too",
+                f"rename the class, such as `Sharded{decl.name}`",
+            )
         if decl.base is not None:
             self._dotted(("base",), decl.base)
         forwards = []

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ..diagnostics import did_you_mean
+from ..keras_names import LAYER_NAMES
 
 # The module of a folder of declarations that holds its `get_layout_map`.
 LAYOUT_MODULE = "layout_map"
@@ -119,3 +120,15 @@ def layout_key(class_name: str, path: str) -> str:
     layer of the class named by default, at any depth of a model, and nothing else."""
     inside = "/".join(re.escape(part) for part in path.split("/"))
     return f"(?:.*/)?{name_pattern(class_name)}/{inside}"
+
+
+def keras_layer_clash(class_name: str) -> str | None:
+    """The default name of a Keras layer that layers of this class could also be named
+    (`Dense` and `keras.layers.Dense`: `dense`, `dense_1`, ...), or None."""
+    ours = default_name(class_name)
+    for theirs in sorted(LAYER_NAMES):
+        if re.fullmatch(name_pattern(class_name), theirs) or re.fullmatch(
+            re.escape(theirs) + r"(?:_\d+)?", ours
+        ):
+            return theirs
+    return None

@@ -175,7 +175,15 @@ def build_test_context(
         elif w.created is False:
             when = "False"
         shape = shape_tuple(w.shape.code, shape_rename, inputs)
-        weights.append({"name": w.name, "shape": shape, "trainable": w.trainable, "when": when})
+        weights.append(
+            {
+                "name": w.name,
+                "shape": shape,
+                "trainable": w.trainable,
+                "when": when,
+                "aggregation": w.aggregation,
+            }
+        )
 
     updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in ir.updates}
     sensitive = isinstance(ir.call, Branches) or any(

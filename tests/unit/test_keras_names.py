@@ -6,7 +6,8 @@ from __future__ import annotations
 import keras
 import pytest
 
-from layergen.keras_names import ACTIVATIONS, DTYPES, IDENTIFIERS
+from layergen.declaration.layouts import default_name
+from layergen.keras_names import ACTIVATIONS, DTYPES, IDENTIFIERS, LAYER_NAMES
 from layergen.kinds import KINDS
 
 GETTERS = {
@@ -32,6 +33,13 @@ def test_every_identifier_resolves_in_keras(kind):
 
 def test_activations_are_the_functions_of_keras_activations():
     assert all(callable(getattr(keras.activations, name, None)) for name in ACTIVATIONS)
+
+
+def test_layer_names_are_the_default_names_of_every_keras_layer():
+    layers = [getattr(keras.layers, n) for n in dir(keras.layers)]
+    classes = [c for c in layers if isinstance(c, type) and issubclass(c, keras.layers.Layer)]
+    assert {default_name(c.__name__) for c in classes} == LAYER_NAMES
+    assert keras.layers.EinsumDense("ab,bc->ac", 2).name.startswith("einsum_dense")
 
 
 def test_every_dtype_is_a_keras_dtype():

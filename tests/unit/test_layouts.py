@@ -137,6 +137,13 @@ def test_aggregation_is_for_non_trainable_state():
     assert found[2:] == ("unknown-type", "unknown aggregation `max`")
 
 
+@pytest.mark.parametrize("name", ["Dense", "Embedding_2", "Conv1D", "EinsumDense"])
+def test_a_class_keras_names_as_its_own_layers_cannot_declare_layouts(name):
+    ((line, col, code, message),) = errors(EXPERTS.replace("layer: Experts", f"layer: {name}"))
+    assert (line, col, code) == (1, 8, "duplicate-name")
+    assert "as it names its own" in message
+
+
 # -- the LayoutMap keys, as Keras reads them ---------------------------------------------------
 
 
