@@ -3,8 +3,9 @@
 
 The generated tests of each example check its own sharding against one device
 (tests/e2e/test_generated.py runs them); here, the README's model made of the three sharded
-examples runs as written, and a sublayer renamed in a declaration stays sharded once the
-project is generated again. About 2 minutes on two cores.
+examples runs as written, a sublayer renamed in a declaration stays sharded once the project
+is generated again, and one renamed by hand in the code (how keras-hub's hand-written regexes
+drift from the layers) fails the generated tests. About 3 minutes on two cores.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ EIGHT_DEVICES = {
 SHARDED = ["token_embedding", "column_parallel_dense", "mixture_of_experts"]
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = make_project(tmp_path_factory.mktemp("sharded"), {})
+@pytest.fixture
+def project(tmp_path):
+    root = make_project(tmp_path, {})
     (root / "examples").mkdir()
     for name in SHARDED:
         source = OWN_EXAMPLES / f"{name}.layer.yaml"
@@ -98,3 +99,16 @@ def test_a_sublayer_renamed_in_its_declaration_stays_sharded(project):
     outcomes = run_pytest(project, "jax", "tests/test_mixture_of_experts.py")
     sharded = {n: o for n, o in outcomes.items() if "layout_map" in n or "model_parallel" in n}
     assert len(sharded) == 6 and set(sharded.values()) == {"passed"}, sharded
+
+
+def test_a_sublayer_renamed_by_hand_in_the_code_fails_the_generated_tests(project):
+    """About 60 s: the layout map still keys `router/kernel`; the generated test says which
+    declared weight is no longer split (the key test passes: no key matches `gate/kernel`)."""
+    module = project / "examples" / "mixture_of_experts.py"
+    code = module.read_text()
+    assert 'name="router"' in code
+    module.write_text(code.replace('name="router"', 'name="gate"'))
+    test = "tests/test_mixture_of_experts.py::test_model_parallel_shards_each_weight_as_declared"
+    assert run_pytest(project, "jax", test) == {
+        "test_mixture_of_experts::test_model_parallel_shards_each_weight_as_declared": "failed"
+    }
