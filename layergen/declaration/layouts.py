@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..diagnostics import did_you_mean
-from ..keras_names import LAYER_NAMES
+from ..keras_classes import layer_classes
 
 # The module of a folder of declarations that holds its `get_layout_map`.
 LAYOUT_MODULE = "layout_map"
@@ -123,12 +123,13 @@ def layout_key(class_name: str, path: str) -> str:
 
 
 def keras_layer_clash(class_name: str) -> str | None:
-    """The default name of a Keras layer that layers of this class could also be named
-    (`Dense` and `keras.layers.Dense`: `dense`, `dense_1`, ...), or None."""
+    """The Keras layer whose layers Keras could name as it names this class's (`Dense` and
+    `keras.layers.Dense`: `dense`, `dense_1`, ...), or None."""
     ours = default_name(class_name)
-    for theirs in sorted(LAYER_NAMES):
+    for dotted in sorted(layer_classes()):
+        theirs = default_name(dotted.rpartition(".")[2])
         if re.fullmatch(name_pattern(class_name), theirs) or re.fullmatch(
             re.escape(theirs) + r"(?:_\d+)?", ours
         ):
-            return theirs
+            return dotted
     return None

@@ -1,14 +1,17 @@
-"""Read a declaration file: YAML -> pydantic -> analysis, all errors located."""
+"""Read a declaration file: YAML -> pydantic -> analysis -> IR, all errors located."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..config import MESH_AXES
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..textfiles import read_bytes
 from . import model
 from .analyze import Analysis, analyze
+from .ir import Declared, build_ir
 from .yamlfile import Document
 from .yamlfile import load as load_yaml
 
@@ -38,15 +41,16 @@ _TYPE_WORDS = {
 }
 
 
-def load_declaration(path: str | Path, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Analysis:
+@dataclass
+class Checked(Analysis):
+    """A declaration that checks out: its analysis (for located errors) and its IR."""
+
+    ir: Declared = field(kw_only=True)
+
+
+def load_declaration(path: str | Path, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DiagnosticError(
-            [Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]
-        ) from None
-    return parse_declaration(str(path), raw, mesh_axes=mesh_axes)
+    return parse_declaration(str(path), read_bytes(path), mesh_axes=mesh_axes)
 
 
 # Sections whose keys are names the code uses; an error inside one item drops that item only.
@@ -58,9 +62,9 @@ _PLACEHOLDER = (
 )
 
 
-def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Analysis:
-    """Load, validate and analyze one declaration; every problem found is raised at once.
-    `mesh_axes`: the axes its layouts may name (`[tool.layergen] mesh-axes`)."""
+def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
+    """Load, validate and analyze one declaration, then build its IR; every problem found
+    is raised at once. `mesh_axes`: the axes its layouts may name (`[tool.layergen] mesh-axes`)."""
     doc = load_yaml(path, raw)
     errors = _check_kind(doc)
     from pydantic import ValidationError
@@ -78,7 +82,7 @@ def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MES
         raise DiagnosticError(errors + exc.diagnostics) from None
     if errors:
         raise DiagnosticError(errors)
-    return analysis
+    return Checked(**vars(analysis), ir=build_ir(analysis))
 
 
 def _check_kind(doc: Document) -> list[Diagnostic]:

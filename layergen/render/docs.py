@@ -31,6 +31,8 @@ def input_doc(ir: Declared) -> list[str]:
             dims = ["batch_size"]
         elif rank == 2:
             dims = ["batch_size", last]
+        elif rank is not None:  # a declared rank: every dim named, as keras-hub writes them
+            dims = ["batch_size", *(f"d{i}" for i in range(1, rank - 1)), last]
         else:
             dims = ["batch_size", ELLIPSIS, last]
         text = _tensor(dims, rank)

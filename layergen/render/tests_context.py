@@ -37,6 +37,8 @@ UNKNOWN_LAYER_FACTS = {
     "masking": None,
     "ops": [],
     "losses_read_inputs": False,
+    "losses_read_call": False,  # the losses read names `call` binds: counted, not computed
+    "inference_losses": 0,  # losses an inference call adds (the others are training-only)
     "updates_read_inputs": False,
     "random": False,
     "statistics": [],
@@ -45,6 +47,8 @@ UNKNOWN_LAYER_FACTS = {
     "reference": None,
     "golden": False,
     "output_names": None,  # a layer that returns its outputs as a dict: their names
+    "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
+    "call_args": {},  # keyword arguments of `call` the example gives a value
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
 }
@@ -219,6 +223,8 @@ def build_test_context(
         masking=masking,
         ops=op_tests(ir, "layer", f"INPUT_SHAPES[{literal(ir.input_names[0])}]"),
         losses_read_inputs=_reads(inputs, *ir.losses),
+        losses_read_call=ir.losses_read_call,
+        inference_losses=len(ir.losses) - len(ir.training_only_losses),
         updates_read_inputs=_reads(inputs, *ir.updates.values()),
         random=ir.random,
         statistics=[
@@ -227,6 +233,7 @@ def build_test_context(
         ],
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
+        call_args=example.call_args,
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
@@ -269,8 +276,13 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
             for n in members
         }
         inputs = ir.input_names
+        keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
+        named = keywords + members
+        # Without stated inputs, the stated weights are of the layer the reference checks.
+        if example.weights and example.inputs is None:
+            constants["WEIGHTS"] = dict(example.weights)
         reference = {
-            "signature": ", ".join([*inputs, *(["*"] if members else []), *members]),
+            "signature": ", ".join([*inputs, *(["*"] if named else []), *named]),
             "body": body(code),
             "call": ", ".join(
                 [

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..textfiles import read_text
 
 NAME = "layergen.lock"
 BASES = Path(".layergen") / "base"
@@ -54,6 +55,9 @@ class Record:
     package: str = ""  # its registration package
     hand_written: tuple[str, ...] = ()  # members kept as written
     seal: str | None = None  # set once the record is written (or read)
+    # The registration package in effect when no `package` is declared: it stays the default,
+    # so models saved with the class still load (empty in a lock of layergen 0.1: `package`).
+    default_package: str = ""
     # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
     layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
@@ -61,9 +65,10 @@ class Record:
         """The seal of this record over its files' entries; None if one is missing."""
         if any(key not in entries for key in self.outputs):
             return None
-        parts = [self.inputs, self.name, self.package, *self.hand_written, "|"]
+        parts = [self.inputs, self.name, self.package, self.default_package, *self.hand_written]
         if self.layouts:  # (a record without them seals as before)
-            parts[-1:-1] = [json.dumps(self.layouts)]
+            parts.append(json.dumps(self.layouts))
+        parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
         return _digest("\n".join(parts))
@@ -75,6 +80,7 @@ class Record:
             "class": self.name,
             "package": self.package,
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
+            **({"default_package": self.default_package} if self.default_package else {}),
             **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             "seal": self.seal,
         }
@@ -88,6 +94,7 @@ class Record:
             data["package"],
             tuple(data.get("hand_written", ())),
             data["seal"],
+            data.get("default_package", ""),
             tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
         )
 
@@ -99,11 +106,15 @@ class Lock:
         entries: dict[str, Entry] | None = None,
         texts: dict[str, str] | None = None,
         records: dict[str, Record] | None = None,
+        handwritten: dict[str, dict] | None = None,
     ):
         self.root = root
         self.entries = dict(entries or {})
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
         self.records = dict(records or {})  # declaration key -> Record
+        # test module key -> what `layergen tests` wrote it from: the hand-written module,
+        # the class, and the flags given once (handwritten.py), so a rerun needs none
+        self.handwritten = dict(handwritten or {})
 
     @property
     def path(self) -> Path:
@@ -113,9 +124,9 @@ class Lock:
     def read(cls, root: Path) -> Lock:
         """The lock as committed; a lock that cannot be read stops the run (never silently dropped)."""
         path = root / NAME
-        if not path.is_file():
+        text = read_text(path, missing_ok=True)
+        if text is None:
             return cls(root)
-        text = path.read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith(("<<<<<<<", "=======", ">>>>>>>")):
                 raise DiagnosticError(
@@ -137,6 +148,7 @@ class Lock:
                 return cls(root, entries, texts)
             entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
             records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
+            handwritten = dict(data.get("handwritten", {}))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DiagnosticError(
                 [
@@ -148,7 +160,7 @@ class Lock:
                     )
                 ]
             ) from None
-        return cls(root, entries, records=records)
+        return cls(root, entries, records=records, handwritten=handwritten)
 
     def base(self, path: Path) -> str | None:
         """The text generated last time for `path`, or None if it never was."""
@@ -159,8 +171,9 @@ class Lock:
                 return None
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
             try:
-                text = file.read_text(encoding="utf-8")
-            except OSError:
+                # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
+                text = file.read_text(encoding="utf-8") if file.is_file() else None
+            except (OSError, UnicodeDecodeError):
                 text = None
             if text is None or _digest(text) != entry.digest:
                 raise DiagnosticError(
@@ -195,7 +208,7 @@ class Lock:
         for key in record.outputs:
             path = self.root / key
             try:
-                data = path.read_bytes()
+                data = path.read_bytes() if path.is_file() else b""  # a pipe would never end
             except OSError:
                 return None
             if hashlib.sha256(data).hexdigest() != self.entries[key].digest:
@@ -238,6 +251,8 @@ class Lock:
             if seal is not None and record.seal == seal:  # one that no longer fits is dropped
                 records[key] = record.as_json()
         data = {"version": VERSION, "files": index, **({"records": records} if records else {})}
+        if self.handwritten:
+            data["handwritten"] = dict(sorted(self.handwritten.items()))
         out[self.path] = json.dumps(data, indent=1) + "\n"
         return out
 

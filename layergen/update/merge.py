@@ -192,28 +192,33 @@ class _Merger:
         return [node for _, node in out]
 
     def one(self, name: str, base, current, new):
+        settled = self.settled(name, base, current, new)
+        if settled is not None:
+            return settled
+        if isinstance(current, cst.ClassDef) and isinstance(new, cst.ClassDef):
+            return self.class_(name, base, current, new)
+        return self.text(name, base, current, new)
+
+    def settled(self, name: str, base, current, new):
+        """The member's version when at most one side changed it; None when both did."""
         if code(current) == code(new) or name in self.keep:
             return current
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
-        if isinstance(current, cst.ClassDef) and isinstance(new, cst.ClassDef):
-            return self.class_(name, base, current, new)
-        return self.text(name, base, current, new)
+        return None
 
     def class_(self, name: str, base, current: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
         """A class merges member by member, its header (decorators, bases) as one more member."""
 
-        def header(c):
-            return c.with_changes(body=cst.IndentedBlock([]))
+        def header(c):  # a body of `pass`: a header alone is no statement to merge lines of
+            return c.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]))
 
         conflicts = len(self.pending)
-        merged_header = self.one(
-            name + ".<header>",
-            header(base) if base is not None else None,
-            header(current),
-            header(new),
+        sides = (header(base) if base is not None else None, header(current), header(new))
+        merged_header = self.settled(name + ".<header>", *sides) or self.text(
+            name + ".<header>", *sides
         )
         header_conflict = self.pending[conflicts] if len(self.pending) > conflicts else None
         members = self.members(

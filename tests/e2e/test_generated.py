@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from helpers import ACCEPTANCE, OWN_EXAMPLES, TWINS, layergen, make_project, run_pytest
+from helpers import ACCEPTANCE, OWN_EXAMPLES, TWINS, layergen, make_project, pytest_runs
 
 pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
 
@@ -30,14 +30,7 @@ def project(tmp_path_factory):
 @pytest.fixture(scope="module")
 def outcomes(project):
     """{file::test: outcome} of one pytest run over the project's tests, per backend."""
-    runs: dict[str, dict[str, str]] = {}
-
-    def run(backend: str) -> dict[str, str]:
-        if backend not in runs:
-            runs[backend] = run_pytest(project, backend)
-        return runs[backend]
-
-    return run
+    return pytest_runs(project)
 
 
 def test_every_declaration_generated(project):

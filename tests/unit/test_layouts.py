@@ -141,7 +141,7 @@ def test_aggregation_is_for_non_trainable_state():
 def test_a_class_keras_names_as_its_own_layers_cannot_declare_layouts(name):
     ((line, col, code, message),) = errors(EXPERTS.replace("layer: Experts", f"layer: {name}"))
     assert (line, col, code) == (1, 8, "duplicate-name")
-    assert "as it names its own" in message
+    assert "as it names `keras.layers." in message
 
 
 # -- the LayoutMap keys, as Keras reads them ---------------------------------------------------

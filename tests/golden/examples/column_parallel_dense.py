@@ -7,7 +7,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class ColumnParallelDense(keras.layers.Layer):
     """Fully connected layer whose kernel columns and bias are split over the `model`
     mesh axis.
@@ -79,7 +79,7 @@ class ColumnParallelDense(keras.layers.Layer):
                         stacklevel=2,
                     )
 
-    def call(self, x, training=None):
+    def call(self, x):
         y = ops.matmul(x, self.kernel)
         if self.bias is not None:
             y = y + self.bias

@@ -7,7 +7,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class MixtureOfExperts(keras.layers.Layer):
     """Feed-forward experts mixed per token by a learned router's softmax; the experts
     are split over the `model` mesh axis.
@@ -51,7 +51,10 @@ class MixtureOfExperts(keras.layers.Layer):
         self.hidden_dim = hidden_dim
         self.activation = keras.activations.get(activation)
         self.router = keras.layers.Dense(
-            units=num_experts, use_bias=False, name="router", dtype=self.dtype_policy
+            units=self.num_experts,
+            use_bias=False,
+            name="router",
+            dtype=self.dtype_policy,
         )
         self.input_spec = keras.InputSpec(min_ndim=2)
 
@@ -88,7 +91,7 @@ class MixtureOfExperts(keras.layers.Layer):
                         stacklevel=2,
                     )
 
-    def call(self, x, training=None):
+    def call(self, x):
         gates = ops.softmax(self.router(x), axis=-1)
         hidden = self.activation(ops.einsum("...d,edh->...eh", x, self.expert_kernel))
         expert_outputs = ops.einsum(

@@ -7,7 +7,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class TokenEmbedding(keras.layers.Layer):
     """Maps token ids to learned vectors; the table's rows are split over the `model`
     mesh axis.
@@ -74,7 +74,7 @@ class TokenEmbedding(keras.layers.Layer):
                         stacklevel=2,
                     )
 
-    def call(self, x, training=None):
+    def call(self, x):
         return ops.take(self.embeddings, x, axis=0)
 
     def compute_output_shape(self, input_shape):

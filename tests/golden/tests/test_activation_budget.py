@@ -156,6 +156,8 @@ def test_declared_losses():
     layer = make_layer()
     inputs = make_inputs()
     x = inputs
+    layer(inputs, training=False)
+    assert len(layer.losses) == 2, "losses of an inference call"
     layer(inputs, training=True)
     expected = [
         layer.l1_weight * ops.mean(ops.abs(x)),

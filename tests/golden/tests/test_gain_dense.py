@@ -162,6 +162,8 @@ def test_inference_is_deterministic():
 def test_declared_losses():
     layer = make_layer()
     inputs = make_inputs()
+    layer(inputs, training=False)
+    assert len(layer.losses) == 1, "losses of an inference call"
     layer(inputs, training=True)
     expected = [layer.kernel_l1 * ops.sum(ops.abs(layer.kernel))]
     assert len(layer.losses) == len(expected)

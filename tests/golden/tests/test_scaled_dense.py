@@ -163,6 +163,8 @@ def test_inference_is_deterministic():
 def test_declared_losses():
     layer = make_layer()
     inputs = make_inputs()
+    layer(inputs, training=False)
+    assert len(layer.losses) == 1, "losses of an inference call"
     layer(inputs, training=True)
     expected = [layer.scale_l2 * ops.sum(ops.square(layer.scale))]
     assert len(layer.losses) == len(expected)
