@@ -234,5 +234,5 @@ def plan_tests(
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    plan = Plan(generated, conftest(config, sorted(set(roots))), sources, lock, style=config.black)
+    plan = Plan(generated, conftest(config, sorted(set(roots))), sources, lock)
     return plan, notes
