@@ -77,9 +77,9 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     out = Rendered()
     try:
         if job.raw is None:
-            analysis = load_declaration(t.declaration)
+            analysis = load_declaration(t.declaration, mesh_axes=config.mesh_axes)
         else:
-            analysis = parse_declaration(str(t.declaration), job.raw)
+            analysis = parse_declaration(str(t.declaration), job.raw, mesh_axes=config.mesh_axes)
     except DiagnosticError as exc:
         out.errors = exc.diagnostics
         return out
@@ -110,6 +110,7 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         context["package"],
         tuple(sorted(ir.hand_written)),
         default_package=t.package,
+        layouts=tuple(ir.layouts.items()),
     )
     return out
 

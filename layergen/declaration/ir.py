@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..kinds import KINDS, Kind
 from .code import Code, bound_names, parse, resolve
+from .layouts import sublayer_name
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
@@ -74,6 +75,8 @@ class Weight:
     dtype: str | None
     created: bool | Code  # True: always; False: never; a condition over the params
     autocast: bool = True  # False: never cast to the compute dtype when read
+    layout: tuple[str | None, ...] | None = None  # the mesh axis of each dim
+    aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,9 @@ class Sublayer:
     args: dict[str, Code | Any]  # each argument a snippet, or a plain value
     sequence: tuple[Construction, ...] | None
     reads_input_shapes: bool  # then it is created in `build` (or when declared so)
+    # The layouts of its weights by their path inside it; the name Keras gives it leads them.
+    layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    keras_name: str | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -225,6 +231,15 @@ class Declared:
     def weight_names(self) -> list[str]:
         return [w.name for w in self.weights]
 
+    @property
+    def layouts(self) -> dict[str, tuple[str | None, ...]]:
+        """Every declared layout, by the weight's path inside the layer (`kernel`,
+        `router/kernel`): what the package's LayoutMap shards."""
+        found = {w.name: w.layout for w in self.weights if w.layout is not None}
+        for sub in self.sublayers:
+            found.update({f"{sub.keras_name}/{path}": axes for path, axes in sub.layout.items()})
+        return found
+
 
 def build_ir(a: Analysis) -> Declared:
     decl = a.decl
@@ -353,6 +368,8 @@ def _weight(a: Analysis, name: str) -> Weight:
         dtype=w.dtype,
         created=created,
         autocast=w.autocast and a.decl.compute_dtype != "float32",
+        layout=tuple(w.layout) if w.layout is not None else None,
+        aggregation=w.aggregation,
     )
 
 
@@ -381,7 +398,16 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         if isinstance(value, Code)
         for f in value.free
     )
-    return Sublayer(name, own.class_, own.args, sequence, reads or sub.create == "build")
+    layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
+    return Sublayer(
+        name,
+        own.class_,
+        own.args,
+        sequence,
+        reads or sub.create == "build",
+        layout,
+        sublayer_name(name, sub.args),
+    )
 
 
 def _op(a: Analysis, name: str) -> Op:

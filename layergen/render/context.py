@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..declaration.code import Code, body
+from ..declaration.code import Code, body, expression_node, is_input_shape, shape_rank
 from ..declaration.ir import (
     BOUNDS,
     Branches,
@@ -175,41 +175,15 @@ def param_doc(name: str, param: Param) -> str:
 # -- shapes ------------------------------------------------------------------
 
 
-def _expression(code: Code) -> cst.BaseExpression:
-    return code.module.body[0].body[0].value
-
-
 def shape_tuple(code: Code, rename: dict[str, str], inputs: set[str]) -> str:
     """A shape expression as Python code that builds a tuple."""
-    node = _expression(code)
+    node = expression_node(code)
     text = code.render(rename)
     if isinstance(node, cst.Tuple):
         return text if node.lpar else f"({text})"
-    if _is_input_shape(node, inputs):
+    if is_input_shape(node, inputs):
         return f"tuple({text})"
     return f"({text},)"
-
-
-def _is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
-    """An input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
-    if isinstance(node, cst.Name):
-        return node.value in inputs
-    return (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Name)
-        and node.value.value in inputs
-        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
-    )
-
-
-def shape_rank(code: Code, inputs: set[str]) -> int | None:
-    """The number of dims, when it is known without the input shapes."""
-    node = _expression(code)
-    if isinstance(node, cst.Tuple):
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
-        return len(node.elements)
-    return None if _is_input_shape(node, inputs) else 1
 
 
 # -- the context -------------------------------------------------------------
@@ -327,6 +301,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["dtype"] = literal(w.dtype)
         if not w.autocast:  # as GroupNormalization: `self.autocast = False` alone is not enough
             args["autocast"] = "False"
+        if w.aggregation:
+            args["aggregation"] = literal(w.aggregation)
         when = None
         if isinstance(w.created, Code):
             when = w.created.render(param_rename)
@@ -372,6 +348,9 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
         "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        # Weights with a declared layout, by path in the layer: `build` warns when a
+        # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
+        "layout_paths": tuple(ir.layouts),
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
         "built_input_spec": built_input_spec,  # with the axes `build` fixes

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..declaration.code import Code, body
 from ..declaration.ir import Branches, Declared
+from ..declaration.layouts import LAYOUT_MODULE
 from .context import docstring_text, op_context, shape_tuple
 from .render import literal
 
@@ -60,6 +61,8 @@ UNKNOWN_LAYER_FACTS = {
     "masking_reads_inputs": False,
     "sublayers": [],  # declared sublayers: each must be built
     "weights_read": [],  # weights the inference call reads: each changes the output
+    "layouts": {},  # declared layouts by weight path: tested under ModelParallel
+    "layout_module": None,  # the module of the folder's `get_layout_map`
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -193,7 +196,15 @@ def build_test_context(
         elif w.created is False:
             when = "False"
         shape = shape_tuple(w.shape.code, shape_rename, inputs)
-        weights.append({"name": w.name, "shape": shape, "trainable": w.trainable, "when": when})
+        weights.append(
+            {
+                "name": w.name,
+                "shape": shape,
+                "trainable": w.trainable,
+                "when": when,
+                "aggregation": w.aggregation,
+            }
+        )
 
     updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in ir.updates}
     sensitive = isinstance(ir.call, Branches) or any(
@@ -266,6 +277,8 @@ def build_test_context(
             if ir.noise is not None and ir.noise.shape is not None
             else None
         ),
+        layouts=ir.layouts,
+        layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
     )
 

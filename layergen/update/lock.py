@@ -58,12 +58,16 @@ class Record:
     # The registration package in effect when no `package` is declared: it stays the default,
     # so models saved with the class still load (empty in a lock of layergen 0.1: `package`).
     default_package: str = ""
+    # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
+    layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
         if any(key not in entries for key in self.outputs):
             return None
         parts = [self.inputs, self.name, self.package, self.default_package, *self.hand_written]
+        if self.layouts:  # (a record without them seals as before)
+            parts.append(json.dumps(self.layouts))
         parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
@@ -77,6 +81,7 @@ class Record:
             "package": self.package,
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
             **({"default_package": self.default_package} if self.default_package else {}),
+            **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             "seal": self.seal,
         }
 
@@ -90,6 +95,7 @@ class Record:
             tuple(data.get("hand_written", ())),
             data["seal"],
             data.get("default_package", ""),
+            tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
         )
 
 

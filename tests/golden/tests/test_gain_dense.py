@@ -190,6 +190,8 @@ def test_declared_losses():
     inputs = make_inputs()
     layer(inputs)
     support.set_seeded_weights(layer)
+    layer(inputs, training=False)
+    assert len(layer.losses) == 1, "losses of an inference call"
     layer(inputs, training=True)
     expected = [layer.kernel_l1 * ops.sum(ops.abs(layer.kernel))]
     assert len(layer.losses) == len(expected)

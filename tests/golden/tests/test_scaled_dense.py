@@ -191,6 +191,8 @@ def test_declared_losses():
     inputs = make_inputs()
     layer(inputs)
     support.set_seeded_weights(layer)
+    layer(inputs, training=False)
+    assert len(layer.losses) == 1, "losses of an inference call"
     layer(inputs, training=True)
     expected = [layer.scale_l2 * ops.sum(ops.square(layer.scale))]
     assert len(layer.losses) == len(expected)
