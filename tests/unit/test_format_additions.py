@@ -716,7 +716,13 @@ def test_held_out_layers_match_numpy_save_load_and_pass_their_tests(held_out, ba
     assert check.returncode == 0, check.stderr[-3000:]
     assert f"checked on {backend}" in check.stdout
     outcomes = run_pytest(held_out, backend)
-    failed = [name for name, outcome in outcomes.items() if outcome != "passed"]
+    # A layer without trainable weights skips the fit test (its gradient test checks it).
+    weightless_fit = "::test_compiled_fit_step_trains_every_weight"
+    failed = [
+        name
+        for name, outcome in outcomes.items()
+        if outcome != "passed" and not (outcome == "skipped" and name.endswith(weightless_fit))
+    ]
     assert len(outcomes) >= 4 * 8 and not failed, failed
 
 
@@ -731,7 +737,7 @@ def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
     result = layergen("generate", "heldout", "--record", cwd=root)
     assert result.returncode == 0, result.stderr
     golden = json.loads((root / "tests" / "test_latent_heads.golden.json").read_text())
-    assert len(golden["outputs"]) == 2  # both heads
+    assert len(golden["runs"]["outputs"]) == 2  # both heads
     outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
     assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
     assert set(outcomes.values()) == {"passed"}, outcomes
