@@ -18,6 +18,7 @@ KEYS = {
     "package": "the default registration package (default: the project's name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
     "line-length": "black's line length for generated files (default: black's own config, else 88)",
+    "mesh-axes": "the axis names of the device mesh that weight layouts name (default: batch, model)",
     "check": "the [tool.layergen.check] table: settings of `layergen check`",
 }
 
@@ -38,6 +39,8 @@ class BlackStyle:
 
 
 BLACK_DEFAULTS = BlackStyle()  # black's own, for a project that configures none
+# The axes of a device mesh, as keras-hub names them: data parallel, then model parallel.
+MESH_AXES = ("batch", "model")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     black: BlackStyle = BLACK_DEFAULTS
+    mesh_axes: tuple[str, ...] = MESH_AXES  # the names a weight's `layout` may use
     project_name: str = (
         ""  # [project] name, made an identifier: the registration package by default
     )
@@ -120,15 +124,17 @@ def load_config(cwd: Path | None = None) -> Config:
 
     project = table(data, "project", "project")
     tool = table(data, "tool", "tool")
-    section = table(tool, "layergen", "tool.layergen")
-    table(section, "check", "tool.layergen.check")  # read by `layergen check`
+    written = table(tool, "layergen", "tool.layergen")
+    table(written, "check", "tool.layergen.check")  # read by `layergen check`
+    # Keys with dashes or underscores, as black reads its own (`mesh_axes` = `mesh-axes`).
+    section = {_dashed(str(k)): v for k, v in written.items()}
     # black reads its keys with dashes or underscores
     black = {_dashed(str(k)): v for k, v in table(tool, "black", "tool.black").items()}
     if errors:
         raise DiagnosticError(errors)
     black_length = black.get("line-length", 88)
-    for key in section:
-        if key not in KEYS:
+    for key in written:
+        if _dashed(key) not in KEYS:
             line = _line_of(text, key)
             errors.append(
                 Diagnostic(
@@ -191,6 +197,18 @@ def load_config(cwd: Path | None = None) -> Config:
             'such as `target-version = ["py311"]`',
             "tool.black",
         )
+    mesh_axes = section.get("mesh-axes", list(MESH_AXES))
+    if (
+        not isinstance(mesh_axes, list)
+        or not mesh_axes
+        or not all(isinstance(a, str) and a.isidentifier() for a in mesh_axes)
+        or len(set(mesh_axes)) < len(mesh_axes)
+    ):
+        bad(
+            "mesh-axes",
+            "must be a list of distinct axis names",
+            'such as `mesh-axes = ["batch", "model"]`: the data axis first',
+        )
     requires_python = project.get("requires-python")
     if errors:
         raise DiagnosticError(errors)
@@ -200,6 +218,7 @@ def load_config(cwd: Path | None = None) -> Config:
         tests=root / section["tests"] if "tests" in section else None,
         package=section.get("package"),
         templates=root / section["templates"] if "templates" in section else None,
+        mesh_axes=tuple(mesh_axes),
         black=BlackStyle(
             line_length=line_length if type(line_length) is int and line_length > 0 else 88,
             target_versions=tuple(targets),

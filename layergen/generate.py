@@ -13,8 +13,10 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .config import Config
+from .config import MESH_AXES, Config
+from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
+from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
 from .textfiles import read_bytes, read_text, same_text, split_line_ends, with_line_ends
@@ -129,6 +131,7 @@ def plan_run(
     import_roots: set[Path] = set()
     registered: list[tuple[str, str, Path]] = []
     reused_paths: set[Path] = set()
+    sharded: list[Sharded] = []  # declarations with layouts
     for t, reused, _ in slots:
         if reused:
             record, files = reused
@@ -157,16 +160,28 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
-            lock.remember(t.declaration, record)
+            lock.remember(t.declaration, record, files)
         companions[t.module] = t.test
         if record.hand_written:
             hand_written[t.module] = frozenset(f"{record.name}.{m}" for m in record.hand_written)
         if t.module.parent != config.root:  # a module at the top of the project is in no package
             exports.setdefault(t.module.parent, []).append((t.module.stem, record.name))
         registered.append((record.package, record.name, t.declaration))
-    errors.extend(duplicate_registrations(registered, texts))
+        if record.layouts:
+            sharded.append(Sharded(t.declaration, record.name, record.layouts))
+    errors.extend(duplicate_registrations(registered, texts, config.mesh_axes))
+    folders = folder_layouts(sharded, lock, [t.declaration for t, _, _ in slots])
+    for folder, items in folders.items():
+        errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
     if errors:
         raise DiagnosticError(errors)
+    for folder, items in folders.items():  # issue 26: `get_layout_map` of the folder's layers
+        files, as_recorded = layout_map_file(folder, items, config, lock, run)
+        outputs.update(files)
+        if as_recorded:
+            reused_paths.update(files)
+        if folder != config.root:
+            exports.setdefault(folder, []).append((LAYOUT_MODULE, "get_layout_map"))
     if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
         support_file = config.tests_dir / "layergen_support.py"
         reused = lock.reusable(support_file, run)
@@ -176,8 +191,9 @@ def plan_run(
         else:
             from .render.support import support_files
 
-            outputs.update(support_files(config.tests_dir, user_templates=config.user_templates))
-            lock.remember(support_file, Record(run, (lock.key(support_file),)))
+            supported = support_files(config.tests_dir, user_templates=config.user_templates)
+            outputs.update(supported)
+            lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
@@ -222,7 +238,9 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
 
 
 def duplicate_registrations(
-    registered: list[tuple[str, str, Path]], texts: dict[Path, str] | None = None
+    registered: list[tuple[str, str, Path]],
+    texts: dict[Path, str] | None = None,
+    mesh_axes: tuple[str, ...] = MESH_AXES,
 ) -> list[Diagnostic]:
     """Two classes registered under one `package>Name`: a saved model would reload the wrong one."""
     by_key: dict[tuple[str, str], list[Path]] = {}
@@ -236,9 +254,9 @@ def duplicate_registrations(
 
         for path in paths:  # read again, for the place of the error (a rare, failing run)
             if texts and path in texts:
-                analysis = parse_declaration(str(path), texts[path].encode())
+                analysis = parse_declaration(str(path), texts[path].encode(), mesh_axes=mesh_axes)
             else:
-                analysis = load_declaration(path)
+                analysis = load_declaration(path, mesh_axes=mesh_axes)
             others = ", ".join(str(p) for p in paths if p != path)
             errors.append(
                 analysis.doc.error(

@@ -15,13 +15,14 @@ from typing import Any
 
 import libcst as cst
 
-from ..config import package_problem
+from ..config import MESH_AXES, package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
+from . import layouts
 from . import reserved as template_names  # `reserved` names a flag below
-from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values
+from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, shape_rank
 from .model import BOUNDS, Declaration, Input, Param
 from .yamlfile import Document, Pos
 
@@ -34,6 +35,7 @@ LAYER_ONLY_KEYS = (
     "masking",
     "output_shape",
     "outputs",
+    "noise",
     "output_type",
 )
 # Names the generated code itself uses in the scope of the declared code.
@@ -67,15 +69,29 @@ class Analysis:
         return self.codes[tuple(loc)]
 
 
-def analyze(doc: Document, decl: Declaration, *, ignore: frozenset[str] = frozenset()) -> Analysis:
-    """Check names and code. `ignore`: names to take as known (their declarations had errors already reported)."""
-    return _Analyzer(doc, decl, ignore).run()
+def analyze(
+    doc: Document,
+    decl: Declaration,
+    *,
+    ignore: frozenset[str] = frozenset(),
+    mesh_axes: tuple[str, ...] = MESH_AXES,
+) -> Analysis:
+    """Check names and code. `ignore`: names to take as known (their declarations had errors
+    already reported); `mesh_axes`: the axes layouts may name (`[tool.layergen] mesh-axes`)."""
+    return _Analyzer(doc, decl, ignore, mesh_axes).run()
 
 
 class _Analyzer:
-    def __init__(self, doc: Document, decl: Declaration, ignore: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        doc: Document,
+        decl: Declaration,
+        ignore: frozenset[str] = frozenset(),
+        mesh_axes: tuple[str, ...] = MESH_AXES,
+    ):
         self.doc, self.decl = doc, decl
         self.ignore = ignore
+        self.mesh_axes = mesh_axes
         self.errors: list[Diagnostic] = []
         self.scopes: list[tuple[Code, set[str], set[str], str, bool]] = []
         # Sublayer arguments that are one bare word, by id of their code: if the word is
@@ -502,6 +518,18 @@ class _Analyzer:
                     f"unknown dtype `{weight.dtype}`",
                     did_you_mean(weight.dtype, DTYPES),
                 )
+            if weight.aggregation is not None and weight.trainable:
+                self.error(
+                    loc + ("aggregation",),
+                    "trainable-update",
+                    f"weight `{name}` is trainable: the optimizer combines its replicas' gradients",
+                    "`aggregation` is for non-trainable state: add `trainable: false`",
+                    key=True,
+                )
+            if weight.layout is not None:
+                shape = self.result.codes.get(loc + ("shape",))
+                rank = shape_rank(shape, inputs) if shape is not None else len(weight.layout)
+                self._layout(loc + ("layout",), weight.layout, rank)
         for name, sub in decl.sublayers.items():
             loc = ("sublayers", name)
             if sub.class_ is None and sub.layers is None:
@@ -516,6 +544,20 @@ class _Analyzer:
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
                 self._args(loc + ("layers", i, "args"), item.args, item.class_)
+            if sub.layout is not None:
+                self._sublayer_layout(loc, sub.layout, layouts.sublayer_name(name, sub.args))
+        sharded = any(w.layout is not None for w in decl.weights.values()) or any(
+            s.layout for s in decl.sublayers.values()
+        )
+        clash = layouts.keras_layer_clash(decl.name) if sharded else None
+        if clash is not None:
+            self.error(
+                ("layer",),
+                "duplicate-name",
+                f"Keras names `{decl.name}` layers `{layouts.default_name(decl.name)}`, as it"
+                f" names `{clash}` layers: the layout map would shard theirs too",
+                f"rename the class, such as `Sharded{decl.name}`",
+            )
         if decl.base is not None:
             self._dotted(("base",), decl.base)
         forwards = []
@@ -583,6 +625,8 @@ class _Analyzer:
             self._shape(("outputs", name), shape, inputs, params)
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
+        if decl.noise is not None and decl.noise.shape is not None:
+            self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
 
     def _check_created_in_init(self) -> None:
         """`create: init` for a sublayer whose args read an input's shape (once parsed)."""
@@ -1067,6 +1111,32 @@ class _Analyzer:
                 report=False,
                 pos=Pos(where.line, where.col),
             )
+
+    def _layout(self, loc: tuple, layout: list[str | None], rank: int | None) -> None:
+        problems = layouts.axis_problems(layout, self.mesh_axes)
+        problems.append(layouts.rank_problem(layout, rank))
+        for problem in problems:
+            if problem is not None:
+                where, code, message, hint = problem
+                self.error(loc + where, code, message, hint)
+
+    def _sublayer_layout(self, loc: tuple, layout: dict[str, list], keras_name: str | None) -> None:
+        """A sublayer's layouts: paths inside it, each with its layout (their ranks are the
+        sublayer's business: the generated test checks them)."""
+        if keras_name is None:
+            self.error(
+                loc + ("args", "name"),
+                "bad-layout",
+                "the sublayer's `name` is computed, so the paths of its weights are not known",
+                "give `name` as a string literal (\"'router'\"), or leave it out: the key names it",
+            )
+        for path, entries in layout.items():
+            problem = layouts.path_problem(path)
+            if problem is not None:
+                where, code, message, hint = problem
+                self.error(loc + ("layout",) + where, code, message, hint, key=True)
+            for where, code, message, hint in layouts.axis_problems(entries, self.mesh_axes):
+                self.error(loc + ("layout", path) + where, code, message, hint)
 
     def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
         """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""

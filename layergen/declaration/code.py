@@ -84,6 +84,33 @@ class Code:
         return _locate(self.pos, self.value, self.text, self.lead, start.line, start.column)
 
 
+def expression_node(code: Code) -> cst.BaseExpression:
+    """The expression a one-expression snippet holds."""
+    return code.module.body[0].body[0].value
+
+
+def is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
+    """In a shape, an input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
+    if isinstance(node, cst.Name):
+        return node.value in inputs
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and node.value.value in inputs
+        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
+    )
+
+
+def shape_rank(code: Code, inputs: set[str]) -> int | None:
+    """The number of dims of a shape expression, when it is known without the input shapes."""
+    node = expression_node(code)
+    if isinstance(node, cst.Tuple):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return len(node.elements)
+    return None if is_input_shape(node, inputs) else 1
+
+
 def resolve(codes: list[Code]) -> None:
     """Find the free names of many snippets in one libcst scope analysis.
 

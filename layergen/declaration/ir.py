@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..kinds import KINDS, Kind
 from .code import Code, bound_names, parse, resolve
+from .layouts import sublayer_name
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
@@ -74,6 +75,8 @@ class Weight:
     dtype: str | None
     created: bool | Code  # True: always; False: never; a condition over the params
     autocast: bool = True  # False: never cast to the compute dtype when read
+    layout: tuple[str | None, ...] | None = None  # the mesh axis of each dim
+    aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,9 @@ class Sublayer:
     args: dict[str, Code | Any]  # each argument a snippet, or a plain value
     sequence: tuple[Construction, ...] | None
     reads_input_shapes: bool  # then it is created in `build` (or when declared so)
+    # The layouts of its weights by their path inside it; the name Keras gives it leads them.
+    layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    keras_name: str | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -125,6 +131,23 @@ class Method:
 class Branches:
     train: Code
     infer: Code
+
+
+@dataclass(frozen=True)
+class Noise:
+    """What a layer random in training promises of its noise (the tests check it)."""
+
+    unbiased: bool  # the mean of training outputs is the inference output
+    shape: Shape | None  # one draw per cell: shared along the axes of size 1
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A generated test the declaration turns off, with the reason shown in every run."""
+
+    test: str
+    reason: str
+    pos: Pos  # of the test's name in the YAML file
 
 
 @dataclass(frozen=True)
@@ -190,6 +213,8 @@ class Declared:
     outputs_by_name: bool  # the layer returns a dict of `outputs`
     example: Example
     hand_written: frozenset[str] = field(default_factory=frozenset)
+    noise: Noise | None = None
+    skips: tuple[Skip, ...] = ()
 
     @property
     def input_names(self) -> list[str]:
@@ -205,6 +230,15 @@ class Declared:
     @property
     def weight_names(self) -> list[str]:
         return [w.name for w in self.weights]
+
+    @property
+    def layouts(self) -> dict[str, tuple[str | None, ...]]:
+        """Every declared layout, by the weight's path inside the layer (`kernel`,
+        `router/kernel`): what the package's LayoutMap shards."""
+        found = {w.name: w.layout for w in self.weights if w.layout is not None}
+        for sub in self.sublayers:
+            found.update({f"{sub.keras_name}/{path}": axes for path, axes in sub.layout.items()})
+        return found
 
 
 def build_ir(a: Analysis) -> Declared:
@@ -226,6 +260,7 @@ def build_ir(a: Analysis) -> Declared:
         a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
         for i, loss in enumerate(decl.losses)
     )
+    bound = _call_bound(a)
     return Declared(
         kind=kind,
         name=decl.name,
@@ -259,11 +294,7 @@ def build_ir(a: Analysis) -> Declared:
             for i, loss in enumerate(decl.losses)
             if not isinstance(loss, str) and loss.training_only
         ),
-        losses_read_call=any(
-            f.name not in a.params and f.name in _call_bound(a)
-            for loss in losses
-            for f in loss.free
-        ),
+        losses_read_call=any(f.name in bound for loss in losses for f in loss.free),
         updates={name: a.code("updates", name) for name in decl.updates},
         masking=decl.masking not in (None, False),
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
@@ -276,13 +307,24 @@ def build_ir(a: Analysis) -> Declared:
         outputs_by_name=decl.output_type == "dict",
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
+        noise=(
+            Noise(decl.noise.unbiased, _shape(a, ("noise", "shape"), decl.noise.shape))
+            if decl.noise is not None
+            else None
+        ),
+        skips=tuple(
+            Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
+            for test, reason in decl.tests.skip.items()
+        ),
     )
 
 
 def _call_bound(a: Analysis) -> set[str]:
-    """Names the `call` block binds that are not its inputs (a loss reading one is added
-    where they are bound)."""
-    return bound_names(a.decl.call) - set(a.inputs) if isinstance(a.decl.call, str) else set()
+    """Names the `call` block binds that are not its inputs or params (a loss reading one
+    is added where they are bound)."""
+    if not isinstance(a.decl.call, str) or not a.decl.losses:
+        return set()
+    return bound_names(a.decl.call) - set(a.inputs) - set(a.params)
 
 
 def _argument(a: Analysis, method: str, index: int, arg: str) -> str:
@@ -326,6 +368,8 @@ def _weight(a: Analysis, name: str) -> Weight:
         dtype=w.dtype,
         created=created,
         autocast=w.autocast and a.decl.compute_dtype != "float32",
+        layout=tuple(w.layout) if w.layout is not None else None,
+        aggregation=w.aggregation,
     )
 
 
@@ -354,7 +398,16 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         if isinstance(value, Code)
         for f in value.free
     )
-    return Sublayer(name, own.class_, own.args, sequence, reads or sub.create == "build")
+    layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
+    return Sublayer(
+        name,
+        own.class_,
+        own.args,
+        sequence,
+        reads or sub.create == "build",
+        layout,
+        sublayer_name(name, sub.args),
+    )
 
 
 def _op(a: Analysis, name: str) -> Op:

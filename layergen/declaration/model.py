@@ -28,6 +28,11 @@ ParamType = Literal[
 ]
 Scalar = str | int | float | bool | None
 ShapeValue = str | int | list[str | int]
+# A weight's layout: the device mesh axis each of its dims is split over (None: not split).
+Layout = list[str | None]
+# How the replicas' values of a weight are combined under a distribution strategy (Keras's
+# `add_weight(aggregation=...)`).
+Aggregation = Literal["none", "mean", "sum", "only_first_replica"]
 
 
 class Strict(BaseModel):
@@ -96,6 +101,8 @@ class Weight(Strict):
     trainable: bool = True
     dtype: str | None = None
     when: str | bool | None = None
+    layout: Layout | None = None
+    aggregation: Aggregation | None = None
     autocast: bool = True  # false: read in its own dtype under mixed precision
 
     @model_validator(mode="before")
@@ -113,6 +120,8 @@ class Sublayer(Strict):
     class_: str | None = Field(default=None, alias="class")
     args: dict[str, Any] = {}
     layers: list[LayerCall] | None = None
+    # The layouts of its weights, by their path inside it (`kernel`, `dense_a/kernel`).
+    layout: dict[str, Layout] | None = None
     # Where it is created: in `build` when its args read an input's shape, else in
     # `__init__`, unless this says so (a checkpoint's order follows the reference's).
     create: Literal["init", "build"] | None = None
@@ -139,6 +148,19 @@ class Loss(Strict):
 
     value: str
     training_only: bool = False  # added on training calls only (an inference call adds none)
+
+
+class Noise(Strict):
+    """What a layer random in training promises of its noise; the generated tests check it."""
+
+    unbiased: bool = False  # the mean of training outputs is the inference output
+    shape: ShapeValue | None = None  # one draw per cell: shared along the axes of size 1
+
+
+class Tests(Strict):
+    """What the declaration says of its generated tests."""
+
+    skip: dict[str, str] = {}  # test name -> why it does not apply
 
 
 class Statistic(Strict):
@@ -196,7 +218,9 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     outputs: dict[str, ShapeValue] | None = None
     output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
+    noise: Noise | None = None
     example: Example = Example()
+    tests: Tests = Tests()
     # Members of the class that a person owns (`layergen sync` lists those it cannot
     # write back into the declaration): generate keeps them as they are in the module.
     hand_written: list[str] = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..declaration.code import Code, body
+from ..declaration.code import Code, body, expression_node, is_input_shape, shape_rank
 from ..declaration.ir import (
     BOUNDS,
     Branches,
@@ -23,7 +23,7 @@ from ..declaration.ir import (
     Sublayer,
 )
 from ..keras_names import IDENTIFIERS
-from .docs import example_doc, input_doc, output_doc
+from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
@@ -175,41 +175,15 @@ def param_doc(name: str, param: Param) -> str:
 # -- shapes ------------------------------------------------------------------
 
 
-def _expression(code: Code) -> cst.BaseExpression:
-    return code.module.body[0].body[0].value
-
-
 def shape_tuple(code: Code, rename: dict[str, str], inputs: set[str]) -> str:
     """A shape expression as Python code that builds a tuple."""
-    node = _expression(code)
+    node = expression_node(code)
     text = code.render(rename)
     if isinstance(node, cst.Tuple):
         return text if node.lpar else f"({text})"
-    if _is_input_shape(node, inputs):
+    if is_input_shape(node, inputs):
         return f"tuple({text})"
     return f"({text},)"
-
-
-def _is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
-    """An input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
-    if isinstance(node, cst.Name):
-        return node.value in inputs
-    return (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Name)
-        and node.value.value in inputs
-        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
-    )
-
-
-def shape_rank(code: Code, inputs: set[str]) -> int | None:
-    """The number of dims, when it is known without the input shapes."""
-    node = _expression(code)
-    if isinstance(node, cst.Tuple):
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
-        return len(node.elements)
-    return None if _is_input_shape(node, inputs) else 1
 
 
 # -- the context -------------------------------------------------------------
@@ -258,7 +232,7 @@ def build_context(
         # Computed in float32 under any dtype policy: inputs and weights are not cast down.
         "float32_compute": ir.float32_compute,
         "init": ir.init.render() if ir.init is not None else None,
-        "ops": [_op(op, self_rename) for op in ir.ops],
+        "ops": [op_context(op, self_rename) for op in ir.ops],
         # A declared method with the name of a generated one replaces it, in its place.
         "methods": [m for m in methods if m["name"] not in generated],
         "overrides": {m["name"]: m for m in methods if m["name"] in generated},
@@ -275,7 +249,8 @@ def _shadowed(rename: dict[str, str], local) -> dict[str, str]:
     return {k: v for k, v in rename.items() if k not in local}
 
 
-def _op(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+def op_context(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+    """An op as its method renders it (the test module renders the declared one too)."""
     rename = _shadowed(self_rename, [*op.args, "upstream"])
     if op.gradient is not None:
         gradient = body(op.gradient, rename)
@@ -326,6 +301,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["dtype"] = literal(w.dtype)
         if not w.autocast:  # as GroupNormalization: `self.autocast = False` alone is not enough
             args["autocast"] = "False"
+        if w.aggregation:
+            args["aggregation"] = literal(w.aggregation)
         when = None
         if isinstance(w.created, Code):
             when = w.created.render(param_rename)
@@ -371,6 +348,9 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
         "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        # Weights with a declared layout, by path in the layer: `build` warns when a
+        # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
+        "layout_paths": tuple(ir.layouts),
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
         "built_input_spec": built_input_spec,  # with the axes `build` fixes
@@ -391,6 +371,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "call_args_doc": [docstring_text(line, " " * 12, 8, width) for line in call_args_doc(ir)],
         "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
@@ -443,10 +424,9 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
     if not lines or not ir.sublayers:
         return lines
-    first = ir.input_names[0] if len(ir.inputs) == 1 else "inputs[0]"
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
-        f"if not keras.backend.is_keras_tensor({first}):\n"
+        f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
 
@@ -494,6 +474,8 @@ def _takes_training(ir: Declared) -> bool:
     """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
     still passes the outer `training` on to sublayers. A base class's `call` may read it."""
     if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    if ir.training_only_losses:  # added under `if training:`
         return True
     codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
     return any(f.name == "training" for code in codes for f in code.free)

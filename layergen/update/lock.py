@@ -58,12 +58,16 @@ class Record:
     # The registration package in effect when no `package` is declared: it stays the default,
     # so models saved with the class still load (empty in a lock of layergen 0.1: `package`).
     default_package: str = ""
+    # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
+    layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
         if any(key not in entries for key in self.outputs):
             return None
         parts = [self.inputs, self.name, self.package, self.default_package, *self.hand_written]
+        if self.layouts:  # (a record without them seals as before)
+            parts.append(json.dumps(self.layouts))
         parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
@@ -77,6 +81,7 @@ class Record:
             "package": self.package,
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
             **({"default_package": self.default_package} if self.default_package else {}),
+            **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             "seal": self.seal,
         }
 
@@ -90,6 +95,7 @@ class Record:
             tuple(data.get("hand_written", ())),
             data["seal"],
             data.get("default_package", ""),
+            tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
         )
 
 
@@ -109,6 +115,7 @@ class Lock:
         # test module key -> what `layergen tests` wrote it from: the hand-written module,
         # the class, and the flags given once (handwritten.py), so a rerun needs none
         self.handwritten = dict(handwritten or {})
+        self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
 
     @property
     def path(self) -> Path:
@@ -210,9 +217,13 @@ class Lock:
             files[path] = data.decode("utf-8")
         return record, files
 
-    def remember(self, declaration: Path, record: Record) -> None:
-        """Record a declaration rendered in this run; it is sealed when the index is written."""
-        self.records[self._key(declaration)] = record
+    def remember(self, declaration: Path, record: Record, files: dict[Path, str]) -> None:
+        """Record a declaration rendered in this run into `files`; it is sealed when the index
+        is written, if each of its files' bases is then what was rendered (a file that still
+        holds conflict markers keeps its old base, and a record over it would say it is new)."""
+        key = self._key(declaration)
+        self.records[key] = record
+        self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
 
     def key(self, path: Path) -> str:
         return self._key(path)
@@ -241,6 +252,9 @@ class Lock:
         for key, record in sorted(self.records.items()):
             seal = record.sealed(self.entries)
             if record.seal is None:  # rendered in this run: sealed over its files' entries
+                rendered = self._rendered.get(key, {}).items()
+                if any(getattr(self.entries.get(k), "digest", None) != d for k, d in rendered):
+                    continue
                 record = replace(record, seal=seal)
             if seal is not None and record.seal == seal:  # one that no longer fits is dropped
                 records[key] = record.as_json()

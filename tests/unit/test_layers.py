@@ -17,7 +17,17 @@ STAGES = [
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render"],  # contexts from the IR, Jinja, black
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
-    ["targets", "inputs", "render_many", "generate", "golden", "introspect", "handwritten", "sync"],
+    [
+        "targets",
+        "inputs",
+        "render_many",
+        "layout_maps",  # a folder's layout_map.py, from its declarations' records
+        "generate",
+        "golden",
+        "introspect",
+        "handwritten",
+        "sync",
+    ],
     ["scaffold", "schema", "init", "lint"],
     ["commands"],
     ["watch"],
