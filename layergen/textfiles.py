@@ -55,22 +55,11 @@ def decode(path: str, data: bytes) -> str:
 def read_bytes(path: Path, *, missing_ok: bool = False) -> bytes | None:
     """The file's bytes; None for a missing file when `missing_ok`."""
     try:
-        if not path.is_file() and path.exists():  # a folder, or a pipe that would never end
-            folder = path.is_dir()
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        str(path),
-                        None,
-                        None,
-                        "cannot-read",
-                        "cannot read the file: "
-                        + ("a folder is in its place" if folder else "it is a pipe or a device"),
-                        "move the folder away" if folder else "put the file in its place",
-                    )
-                ]
-            )
-        data = path.read_bytes()
+        if path.is_dir():
+            raise _cannot_read(path, "a folder is in its place", "move the folder away")
+        if path.exists() and not path.is_file():  # reading a pipe would wait forever
+            raise _cannot_read(path, "it is a pipe or a device", "put the file in its place")
+        return path.read_bytes()
     except FileNotFoundError:
         if missing_ok:
             return None
@@ -78,19 +67,13 @@ def read_bytes(path: Path, *, missing_ok: bool = False) -> bytes | None:
             [Diagnostic(str(path), None, None, "no-such-file", "no such file")]
         ) from None
     except OSError as exc:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(path),
-                    None,
-                    None,
-                    "cannot-read",
-                    f"cannot read the file: {exc.strerror or exc}",
-                    "check its permissions",
-                )
-            ]
-        ) from None
-    return data
+        raise _cannot_read(path, exc.strerror or str(exc), "check its permissions") from None
+
+
+def _cannot_read(path: Path, why: str, hint: str) -> DiagnosticError:
+    return DiagnosticError(
+        [Diagnostic(str(path), None, None, "cannot-read", f"cannot read the file: {why}", hint)]
+    )
 
 
 def same_text(path: Path, text: str) -> bool:

@@ -95,7 +95,7 @@ def watch(
         target = Path(path)
         return is_declaration(target) or (syncing and declaration_beside(target) is not None)
 
-    known: dict[Path, str | None] = {}
+    known: dict[Path, bytes | None] = {}
 
     def remember(paths: Iterable[Path]) -> None:
         for path in paths:
@@ -192,10 +192,11 @@ def _commands(quiet: bool, echo: Echo) -> tuple:
     )
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path) -> bytes | None:
+    """The file's bytes (two saves that are not UTF-8 differ too), None if it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
         return None
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -145,11 +146,11 @@ def test_watch_reports_a_missing_folder_and_exits(project):
     assert "nowhere: error: no such file or folder [no-such-file]" in result.stderr
 
 
-def test_watch_stops_on_its_stop_event(project, monkeypatch):
+@contextmanager
+def watching_in_a_thread():
+    """`layergen watch` in a thread of this process, its lines collected; stopped on leaving."""
     from layergen.watch import watch
 
-    monkeypatch.chdir(project)
-    (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
     lines: list[str] = []
     stop = threading.Event()
     thread = threading.Thread(
@@ -159,6 +160,17 @@ def test_watch_stops_on_its_stop_event(project, monkeypatch):
     )
     thread.start()
     try:
+        yield lines
+    finally:
+        stop.set()
+        thread.join(timeout=TIMEOUT)
+    assert not thread.is_alive()
+
+
+def test_watch_stops_on_its_stop_event(project, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
+    with watching_in_a_thread() as lines:
         deadline = time.monotonic() + TIMEOUT
         while (
             not any(line.startswith("layergen watch: watching") for line in lines)
@@ -166,10 +178,6 @@ def test_watch_stops_on_its_stop_event(project, monkeypatch):
         ):
             time.sleep(0.05)
         assert (project / "layers" / "half.py").is_file()
-    finally:
-        stop.set()
-        thread.join(timeout=TIMEOUT)
-    assert not thread.is_alive()
 
 
 def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypatch):
@@ -194,32 +202,22 @@ def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypat
 def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, monkeypatch):
     """Issue 21 item 13: `sync` on a module with a syntax error (or not UTF-8) was a libcst
     traceback, printed on every save while a person typed; now a located error each time."""
-    from layergen.watch import watch
-
     monkeypatch.chdir(project)
     (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
     module = project / "layers" / "half.py"
-    lines: list[str] = []
-    stop = threading.Event()
-    thread = threading.Thread(
-        target=watch,
-        args=(None,),
-        kwargs={"echo": lambda text, err=False: lines.append(text), "stop_event": stop},
-    )
+    with watching_in_a_thread() as lines:
 
-    def wait_for(text: str, retouch: bytes) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        next_touch = time.monotonic() + 2.0
-        while not any(text in line for line in lines):
-            assert time.monotonic() < deadline, f"no {text!r} in:\n" + "\n".join(lines)
-            if time.monotonic() > next_touch:  # a save before the watcher was set
-                module.write_bytes(retouch + b"\n")
-                next_touch = time.monotonic() + 2.0
-            time.sleep(0.05)
+        def wait_for(text: str, saved: bytes | None = None) -> None:
+            deadline = time.monotonic() + TIMEOUT
+            next_save = time.monotonic() + 2.0
+            while not any(text in line for line in lines):
+                assert time.monotonic() < deadline, f"no {text!r} in:\n" + "\n".join(lines)
+                if saved is not None and time.monotonic() > next_save:  # before it watched
+                    module.write_bytes(saved + b"\n")
+                    saved, next_save = saved + b"\n", time.monotonic() + 2.0
+                time.sleep(0.05)
 
-    thread.start()
-    try:
-        wait_for("layergen watch: watching", b"")
+        wait_for("layergen watch: watching")
         generated = module.read_bytes()
         half_typed = generated.replace(b"return x / 2", b"return (x / 2")
         module.write_bytes(half_typed)
@@ -227,8 +225,5 @@ def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, mon
         latin_1 = b"# coding: latin-1\n# caf\xe9\n" + generated
         module.write_bytes(latin_1)
         wait_for("[encoding]", latin_1)
-    finally:
-        stop.set()
-        thread.join(timeout=TIMEOUT)
     output = "\n".join(lines)
     assert "layers/half.py:" in output and "Traceback" not in output, output
