@@ -102,9 +102,9 @@ def _one_run(config, mode: str = "write"):
     return commands.one_run(config, mode, typer.echo)
 
 
-def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = False) -> int:
-    """Reconcile the run with the files on disk, then write, check or diff it; the exit status."""
-    return commands.apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=typer.echo)
+def _apply(run, replan, *, quiet: bool = False) -> int:
+    """Reconcile the run with the files on disk and write it; the exit status."""
+    return commands.apply(run, quiet=quiet, echo=typer.echo, replan=replan)
 
 
 _shown = commands.shown
@@ -127,9 +127,10 @@ def new(
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
     from .declaration.load import parse_declaration
-    from .generate import plan_run, write
+    from .generate import plan_run
     from .scaffold import declaration, file_name, parse_params
     from .schema import ensure_schema_file, modeline
+    from .writes import write
 
     try:
         config = _config(tests, None)
@@ -175,7 +176,7 @@ def new(
 
                 for written in (path, schema_file) if schema_file else (path,):
                     typer.echo(f"{styled('created')} {_shown(written)}")
-            code = _apply(run, quiet=quiet)
+            code = _apply(run, lambda: plan_run([path], config), quiet=quiet)
             if code == 0 and not quiet:
                 typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:
@@ -239,8 +240,8 @@ def resolve(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
-    from .generate import write
     from .update.settle import settled
+    from .writes import write
 
     try:
         if ours == theirs:
@@ -314,8 +315,13 @@ def tests_command(
             _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
         config = _config(tests, None)
         with _one_run(config):
-            run = plan_tests(Path(file), wanted or None, config, parse_examples(example), shape)
-            code = _apply(run, quiet=quiet)
+
+            def planned():
+                return plan_tests(
+                    Path(file), wanted or None, config, parse_examples(example), shape
+                )
+
+            code = _apply(planned(), planned, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
@@ -333,7 +339,7 @@ def schema(
     if output is None:
         typer.echo(schema_text(), nl=False)
     else:
-        from .generate import write
+        from .writes import write
 
         write({output.resolve(): schema_text()})
 

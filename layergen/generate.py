@@ -6,10 +6,8 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
-from .textfiles import read_text, same_text, split_line_ends, with_line_ends
+from .textfiles import Seen, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -180,16 +178,19 @@ def plan_run(
             outputs.update(supported)
             lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
     support: dict[Path, str] = {}
+    read: dict[Path, Seen] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"
-        existing = read_text(init, missing_ok=True)
+        read[init] = Seen.read(init)
+        existing = read[init].text
         if existing is None:
             support[init] = package_init(None, names)
         else:
             text, line_ends = split_line_ends(existing)
             support[init] = with_line_ends(package_init(text, names), line_ends)
     if outputs:
-        support.update(conftest(config, import_roots))
+        support.update(written := conftest(config, import_roots))
+        read.update(dict.fromkeys(written, Seen(None)))
     return Plan(
         outputs,
         support,
@@ -199,6 +200,7 @@ def plan_run(
         config.black,
         hand_written,
         reused=frozenset(reused_paths),
+        read=read,
     )
 
 
@@ -289,81 +291,3 @@ def _with_all(text: str) -> str:
     if found:
         return text[: found.start()] + block + text[found.end() :]
     return text + ("\n" if text.endswith("\n") else "\n\n") + block
-
-
-def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
-    """Write every changed file: all temporary files first, then all renames, then deletions.
-
-    A failure or a kill leaves each file either as it was or complete, and the
-    renames come last, together, in the order given (the lock's index last), so a run
-    is as close to all-or-nothing as a file system allows. Return the files that changed.
-    """
-    umask = os.umask(0)
-    os.umask(umask)
-    staged: list[tuple[str, Path]] = []
-    listings: dict[Path, list[str]] = {}  # folder -> its temporary files, listed once
-    current: Path | None = None  # the file being written, for an error
-    try:
-        for path, text in outputs.items():
-            current = path
-            for leftover in _leftovers(path, listings):  # from a run that was killed
-                leftover.unlink(missing_ok=True)
-            if same_text(path, text):
-                continue
-            if path.is_dir():  # found now, not at its rename, after others were renamed
-                raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            staged.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            # mkstemp makes 0600 files: keep the old file's mode, or the usual one.
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
-        for tmp, path in staged:
-            current = path
-            os.replace(tmp, path)
-    except (
-        OSError
-    ) as exc:  # a read-only folder, a folder in the way, a full disk: the user's to fix
-        _unstage(staged)
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(current or exc.filename),
-                    1,
-                    1,
-                    "cannot-write",
-                    f"cannot write here: {exc.strerror or exc}",
-                    "check the folder's permissions and free space",
-                )
-            ]
-        ) from None
-    except BaseException:
-        _unstage(staged)
-        raise
-    removed = [path for path in delete if path.exists()]
-    for path in removed:
-        path.unlink()
-    return [path for _, path in staged] + removed
-
-
-def _leftovers(path: Path, listings: dict[Path, list[str]]) -> list[Path]:
-    """Temporary files `write` left beside `path` (`.name.XXXX.tmp`), one listing a folder."""
-    folder = path.parent
-    if folder not in listings:
-        try:
-            listings[folder] = [n for n in os.listdir(folder) if n.endswith(".tmp")]
-        except OSError:  # no folder yet
-            listings[folder] = []
-    prefix = f".{path.name}."
-    return [
-        folder / n
-        for n in listings[folder]
-        if n.startswith(prefix) and len(n) >= len(prefix) + len(".tmp")
-    ]
-
-
-def _unstage(staged: list[tuple[str, Path]]) -> None:
-    for tmp, _ in staged:
-        if os.path.exists(tmp):  # not renamed yet
-            os.unlink(tmp)

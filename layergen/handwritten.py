@@ -15,7 +15,7 @@ from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
-from .textfiles import read_text
+from .textfiles import Seen, read_text
 
 
 def _example(arg) -> Any:
@@ -188,4 +188,12 @@ def plan_tests(
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    return Plan(generated, conftest(config, [t.import_root]), sources, lock, style=config.black)
+    support = conftest(config, [t.import_root])
+    return Plan(
+        generated,
+        support,
+        sources,
+        lock,
+        style=config.black,
+        read=dict.fromkeys(support, Seen(None)),
+    )

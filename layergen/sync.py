@@ -19,7 +19,7 @@ import libcst as cst
 from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
-from .textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
+from .textfiles import Seen, parse_python, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update.merge import code
 
@@ -77,6 +77,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         return None
     before = plan_run(list(modules.values()), config)
     texts: dict[Path, str] = {}
+    declared: dict[Path, Seen] = {}  # each declaration as read
     kept: dict[Path, frozenset[str]] = {}
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
@@ -85,7 +86,8 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")
         edited = _edited_members(base, current, before.generated[module])
-        original, line_ends = split_line_ends(read_text(declaration))
+        declared[declaration] = Seen.read(declaration)
+        original, line_ends = split_line_ends(declared[declaration].text or "")
         text = original
         if base is None or "__init__" in edited:
             text = synced_declaration(module, current, text)
@@ -108,7 +110,9 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     run = plan_run(list(modules.values()), config, texts=texts)
     for module, members in kept.items():
         run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
-    run.support.update({d: t for d, t in texts.items() if not same_text(d, t)})
+    rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
+    run.support.update(rewritten)
+    run.read.update({d: declared[d] for d in rewritten})
     return run
 
 

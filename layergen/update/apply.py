@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
+from ..textfiles import Seen, parse_python, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
 from .lock import Lock
 
@@ -32,6 +32,7 @@ class Outcome:
     deleted: list[Path] = field(
         default_factory=list
     )  # stale base texts, .rej files of layergen 0.1
+    read: dict[Path, Seen] = field(default_factory=dict)  # the files it merged into, as read
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
@@ -53,6 +54,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     """
     lock = plan.lock
     files: dict[Path, str] = dict(plan.support)
+    read: dict[Path, Seen] = dict(plan.read)
     conflicts: dict[Path, list[Conflict]] = {}
     deleted: list[Path] = []
     renames = _renames(plan, lock)
@@ -60,17 +62,18 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         reject = path.with_name(path.name + ".rej")
         if reject.is_file() and reject.read_bytes().startswith(_REJECT_HEADER.encode()):
             deleted.append(reject)  # conflicts are markers in the file now
+        read[path] = Seen.read(path)
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
             continue
-        if not path.is_file():
+        if read[path].text is None:
             files[path] = new
             lock.record(path, new, plan.sources.get(path))
             continue
         from ..render.render import format_code
         from .merge import Conflict, merge
 
-        as_stored = read_text(path)
+        as_stored = read[path].text
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
         base = lock.base(path)
         unsettled = markers.blocks(current, base)
@@ -100,7 +103,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     if plan.generated:
         files.update(lock.files())
         deleted.extend(lock.stale())
-    return Outcome(files, lock, conflicts, deleted)
+    return Outcome(files, lock, conflicts, deleted, read)
 
 
 def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:

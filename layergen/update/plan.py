@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import BLACK_DEFAULTS, BlackStyle
+from ..textfiles import Seen
 from .lock import Lock
 
 
@@ -28,6 +29,8 @@ class Plan:
         default_factory=dict
     )  # module -> members kept as written
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
+    # The support files it writes, as the run read them; see `writes.write`.
+    read: dict[Path, Seen] = field(default_factory=dict)
 
     @property
     def files(self) -> dict[Path, str]:

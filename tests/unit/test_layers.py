@@ -13,7 +13,16 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layergen"
 
 # Stages, earliest first: a module may import its own stage and the earlier ones.
 STAGES = [
-    ["diagnostics", "textfiles", "kinds", "keras_names", "keras_classes", "config", "output"],
+    [
+        "diagnostics",
+        "textfiles",
+        "writes",
+        "kinds",
+        "keras_names",
+        "keras_classes",
+        "config",
+        "output",
+    ],
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render"],  # contexts from the IR, Jinja, black
     ["update"],  # lock, 3-way merge, conflicts, one run at a time

@@ -5,6 +5,7 @@ and conflicts at the end of a file. Each test failed on main before its fix."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 from layergen.cli import app
 
-from helpers import DECLARATION, module
+from helpers import DECLARATION, module, snapshot
 
 runner = CliRunner()
 
@@ -262,3 +263,93 @@ def test_marker_like_lines_in_a_string_are_no_conflict(scaler_project):
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     code = module(scaler_project)
     assert "return x * self.gain" in code and code.count("=======\n") == 1
+
+
+# -- 3. a save that lands while a run writes is never overwritten -------------------------------
+
+SAVED = "        # saved in the editor while layergen ran\n"
+
+
+def save_in_the_editor(root: Path) -> None:
+    edit(
+        module_path(root),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n" + SAVED,
+    )
+
+
+@pytest.mark.parametrize("when", ["before the writes", "while staging"])
+def test_a_save_during_a_run_is_kept_and_merged(scaler_project, monkeypatch, when):
+    import tempfile
+
+    import layergen.writes as writes
+
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    saves = []
+    owner, name = (writes, "write") if when == "before the writes" else (tempfile, "mkstemp")
+    original = getattr(owner, name)
+
+    def saving(*args, **kwargs):
+        if not saves:
+            saves.append(True)
+            save_in_the_editor(scaler_project)
+        return original(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(owner, name, saving)
+        assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert SAVED in code and "return x * self.scale + self.gain" in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_file_that_keeps_changing_is_reported_and_never_overwritten(scaler_project, monkeypatch):
+    import layergen.writes as writes
+
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    original = writes.write
+    count = []
+
+    def saving(*args, **kwargs):
+        count.append(True)
+        module_path(scaler_project).write_text(module(scaler_project) + f"# save {len(count)}\n")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(writes, "write", saving)
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "layers/scaler.py" in result.output
+    assert "[changed-during-run]" in result.output and "nothing was written" in result.output
+    after = snapshot(scaler_project)
+    assert after["layers/scaler.py"].endswith(f"# save {len(count)}\n".encode())
+    assert {k: v for k, v in after.items() if k != "layers/scaler.py"} == {
+        k: v for k, v in before.items() if k != "layers/scaler.py"
+    }
+
+
+# -- 9. a failed write puts back what it replaced: "nothing was written" is true -----------------
+
+
+def test_a_failed_rename_of_the_lock_leaves_every_file_as_it_was(scaler_project, monkeypatch):
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # mine\n",
+    )
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    before = snapshot(scaler_project)
+    original = os.replace
+
+    def failing(src, dst, *args, **kwargs):
+        if Path(dst).name == "layergen.lock":
+            raise PermissionError(13, "Permission denied", str(dst))
+        return original(src, dst, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", failing)
+        result = run("generate", "layers")
+    assert result.exit_code == 2 and "nothing was written" in result.output
+    assert snapshot(scaler_project) == before
+    result = run("generate", "layers")
+    assert result.exit_code == 0 and "[conflict]" not in result.output
+    assert "        # mine\n" in module(scaler_project)
