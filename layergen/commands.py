@@ -101,7 +101,9 @@ def apply(
                 else:
                     echo(f"would change {shown(path)}", err=True)
             report_conflicts(outcome.conflicts, echo)
-            return 1 if outcome.conflicts or (changed and mode == "check") else 0
+            report_orphans(outcome.orphans, echo)
+            unsettled = outcome.conflicts or outcome.orphans
+            return 1 if unsettled or (changed and mode == "check") else 0
         created = [p for p in changed if not p.exists()]
         try:
             write(outcome.files, delete=outcome.deleted, expected=outcome.read)
@@ -118,7 +120,8 @@ def apply(
         if len(states) > 1:
             echo(summary(states))
     report_conflicts(outcome.conflicts, echo)
-    return 1 if outcome.conflicts else 0
+    report_orphans(outcome.orphans, echo)
+    return 1 if outcome.conflicts or outcome.orphans else 0
 
 
 SAVE_RETRIES = 3  # plans again after a file saved during the write, then reports it
@@ -187,6 +190,16 @@ def report_conflicts(conflicts, echo: Echo) -> None:
                 else "an unsettled conflict between a hand edit and the declaration"
             )
             echo(f"{where}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
+
+
+def report_orphans(orphans: dict[Path, str], echo: Echo) -> None:
+    for path, what in orphans.items():
+        echo(
+            f"{shown(path)}:1: orphan: generated for {what}, which is gone, and edited by"
+            " hand since: it is kept; move what you need into the files of the declaration that"
+            " took its place, then delete it [orphan]",
+            err=True,
+        )
 
 
 def unified_diff(path: Path, text: str) -> str:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .claims import renamed_from, unclaimed
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
 from .render_many import Job, render_all
@@ -98,17 +99,19 @@ def plan_run(
     lock = Lock.read(config.root)
     run = run_inputs(config)
     errors: list[Diagnostic] = []
+    raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
+    renamed = renamed_from(lock, declarations, raws)  # declaration -> the key it was renamed from
     # Each declaration: its target and either its files from the lock or a job to render.
     slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
     for declaration in declarations:
         try:
-            recorded = lock.records.get(lock.key(declaration))
+            recorded = lock.records.get(renamed.get(declaration) or lock.key(declaration))
             registered = recorded and (recorded.default_package or recorded.package)
             t = target(declaration, config, registered or None)
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue
-        raw = texts[declaration].encode() if texts and declaration in texts else _read(declaration)
+        raw = raws[declaration]
         golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
         inputs = declaration_inputs(
             run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
@@ -121,6 +124,8 @@ def plan_run(
     outputs: dict[Path, str] = {}
     sources: dict[Path, str] = {}
     exports: dict[Path, list[tuple[str, str]]] = {}
+    moved: dict[Path, Path] = {}  # a renamed declaration's new file -> its old one
+    unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
     tests_seen: dict[Path, Path] = {}
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
@@ -155,6 +160,14 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
+            was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
+            if was is not None:
+                moved.update(_moved(lock, was, (t.module, t.test)))
+                old_module = config.root / was.outputs[0]
+                if (old_module, was.name) != (t.module, record.name):
+                    unexported.append((old_module.parent, old_module.stem, was.name))
+            if t.declaration in renamed:
+                lock.keep_record(renamed[t.declaration], ())
             lock.remember(t.declaration, record, files)
         companions[t.module] = t.test
         if record.hand_written:
@@ -177,17 +190,22 @@ def plan_run(
             supported = support_files(config.tests_dir, user_templates=config.user_templates)
             outputs.update(supported)
             lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
+    left = unclaimed(lock, set(renamed.values()))
+    unexported += left.unexported
     support: dict[Path, str] = {}
     read: dict[Path, Seen] = {}
-    for folder, names in exports.items():
+    for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
         read[init] = Seen.read(init)
         existing = read[init].text
+        gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
-            support[init] = package_init(None, names)
+            if folder in exports:
+                support[init] = package_init(None, exports[folder])
         else:
             text, line_ends = split_line_ends(existing)
-            support[init] = with_line_ends(package_init(text, names), line_ends)
+            new = package_init(text, exports.get(folder, []), gone)
+            support[init] = with_line_ends(new, line_ends)
     if outputs:
         support.update(written := conftest(config, import_roots))
         read.update(dict.fromkeys(written, Seen(None)))
@@ -201,7 +219,17 @@ def plan_run(
         hand_written,
         reused=frozenset(reused_paths),
         read=read,
+        moved=moved,
+        removed=left.removed,
+        orphans=left.kept,
     )
+
+
+def _moved(lock: Lock, was: Record, now: tuple[Path, ...]) -> dict[Path, Path]:
+    """The files of a declaration's last generation that its new ones take their text from:
+    {new: old} where a rename or a move changed the path."""
+    old = [lock.root / key for key in was.outputs]
+    return {new: path for new, path in zip(now, old) if new != path}
 
 
 def _read(path: Path) -> bytes | None:
@@ -255,9 +283,16 @@ def duplicate_registrations(
     return errors
 
 
-def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
-    """The package's `__init__.py`: every class imported; nothing a person wrote is removed."""
+def package_init(
+    existing: str | None, names: list[tuple[str, str]], gone: list[tuple[str, str]] = ()
+) -> str:
+    """The package's `__init__.py`: every class imported; nothing a person wrote is removed,
+    except the imports layergen wrote of `gone` classes (module, class) and their names."""
     text = existing if existing is not None else INIT_HEADER
+    for module, name in gone:
+        if (module, name) not in names:
+            text = re.sub(rf"^from \.{module} import {name}\n", "", text, flags=re.MULTILINE)
+            text = _without_name(text, name)
     present = set(re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE))
     missing = [
         f"from .{module} import {name}\n"
@@ -272,6 +307,15 @@ def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
 
 
 ALL_PATTERN = re.compile(r"^__all__ = \[(.*?)\]\n", flags=re.MULTILINE | re.DOTALL)
+
+
+def _without_name(text: str, name: str) -> str:
+    """`__all__` without `name` (still imported otherwise: `_with_all` lists it again)."""
+    found = ALL_PATTERN.search(text)
+    if not found:
+        return text
+    kept = re.sub(rf"\s*[\"']{name}[\"'],?", "", found.group(1))
+    return text[: found.start()] + f"__all__ = [{kept}]\n" + text[found.end() :]
 
 
 def _with_all(text: str) -> str:

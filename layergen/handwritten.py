@@ -148,6 +148,7 @@ def plan_tests(
     and the merge like every generated file: a test a person added stays."""
     import os
 
+    from .claims import Unclaimed, tests_of_gone_classes
     from .generate import conftest
     from .render_many import render_file
     from .targets import target
@@ -185,10 +186,17 @@ def plan_tests(
         )
     from .render.support import support_files
 
+    tests = list(generated)
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
     support = conftest(config, [t.import_root])
+    source = os.path.relpath(path, config.root)
+    moved, left = (
+        tests_of_gone_classes(lock, config.tests_dir, source, path.stem, tests)
+        if wanted is None  # all of the module's classes: the others' tests are gone
+        else ({}, Unclaimed())
+    )
     return Plan(
         generated,
         support,
@@ -196,4 +204,7 @@ def plan_tests(
         lock,
         style=config.black,
         read=dict.fromkeys(support, Seen(None)),
+        moved=moved,
+        removed=left.removed,
+        orphans=left.kept,
     )

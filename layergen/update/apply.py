@@ -33,6 +33,7 @@ class Outcome:
         default_factory=list
     )  # stale base texts, .rej files of layergen 0.1
     read: dict[Path, Seen] = field(default_factory=dict)  # the files it merged into, as read
+    orphans: dict[Path, str] = field(default_factory=dict)  # kept: hand edits, no declaration
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
@@ -66,22 +67,29 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
             continue
-        if read[path].text is None:
+        origin = _origin(plan, path, read)  # a renamed declaration's file: where it was
+        if origin != path:
+            deleted.append(origin)  # its text moves to `path`
+        if read[origin].text is None:
             files[path] = new
             lock.record(path, new, plan.sources.get(path))
             continue
         from ..render.render import format_code
         from .merge import Conflict, merge
 
-        as_stored = read[path].text
+        as_stored = read[origin].text
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
-        base = lock.base(path)
+        base = lock.base(origin)
+        if origin != path:
+            lock.forget(origin)
         unsettled = markers.blocks(current, base)
         if unsettled:
             if prefer != "generated":
                 files[path] = as_stored
                 conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
-                continue  # the base stays: the markers were made against it
+                if origin != path:  # the base stays: the markers were made against it
+                    lock.record(path, base)
+                continue
             current = markers.resolve(current, "theirs", base)
         if current not in (base, new):  # a generated text parses; a hand-edited one may not
             parse_python(path, current, "merge into")
@@ -100,10 +108,26 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         if result.conflicts:
             conflicts[path] = result.conflicts
         lock.record(path, new, plan.sources.get(path))
-    if plan.generated:
+    for path, seen in plan.removed.items():  # generated for a declaration that is gone
+        deleted.append(path)
+        read[path] = seen
+        lock.forget(path)
+    if plan.generated or plan.removed:
         files.update(lock.files())
         deleted.extend(lock.stale())
-    return Outcome(files, lock, conflicts, deleted, read)
+    return Outcome(files, lock, conflicts, deleted, read, dict(plan.orphans))
+
+
+def _origin(plan: Plan, path: Path, read: dict[Path, Seen]) -> Path:
+    """Where `path`'s text is: the file itself, or the one of a renamed declaration it takes."""
+    origin = plan.moved.get(path)
+    if origin is None or read[path].text is not None:
+        return path
+    read[origin] = Seen.read(origin)
+    if read[origin].text is None:
+        plan.lock.forget(origin)
+        return path
+    return origin
 
 
 def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
@@ -112,7 +136,8 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
     for module, test in plan.companions.items():
         if module in plan.reused:  # the declaration did not change: no class was renamed
             continue
-        base = lock.base(module) if module.is_file() else None
+        source = module if module.is_file() else plan.moved.get(module, module)
+        base = lock.base(source) if source.is_file() else None
         if base is None or module not in plan.generated:
             continue
         old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))

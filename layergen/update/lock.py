@@ -215,6 +215,20 @@ class Lock:
         self.records[key] = record
         self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
 
+    def keep_record(self, key: str, outputs: tuple[str, ...]) -> None:
+        """Keep the record of a gone declaration for `outputs` only (the files that stay), or
+        drop it when none does."""
+        record = self.records.pop(key, None)
+        if record is not None and outputs:
+            self.records[key] = replace(record, outputs=outputs, seal=None)
+            self._rendered[key] = {o: self.entries[o].digest for o in outputs}
+
+    def forget(self, path: Path) -> None:
+        """`path` is no generated file any more (deleted, or moved away)."""
+        key = self._key(path)
+        self.entries.pop(key, None)
+        self._texts.pop(key, None)
+
     def key(self, path: Path) -> str:
         return self._key(path)
 

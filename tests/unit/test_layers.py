@@ -26,7 +26,8 @@ STAGES = [
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render"],  # contexts from the IR, Jinja, black
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
-    ["targets", "inputs", "render_many", "generate", "golden", "introspect", "handwritten", "sync"],
+    ["targets", "claims", "inputs", "render_many", "generate", "golden", "introspect"],
+    ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
     ["commands"],
     ["watch"],

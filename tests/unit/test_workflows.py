@@ -353,3 +353,102 @@ def test_a_failed_rename_of_the_lock_leaves_every_file_as_it_was(scaler_project,
     result = run("generate", "layers")
     assert result.exit_code == 0 and "[conflict]" not in result.output
     assert "        # mine\n" in module(scaler_project)
+
+
+# -- 8. renamed or deleted declarations leave nothing generated behind ------------------------
+
+
+def package_imports(root: Path) -> str:
+    return (root / "layers" / "__init__.py").read_text()
+
+
+def test_a_renamed_declaration_file_takes_its_module_and_tests_along(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # mine\n",
+    )
+    generated_tests(scaler_project).write_text(
+        generated_tests(scaler_project).read_text()
+        + "\n\ndef test_by_hand():\n    assert make_layer()\n"
+    )
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    edit(
+        scaler_project / "layers" / "amp.layer.yaml",
+        "call: x * scale * gain",
+        "call: x * scale + gain",
+    )
+    assert run("generate", "--check", "layers").exit_code == 1
+    assert run("generate", "layers").exit_code == 0
+    moved = (scaler_project / "layers" / "amp.py").read_text()
+    assert "        # mine\n" in moved and "return x * self.scale + self.gain" in moved
+    assert "def test_by_hand():" in (scaler_project / "tests" / "test_amp.py").read_text()
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .amp import Scaler\n" in package_imports(scaler_project)
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert 'package="demo"' in moved  # the registration stays: saved models still load
+    assert run("generate", "--check", "layers").exit_code == 0
+    lock = (scaler_project / "layergen.lock").read_text()
+    assert "layers/scaler" not in lock and "tests/test_scaler.py" not in lock
+
+
+def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
+    (scaler_project / "blocks").mkdir()
+    declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
+    assert run("generate", "blocks").exit_code == 0
+    assert 'package="demo"' in (scaler_project / "blocks" / "scaler.py").read_text()
+    assert not module_path(scaler_project).exists()
+    assert "from .scaler import Scaler" not in package_imports(scaler_project)
+    assert "from .scaler import Scaler\n" in (scaler_project / "blocks" / "__init__.py").read_text()
+
+
+def test_a_deleted_declaration_removes_what_was_generated_and_reports_hand_edits(scaler_project):
+    (scaler_project / "layers" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    assert run("generate", "layers").exit_code == 0
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 0  # nothing edited: all of it goes
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert '"Scaler"' not in package_imports(scaler_project)
+
+    (scaler_project / "layers" / "third.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Third")
+    )
+    assert run("generate", "layers").exit_code == 0
+    third = scaler_project / "tests" / "test_third.py"
+    third.write_text(third.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    (scaler_project / "layers" / "third.layer.yaml").unlink()
+    for _ in range(2):  # every run says so
+        result = run("generate", "layers")
+        assert result.exit_code == 1 and "tests/test_third.py:1:" in result.output
+        assert "[orphan]" in result.output and "third.layer.yaml" in result.output
+    assert third.exists() and not (scaler_project / "layers" / "third.py").exists()
+    assert "from .third import" not in package_imports(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 1
+    third.unlink()
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    assert run("generate", "layers").exit_code == 0
+    init = package_imports(scaler_project)
+    assert "from .scaler import Gainer\n" in init and "import Scaler" not in init
+    assert '"Scaler"' not in init and '"Gainer"' in init
+
+
+def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
+    (scaler_project / "layers" / "own.py").write_text(
+        "import keras\n\n\nclass Mine(keras.layers.Layer):\n    def call(self, x):\n        return x\n"
+    )
+    assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
+    old = scaler_project / "tests" / "test_own_mine.py"
+    old.write_text(old.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    edit(scaler_project / "layers" / "own.py", "class Mine(", "class Yours(")
+    assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
+    new = scaler_project / "tests" / "test_own_yours.py"
+    assert not old.exists() and "def test_by_hand():" in new.read_text()
+    assert "from layers.own import Yours" in new.read_text()
