@@ -240,7 +240,7 @@ def resolve(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
-    from .update.settle import settled
+    from .update.settle import settle
     from .writes import write
 
     try:
@@ -267,13 +267,13 @@ def resolve(
         config = _config(None, None)
         resolved = [f.resolve() for f in files]
         with _one_run(config):
-            done = settled(resolved, "ours" if ours else "theirs", config.root)
-            write(done)
+            done = settle(resolved, "ours" if ours else "theirs", config.root)
+            write({**done.texts, **(done.lock.files() if done.lock else {})})
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     if not quiet:
         for f in resolved:
-            typer.echo(f"{'resolved' if f in done else 'no conflict':10} {_shown(f)}")
+            typer.echo(f"{'resolved' if f in done.resolved else 'no conflict':10} {_shown(f)}")
 
 
 @app.command("tests")

@@ -100,9 +100,7 @@ def apply(
                         echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
                 else:
                     echo(f"would change {shown(path)}", err=True)
-            report_conflicts(outcome.conflicts, echo)
-            report_orphans(outcome.orphans, echo)
-            unsettled = outcome.conflicts or outcome.orphans
+            unsettled = report_unsettled(outcome, echo)
             return 1 if unsettled or (changed and mode == "check") else 0
         created = [p for p in changed if not p.exists()]
         try:
@@ -119,9 +117,7 @@ def apply(
             echo(f"{styled(state)} {shown(path)}")
         if len(states) > 1:
             echo(summary(states))
-    report_conflicts(outcome.conflicts, echo)
-    report_orphans(outcome.orphans, echo)
-    return 1 if outcome.conflicts or outcome.orphans else 0
+    return 1 if report_unsettled(outcome, echo) else 0
 
 
 SAVE_RETRIES = 3  # plans again after a file saved during the write, then reports it
@@ -190,6 +186,27 @@ def report_conflicts(conflicts, echo: Echo) -> None:
                 else "an unsettled conflict between a hand edit and the declaration"
             )
             echo(f"{where}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
+
+
+def report_unsettled(outcome, echo: Echo) -> bool:
+    """Say what waits for the person (conflicts, changes to their members, orphans); any?"""
+    report_conflicts(outcome.conflicts, echo)
+    report_hand_written(outcome.hand_written, echo)
+    report_orphans(outcome.orphans, echo)
+    return bool(outcome.conflicts or outcome.hand_written or outcome.orphans)
+
+
+def report_hand_written(changed: dict[Path, list[tuple[str, int]]], echo: Echo) -> None:
+    for path, found in changed.items():
+        where = shown(path)
+        for member, line in found:
+            echo(
+                f"{where}:{line}: hand-written: `{member}` is yours (hand_written), and the"
+                " declaration changes it: bring it up to date by hand, then run"
+                f" `layergen resolve {where} --ours` (`--theirs` takes the generated one)"
+                " [hand-written]",
+                err=True,
+            )
 
 
 def report_orphans(orphans: dict[Path, str], echo: Echo) -> None:

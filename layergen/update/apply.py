@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..textfiles import Seen, parse_python, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
+from . import members
 from .lock import Lock
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ class Outcome:
     )  # stale base texts, .rej files of layergen 0.1
     read: dict[Path, Seen] = field(default_factory=dict)  # the files it merged into, as read
     orphans: dict[Path, str] = field(default_factory=dict)  # kept: hand edits, no declaration
+    # Members a person owns that the declaration changes: (member, line) by file.
+    hand_written: dict[Path, list[tuple[str, int]]] = field(default_factory=dict)
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
@@ -57,6 +60,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     files: dict[Path, str] = dict(plan.support)
     read: dict[Path, Seen] = dict(plan.read)
     conflicts: dict[Path, list[Conflict]] = {}
+    changed_owned: dict[Path, list[tuple[str, int]]] = {}
     deleted: list[Path] = []
     renames = _renames(plan, lock)
     for path, new in plan.generated.items():
@@ -70,9 +74,10 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         origin = _origin(plan, path, read)  # a renamed declaration's file: where it was
         if origin != path:
             deleted.append(origin)  # its text moves to `path`
+        owned = plan.hand_written.get(path, frozenset())
         if read[origin].text is None:
             files[path] = new
-            lock.record(path, new, plan.sources.get(path))
+            lock.record(path, new, plan.sources.get(path), _owned(owned, None, new, {})[0])
             continue
         from ..render.render import format_code
         from .merge import Conflict, merge
@@ -80,6 +85,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         as_stored = read[origin].text
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
         base = lock.base(origin)
+        settled = lock.owned(origin)
         if origin != path:
             lock.forget(origin)
         unsettled = markers.blocks(current, base)
@@ -100,6 +106,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             prefer=prefer,
             renames=renames.get(path),
             keep=plan.hand_written.get(path, frozenset()),
+            take=plan.carried.get(path, frozenset()),
         )
         text = result.text
         if not result.conflicts and text not in (current, new):
@@ -107,7 +114,10 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         files[path] = with_line_ends(text, line_ends)
         if result.conflicts:
             conflicts[path] = result.conflicts
-        lock.record(path, new, plan.sources.get(path))
+        acks, stale = _owned(owned, base, new, settled)
+        if stale:
+            changed_owned[path] = [(name, members.line(text, name)) for name in stale]
+        lock.record(path, new, plan.sources.get(path), acks)
     for path, seen in plan.removed.items():  # generated for a declaration that is gone
         deleted.append(path)
         read[path] = seen
@@ -115,7 +125,23 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     if plan.generated or plan.removed:
         files.update(lock.files())
         deleted.extend(lock.stale())
-    return Outcome(files, lock, conflicts, deleted, read, dict(plan.orphans))
+    return Outcome(files, lock, conflicts, deleted, read, dict(plan.orphans), changed_owned)
+
+
+def _owned(
+    owned: frozenset[str], base: str | None, new: str, settled: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """For members a person owns: the digest of the generation of each they have settled
+    (the lock's, else the base's: when they took it over), and those whose generation is
+    another now (the declaration changed them: said on every run until settled)."""
+    acks, stale = {}, []
+    for name in sorted(owned):
+        generated = members.digest(members.member(new, name))
+        was = members.member(base, name) if base is not None else None
+        acks[name] = settled.get(name) or (members.digest(was) if was is not None else generated)
+        if acks[name] != generated:
+            stale.append(name)
+    return acks, stale
 
 
 def _origin(plan: Plan, path: Path, read: dict[Path, Seen]) -> Path:

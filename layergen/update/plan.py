@@ -28,6 +28,9 @@ class Plan:
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
     )  # module -> members kept as written
+    # module -> members (`Class.call`) whose hand edit `sync` carried into the declaration: the
+    # file takes their new generation (the same code, formatted as generated code is).
+    carried: dict[Path, frozenset[str]] = field(default_factory=dict)
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
     # The support files it writes, as the run read them; see `writes.write`.
     read: dict[Path, Seen] = field(default_factory=dict)
