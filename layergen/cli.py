@@ -93,9 +93,9 @@ def _one_run(config, mode: str = "write"):
     return commands.one_run(config, mode, typer.echo)
 
 
-def _apply(run, *, mode: str = "write", prefer: str = "merge", quiet: bool = False) -> int:
-    """Reconcile the run with the files on disk, then write, check or diff it; the exit status."""
-    return commands.apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=typer.echo)
+def _apply(run, replan, *, quiet: bool = False) -> int:
+    """Reconcile the run with the files on disk and write it; the exit status."""
+    return commands.apply(run, quiet=quiet, echo=typer.echo, replan=replan)
 
 
 _shown = commands.shown
@@ -118,9 +118,10 @@ def new(
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
     from .declaration.load import parse_declaration
-    from .generate import plan_run, write
+    from .generate import plan_run
     from .scaffold import declaration, file_name, parse_params
     from .schema import ensure_schema_file, modeline
+    from .writes import write
 
     try:
         config = _config(tests, None)
@@ -166,7 +167,7 @@ def new(
 
                 for written in (path, schema_file) if schema_file else (path,):
                     typer.echo(f"{styled('created')} {_shown(written)}")
-            code = _apply(run, quiet=quiet)
+            code = _apply(run, lambda: plan_run([path], config), quiet=quiet)
             if code == 0 and not quiet:
                 typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:
@@ -230,8 +231,8 @@ def resolve(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
-    from .generate import write
-    from .update.settle import settled
+    from .update.settle import settle
+    from .writes import write
 
     try:
         if ours == theirs:
@@ -257,13 +258,13 @@ def resolve(
         config = _config(None, None)
         resolved = [f.resolve() for f in files]
         with _one_run(config):
-            done = settled(resolved, "ours" if ours else "theirs", config.root)
-            write(done)
+            done = settle(resolved, "ours" if ours else "theirs", config.root)
+            write({**done.texts, **(done.lock.files() if done.lock else {})})
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     if not quiet:
         for f in resolved:
-            typer.echo(f"{'resolved' if f in done else 'no conflict':10} {_shown(f)}")
+            typer.echo(f"{'resolved' if f in done.resolved else 'no conflict':10} {_shown(f)}")
 
 
 @app.command("tests")
@@ -311,16 +312,20 @@ def tests_command(
             _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
         config = _config(tests, None)
         with _one_run(config):
-            run, notes = plan_tests(
-                Path(file) if target else None,
-                wanted or None,
-                config,
-                parse_examples(example),
-                shape,
-            )
+
+            def planned():
+                return plan_tests(
+                    Path(file) if target else None,
+                    wanted or None,
+                    config,
+                    parse_examples(example),
+                    shape,
+                )
+
+            run, notes = planned()
             for note in notes if not quiet else []:
                 typer.echo(replace(note, path=str(_shown(Path(note.path)))).format(), err=True)
-            code = _apply(run, quiet=quiet)
+            code = _apply(run, lambda: planned()[0], quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
@@ -338,7 +343,7 @@ def schema(
     if output is None:
         typer.echo(schema_text(), nl=False)
     else:
-        from .generate import write
+        from .writes import write
 
         write({output.resolve(): schema_text()})
 

@@ -30,6 +30,10 @@ def generate(
     from .output import progress_bar
 
     with one_run(config, mode, echo):
+
+        def planned():
+            return plan_run(find_declarations(roots), config)
+
         run = plan_run(
             find_declarations(roots), config, progress=progress_bar(quiet or mode != "write")
         )
@@ -38,10 +42,10 @@ def generate(
         ):  # write, record the outputs, then plan the tests that check them
             from .golden import record_goldens
 
-            apply(run, mode=mode, prefer=prefer, quiet=True, echo=echo)
+            apply(run, mode=mode, prefer=prefer, quiet=True, echo=echo, replan=planned)
             record_goldens([p for p in run.generated if p.name.startswith("test_")])
-            run = plan_run(find_declarations(roots), config)
-        return apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo)
+            run = planned()
+        return apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
 
 
 def sync(
@@ -51,8 +55,12 @@ def sync(
     from .sync import sync as sync_modules
 
     with one_run(config, "write", echo):
-        run = sync_modules(modules, config, skip_undeclared=skip_undeclared)
-        return apply(run, quiet=quiet, echo=echo) if run is not None else 0
+
+        def planned():
+            return sync_modules(modules, config, skip_undeclared=skip_undeclared)
+
+        run = planned()
+        return apply(run, quiet=quiet, echo=echo, replan=planned) if run is not None else 0
 
 
 def one_run(config, mode: str, echo: Echo):
@@ -65,28 +73,43 @@ def one_run(config, mode: str, echo: Echo):
 
 
 def apply(
-    run, *, echo: Echo, mode: str = "write", prefer: str = "merge", quiet: bool = False
+    run,
+    *,
+    echo: Echo,
+    mode: str = "write",
+    prefer: str = "merge",
+    quiet: bool = False,
+    replan: Callable[[], object] | None = None,
 ) -> int:
-    """Reconcile the run with the files on disk, then write, check or diff it; the exit status."""
-    from .generate import write
+    """Reconcile the run with the files on disk, then write, check or diff it; the exit status.
+
+    A file saved while the run writes (an editor takes no lock) stops the write before it is
+    overwritten: the run is planned again with `replan` from what is on disk now, a few times,
+    then reported (nothing written)."""
     from .output import file_states, styled, summary
     from .update.apply import reconcile
+    from .writes import Changed, write
 
-    outcome = reconcile(run, prefer=prefer)
-    changed = outcome.changed()
-    if mode != "write":
-        for path in changed:
-            if mode == "diff":
-                if not outcome.is_lock_file(
-                    path
-                ):  # the lock is bookkeeping, not a change to review
-                    echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
-            else:
-                echo(f"would change {shown(path)}", err=True)
-        report_conflicts(outcome.conflicts, echo)
-        return 1 if outcome.conflicts or (changed and mode == "check") else 0
-    created = [p for p in changed if not p.exists()]
-    write(outcome.files, delete=outcome.deleted)
+    for attempt in range(SAVE_RETRIES + 1):
+        outcome = reconcile(run, prefer=prefer)
+        changed = outcome.changed()
+        if mode != "write":
+            for path in changed:
+                if mode == "diff":
+                    if not outcome.is_lock_file(path):  # the lock is bookkeeping, not a change
+                        echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
+                else:
+                    echo(f"would change {shown(path)}", err=True)
+            unsettled = report_unsettled(outcome, echo)
+            return 1 if unsettled or (changed and mode == "check") else 0
+        created = [p for p in changed if not p.exists()]
+        try:
+            write(outcome.files, delete=outcome.deleted, expected=outcome.read)
+            break
+        except Changed as exc:
+            if replan is None or attempt == SAVE_RETRIES:
+                raise DiagnosticError([changed_during_run(exc.path)]) from None
+            run = replan()
     if not quiet:
         listed = [p for p in outcome.files if not outcome.is_lock_file(p) or p == outcome.lock.path]
         states = file_states(listed, changed, created, conflicted=list(outcome.conflicts))
@@ -94,8 +117,22 @@ def apply(
             echo(f"{styled(state)} {shown(path)}")
         if len(states) > 1:
             echo(summary(states))
-    report_conflicts(outcome.conflicts, echo)
-    return 1 if outcome.conflicts else 0
+    return 1 if report_unsettled(outcome, echo) else 0
+
+
+SAVE_RETRIES = 3  # plans again after a file saved during the write, then reports it
+
+
+def changed_during_run(path: Path) -> Diagnostic:
+    return Diagnostic(
+        str(path),
+        1,
+        1,
+        "changed-during-run",
+        f"the file changed {SAVE_RETRIES + 1} times while layergen was writing it"
+        " (an editor saving it?); it was not overwritten",
+        "save it and run layergen again",
+    )
 
 
 def report(diagnostics: list[Diagnostic], echo: Echo) -> int:
@@ -106,7 +143,9 @@ def report(diagnostics: list[Diagnostic], echo: Echo) -> int:
         where = shown(Path(d.path)) if Path(d.path).is_absolute() else d.path
         echo(replace(d, path=str(where)).format(), err=True)
     count = len(diagnostics)
-    echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    written = any(d.code == "partly-written" for d in diagnostics)  # see writes.write
+    outcome = "some files were written (see above)" if written else "nothing was written"
+    echo(f"{count} error{'s' if count != 1 else ''}; {outcome}.", err=True)
     return 2
 
 
@@ -147,6 +186,37 @@ def report_conflicts(conflicts, echo: Echo) -> None:
                 else "an unsettled conflict between a hand edit and the declaration"
             )
             echo(f"{where}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
+
+
+def report_unsettled(outcome, echo: Echo) -> bool:
+    """Say what waits for the person (conflicts, changes to their members, orphans); any?"""
+    report_conflicts(outcome.conflicts, echo)
+    report_hand_written(outcome.hand_written, echo)
+    report_orphans(outcome.orphans, echo)
+    return bool(outcome.conflicts or outcome.hand_written or outcome.orphans)
+
+
+def report_hand_written(changed: dict[Path, list[tuple[str, int]]], echo: Echo) -> None:
+    for path, found in changed.items():
+        where = shown(path)
+        for member, line in found:
+            echo(
+                f"{where}:{line}: hand-written: `{member}` is yours (hand_written), and the"
+                " declaration changes it: bring it up to date by hand, then run"
+                f" `layergen resolve {where} --ours` (`--theirs` takes the generated one)"
+                " [hand-written]",
+                err=True,
+            )
+
+
+def report_orphans(orphans: dict[Path, str], echo: Echo) -> None:
+    for path, what in orphans.items():
+        echo(
+            f"{shown(path)}:1: orphan: generated for {what}, which is gone, and edited by"
+            " hand since: it is kept; move what you need into the files of the declaration that"
+            " took its place, then delete it [orphan]",
+            err=True,
+        )
 
 
 def unified_diff(path: Path, text: str) -> str:

@@ -6,20 +6,19 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .claims import renamed_from, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
 from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
-from .textfiles import read_bytes, read_text, same_text, split_line_ends, with_line_ends
+from .textfiles import Seen, read_bytes, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -102,17 +101,19 @@ def plan_run(
     lock = Lock.read(config.root)
     run = run_inputs(config)
     errors: list[Diagnostic] = []
+    raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
+    renamed = renamed_from(lock, declarations, raws)  # declaration -> the key it was renamed from
     # Each declaration: its target and either its files from the lock or a job to render.
     slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
     for declaration in declarations:
         try:
-            recorded = lock.records.get(lock.key(declaration))
+            recorded = lock.records.get(renamed.get(declaration) or lock.key(declaration))
             registered = recorded and (recorded.default_package or recorded.package)
             t = target(declaration, config, registered or None)
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue
-        raw = texts[declaration].encode() if texts and declaration in texts else _read(declaration)
+        raw = raws[declaration]
         golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
         inputs = declaration_inputs(
             run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
@@ -125,6 +126,8 @@ def plan_run(
     outputs: dict[Path, str] = {}
     sources: dict[Path, str] = {}
     exports: dict[Path, list[tuple[str, str]]] = {}
+    moved: dict[Path, Path] = {}  # a renamed declaration's new file -> its old one
+    unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
     tests_seen: dict[Path, Path] = {}
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
@@ -160,6 +163,14 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
+            was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
+            if was is not None:
+                moved.update(_moved(lock, was, (t.module, t.test)))
+                old_module = config.root / was.outputs[0]
+                if (old_module, was.name) != (t.module, record.name):
+                    unexported.append((old_module.parent, old_module.stem, was.name))
+            if t.declaration in renamed:
+                lock.keep_record(renamed[t.declaration], ())
             lock.remember(t.declaration, record, files)
         companions[t.module] = t.test
         if record.hand_written:
@@ -194,17 +205,25 @@ def plan_run(
             supported = support_files(config.tests_dir, user_templates=config.user_templates)
             outputs.update(supported)
             lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
+    left = unclaimed(lock, set(renamed.values()))
+    unexported += left.unexported
     support: dict[Path, str] = {}
-    for folder, names in exports.items():
+    read: dict[Path, Seen] = {}
+    for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
-        existing = read_text(init, missing_ok=True)
+        read[init] = Seen.read(init)
+        existing = read[init].text
+        gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
-            support[init] = package_init(None, names)
+            if folder in exports:
+                support[init] = package_init(None, exports[folder])
         else:
             text, line_ends = split_line_ends(existing)
-            support[init] = with_line_ends(package_init(text, names), line_ends)
+            new = package_init(text, exports.get(folder, []), gone)
+            support[init] = with_line_ends(new, line_ends)
     if outputs:
-        support.update(conftest(config, import_roots))
+        support.update(written := conftest(config, import_roots))
+        read.update(dict.fromkeys(written, Seen(None)))
     return Plan(
         outputs,
         support,
@@ -213,7 +232,18 @@ def plan_run(
         companions,
         hand_written,
         reused=frozenset(reused_paths),
+        read=read,
+        moved=moved,
+        removed=left.removed,
+        orphans=left.kept,
     )
+
+
+def _moved(lock: Lock, was: Record, now: tuple[Path, ...]) -> dict[Path, Path]:
+    """The files of a declaration's last generation that its new ones take their text from:
+    {new: old} where a rename or a move changed the path."""
+    old = [lock.root / key for key in was.outputs]
+    return {new: path for new, path in zip(now, old) if new != path}
 
 
 def _read(path: Path) -> bytes | None:
@@ -269,9 +299,16 @@ def duplicate_registrations(
     return errors
 
 
-def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
-    """The package's `__init__.py`: every class imported; nothing a person wrote is removed."""
+def package_init(
+    existing: str | None, names: list[tuple[str, str]], gone: list[tuple[str, str]] = ()
+) -> str:
+    """The package's `__init__.py`: every class imported; nothing a person wrote is removed,
+    except the imports layergen wrote of `gone` classes (module, class) and their names."""
     text = existing if existing is not None else INIT_HEADER
+    for module, name in gone:
+        if (module, name) not in names:
+            text = re.sub(rf"^from \.{module} import {name}\n", "", text, flags=re.MULTILINE)
+            text = _without_name(text, name)
     present = set(re.findall(r"^from \.(\w+) import (\w+)", text, flags=re.MULTILINE))
     missing = [
         f"from .{module} import {name}\n"
@@ -286,6 +323,15 @@ def package_init(existing: str | None, names: list[tuple[str, str]]) -> str:
 
 
 ALL_PATTERN = re.compile(r"^__all__ = \[(.*?)\]\n", flags=re.MULTILINE | re.DOTALL)
+
+
+def _without_name(text: str, name: str) -> str:
+    """`__all__` without `name` (still imported otherwise: `_with_all` lists it again)."""
+    found = ALL_PATTERN.search(text)
+    if not found:
+        return text
+    kept = re.sub(rf"\s*[\"']{name}[\"'],?", "", found.group(1))
+    return text[: found.start()] + f"__all__ = [{kept}]\n" + text[found.end() :]
 
 
 def _with_all(text: str) -> str:
@@ -305,81 +351,3 @@ def _with_all(text: str) -> str:
     if found:
         return text[: found.start()] + block + text[found.end() :]
     return text + ("\n" if text.endswith("\n") else "\n\n") + block
-
-
-def write(outputs: dict[Path, str], delete: Iterable[Path] = ()) -> list[Path]:
-    """Write every changed file: all temporary files first, then all renames, then deletions.
-
-    A failure or a kill leaves each file either as it was or complete, and the
-    renames come last, together, in the order given (the lock's index last), so a run
-    is as close to all-or-nothing as a file system allows. Return the files that changed.
-    """
-    umask = os.umask(0)
-    os.umask(umask)
-    staged: list[tuple[str, Path]] = []
-    listings: dict[Path, list[str]] = {}  # folder -> its temporary files, listed once
-    current: Path | None = None  # the file being written, for an error
-    try:
-        for path, text in outputs.items():
-            current = path
-            for leftover in _leftovers(path, listings):  # from a run that was killed
-                leftover.unlink(missing_ok=True)
-            if same_text(path, text):
-                continue
-            if path.is_dir():  # found now, not at its rename, after others were renamed
-                raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            staged.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            # mkstemp makes 0600 files: keep the old file's mode, or the usual one.
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)
-        for tmp, path in staged:
-            current = path
-            os.replace(tmp, path)
-    except (
-        OSError
-    ) as exc:  # a read-only folder, a folder in the way, a full disk: the user's to fix
-        _unstage(staged)
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(current or exc.filename),
-                    1,
-                    1,
-                    "cannot-write",
-                    f"cannot write here: {exc.strerror or exc}",
-                    "check the folder's permissions and free space",
-                )
-            ]
-        ) from None
-    except BaseException:
-        _unstage(staged)
-        raise
-    removed = [path for path in delete if path.exists()]
-    for path in removed:
-        path.unlink()
-    return [path for _, path in staged] + removed
-
-
-def _leftovers(path: Path, listings: dict[Path, list[str]]) -> list[Path]:
-    """Temporary files `write` left beside `path` (`.name.XXXX.tmp`), one listing a folder."""
-    folder = path.parent
-    if folder not in listings:
-        try:
-            listings[folder] = [n for n in os.listdir(folder) if n.endswith(".tmp")]
-        except OSError:  # no folder yet
-            listings[folder] = []
-    prefix = f".{path.name}."
-    return [
-        folder / n
-        for n in listings[folder]
-        if n.startswith(prefix) and len(n) >= len(prefix) + len(".tmp")
-    ]
-
-
-def _unstage(staged: list[tuple[str, Path]]) -> None:
-    for tmp, _ in staged:
-        if os.path.exists(tmp):  # not renamed yet
-            os.unlink(tmp)

@@ -16,7 +16,7 @@ from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
-from .textfiles import read_text
+from .textfiles import Seen, read_text
 
 
 def _example(arg) -> Any:
@@ -166,6 +166,7 @@ def plan_tests(
     layer it wrote tests for), through the lock and the merge like every generated file: a
     test a person added stays. The flags given are kept in the lock for the next run.
     Returns the plan and the notes to show (a default input shape)."""
+    from .claims import Unclaimed, tests_of_gone_classes
     from .generate import conftest
     from .render_many import render_file
     from .targets import target
@@ -191,6 +192,7 @@ def plan_tests(
     else:
         chosen = [(path.resolve(), wanted)]
     generated, sources, roots, notes, errors = {}, {}, [], [], []
+    made: dict[Path, list[Path]] = {}  # module -> the test modules written for it
     for module_path, name in chosen:
         t = target(module_path, config)  # the import path and tests folder, as for a declaration
         roots.append(t.import_root)
@@ -227,6 +229,7 @@ def plan_tests(
             sources[test], generated[test] = render_file(
                 test, "layer_test.py.j2", context, config, lock
             )
+            made.setdefault(module_path, []).append(test)
     if errors:
         raise DiagnosticError(errors)
     from .render.support import support_files
@@ -234,5 +237,26 @@ def plan_tests(
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    plan = Plan(generated, conftest(config, sorted(set(roots))), sources, lock)
+    support = conftest(config, sorted(set(roots)))
+    moved, left = {}, Unclaimed()
+    for module_path, name in chosen:
+        if name is not None:  # one class asked for: the others' tests stay
+            continue
+        source = os.path.relpath(module_path, config.root)
+        found, unclaimed = tests_of_gone_classes(
+            lock, config.tests_dir, source, module_path.stem, made.get(module_path, [])
+        )
+        moved.update(found)
+        left.removed.update(unclaimed.removed)
+        left.kept.update(unclaimed.kept)
+    plan = Plan(
+        generated,
+        support,
+        sources,
+        lock,
+        read=dict.fromkeys(support, Seen(None)),
+        moved=moved,
+        removed=left.removed,
+        orphans=left.kept,
+    )
     return plan, notes

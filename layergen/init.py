@@ -145,8 +145,8 @@ def init(
     package: str | None = None,
 ) -> Done:
     """Set `root` up; raises `DiagnosticError` (and writes nothing) when a file there is broken."""
-    from .generate import write
     from .schema import schema_path, schema_text
+    from .writes import write
 
     flags = {
         k: v

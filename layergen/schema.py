@@ -239,7 +239,7 @@ def ensure_schema_file(root: Path) -> Path | None:
     path = schema_path(root)
     if path.is_file():
         return None
-    from .generate import write
+    from .writes import write
 
     write({path: schema_text()})
     return path

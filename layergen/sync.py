@@ -10,6 +10,7 @@ declaration's change is not thrown away, the merge reports the conflict instead.
 
 from __future__ import annotations
 
+import ast
 import io
 import math
 from pathlib import Path
@@ -21,8 +22,9 @@ from .config import no_paths
 from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
-from .textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
+from .textfiles import Seen, parse_python, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
+from .update import members
 from .update.merge import code
 
 if TYPE_CHECKING:
@@ -70,39 +72,58 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         return None
     before = plan_run(list(modules.values()), config)
     texts: dict[Path, str] = {}
-    kept: dict[Path, frozenset[str]] = {}
+    declared: dict[Path, Seen] = {}  # each declaration as read
+    carried: dict[Path, frozenset[str]] = {}
+    frozen: dict[Path, list[str]] = {}  # members it lists under hand_written now
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
         base = before.lock.base(module)
         if markers.blocks(current, base):
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")
-        edited = _edited_members(base, current, before.generated[module])
-        original, line_ends = split_line_ends(read_text(declaration))
+        new = before.generated[module]
+        name = _classes(new)[0]  # the declaration's class: helpers in the module are the person's
+        owned = {m.split(".", 1)[1] for m in before.hand_written.get(module, ())}
+        edited = _edited_members(base, current, new, name) - owned
+        declared[declaration] = Seen.read(declaration)
+        original, line_ends = split_line_ends(declared[declaration].text or "")
         text = original
         if base is None or "__init__" in edited:
             text = synced_declaration(module, current, text)
+        written = _methods(current, name)
         if "call" in edited:
-            text = _with_call(text, current)
-        rendered = _methods(_render(module, declaration, text, config))
-        written = _methods(current)
-        if "call" in edited and code(rendered["call"]) != code(written["call"]):
-            text = _with_call(
-                text, None, like=original
-            )  # not carried: the declared call stays as it was
-        hand = sorted(
-            m for m in edited if m not in rendered or code(rendered[m]) != code(written[m])
-        )
+            text = _with_call_if_it_renders(
+                module, declaration, text, written["call"], name, config
+            )
+        rendered = _methods(_render(module, declaration, text, config), name)
+        hand = sorted(m for m in edited if m not in rendered or not same(rendered[m], written[m]))
         texts[declaration] = with_line_ends(_with_hand_written(text, hand), line_ends)
-        name = next(iter(_classes(current)), "")
-        kept[module] = frozenset(
-            f"{name}.{m}" for m in edited
-        )  # what the code says stays, in this run
+        carried[module] = frozenset(f"{name}.{m}" for m in edited if m not in hand)
+        frozen[module] = [f"{name}.{m}" for m in hand]
     run = plan_run(list(modules.values()), config, texts=texts)
-    for module, members in kept.items():
-        run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
-    run.support.update({d: t for d, t in texts.items() if not same_text(d, t)})
+    run.carried.update(carried)
+    for module, names in frozen.items():  # the person's code is what the declaration now says
+        if names and run.lock.base(module) is not None:
+            new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
+            run.lock.settle_owned(module, {**run.lock.owned(module), **new})
+    rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
+    run.support.update(rewritten)
+    run.read.update({d: declared[d] for d in rewritten})
     return run
+
+
+def _with_call_if_it_renders(
+    module: Path, declaration: Path, text: str, written: cst.FunctionDef, name: str, config: Config
+) -> str:
+    """The declaration with the module's `call` body, if it renders back to the same code (as
+    Python reads it: comments and spacing aside); else as it was, for `call` to stay the person's.
+    """
+    with_call = _with_call(text, written)
+    try:
+        rendered = _methods(_render(module, declaration, with_call, config), name)
+    except DiagnosticError:  # the body names what the declaration cannot (an import of its own)
+        return text
+    return with_call if "call" in rendered and same(rendered["call"], written) else text
 
 
 def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
@@ -131,44 +152,46 @@ def _classes(text: str) -> list[str]:
     return [n.name.value for n in cst.parse_module(text).body if isinstance(n, cst.ClassDef)]
 
 
-def _edited_members(base: str | None, current: str, new: str) -> set[str]:
-    """Methods of the class edited by hand since `base` whose declaration did not change them since."""
+def _edited_members(base: str | None, current: str, new: str, name: str) -> set[str]:
+    """Methods of class `name` edited by hand since `base` (comments and spacing aside) whose
+    declaration did not change them since."""
     if base is None:
         return set()
-    trees = [_methods(text) for text in (base, current, new)]
-    base_methods, current_methods, new_methods = trees
+    base_methods, current_methods, new_methods = (_methods(t, name) for t in (base, current, new))
     return {
-        name
-        for name, node in current_methods.items()
-        if name in base_methods
-        and code(node) != code(base_methods[name])
-        and name in new_methods
-        and code(new_methods[name]) == code(base_methods[name])
+        method
+        for method, node in current_methods.items()
+        if method in base_methods
+        and not same(node, base_methods[method])
+        and method in new_methods
+        and code(new_methods[method]) == code(base_methods[method])
     }
 
 
-def _methods(text: str) -> dict[str, cst.FunctionDef]:
-    module = cst.parse_module(text)
+def same(one: cst.CSTNode, other: cst.CSTNode) -> bool:
+    """The same code as Python reads it: comments, blank lines and spacing aside."""
+    return ast.dump(ast.parse(code(one).strip())) == ast.dump(ast.parse(code(other).strip()))
+
+
+def _methods(text: str, name: str | None = None) -> dict[str, cst.FunctionDef]:
+    """The methods of class `name` (of every class when None) in `text`."""
     methods = {}
-    for node in module.body:
-        if isinstance(node, cst.ClassDef):
+    for node in cst.parse_module(text).body:
+        if isinstance(node, cst.ClassDef) and name in (None, node.name.value):
             for member in node.body.body:
                 if isinstance(member, cst.FunctionDef):
                     methods[member.name.value] = member
     return methods
 
 
-def _with_call(text: str, current: str | None, like: str | None = None) -> str:
-    """The declaration with `call:` set to the module's `call` body (`current`), or back to the one in `like`."""
+def _with_call(text: str, method: cst.FunctionDef) -> str:
+    """The declaration with `call:` set to the body of `method`, the module's `call`."""
     from ruamel.yaml.scalarstring import LiteralScalarString
 
     data, yaml = _load(text)
     if not isinstance(data.get("call"), str):
         return text  # a train/infer mapping: not carried
-    if like is not None:
-        data["call"] = _load(like)[0]["call"]
-        return _dump(data, yaml)
-    body = _declared_body(_methods(current).get("call"), data)
+    body = _declared_body(method, data)
     if body is None:
         return text
     was = data["call"]

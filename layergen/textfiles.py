@@ -13,6 +13,8 @@ merging against what layergen generated, and which line ends the file had, so th
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,3 +121,49 @@ def parse_python(path: Path, text: str, doing: str = "read") -> libcst.Module:
             )
         ]
     )
+
+
+READ_PAUSES = (0.01, 0.03, 0.1, 0.3)  # seconds to wait before reading an empty or moving file again
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A file as a run read it: its text (None: it did not exist) and its stamp (inode, size,
+    modification time) taken just before, so that a save since, even one that put back the
+    same text, is told from no change (`writes.write` checks it before overwriting)."""
+
+    text: str | None  # None: no file there
+    stamp: tuple[int, int, int] | None = None
+
+    @classmethod
+    def read(cls, path: Path) -> Seen:
+        """The file as it is between two saves. An editor saving in place empties the file for
+        an instant, then writes it: an empty file is read again a moment later (a module
+        emptied by hand stays empty, and is read so), and so is one that changed while it was
+        read. Taking a half-saved file for the person's text would merge into nothing."""
+        seen = cls(None)
+        for pause in READ_PAUSES:
+            stamp = _stamp(path)
+            if stamp is None or not path.is_file():  # a folder in its place: for the writer to say
+                return cls(None)
+            seen = cls(read_text(path, missing_ok=True), stamp)
+            settled = seen.text is not None and len(seen.text.encode()) == stamp[1]
+            if settled and stamp[1] and _stamp(path) == stamp:
+                return seen
+            time.sleep(pause)
+        return seen
+
+    def still(self, path: Path) -> bool:
+        """Whether `path` is still as it was seen."""
+        if self.text is None:
+            return not path.is_file()
+        return (self.stamp is None or _stamp(path) == self.stamp) and same_text(path, self.text)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, modification time) of the file; None when it is missing or unreadable."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns

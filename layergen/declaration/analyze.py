@@ -129,6 +129,7 @@ class _Analyzer:
         else:
             self._check_other_kind()
         self._check_ops_and_methods()
+        self._check_hand_written()
         self._check_example()
         self._check_free_names()
         self._check_created_in_init()
@@ -771,6 +772,18 @@ class _Analyzer:
             self.code(("call",), decl.call, set(self.result.inputs), self.members)
         if decl.init is not None:
             self.code(("init",), decl.init, set(self.result.params), set(), expression=False)
+
+    def _check_hand_written(self) -> None:
+        """`hand_written` names members of the class: ones layergen writes, or declared methods."""
+        known = KINDS[self.kind].generated_methods | set(self.decl.methods)
+        for index, name in enumerate(self.decl.hand_written):
+            if name not in known:
+                self.error(
+                    ("hand_written", index),
+                    "unknown-member",
+                    f"the class has no member `{name}` to leave to you",
+                    did_you_mean(name, known) or f"members: {', '.join(sorted(known))}",
+                )
 
     def _check_ops_and_methods(self) -> None:
         forward = KINDS[self.kind].method

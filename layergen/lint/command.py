@@ -90,7 +90,7 @@ def check(
             for path, text in fixed.items():
                 typer.echo(_unified_diff(path, report.files[path].text, text), nl=False)
             raise typer.Exit(1 if fixed or report.findings else 0)
-        from ..generate import write
+        from ..writes import write
 
         write(fixed)
         report = check_files(context, settings, texts=fixed, only=only) if fixed else report

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
+from ..textfiles import Seen, parse_python, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
+from . import members
 from .lock import Lock
 
 if TYPE_CHECKING:
@@ -32,6 +33,10 @@ class Outcome:
     deleted: list[Path] = field(
         default_factory=list
     )  # stale base texts, .rej files of layergen 0.1
+    read: dict[Path, Seen] = field(default_factory=dict)  # the files it merged into, as read
+    orphans: dict[Path, str] = field(default_factory=dict)  # kept: hand edits, no declaration
+    # Members a person owns that the declaration changes: (member, line) by file.
+    hand_written: dict[Path, list[tuple[str, int]]] = field(default_factory=dict)
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
@@ -53,31 +58,43 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     """
     lock = plan.lock
     files: dict[Path, str] = dict(plan.support)
+    read: dict[Path, Seen] = dict(plan.read)
     conflicts: dict[Path, list[Conflict]] = {}
+    changed_owned: dict[Path, list[tuple[str, int]]] = {}
     deleted: list[Path] = []
     renames = _renames(plan, lock)
     for path, new in plan.generated.items():
         reject = path.with_name(path.name + ".rej")
         if reject.is_file() and reject.read_bytes().startswith(_REJECT_HEADER.encode()):
             deleted.append(reject)  # conflicts are markers in the file now
+        read[path] = Seen.read(path)
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
             continue
-        if not path.is_file():
+        origin = _origin(plan, path, read)  # a renamed declaration's file: where it was
+        if origin != path:
+            deleted.append(origin)  # its text moves to `path`
+        owned = plan.hand_written.get(path, frozenset())
+        if read[origin].text is None:
             files[path] = new
-            lock.record(path, new, plan.sources.get(path))
+            lock.record(path, new, plan.sources.get(path), _owned(owned, None, new, {})[0])
             continue
         from .merge import Conflict, merge
 
-        as_stored = read_text(path)
+        as_stored = read[origin].text
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
-        base = lock.base(path)
+        base = lock.base(origin)
+        settled = lock.owned(origin)
+        if origin != path:
+            lock.forget(origin)
         unsettled = markers.blocks(current, base)
         if unsettled:
             if prefer != "generated":
                 files[path] = as_stored
                 conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
-                continue  # the base stays: the markers were made against it
+                if origin != path:  # the base stays: the markers were made against it
+                    lock.record(path, base)
+                continue
             current = markers.resolve(current, "theirs", base)
         if current not in (base, new):  # a generated text parses; a hand-edited one may not
             parse_python(path, current, "merge into")
@@ -88,16 +105,52 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             prefer=prefer,
             renames=renames.get(path),
             keep=plan.hand_written.get(path, frozenset()),
+            take=plan.carried.get(path, frozenset()),
         )
         # Not formatted: generated members come formatted, and hand-written code stays as written.
         files[path] = with_line_ends(result.text, line_ends)
         if result.conflicts:
             conflicts[path] = result.conflicts
-        lock.record(path, new, plan.sources.get(path))
-    if plan.generated:
+        acks, stale = _owned(owned, base, new, settled)
+        if stale:
+            changed_owned[path] = [(name, members.line(result.text, name)) for name in stale]
+        lock.record(path, new, plan.sources.get(path), acks)
+    for path, seen in plan.removed.items():  # generated for a declaration that is gone
+        deleted.append(path)
+        read[path] = seen
+        lock.forget(path)
+    if plan.generated or plan.removed:
         files.update(lock.files())
         deleted.extend(lock.stale())
-    return Outcome(files, lock, conflicts, deleted)
+    return Outcome(files, lock, conflicts, deleted, read, dict(plan.orphans), changed_owned)
+
+
+def _owned(
+    owned: frozenset[str], base: str | None, new: str, settled: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """For members a person owns: the digest of the generation of each they have settled
+    (the lock's, else the base's: when they took it over), and those whose generation is
+    another now (the declaration changed them: said on every run until settled)."""
+    acks, stale = {}, []
+    for name in sorted(owned):
+        generated = members.digest(members.member(new, name))
+        was = members.member(base, name) if base is not None else None
+        acks[name] = settled.get(name) or (members.digest(was) if was is not None else generated)
+        if acks[name] != generated:
+            stale.append(name)
+    return acks, stale
+
+
+def _origin(plan: Plan, path: Path, read: dict[Path, Seen]) -> Path:
+    """Where `path`'s text is: the file itself, or the one of a renamed declaration it takes."""
+    origin = plan.moved.get(path)
+    if origin is None or read[path].text is not None:
+        return path
+    read[origin] = Seen.read(origin)
+    if read[origin].text is None:
+        plan.lock.forget(origin)
+        return path
+    return origin
 
 
 def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
@@ -106,7 +159,8 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
     for module, test in plan.companions.items():
         if module in plan.reused:  # the declaration did not change: no class was renamed
             continue
-        base = lock.base(module) if module.is_file() else None
+        source = module if module.is_file() else plan.moved.get(module, module)
+        base = lock.base(source) if source.is_file() else None
         if base is None or module not in plan.generated:
             continue
         old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))

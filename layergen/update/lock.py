@@ -43,6 +43,9 @@ _DIGITS = 12  # of the digest, in a base file's name
 class Entry:
     digest: str  # sha256 of the generated text
     tie: str | None = None  # ties the text to its unformatted source
+    # Members written by hand (`hand_written`) -> digest of their generated version the person
+    # last settled: when the generation of one changes, every run says so until it is settled.
+    owned: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,10 @@ class Lock:
                 texts = {k: v["generated"] for k, v in files.items()}
                 entries = {k: Entry(_digest(t)) for k, t in texts.items()}
                 return cls(root, entries, texts)
-            entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
+            entries = {
+                k: Entry(v["digest"], v.get("source"), tuple(sorted(v.get("owned", {}).items())))
+                for k, v in data["files"].items()
+            }
             records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
             handwritten = dict(data.get("handwritten", {}))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -225,15 +231,47 @@ class Lock:
         self.records[key] = record
         self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
 
+    def keep_record(self, key: str, outputs: tuple[str, ...]) -> None:
+        """Keep the record of a gone declaration for `outputs` only (the files that stay), or
+        drop it when none does."""
+        record = self.records.pop(key, None)
+        if record is not None and outputs:
+            self.records[key] = replace(record, outputs=outputs, seal=None)
+            self._rendered[key] = {o: self.entries[o].digest for o in outputs}
+
+    def forget(self, path: Path) -> None:
+        """`path` is no generated file any more (deleted, or moved away)."""
+        key = self._key(path)
+        self.entries.pop(key, None)
+        self._texts.pop(key, None)
+
     def key(self, path: Path) -> str:
         return self._key(path)
 
-    def record(self, path: Path, generated: str, source_digest: str | None = None) -> None:
+    def record(
+        self,
+        path: Path,
+        generated: str,
+        source_digest: str | None = None,
+        owned: dict[str, str] | None = None,
+    ) -> None:
         key = self._key(path)
         self._texts[key] = generated
         self.entries[key] = Entry(
-            _digest(generated), _tie(source_digest, generated) if source_digest else None
+            _digest(generated),
+            _tie(source_digest, generated) if source_digest else None,
+            tuple(sorted((owned or {}).items())),
         )
+
+    def owned(self, path: Path) -> dict[str, str]:
+        """The hand-owned members of `path` and the digests of their settled generation."""
+        entry = self.entries.get(self._key(path))
+        return dict(entry.owned) if entry else {}
+
+    def settle_owned(self, path: Path, owned: dict[str, str]) -> None:
+        """Record that the person has seen these generations of their members (`resolve`)."""
+        key = self._key(path)
+        self.entries[key] = replace(self.entries[key], owned=tuple(sorted(owned.items())))
 
     def files(self) -> dict[Path, str]:
         """What to write: each recorded base text not on disk yet, then the index (last)."""
@@ -245,7 +283,11 @@ class Lock:
             ):  # named by its digest: one on disk is this text
                 out[file] = self._texts[key]
         index = {
-            k: {"digest": e.digest, **({"source": e.tie} if e.tie else {})}
+            k: {
+                "digest": e.digest,
+                **({"source": e.tie} if e.tie else {}),
+                **({"owned": dict(e.owned)} if e.owned else {}),
+            }
             for k, e in sorted(self.entries.items())
         }
         records = {}

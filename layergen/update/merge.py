@@ -95,11 +95,13 @@ def merge(
     prefer: Prefer = "merge",
     renames: dict[str, str] | None = None,
     keep: frozenset[str] = frozenset(),
+    take: frozenset[str] = frozenset(),
 ) -> Merged:
     """The merged text of a file; `prefer` settles conflicting lines ("merge": write both
     sides between conflict markers; "generated": take the generated side). `renames` maps old names to new (a class renamed in its
     declaration): the person's code is renamed too before the merge, so edits carry over.
-    `keep`: members (`Class.build`) whose version in the file stays as it is (hand-written)."""
+    `keep`: members (`Class.build`) whose version in the file stays as it is (hand-written);
+    `take`: members whose new version replaces the file's (`sync` carried the edit over)."""
     if current == new:
         return Merged(current)
     if current == base:
@@ -111,7 +113,7 @@ def merge(
     if renames:
         base_tree, current_tree = (renamed(tree, renames) for tree in (base_tree, current_tree))
     new_tree = cst.parse_module(new)
-    merger = _Merger(prefer, keep)
+    merger = _Merger(prefer, keep, take)
     body = merger.members(
         _units(base_tree.body), _units(current_tree.body), _units(new_tree.body), ""
     )
@@ -198,9 +200,10 @@ class _Rename(cst.CSTTransformer):
 
 
 class _Merger:
-    def __init__(self, prefer: Prefer, keep: frozenset[str] = frozenset()):
+    def __init__(self, prefer: Prefer, keep: frozenset[str], take: frozenset[str]):
         self.prefer = prefer
         self.keep = keep
+        self.take = take
         self.pending: list[_Pending] = []
 
     def members(self, base_units, current_units, new_units, owner: str) -> list:
@@ -247,6 +250,8 @@ class _Merger:
         """The member's version when at most one side changed it; None when both did."""
         if code(current) == code(new) or name in self.keep:
             return current
+        if name in self.take:
+            return new
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
         if base is not None and code(new) == code(base):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..textfiles import Seen
 from .lock import Lock
 
 
@@ -25,7 +26,16 @@ class Plan:
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
     )  # module -> members kept as written
+    # module -> members (`Class.call`) whose hand edit `sync` carried into the declaration: the
+    # file takes their new generation (the same code, formatted as generated code is).
+    carried: dict[Path, frozenset[str]] = field(default_factory=dict)
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
+    # The support files it writes, as the run read them; see `writes.write`.
+    read: dict[Path, Seen] = field(default_factory=dict)
+    # Files of declarations that were renamed or moved, or are gone (layergen/claims.py):
+    moved: dict[Path, Path] = field(default_factory=dict)  # new path -> the old file it takes
+    removed: dict[Path, Seen] = field(default_factory=dict)  # as generated: deleted
+    orphans: dict[Path, str] = field(default_factory=dict)  # hand-edited: kept and reported
 
     @property
     def files(self) -> dict[Path, str]:

@@ -587,7 +587,8 @@ QUICK_CHECKS = textwrap.dedent("""
 @pytest.mark.e2e
 def test_sample_of_generated_layers_import_and_pass_quick_checks(tmp_path):
     from layergen.config import Config
-    from layergen.generate import plan, write
+    from layergen.generate import plan
+    from layergen.writes import write
 
     declarations = []
 

@@ -22,11 +22,12 @@ from layergen.config import Config
 from layergen.declaration.load import parse_declaration
 from layergen.declaration.yamlfile import Pos, Source, value_position
 from layergen.diagnostics import DiagnosticError
-from layergen.generate import plan, write
+from layergen.generate import plan
 from layergen.keras_names import LAYER_ATTRIBUTES
 from layergen.kinds import KINDS
 from layergen.render.context import build_context, docstring_text
 from layergen.render.render import format_code, render
+from layergen.writes import write
 
 
 def quote(text: str) -> str:
@@ -407,7 +408,8 @@ CHILD = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
     from layergen.config import Config
-    from layergen.generate import plan, write
+    from layergen.generate import plan
+    from layergen.writes import write
 
     root, mode = Path(sys.argv[1]), sys.argv[2]
     outputs = plan(sorted((root / "layers").glob("*.yaml")), Config(root=root))

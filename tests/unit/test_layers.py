@@ -13,21 +13,30 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layergen"
 
 # Stages, earliest first: a module may import its own stage and the earlier ones.
 STAGES = [
-    ["diagnostics", "textfiles", "kinds", "keras_names", "keras_classes", "config", "output"],
+    [
+        "diagnostics",
+        "textfiles",
+        "writes",
+        "kinds",
+        "keras_names",
+        "keras_classes",
+        "config",
+        "output",
+    ],
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render"],  # contexts from the IR, Jinja, black
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
     [
         "targets",
+        "claims",
         "inputs",
         "render_many",
         "layout_maps",  # a folder's layout_map.py, from its declarations' records
         "generate",
         "golden",
         "introspect",
-        "handwritten",
-        "sync",
     ],
+    ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
     ["commands"],
     ["watch"],

@@ -164,14 +164,17 @@ def test_sync_marks_what_it_cannot_carry_back_as_hand_written(scaler_project):
     assert run("sync", "layers/scaler.py").exit_code == 0
     assert "hand_written: [build]" in declaration(scaler_project)
     assert module(scaler_project) == code
-    # The declaration says build is hand-written: generate keeps it even when the weights change.
+    # The declaration says build is hand-written: generate keeps it even when the weights change,
+    # and says so (issue 21 item 7: a change it does not make is never silent) until it is seen.
     (scaler_project / "layers" / "scaler.layer.yaml").write_text(
         declaration(scaler_project).replace("initializer: ones", "initializer: zeros")
     )
-    assert run("generate", "layers").exit_code == 0
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "`Scaler.build` is yours" in result.output
     assert "print('building')  # mine" in module(scaler_project) and 'initializer="ones"' in module(
         scaler_project
     )
+    assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0
     assert run("generate", "--check", "layers").exit_code == 0
 
 

@@ -184,8 +184,9 @@ steps = st.lists(
 @given(steps)
 def test_no_hand_edit_is_ever_lost(tmp_path_factory, sequence):
     from layergen.config import Config
-    from layergen.generate import plan_run, write
+    from layergen.generate import plan_run
     from layergen.update.apply import reconcile
+    from layergen.writes import write
 
     root = tmp_path_factory.mktemp("prop")
     (root / "layers").mkdir()

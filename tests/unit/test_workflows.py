@@ -5,6 +5,7 @@ and conflicts at the end of a file. Each test failed on main before its fix."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 from layergen.cli import app
 
-from helpers import DECLARATION, module
+from helpers import DECLARATION, module, snapshot
 
 runner = CliRunner()
 
@@ -262,3 +263,341 @@ def test_marker_like_lines_in_a_string_are_no_conflict(scaler_project):
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     code = module(scaler_project)
     assert "return x * self.gain" in code and code.count("=======\n") == 1
+
+
+# -- 3. a save that lands while a run writes is never overwritten -------------------------------
+
+SAVED = "        # saved in the editor while layergen ran\n"
+
+
+def save_in_the_editor(root: Path) -> None:
+    edit(
+        module_path(root),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n" + SAVED,
+    )
+
+
+@pytest.mark.parametrize("when", ["before the writes", "while staging"])
+def test_a_save_during_a_run_is_kept_and_merged(scaler_project, monkeypatch, when):
+    import tempfile
+
+    import layergen.writes as writes
+
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    saves = []
+    owner, name = (writes, "write") if when == "before the writes" else (tempfile, "mkstemp")
+    original = getattr(owner, name)
+
+    def saving(*args, **kwargs):
+        if not saves:
+            saves.append(True)
+            save_in_the_editor(scaler_project)
+        return original(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(owner, name, saving)
+        assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert SAVED in code and "return x * self.scale + self.gain" in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_file_that_keeps_changing_is_reported_and_never_overwritten(scaler_project, monkeypatch):
+    import layergen.writes as writes
+
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    original = writes.write
+    count = []
+
+    def saving(*args, **kwargs):
+        count.append(True)
+        module_path(scaler_project).write_text(module(scaler_project) + f"# save {len(count)}\n")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(writes, "write", saving)
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "layers/scaler.py" in result.output
+    assert "[changed-during-run]" in result.output and "nothing was written" in result.output
+    after = snapshot(scaler_project)
+    assert after["layers/scaler.py"].endswith(f"# save {len(count)}\n".encode())
+    assert {k: v for k, v in after.items() if k != "layers/scaler.py"} == {
+        k: v for k, v in before.items() if k != "layers/scaler.py"
+    }
+
+
+# -- 9. a failed write puts back what it replaced: "nothing was written" is true -----------------
+
+
+def test_a_failed_rename_of_the_lock_leaves_every_file_as_it_was(scaler_project, monkeypatch):
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # mine\n",
+    )
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    before = snapshot(scaler_project)
+    original = os.replace
+
+    def failing(src, dst, *args, **kwargs):
+        if Path(dst).name == "layergen.lock":
+            raise PermissionError(13, "Permission denied", str(dst))
+        return original(src, dst, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", failing)
+        result = run("generate", "layers")
+    assert result.exit_code == 2 and "nothing was written" in result.output
+    assert snapshot(scaler_project) == before
+    result = run("generate", "layers")
+    assert result.exit_code == 0 and "[conflict]" not in result.output
+    assert "        # mine\n" in module(scaler_project)
+
+
+# -- 8. renamed or deleted declarations leave nothing generated behind ------------------------
+
+
+def package_imports(root: Path) -> str:
+    return (root / "layers" / "__init__.py").read_text()
+
+
+def test_a_renamed_declaration_file_takes_its_module_and_tests_along(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # mine\n",
+    )
+    generated_tests(scaler_project).write_text(
+        generated_tests(scaler_project).read_text()
+        + "\n\ndef test_by_hand():\n    assert make_layer()\n"
+    )
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    edit(
+        scaler_project / "layers" / "amp.layer.yaml",
+        "call: x * scale * gain",
+        "call: x * scale + gain",
+    )
+    assert run("generate", "--check", "layers").exit_code == 1
+    assert run("generate", "layers").exit_code == 0
+    moved = (scaler_project / "layers" / "amp.py").read_text()
+    assert "        # mine\n" in moved and "return x * self.scale + self.gain" in moved
+    assert "def test_by_hand():" in (scaler_project / "tests" / "test_amp.py").read_text()
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .amp import Scaler\n" in package_imports(scaler_project)
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert 'package="demo"' in moved  # the registration stays: saved models still load
+    assert run("generate", "--check", "layers").exit_code == 0
+    lock = (scaler_project / "layergen.lock").read_text()
+    assert "layers/scaler" not in lock and "tests/test_scaler.py" not in lock
+
+
+def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
+    (scaler_project / "blocks").mkdir()
+    declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
+    assert run("generate", "blocks").exit_code == 0
+    assert 'package="demo"' in (scaler_project / "blocks" / "scaler.py").read_text()
+    assert not module_path(scaler_project).exists()
+    assert "from .scaler import Scaler" not in package_imports(scaler_project)
+    assert "from .scaler import Scaler\n" in (scaler_project / "blocks" / "__init__.py").read_text()
+
+
+def test_a_deleted_declaration_removes_what_was_generated_and_reports_hand_edits(scaler_project):
+    (scaler_project / "layers" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    assert run("generate", "layers").exit_code == 0
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 0  # nothing edited: all of it goes
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert '"Scaler"' not in package_imports(scaler_project)
+
+    (scaler_project / "layers" / "third.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Third")
+    )
+    assert run("generate", "layers").exit_code == 0
+    third = scaler_project / "tests" / "test_third.py"
+    third.write_text(third.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    (scaler_project / "layers" / "third.layer.yaml").unlink()
+    for _ in range(2):  # every run says so
+        result = run("generate", "layers")
+        assert result.exit_code == 1 and "tests/test_third.py:1:" in result.output
+        assert "[orphan]" in result.output and "third.layer.yaml" in result.output
+    assert third.exists() and not (scaler_project / "layers" / "third.py").exists()
+    assert "from .third import" not in package_imports(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 1
+    third.unlink()
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    assert run("generate", "layers").exit_code == 0
+    init = package_imports(scaler_project)
+    assert "from .scaler import Gainer\n" in init and "import Scaler" not in init
+    assert '"Scaler"' not in init and '"Gainer"' in init
+
+
+def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
+    (scaler_project / "layers" / "own.py").write_text(
+        "import keras\n\n\nclass Mine(keras.layers.Layer):\n    def call(self, x):\n        return x\n"
+    )
+    assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
+    old = scaler_project / "tests" / "test_own_mine.py"
+    old.write_text(old.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    edit(scaler_project / "layers" / "own.py", "class Mine(", "class Yours(")
+    assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
+    new = scaler_project / "tests" / "test_own_yours.py"
+    assert not old.exists() and "def test_by_hand():" in new.read_text()
+    assert "from layers.own import Yours" in new.read_text()
+
+
+# -- 7. only what the declaration cannot say is left to the person; their members are reported ----
+
+
+def hand_written_of(root: Path) -> list[str]:
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="safe").load(declaration_path(root).read_text()).get("hand_written") or [])
+
+
+OFFSET = "  offset: {shape: 'x[-1]', initializer: zeros}\ncall: x * scale * gain + offset\n"
+
+
+def test_a_comment_above_build_freezes_nothing(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def build(self",
+        "    # weights are made here\n    def build(self",
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    edit(declaration_path(scaler_project), "call: x * scale * gain\n", OFFSET)
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "    # weights are made here\n    def build(self" in code
+    assert "self.offset = self.add_weight(" in code
+
+
+def test_a_helper_class_with_its_own_init_freezes_nothing(scaler_project):
+    helper = "\n\nclass Helper:\n    def __init__(self):\n        self.ready = True\n"
+    module_path(scaler_project).write_text(module(scaler_project) + helper)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    edit(declaration_path(scaler_project), "default: 1.0", "default: 2.0")
+    assert run("generate", "layers").exit_code == 0
+    assert "def __init__(self, gain=2.0, **kwargs):" in module(scaler_project)
+    assert "class Helper:" in module(scaler_project)
+
+
+def test_a_call_edited_in_another_spacing_is_carried_not_frozen(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "return x * self.scale * self.gain",
+        "return x * self.scale * self.gain*2",
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    assert "gain*2" in declaration_path(scaler_project).read_text()
+    assert "return x * self.scale * self.gain * 2\n" in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "gain*2", "gain*3")
+    assert run("generate", "layers").exit_code == 0
+    assert "return x * self.scale * self.gain * 3\n" in module(scaler_project)
+
+
+def test_a_call_the_declaration_cannot_say_is_left_to_the_person(scaler_project):
+    edit(module_path(scaler_project), "import keras\n", "import keras\nimport numpy as np\n")
+    edit(
+        module_path(scaler_project),
+        "return x * self.scale * self.gain",
+        "return x * self.scale * np.float32(2.0)",
+    )
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    assert hand_written_of(scaler_project) == ["call"]
+    assert "np.float32(2.0)" in module(scaler_project)
+    assert "call: x * scale * gain" in declaration_path(scaler_project).read_text()
+    assert run("sync", "layers/scaler.py").exit_code == 0  # owned: nothing to carry
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_change_to_a_hand_owned_member_is_reported_until_settled(scaler_project):
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [build]\n",
+    )
+    edit(
+        module_path(scaler_project),
+        '            initializer="ones",\n',
+        '            initializer="ones",\n            trainable=True,\n',
+    )
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "call: x * scale * gain\n", OFFSET)
+    for args in (("generate", "layers"), ("generate", "--check", "layers"), ("generate", "layers")):
+        result = run(*args)
+        assert result.exit_code == 1, args
+        line = module(scaler_project).splitlines().index("    def build(self, input_shape):") + 1
+        assert f"layers/scaler.py:{line}: " in result.output and "`Scaler.build`" in result.output
+        assert "[hand-written]" in result.output
+    assert "self.offset" not in module(scaler_project).split("def call")[0]  # never rewritten
+    assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0  # seen: keep mine
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "initializer: ones", "initializer: zeros")
+    assert run("generate", "layers").exit_code == 1  # a new change: said again
+    assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0  # take the generated one
+    code = module(scaler_project)
+    assert "self.offset = self.add_weight(" in code and 'initializer="zeros"' in code
+    assert "trainable=True" not in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+PYTHON_OWNED = """\
+layer: Scaler
+doc: Multiplies by a learnable per-unit scale.
+params:
+  gain: {type: float, default: 1.0}
+weights:
+  scale:
+    shape: x[-1]
+    initializer: ones
+hand_written: [call]  # written in layers/scaler.py
+example:
+  input_shape: [2, 3]
+  reference: x * scale * gain
+"""
+
+
+def test_a_call_written_in_python_from_the_start(scaler_project):
+    declaration_path(scaler_project).write_text(PYTHON_OWNED)
+    module_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "    def call(self, x):\n        return x\n" in code  # written once, to start from
+    module_path(scaler_project).write_text(
+        code.replace(
+            "        return x\n", "        y = x * self.scale\n        return y * self.gain\n"
+        )
+    )
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    edit(declaration_path(scaler_project), "default: 1.0", "default: 2.0")
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "y = x * self.scale\n" in code and "gain=2.0" in code
+    assert "x * scale * gain" in generated_tests(scaler_project).read_text()  # still checked
+
+
+def test_hand_written_names_a_member_of_the_class(scaler_project):
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [cal]\n",
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[unknown-member]" in result.output
+    assert "scaler.layer.yaml:10:" in result.output and "`call`" in result.output
