@@ -52,7 +52,9 @@ def generate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
     force: bool = typer.Option(
-        False, "--force", help="On a conflict, take the generated version of the member."
+        False,
+        "--force",
+        help="Settle conflicting lines with the generated ones; other hand edits stay.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
     record: bool = typer.Option(
@@ -229,8 +231,7 @@ def resolve(
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
     from .generate import write
-    from .textfiles import read_text, split_line_ends, with_line_ends
-    from .update import conflicts
+    from .update.settle import settled
 
     try:
         if ours == theirs:
@@ -253,19 +254,16 @@ def resolve(
         ]
         if missing:
             _fail(missing)
-        with _one_run(_config(None, None)):
-            texts = {f.resolve(): split_line_ends(read_text(f)) for f in files}
-            settled = {
-                f: with_line_ends(conflicts.resolve(t, "ours" if ours else "theirs"), ends)
-                for f, (t, ends) in texts.items()
-                if conflicts.blocks(t)
-            }
-            write(settled)
+        config = _config(None, None)
+        resolved = [f.resolve() for f in files]
+        with _one_run(config):
+            done = settled(resolved, "ours" if ours else "theirs", config.root)
+            write(done)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     if not quiet:
-        for f in texts:
-            typer.echo(f"{'resolved' if f in settled else 'no conflict':10} {_shown(f)}")
+        for f in resolved:
+            typer.echo(f"{'resolved' if f in done else 'no conflict':10} {_shown(f)}")
 
 
 @app.command("tests")

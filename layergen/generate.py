@@ -160,7 +160,7 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
-            lock.remember(t.declaration, record)
+            lock.remember(t.declaration, record, files)
         companions[t.module] = t.test
         if record.hand_written:
             hand_written[t.module] = frozenset(f"{record.name}.{m}" for m in record.hand_written)
@@ -191,8 +191,9 @@ def plan_run(
         else:
             from .render.support import support_files
 
-            outputs.update(support_files(config.tests_dir, user_templates=config.user_templates))
-            lock.remember(support_file, Record(run, (lock.key(support_file),)))
+            supported = support_files(config.tests_dir, user_templates=config.user_templates)
+            outputs.update(supported)
+            lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
     support: dict[Path, str] = {}
     for folder, names in exports.items():
         init = folder / "__init__.py"

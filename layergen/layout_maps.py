@@ -115,5 +115,6 @@ def layout_map_file(
         user_templates=config.user_templates,
         line_length=config.line_length,
     )
-    lock.remember(path, Record(inputs.hexdigest(), (lock.key(path),)))
-    return {path: format_code(text, config.black)}, False
+    files = {path: format_code(text, config.black)}
+    lock.remember(path, Record(inputs.hexdigest(), (lock.key(path),)), files)
+    return files, False

@@ -89,11 +89,20 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         ir, package=ir.package or t.package, source=source, line_length=config.line_length
     )
     test_context = build_test_context(ir, module=t.dotted, source=source, golden=job.golden)
-    for path, template, ctx in (
-        (t.module, ir.kind.template, context),
-        (t.test, ir.kind.test_template, test_context),
+
+    def skipped(text: str) -> str:
+        from .render.skips import apply_skips
+
+        text, out.errors = apply_skips(text, ir.skips, str(t.declaration))
+        return text
+
+    for path, template, ctx, edit in (
+        (t.module, ir.kind.template, context, None),
+        (t.test, ir.kind.test_template, test_context, skipped if ir.skips else None),
     ):
-        out.sources[path], out.files[path] = render_file(path, template, ctx, config, lock)
+        out.sources[path], out.files[path] = render_file(path, template, ctx, config, lock, edit)
+    if out.errors:
+        return Rendered(errors=out.errors)
     out.record = Record(
         job.inputs,
         (lock.key(t.module), lock.key(t.test)),
@@ -107,15 +116,23 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
 
 
 def render_file(
-    path: Path, template: str, context: dict, config: Config, lock: Lock
+    path: Path,
+    template: str,
+    context: dict,
+    config: Config,
+    lock: Lock,
+    edit: Callable[[str], str] | None = None,
 ) -> tuple[str, str]:
     """A file's source digest and its formatted text. A source rendered before formats as it
-    did then, and the lock has that text: black runs only for a new source."""
+    did then, and the lock has that text: black runs only for a new source. `edit`: applied
+    to the rendered source before it is formatted."""
     from .render.render import format_code, render_source, source_digest
 
     text = render_source(
         template, context, user_templates=config.user_templates, line_length=config.line_length
     )
+    if edit is not None:
+        text = edit(text)
     digest = source_digest(text, config.black)
     return digest, lock.formatted(path, digest) or format_code(text, config.black)
 

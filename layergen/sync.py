@@ -73,10 +73,10 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     kept: dict[Path, frozenset[str]] = {}
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
-        if markers.blocks(current):
+        base = before.lock.base(module)
+        if markers.blocks(current, base):
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")
-        base = before.lock.base(module)
         edited = _edited_members(base, current, before.generated[module])
         original, line_ends = split_line_ends(read_text(declaration))
         text = original

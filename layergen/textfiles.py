@@ -25,23 +25,28 @@ if TYPE_CHECKING:
 def read_text(path: Path, *, missing_ok: bool = False) -> str | None:
     """The file's text, line ends as they are; None for a missing file when `missing_ok`."""
     data = read_bytes(path, missing_ok=missing_ok)
-    if data is None:
-        return None
+    return None if data is None else decode(str(path), data)
+
+
+def decode(path: str, data: bytes) -> str:
+    """The text of a file's bytes; one that is not UTF-8 is an error at its first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line_start = data.rfind(b"\n", 0, exc.start) + 1
         column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
+        hint = "layergen reads and writes UTF-8: save the file as UTF-8"
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            hint = "the file is UTF-16: save it as UTF-8"
         raise DiagnosticError(
             [
                 Diagnostic(
-                    str(path),
+                    path,
                     data.count(b"\n", 0, exc.start) + 1,
                     column,
-                    "not-utf8",
-                    f"cannot read the file: byte 0x{data[exc.start]:02x} is not UTF-8 text",
-                    "layergen reads and writes UTF-8 only: save the file as UTF-8"
-                    " (a `# coding:` line then goes)",
+                    "encoding",
+                    f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                    hint,
                 )
             ]
         ) from None

@@ -35,6 +35,7 @@ LAYER_ONLY_KEYS = (
     "masking",
     "output_shape",
     "outputs",
+    "noise",
     "output_type",
 )
 # Names the generated code itself uses in the scope of the declared code.
@@ -624,6 +625,8 @@ class _Analyzer:
             self._shape(("outputs", name), shape, inputs, params)
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
+        if decl.noise is not None and decl.noise.shape is not None:
+            self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
 
     def _check_created_in_init(self) -> None:
         """`create: init` for a sublayer whose args read an input's shape (once parsed)."""

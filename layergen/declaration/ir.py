@@ -134,6 +134,23 @@ class Branches:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """What a layer random in training promises of its noise (the tests check it)."""
+
+    unbiased: bool  # the mean of training outputs is the inference output
+    shape: Shape | None  # one draw per cell: shared along the axes of size 1
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A generated test the declaration turns off, with the reason shown in every run."""
+
+    test: str
+    reason: str
+    pos: Pos  # of the test's name in the YAML file
+
+
+@dataclass(frozen=True)
 class Statistic:
     what: str  # as written
     of: Code
@@ -196,6 +213,8 @@ class Declared:
     outputs_by_name: bool  # the layer returns a dict of `outputs`
     example: Example
     hand_written: frozenset[str] = field(default_factory=frozenset)
+    noise: Noise | None = None
+    skips: tuple[Skip, ...] = ()
 
     @property
     def input_names(self) -> list[str]:
@@ -241,6 +260,7 @@ def build_ir(a: Analysis) -> Declared:
         a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
         for i, loss in enumerate(decl.losses)
     )
+    bound = _call_bound(a)
     return Declared(
         kind=kind,
         name=decl.name,
@@ -274,11 +294,7 @@ def build_ir(a: Analysis) -> Declared:
             for i, loss in enumerate(decl.losses)
             if not isinstance(loss, str) and loss.training_only
         ),
-        losses_read_call=any(
-            f.name not in a.params and f.name in _call_bound(a)
-            for loss in losses
-            for f in loss.free
-        ),
+        losses_read_call=any(f.name in bound for loss in losses for f in loss.free),
         updates={name: a.code("updates", name) for name in decl.updates},
         masking=decl.masking not in (None, False),
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
@@ -291,13 +307,24 @@ def build_ir(a: Analysis) -> Declared:
         outputs_by_name=decl.output_type == "dict",
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
+        noise=(
+            Noise(decl.noise.unbiased, _shape(a, ("noise", "shape"), decl.noise.shape))
+            if decl.noise is not None
+            else None
+        ),
+        skips=tuple(
+            Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
+            for test, reason in decl.tests.skip.items()
+        ),
     )
 
 
 def _call_bound(a: Analysis) -> set[str]:
-    """Names the `call` block binds that are not its inputs (a loss reading one is added
-    where they are bound)."""
-    return bound_names(a.decl.call) - set(a.inputs) if isinstance(a.decl.call, str) else set()
+    """Names the `call` block binds that are not its inputs or params (a loss reading one
+    is added where they are bound)."""
+    if not isinstance(a.decl.call, str) or not a.decl.losses:
+        return set()
+    return bound_names(a.decl.call) - set(a.inputs) - set(a.params)
 
 
 def _argument(a: Analysis, method: str, index: int, arg: str) -> str:

@@ -150,6 +150,19 @@ class Loss(Strict):
     training_only: bool = False  # added on training calls only (an inference call adds none)
 
 
+class Noise(Strict):
+    """What a layer random in training promises of its noise; the generated tests check it."""
+
+    unbiased: bool = False  # the mean of training outputs is the inference output
+    shape: ShapeValue | None = None  # one draw per cell: shared along the axes of size 1
+
+
+class Tests(Strict):
+    """What the declaration says of its generated tests."""
+
+    skip: dict[str, str] = {}  # test name -> why it does not apply
+
+
 class Statistic(Strict):
     """A statistic of a random layer's training output: `of`, per element, has mean `mean`."""
 
@@ -205,7 +218,9 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     outputs: dict[str, ShapeValue] | None = None
     output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
+    noise: Noise | None = None
     example: Example = Example()
+    tests: Tests = Tests()
     # Members of the class that a person owns (`layergen sync` lists those it cannot
     # write back into the declaration): generate keeps them as they are in the module.
     hand_written: list[str] = []

@@ -23,7 +23,7 @@ from ..declaration.ir import (
     Sublayer,
 )
 from ..keras_names import IDENTIFIERS
-from .docs import example_doc, input_doc, output_doc
+from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
@@ -232,7 +232,7 @@ def build_context(
         # Computed in float32 under any dtype policy: inputs and weights are not cast down.
         "float32_compute": ir.float32_compute,
         "init": ir.init.render() if ir.init is not None else None,
-        "ops": [_op(op, self_rename) for op in ir.ops],
+        "ops": [op_context(op, self_rename) for op in ir.ops],
         # A declared method with the name of a generated one replaces it, in its place.
         "methods": [m for m in methods if m["name"] not in generated],
         "overrides": {m["name"]: m for m in methods if m["name"] in generated},
@@ -249,7 +249,8 @@ def _shadowed(rename: dict[str, str], local) -> dict[str, str]:
     return {k: v for k, v in rename.items() if k not in local}
 
 
-def _op(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+def op_context(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
+    """An op as its method renders it (the test module renders the declared one too)."""
     rename = _shadowed(self_rename, [*op.args, "upstream"])
     if op.gradient is not None:
         gradient = body(op.gradient, rename)
@@ -370,6 +371,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "call_args_doc": [docstring_text(line, " " * 12, 8, width) for line in call_args_doc(ir)],
         "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
@@ -422,10 +424,9 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
     if not lines or not ir.sublayers:
         return lines
-    first = ir.input_names[0] if len(ir.inputs) == 1 else "inputs[0]"
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
-        f"if not keras.backend.is_keras_tensor({first}):\n"
+        f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
 
@@ -473,6 +474,8 @@ def _takes_training(ir: Declared) -> bool:
     """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
     still passes the outer `training` on to sublayers. A base class's `call` may read it."""
     if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    if ir.training_only_losses:  # added under `if training:`
         return True
     codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
     return any(f.name == "training" for code in codes for f in code.free)

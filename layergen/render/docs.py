@@ -44,6 +44,15 @@ def input_doc(ir: Declared) -> list[str]:
     return lines
 
 
+def call_args_doc(ir: Declared) -> list[str]:
+    """One line per keyword argument of `call`, as keras-hub's "Call arguments"."""
+    lines = []
+    for k in ir.keywords:
+        text = (k.doc or ("a tensor, or None" if k.type == "tensor" else k.type)).rstrip(".")
+        lines.append(f"{k.name}: {text}. Defaults to `{k.default!r}`.")
+    return lines
+
+
 def output_doc(ir: Declared) -> list[str]:
     if ir.output_shape is not None:
         return [_shape_words(ir, ir.output_shape) + "."]

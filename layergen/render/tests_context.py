@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..declaration.code import Code, body
 from ..declaration.ir import Branches, Declared
 from ..declaration.layouts import LAYOUT_MODULE
-from .context import docstring_text, shape_tuple
+from .context import docstring_text, op_context, shape_tuple
 from .render import literal
 
 # Built-in layers whose output depends on `training`.
@@ -49,9 +50,24 @@ UNKNOWN_LAYER_FACTS = {
     "output_names": None,  # a layer that returns its outputs as a dict: their names
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
+    "gradient_check": None,  # the precision to check gradients in, by finite differences
+    "op_methods": [],  # the declared ops, as the module writes them
+    "reached_ops": [],  # the ops its `call` must reach
+    "discrete": None,  # an op that makes a discrete choice, such as `ops.top_k`
+    "golden_state": False,  # the golden records the state after training calls
+    "state_read_in_inference": False,
+    "unbiased": False,  # the mean of training outputs is the inference output
+    "noise_shape": None,  # the declared shape of the noise, over the input shapes
+    "masking_reads_inputs": False,
+    "sublayers": [],  # declared sublayers: each must be built
+    "weights_read": [],  # weights the inference call reads: each changes the output
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
 }
+
+# keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
+# rounding may flip such a choice.
+DISCRETE_OPS = re.compile(r"\bops\.(top_k|argmax|argmin|argsort|round|floor|ceil|one_hot)\b")
 
 
 def layer_test_context(
@@ -145,6 +161,7 @@ def build_object_test_context(ir: Declared, *, module: str, source: str) -> dict
         "signature": ", ".join(ir.kind.arguments),
         "declared": body(ir.call, {m: f"obj.{m}" for m in members if m not in ir.input_names}),
         "ops": op_tests(ir, "object", "SHAPE"),
+        "skipping": bool(ir.skips),  # the skip marks need pytest
     }
 
 
@@ -196,6 +213,15 @@ def build_test_context(
     has_trainable = ir.base is not None or any(
         w.trainable and w.created is True for w in ir.weights
     )
+    forwards = [ir.call] if not isinstance(ir.call, Branches) else [ir.call.train, ir.call.infer]
+    inference = ir.call.infer if isinstance(ir.call, Branches) else ir.call
+    code = [c for c in forwards if c is not None] + [m.body for m in ir.methods]
+    code += [op.forward for op in ir.ops]
+    discrete = next((m.group(0) for c in code for m in [DISCRETE_OPS.search(c.text)] if m), None)
+    gradient_check = None
+    if not ir.ops:
+        gradient_check = "float32" if ir.float32_compute else "float64"
+    self_rename = {m: f"self.{m}" for m in ir.members}
     masking = None
     if ir.compute_mask is not None:
         masking = ir.compute_mask.render(layer_rename)
@@ -234,6 +260,23 @@ def build_test_context(
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
         call_args=example.call_args,
+        gradient_check=gradient_check,
+        op_methods=[op_context(op, self_rename) for op in ir.ops],
+        reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
+        discrete=discrete,
+        golden_state=bool(ir.updates) and not ir.random,
+        state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
+        sublayers=[s.name for s in ir.sublayers],
+        weights_read=[
+            w for w in ir.weight_names if inference is not None and _reads({w}, inference)
+        ],
+        masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
+        unbiased=ir.noise is not None and ir.noise.unbiased,
+        noise_shape=(
+            shape_tuple(ir.noise.shape.code, shape_rename, inputs)
+            if ir.noise is not None and ir.noise.shape is not None
+            else None
+        ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),

@@ -71,13 +71,14 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
 
         as_stored = read_text(path)
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
-        if markers.blocks(current):
+        base = lock.base(path)
+        unsettled = markers.blocks(current, base)
+        if unsettled:
             if prefer != "generated":
                 files[path] = as_stored
-                conflicts[path] = [Conflict("", b.start + 1) for b in markers.blocks(current)]
+                conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
                 continue  # the base stays: the markers were made against it
-            current = markers.resolve(current, "theirs")
-        base = lock.base(path)
+            current = markers.resolve(current, "theirs", base)
         if current not in (base, new):  # a generated text parses; a hand-edited one may not
             parse_python(path, current, "merge into")
         result = merge(

@@ -115,6 +115,7 @@ class Lock:
         # test module key -> what `layergen tests` wrote it from: the hand-written module,
         # the class, and the flags given once (handwritten.py), so a rerun needs none
         self.handwritten = dict(handwritten or {})
+        self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
 
     @property
     def path(self) -> Path:
@@ -216,9 +217,13 @@ class Lock:
             files[path] = data.decode("utf-8")
         return record, files
 
-    def remember(self, declaration: Path, record: Record) -> None:
-        """Record a declaration rendered in this run; it is sealed when the index is written."""
-        self.records[self._key(declaration)] = record
+    def remember(self, declaration: Path, record: Record, files: dict[Path, str]) -> None:
+        """Record a declaration rendered in this run into `files`; it is sealed when the index
+        is written, if each of its files' bases is then what was rendered (a file that still
+        holds conflict markers keeps its old base, and a record over it would say it is new)."""
+        key = self._key(declaration)
+        self.records[key] = record
+        self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
 
     def key(self, path: Path) -> str:
         return self._key(path)
@@ -247,6 +252,9 @@ class Lock:
         for key, record in sorted(self.records.items()):
             seal = record.sealed(self.entries)
             if record.seal is None:  # rendered in this run: sealed over its files' entries
+                rendered = self._rendered.get(key, {}).items()
+                if any(getattr(self.entries.get(k), "digest", None) != d for k, d in rendered):
+                    continue
                 record = replace(record, seal=seal)
             if seal is not None and record.seal == seal:  # one that no longer fits is dropped
                 records[key] = record.as_json()

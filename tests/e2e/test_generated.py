@@ -70,13 +70,17 @@ def test_generated_tests_pass(outcomes, backend):
         for name, outcome in outcomes(backend).items()
         if not name.startswith("test_match_keras::")
     }
+    # A layer without trainable weights skips the fit test (its gradient test checks it).
+    skippable = ("::test_compiled_fit_step_trains_every_weight",)
     # ModelParallel runs on JAX only: off JAX, the generated tests of the layers that
     # declare layouts skip those tests, saying so (issue 26); on JAX they run.
     sharded = {name: o for name, o in results.items() if "::test_model_parallel_" in name}
+    if backend != "jax":
+        skippable += tuple(f"::{name.split('::')[-1]}" for name in sharded)
     failed = [
         name
         for name, outcome in results.items()
-        if outcome != ("skipped" if backend != "jax" and name in sharded else "passed")
+        if outcome == "failed" or (outcome == "skipped" and not name.endswith(skippable))
     ]
     assert len(results) > 100
     assert len(sharded) >= 3 * 5  # the three sharded examples, five tests each

@@ -2,7 +2,7 @@
 
 Each test declares the smallest piece of a real layer's public API and checks the
 generated code (or the located error) without running a backend; the generated tests
-of the whole layers run in `tests/e2e/test_real_layers.py`.
+of the whole layers run in `tests/e2e/test_keras_hub_layers.py`.
 """
 
 from __future__ import annotations
@@ -427,3 +427,12 @@ def test_a_training_only_loss_over_the_inputs_is_added_first_under_training():
     )
     call = code.split("def call(")[1]
     assert call.index("if training:\n            self.add_loss(ops.mean(x))") < call.index("return")
+
+
+def test_the_docstring_lists_the_keyword_arguments_of_call():
+    code = module(POSITION_EMBEDDING)
+    assert (
+        "    Call arguments:\n"
+        "        start_index: The position of the first token. Defaults to `0`.\n"
+        "        positions: a tensor, or None. Defaults to `None`.\n"
+    ) in code

@@ -116,10 +116,10 @@ def test_a_module_that_is_not_utf8_is_a_located_error_for_every_command(scaler_p
         result = run(*args)
         no_traceback(result)
         assert result.exit_code == 2, args
-        assert "layers/scaler.py:2:6: error: cannot read the file: byte 0xe9 is not UTF-8" in (
+        assert "layers/scaler.py:2:6: error: the file is not valid UTF-8 (byte 0xe9)" in (
             result.output
         ), args
-        assert "[not-utf8]" in result.output and "nothing was written" in result.output
+        assert "[encoding]" in result.output and "nothing was written" in result.output
         assert snapshot(scaler_project) == before, args
 
 
@@ -155,6 +155,21 @@ def test_a_lock_or_a_base_text_that_is_not_utf8_is_a_located_error(scaler_projec
         result = run(*args)
         no_traceback(result)
         assert result.exit_code == 2 and "[bad-lock]" in result.output, args
+
+
+# -- 13. a module with a syntax error ------------------------------------------------------------
+
+
+def test_sync_on_a_module_with_a_syntax_error_is_a_located_error(scaler_project):
+    text = module(scaler_project).replace("return x * self.scale", "return (x * self.scale")
+    write(scaler_project, "layers/scaler.py", text)
+    before = snapshot(scaler_project)
+    for args in (("sync", "layers"), ("sync", "layers/scaler.py"), ("generate", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2 and "layers/scaler.py:" in result.output, args
+        assert "invalid Python" in result.output and "[python-syntax]" in result.output
+    assert snapshot(scaler_project) == before
 
 
 # -- 17. what users see after a merge ------------------------------------------------------------
@@ -258,7 +273,7 @@ def test_a_pyproject_that_is_not_utf8_is_a_located_error(scaler_project):
         result = run(*args)
         no_traceback(result)
         assert result.exit_code == 2 and "pyproject.toml:2:10: error:" in result.output, args
-        assert "[not-utf8]" in result.output
+        assert "[encoding]" in result.output
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc")
@@ -324,9 +339,9 @@ def _alive(pid: int) -> bool:
         ("pyproject.toml", "folder", "pyproject.toml: error: cannot read the file: a folder"),
         (".pre-commit-config.yaml", "folder", ".pre-commit-config.yaml: error: cannot read"),
         (".layergen/declaration.schema.json", "folder", "declaration.schema.json:1:1: error:"),
-        (".vscode/tasks.json", "latin-1", ".vscode/tasks.json:2:6: error: cannot read the file"),
-        ("pyproject.toml", "latin-1", "pyproject.toml:2:6: error: cannot read the file"),
-        (".pre-commit-config.yaml", "latin-1", ".pre-commit-config.yaml:2:6: error: cannot read"),
+        (".vscode/tasks.json", "latin-1", ".vscode/tasks.json:2:6: error: the file is not valid"),
+        ("pyproject.toml", "latin-1", "pyproject.toml:2:6: error: the file is not valid UTF-8"),
+        (".pre-commit-config.yaml", "latin-1", ".pre-commit-config.yaml:2:6: error: the file"),
     ],
 )
 def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(

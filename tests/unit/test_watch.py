@@ -226,7 +226,7 @@ def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, mon
         wait_for("[python-syntax]", half_typed)
         latin_1 = b"# coding: latin-1\n# caf\xe9\n" + generated
         module.write_bytes(latin_1)
-        wait_for("[not-utf8]", latin_1)
+        wait_for("[encoding]", latin_1)
     finally:
         stop.set()
         thread.join(timeout=TIMEOUT)

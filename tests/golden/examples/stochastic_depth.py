@@ -27,7 +27,7 @@ class StochasticDepth(keras.layers.Layer):
     Example:
 
     ```python
-    layer = StochasticDepth(rate=0.5)
+    layer = StochasticDepth(rate=0.25)
     shortcut = keras.random.normal((16, 4))
     branch = keras.random.normal((16, 4))
     outputs = layer([shortcut, branch])

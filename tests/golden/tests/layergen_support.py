@@ -1,10 +1,13 @@
 """Helpers shared by the tests that layergen generates in this folder.
 
 Written by layergen 0.1.0; `layergen generate` rewrites it, so edit the test
-modules instead. It uses only Keras's public API.
+modules instead. It uses only Keras's public API (and, to take gradients, the
+backend's own autodiff).
 """
 
+import contextlib
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -27,13 +30,30 @@ JIT_COMPILE = keras.backend.backend() != "torch"
 # Mixed precision policies and the rounding error of their compute dtype.
 MIXED_PRECISION_EPS = {"mixed_float16": 2.0**-10, "mixed_bfloat16": 2.0**-7}
 
-# Mixed precision outputs may differ from float32 ones by this many times the
-# compute dtype's epsilon, relative to the outputs' magnitude: rounding at every
-# step of a small computation, not overflow or lost precision.
-MIXED_PRECISION_ULPS = 16
+# Each mixed precision output may differ from the float32 one by this many times the
+# error that rounding its inputs and weights to the compute dtype causes in float32
+# (measured element by element: large where terms cancel), plus as many epsilons of
+# itself: each step of a short computation rounds about that much again.
+MIXED_PRECISION_ULPS = 8
+
+# A discrete choice (rounding, top-k routing) flips when rounding moves its input
+# across a boundary: in layers that make one, this share of the elements may differ.
+FLIPPED_SHARE = 0.25
 
 # A statistic of random draws may stray this many standard errors from its mean.
 STANDARD_ERRORS = 5
+
+# How many times the example batch is repeated in a training call whose statistics
+# are checked: more draws, a smaller standard error.
+DRAWS = 64
+
+# Central differences along a random direction, each tensor stepping by a fraction of
+# its size, must match the gradient within a fraction of the loss's magnitude (the
+# sum of its terms' sizes). In float64 both errors, rounding and truncation, stay
+# under 1e-10. In float32 (a layer computing in it, or Keras computing parts of a
+# float64 layer in it, as on JAX and torch) a step of 1e-3 keeps rounding (1e-7 / 1e-3)
+# and the kinks it crosses (ReLU) under 1e-4: the examples measured at most 5e-5.
+FINITE_DIFFERENCES = {"float64": (1e-5, 1e-7), "float32": (1e-3, 1e-3)}
 
 # Layers with declared layouts are tested under ModelParallel on this many host CPU
 # devices, in a JAX process of their own: JAX fixes the device count when it starts.
@@ -76,12 +96,39 @@ def make_model(layer, shapes, dtypes):
     return keras.Model(inputs, outputs)
 
 
+def per_example_outputs(model, inputs):
+    """The model and its predictions, each output that does not start with the batch
+    axis (a router's `(batch * seq, experts)` logits) reshaped to `(batch, -1)`, so
+    that `fit` can pair outputs and targets example by example."""
+    batch = len(as_list(inputs)[0])
+    predicted = model.predict(inputs, verbose=0)
+    if all(np.shape(out)[:1] == (batch,) for out in keras.tree.flatten(predicted)):
+        return model, predicted
+
+    def per_example(out):
+        return out if np.shape(out)[:1] == (batch,) else np.reshape(out, (batch, -1))
+
+    def symbolic(out, eager):
+        if np.shape(eager)[:1] == (batch,):
+            return out
+        return keras.layers.Lambda(lambda t: ops.reshape(t, (batch, -1)))(out)
+
+    outputs = keras.tree.map_structure(symbolic, model.output, predicted)
+    model = keras.Model(model.inputs, outputs)
+    return model, keras.tree.map_structure(per_example, predicted)
+
+
 def as_list(outputs):
     """The outputs as a list; outputs by name in the order of their names, which is the
     same for a layer and for `model.predict` (that sorts them)."""
     if isinstance(outputs, dict):
         return [outputs[name] for name in sorted(outputs)]
     return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+
+def like(inputs, arrays):
+    """`arrays` in the structure of `inputs`: a list for several inputs, else one."""
+    return list(arrays) if isinstance(inputs, list) else arrays[0]
 
 
 def numpy(value):
@@ -104,21 +151,102 @@ def random_targets(outputs, seed=1):
     return [rng.standard_normal(out.shape).astype("float32") for out in outputs]
 
 
-def assert_close_to_float32(outputs, reference, policy):
-    """Outputs of a mixed precision layer: finite, and within rounding of float32."""
+def spread(shape, args, seed=0):
+    """Standard normal draws of `shape`, one scaled by each of a tenth, one and ten
+    times the size of each float param and of 1: then every branch a threshold param
+    opens runs (a Huber loss's `delta`, a max-norm constraint's `max_norm`)."""
+    sizes = {abs(v) for v in args.values() if isinstance(v, float) and v} | {1.0}
+    scales = sorted({size * factor for size in sizes for factor in (0.1, 1.0, 10.0)})
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal(shape) * scale).astype("float32") for scale in scales]
+
+
+def set_seeded_weights(layer, seed=0):
+    """Move each float weight off its initial value by a seeded draw, so that no two
+    elements are alike and the bugs that symmetric values hide (zeros, ones) show:
+    each element moves up or down by 10% to 50% of the weight's root mean square (of
+    1 for a weight of zeros). A constant weight stays on its side of zero."""
+    rng = np.random.default_rng(seed)
+    for weight in layer.weights:
+        if not is_float(weight):
+            continue
+        value = numpy(weight).astype("float64")
+        size = float(np.sqrt(np.mean(np.square(value)))) if value.size else 0.0
+        step = rng.uniform(0.1, 0.5, value.shape) * rng.choice([-1, 1], value.shape)
+        weight.assign((value + (size or 1.0) * step).astype(weight.dtype))
+
+
+def assert_weights_change_the_output(layer, names, outputs):
+    """Moving each named weight (those that exist) changes what `outputs()` returns."""
+    rng = np.random.default_rng(1)
+    before = [numpy(out) for out in outputs()]
+    for name in names:
+        weight = getattr(layer, name)
+        if weight is None or not is_float(weight):
+            continue
+        value = numpy(weight)
+        size = float(np.sqrt(np.mean(np.square(value)))) or 1.0
+        weight.assign(value + size * rng.uniform(0.2, 0.5, value.shape))
+        after = [numpy(out) for out in outputs()]
+        weight.assign(value)
+        changed = any(not np.allclose(a, b) for a, b in zip(before, after))
+        assert changed, f"the output ignores weight {name}"
+
+
+def rounded(inputs, dtype):
+    """The float inputs rounded to `dtype`, as a layer computing in it sees them."""
+    arrays = [
+        numpy(ops.cast(ops.cast(a, dtype), a.dtype)) if is_float(a) else a
+        for a in as_list(inputs)
+    ]
+    return like(inputs, arrays)
+
+
+def rounding_spread(layer, inputs, policy, as_list=as_list, draws=2, seed=0):
+    """How far each float32 output moves when the float inputs and weights move by half
+    an epsilon of the policy's compute dtype, up or down at random: the error a rounded
+    computation makes, element by element."""
     eps = MIXED_PRECISION_EPS[policy]
-    for index, (got, want) in enumerate(zip(outputs, reference)):
-        got = numpy(ops.cast(got, "float32"))
-        want = numpy(want)
+    rng = np.random.default_rng(seed)
+
+    def nudged(a):
+        if not is_float(a):
+            return a
+        return (a * (1 + eps / 2 * rng.choice([-1, 1], a.shape))).astype(a.dtype)
+
+    weights = layer.get_weights()
+    reference = [numpy(out) for out in as_list(layer(inputs, training=False))]
+    spread = [np.zeros(out.shape) for out in reference]
+    for _ in range(draws):
+        layer.set_weights([nudged(w) for w in weights])
+        nudged_inputs = like(inputs, [nudged(a) for a in as_list(inputs)])
+        moved = as_list(layer(nudged_inputs, training=False))
+        for s, out, ref in zip(spread, moved, reference):
+            np.maximum(s, np.abs(numpy(out).astype("float64") - ref), out=s)
+    layer.set_weights(weights)
+    return spread
+
+
+def assert_close_to_float32(outputs, reference, spread, policy, discrete=False):
+    """Outputs of a mixed precision layer: finite, and, element by element, within
+    `MIXED_PRECISION_ULPS` times the `spread` of rounding plus as many epsilons of the
+    float32 `reference`. `discrete`: the layer makes discrete choices, which rounding
+    may flip for some elements."""
+    eps = MIXED_PRECISION_EPS[policy]
+    for index, (got, want, s) in enumerate(zip(outputs, reference, spread)):
+        got = numpy(ops.cast(got, "float32")).astype("float64")
+        want = numpy(want).astype("float64")
         message = f"output {index} under {policy}"
         assert np.all(np.isfinite(got)), f"{message} is not finite (overflow?)"
-        scale = float(np.max(np.abs(want), initial=0.0))
-        tolerance = MIXED_PRECISION_ULPS * eps * max(scale, 1.0)
-        error = float(np.max(np.abs(got - want), initial=0.0))
-        assert error <= tolerance, (
-            f"{message} differs from float32 by {error:.3g}"
-            f" (tolerance {tolerance:.3g}); compute it in float32"
-            " (`compute_dtype: float32` in its declaration)"
+        bound = MIXED_PRECISION_ULPS * (eps * np.abs(want) + s)
+        error = np.abs(got - want)
+        share = float(np.mean(error > bound)) if error.size else 0.0
+        worst = np.unravel_index(np.argmax(error - bound), error.shape)
+        assert share <= (FLIPPED_SHARE if discrete else 0.0), (
+            f"{message}: {share:.0%} of the elements differ from float32 by more than"
+            f" rounding explains, such as {got[worst]:.6g} against {want[worst]:.6g}"
+            f" at {worst}: a formula that loses small values or overflows; or compute"
+            " it in float32 (`compute_dtype: float32`)"
         )
 
 
@@ -133,8 +261,104 @@ def assert_mean_near(values, expected, what):
     )
 
 
-def backend_gradients(fn, args, upstream):
-    """Gradients of sum(fn(*args) * upstream), by the backend's own autodiff."""
+def repeated(inputs, times):
+    """Every input's batch repeated `times` times, one copy after the other."""
+    return like(inputs, [np.concatenate([a] * times) for a in as_list(inputs)])
+
+
+def assert_mean_of_draws_is(trained, inferred, draws):
+    """`trained` holds `draws` training outputs of the example batch, one after the
+    other; their mean is `inferred`. Tested on three sums of the outputs (weighted by
+    the inference output, by one and by its absolute value: a scale, a shift and a
+    sign-dependent bias), each over the draws, within `STANDARD_ERRORS`."""
+    for index, (got, want) in enumerate(zip(trained, inferred)):
+        want = numpy(want).astype("float64")
+        drift = numpy(got).astype("float64").reshape((draws,) + want.shape) - want
+        weights = {"": want, " shifted": 1.0, " sign-dependently": np.abs(want)}
+        for what, weight in weights.items():
+            sums = np.sum((drift * weight).reshape(draws, -1), axis=1)
+            error = STANDARD_ERRORS * sums.std() / math.sqrt(draws)
+            floor = 1e-6 * float(np.sum(np.abs(want * weight)))  # float rounding
+            assert abs(sums.mean()) <= error + floor, (
+                f"output {index}: the mean of {draws} training outputs is{what}"
+                f" off the inference output by {sums.mean():.4g} (+- {error:.3g})"
+            )
+
+
+def constant_along(inputs, axes, rank):
+    """Each input of `rank` dims with its first slice along `axes` repeated there."""
+    arrays = []
+    for a in as_list(inputs):
+        if a.ndim == rank:
+            for axis in axes:
+                a = np.repeat(np.take(a, [0], axis=axis), a.shape[axis], axis=axis)
+        arrays.append(a)
+    return like(inputs, arrays)
+
+
+def assert_noise_shared_along(trained, inferred, axes, rank):
+    """Along `axes` of the outputs of `rank` dims, training differs from inference by
+    the same amount or the same factor: one random draw serves them all."""
+    for index, (got, want) in enumerate(zip(trained, inferred)):
+        got, want = numpy(got).astype("float64"), numpy(want).astype("float64")
+        for axis in axes if got.ndim == rank else ():
+            got_0, want_0 = np.take(got, [0], axis=axis), np.take(want, [0], axis=axis)
+            shift = np.allclose(got - want, got_0 - want_0, rtol=1e-5, atol=1e-6)
+            # got / want == got_0 / want_0, multiplied out: no division by zero
+            factor = np.allclose(got * want_0, got_0 * want, rtol=1e-5, atol=1e-6)
+            message = f"output {index} draws its noise more than once along axis {axis}"
+            assert shift or factor, message
+
+
+def make_mask(shape, seed=0):
+    """A mask of the first two axes: the first step of each row kept, the last
+    masked, the others drawn."""
+    mask = np.random.default_rng(seed).random(shape) < 0.6
+    mask[:, 0], mask[:, -1] = True, False
+    return mask
+
+
+def with_masked_steps_changed(inputs, mask, other):
+    """The inputs, the steps of the first that `mask` hides taken from `other` (ten
+    times larger, for floats)."""
+    arrays, first = as_list(inputs), as_list(other)[0]
+    if is_float(first):
+        first = (10 * first).astype(first.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (first.ndim - mask.ndim))
+    return like(inputs, [np.where(hidden, first, arrays[0]), *arrays[1:]])
+
+
+def assert_same_where_kept(outputs, again, mask):
+    """Outputs agree at the steps `mask` keeps (where it fits their first axes), and
+    everywhere when `mask` is None."""
+    for index, (ours, theirs) in enumerate(zip(outputs, again)):
+        ours, theirs = numpy(ours), numpy(theirs)
+        if mask is not None and ours.shape[: mask.ndim] == mask.shape:
+            ours, theirs = ours[mask], theirs[mask]
+        message = f"output {index} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+@contextlib.contextmanager
+def float64():
+    """Where layers compute in float64: JAX needs it switched on (it keeps 32 bits)."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        with jax.enable_x64(True):
+            yield
+    else:
+        yield
+
+
+def floats_as(inputs, dtype):
+    arrays = [a.astype(dtype) if is_float(a) else a for a in as_list(inputs)]
+    return like(inputs, arrays)
+
+
+def gradients(fn, args):
+    """Gradients of the scalar `fn(*args)` with respect to each arg, by the backend's
+    own autodiff."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf
@@ -142,22 +366,153 @@ def backend_gradients(fn, args, upstream):
         tensors = [tf.convert_to_tensor(a) for a in args]
         with tf.GradientTape() as tape:
             tape.watch(tensors)
-            total = tf.reduce_sum(fn(*tensors) * upstream)
-        return tape.gradient(total, tensors)
+            total = fn(*tensors)
+        return tape.gradient(total, tensors, unconnected_gradients="zero")
     if backend == "jax":
         import jax
 
-        def total(*a):
-            return jax.numpy.sum(fn(*a) * upstream)
-
-        return jax.grad(total, argnums=tuple(range(len(args))))(*args)
+        return jax.grad(fn, argnums=tuple(range(len(args))))(*args)
     if backend == "torch":
         import torch
 
-        tensors = [torch.tensor(a, requires_grad=True) for a in args]
-        (fn(*tensors) * torch.as_tensor(upstream)).sum().backward()
-        return [t.grad for t in tensors]
+        tensors = [
+            ops.convert_to_tensor(a).detach().clone().requires_grad_(True) for a in args
+        ]
+        fn(*tensors).backward()
+        return [t.grad if t.grad is not None else torch.zeros_like(t) for t in tensors]
     pytest.skip(f"the {backend} backend has no autodiff")
+
+
+def backend_gradients(fn, args, upstream):
+    """Gradients of sum(fn(*args) * upstream), by the backend's own autodiff."""
+    return gradients(lambda *a: ops.sum(fn(*a) * upstream), args)
+
+
+def call_loss(layer, inputs, training=True, seed=0):
+    """sum(outputs * upstream) over a call of `layer`, as a function of the values of
+    its trainable weights and float inputs; the rest of its state stays as it is, and
+    the global seed is set, so a random layer draws the same numbers in every call.
+    Returns the function, those values, their names, and the magnitude of the sum's
+    terms."""
+    arrays = as_list(inputs)
+    floats = [i for i, a in enumerate(arrays) if is_float(a)]
+    fixed = [v.value for v in layer.non_trainable_variables]
+    count = len(layer.trainable_variables)
+    # `stateless_call` passes `training` on as it is, whether `call` takes it or not.
+    takes_training = "training" in inspect.signature(layer.call).parameters
+    flags = {"training": training} if takes_training else {}
+
+    def outputs(*values):
+        xs = list(arrays)
+        for i, x in zip(floats, values[count:]):
+            xs[i] = x
+        called, _ = layer.stateless_call(
+            list(values[:count]), fixed, like(inputs, xs), **flags
+        )
+        return [out for out in as_list(called) if is_float(out)]
+
+    values = [v.value for v in layer.trainable_variables]
+    values += [ops.convert_to_tensor(arrays[i]) for i in floats]
+    rng = np.random.default_rng(seed)
+    base = [numpy(out).astype("float64") for out in outputs(*values)]
+    upstream = [rng.standard_normal(out.shape) for out in base]
+
+    def loss(*values):
+        keras.utils.set_random_seed(seed)  # torch draws unseeded dropout from its own
+        terms = [
+            ops.sum(out * ops.cast(u, out.dtype))
+            for out, u in zip(outputs(*values), upstream)
+        ]
+        return sum(terms[1:], terms[0])
+
+    names = [v.path for v in layer.trainable_variables]
+    names += [f"input {i}" for i in floats]
+    magnitude = sum(float(np.sum(np.abs(out * u))) for out, u in zip(base, upstream))
+    return loss, values, names, magnitude
+
+
+def assert_gradients_match_finite_differences(layer, inputs, precision="float64"):
+    """The gradient of a training call (with respect to every float input and
+    trainable weight, by the backend's autodiff) matches central finite differences of
+    the same call, along a random direction through all of them. `precision`: the
+    dtype the layer computes in; float32 when Keras computes part of a float64 layer
+    in it (its rounding then shows in differences of a thousandth of the step). Of
+    several inputs, each must reach the outputs."""
+    loss, values, names, magnitude = call_loss(layer, inputs)
+    if not values:
+        pytest.skip("nothing to differentiate: no float input, no trainable weight")
+    if keras.backend.backend() == "jax":
+        import jax
+
+        loss = jax.jit(loss)
+    grads = [numpy(g).astype("float64") for g in gradients(loss, values)]
+    inputs = [(n, g) for n, g in zip(names, grads) if n.startswith("input ")]
+    unused = [n for n, g in inputs if not np.any(g)] if len(inputs) > 1 else []
+    assert not unused, f"the outputs do not depend on {', '.join(unused)}"
+    base = [numpy(v).astype("float64") for v in values]
+    dtypes = [keras.backend.standardize_dtype(v.dtype) for v in values]
+    rng = np.random.default_rng(1)
+
+    def slope(direction, t):
+        def at(t):
+            moved = [b + t * d for b, d in zip(base, direction)]
+            moved = [ops.convert_to_tensor(m.astype(d)) for m, d in zip(moved, dtypes)]
+            return float(numpy(loss(*moved)))
+
+        return (at(t) - at(-t)) / (2 * t)
+
+    def sizes(only=None):
+        return [
+            (
+                rng.standard_normal(b.shape) * (np.sqrt(np.mean(b * b)) or 1.0)
+                if only in (None, k)
+                else np.zeros(b.shape)
+            )
+            for k, b in enumerate(base)
+        ]
+
+    if precision == "float64":
+        direction, step = sizes(), FINITE_DIFFERENCES["float64"][0]
+        if (
+            abs(slope(direction, step / 1000) - slope(direction, step))
+            > 1e-4 * magnitude
+        ):
+            precision = "float32"
+    step, rtol = FINITE_DIFFERENCES[precision]
+    for attempt in range(2):  # a second direction, in case the first crossed a kink
+        direction = sizes()
+        numeric = slope(direction, step)
+        autodiff = sum(float(np.sum(g * d)) for g, d in zip(grads, direction))
+        if abs(autodiff - numeric) <= rtol * magnitude:
+            return
+    wrong = []
+    for k, name in enumerate(names):
+        direction = sizes(only=k)
+        numeric = slope(direction, step)
+        autodiff = float(np.sum(grads[k] * direction[k]))
+        if abs(autodiff - numeric) > rtol * magnitude:
+            wrong.append(f"{name} ({autodiff:.6g} against {numeric:.6g})")
+    pytest.fail(
+        f"the gradient differs from finite differences in {precision}: "
+        + (", ".join(wrong) or "along every direction tried")
+    )
+
+
+def replace_ops(layer, declared, names):
+    """Put the ops as `declared` (a class whose methods take the layer as `self`) in
+    place of the layer's own; returns the set of the names its calls reach."""
+    reached = set()
+
+    def bound(name):
+        def op(*args):
+            reached.add(name)
+            return getattr(declared, name)(layer, *args)
+
+        return op
+
+    for name in names:
+        object.__setattr__(layer, name, bound(name))
+    return reached
 
 
 def golden_path(test_file):
@@ -166,36 +521,43 @@ def golden_path(test_file):
 
 
 def record_golden(module):
-    """Store the weights and inference outputs of a test module's layer."""
+    """Store the seeded weights of a test module's layer and what its `golden_run`
+    computes with them."""
     layer = module.make_layer()
-    outputs = as_list(layer(module.make_inputs(), training=False))
+    layer(module.make_inputs())
+    set_seeded_weights(layer)
     data = {
         "backend": keras.backend.backend(),
         "weights": [numpy(w).tolist() for w in layer.weights],
-        "outputs": [numpy(out).tolist() for out in outputs],
+        "runs": {
+            name: [numpy(out).tolist() for out in outputs]
+            for name, outputs in module.golden_run(layer).items()
+        },
     }
     path = golden_path(module.__file__)
     path.write_text(json.dumps(data) + "\n", encoding="utf-8")
     return path
 
 
-def assert_matches_golden(layer, inputs, test_file):
-    """The layer, given the recorded weights, computes the recorded outputs."""
+def assert_matches_golden(layer, golden_run, test_file):
+    """The built layer, given the recorded weights, computes the recorded runs."""
     data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
-    layer(inputs)
     assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
     for weight, value in zip(layer.weights, data["weights"]):
         dtype = keras.backend.standardize_dtype(weight.dtype)
         weight.assign(np.asarray(value, dtype=dtype))
-    outputs = as_list(layer(inputs, training=False))
-    assert len(outputs) == len(data["outputs"])
-    message = "the outputs changed since they were recorded (generate --record)"
-    for got, want in zip(outputs, data["outputs"]):
-        want = np.asarray(want)
-        atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
-        np.testing.assert_allclose(
-            numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
-        )
+    runs = golden_run(layer)
+    recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
+    for name, outputs in recorded.items():
+        assert name in runs, f"the tests no longer compute the recorded {name}"
+        assert len(runs[name]) == len(outputs)
+        message = f"the {name} changed since they were recorded (generate --record)"
+        for got, want in zip(runs[name], outputs):
+            want = np.asarray(want)
+            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
+            np.testing.assert_allclose(
+                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
+            )
 
 
 def mesh_shape(axes):

@@ -30,6 +30,35 @@ def make_model(layer):
     return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
 
 
+class DeclaredOps:
+    """The layer's ops as its declaration states them; their `self` is the layer."""
+
+    def binarize(self, w):
+        # Keras variables are unwrapped: passed as they are, TensorFlow raises in
+        # eager mode and torch silently trains nothing.
+        if isinstance(w, keras.Variable):
+            w = w.value
+
+        @ops.custom_gradient
+        def forward(w):
+            # This signature is the one that works on TensorFlow, JAX and torch alike.
+            def grad(*args, upstream=None):
+                if upstream is None:
+                    (upstream,) = args
+                return upstream * ops.cast(ops.abs(w) <= self.H, upstream.dtype)
+
+            return self.H * ops.sign(w), grad
+
+        return forward(w)
+
+
+def golden_run(layer):
+    """What a recorded golden holds, computed by the built layer."""
+    inputs = make_inputs()
+    runs = {"outputs": support.as_list(layer(inputs, training=False))}
+    return runs
+
+
 def test_output_shapes_eager_symbolic_and_computed():
     layer = make_layer()
     outputs = support.as_list(layer(make_inputs()))
@@ -88,6 +117,7 @@ def test_save_and_load_without_custom_objects(tmp_path):
     layer = make_layer()
     model = make_model(layer)
     inputs = make_inputs()
+    support.set_seeded_weights(layer)
     expected = support.as_list(model.predict(inputs, verbose=0))
     path = tmp_path / "model.keras"
     model.save(path)
@@ -103,9 +133,10 @@ def test_compiled_fit_step_trains_every_weight():
     # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
-    model = make_model(layer)
     inputs = make_inputs()
-    targets = support.random_targets(support.as_list(model.predict(inputs, verbose=0)))
+    model = make_model(layer)
+    model, predicted = support.per_example_outputs(model, inputs)
+    targets = support.random_targets(support.as_list(predicted))
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
     before = [support.numpy(w) for w in layer.trainable_weights]
@@ -122,7 +153,8 @@ def test_compiled_fit_step_trains_every_weight():
 def test_mixed_precision_matches_float32(policy):
     inputs = make_inputs()
     layer = make_layer()
-    reference = support.as_list(layer(inputs, training=False))
+    layer(inputs)
+    support.set_seeded_weights(layer)
     mixed = make_layer(dtype=policy)
     mixed(inputs)
     mixed.set_weights(layer.get_weights())
@@ -136,7 +168,11 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    support.assert_close_to_float32(outputs, reference, policy)
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded = support.rounded(inputs, mixed.compute_dtype)
+    reference = support.as_list(layer(rounded, training=False))
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -146,6 +182,23 @@ def test_inference_is_deterministic():
     second = support.as_list(layer(inputs, training=False))
     for a, b in zip(first, second):
         np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
+
+
+def test_call_takes_its_gradients_from_the_declared_ops():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    loss, values, names, _ = support.call_loss(layer, inputs)
+    actual = support.gradients(loss, values)
+    reached = support.replace_ops(layer, DeclaredOps, ["binarize"])
+    expected = support.gradients(loss, values)
+    missed = [name for name in ["binarize"] if name not in reached]
+    assert not missed, f"the layer's call never reaches its ops {missed}"
+    for name, got, want in zip(names, actual, expected):
+        np.testing.assert_allclose(
+            support.numpy(got), support.numpy(want), rtol=1e-5, atol=1e-6, err_msg=name
+        )
 
 
 def test_op_binarize_gradient_matches_its_formula():

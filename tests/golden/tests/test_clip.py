@@ -43,13 +43,14 @@ def test_serialization_finds_the_registered_class():
 
 def test_value_is_the_declared_formula():
     obj = make_object()
-    # A tensor, as Keras passes a constraint its weight.
-    w = ops.convert_to_tensor(
-        np.random.default_rng(0).standard_normal(SHAPE) * 3, "float32"
-    )
-    np.testing.assert_allclose(
-        support.numpy(obj(w)), support.numpy(declared(w, obj)), rtol=1e-6
-    )
+    for w in support.spread(SHAPE, ARGS):  # at every scale of the params
+        w = ops.convert_to_tensor(
+            w
+        )  # a tensor, as Keras passes a constraint its weight
+        expected = support.numpy(declared(w, obj))
+        np.testing.assert_allclose(
+            support.numpy(obj(w)), expected, rtol=1e-6, atol=1e-7
+        )
 
 
 def test_constrains_a_kernel_under_fit_and_survives_save_and_load(tmp_path):

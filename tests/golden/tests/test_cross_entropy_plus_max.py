@@ -7,6 +7,7 @@ They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 import keras
 import layergen_support as support
 import numpy as np
+import pytest
 from keras import ops
 
 from acceptance.cross_entropy_plus_max import CrossEntropyPlusMax
@@ -56,9 +57,29 @@ def test_serialization_finds_the_registered_class():
 def test_value_is_the_declared_formula_reduced_over_the_batch():
     obj = make_object()
     y_true, y_pred = make_data()
+    # Regression data too, its errors at every scale of the params: every branch runs.
+    data = [(y_true, y_pred)] + [
+        (y_true, y_true + e) for e in support.spread(SHAPE, ARGS)
+    ]
+    checked = 0
+    for y_true, y_pred in data:
+        expected = support.numpy(ops.mean(declared(y_true, y_pred, obj)))
+        if not np.isfinite(expected):
+            continue  # outside the loss's domain (a cross-entropy of negative numbers)
+        value = support.numpy(obj(y_true, y_pred))
+        assert value.shape == ()
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
+        checked += 1
+    assert checked, "the declared formula is finite on none of the data"
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_reduction(reduction):
+    obj = make_object(reduction=reduction)
+    y_true, y_pred = make_data()
+    per_sample = support.numpy(declared(y_true, y_pred, obj))
+    expected = per_sample if reduction == "none" else np.sum(per_sample)
     value = support.numpy(obj(y_true, y_pred))
-    assert value.shape == ()
-    expected = support.numpy(ops.mean(declared(y_true, y_pred, obj)))
     np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
 
 

@@ -43,6 +43,13 @@ def declared_output_shapes(x_shape):
     return [(*x_shape[:-1], ARGS["units"]), (*x_shape[:-1], ARGS["units"])]
 
 
+def golden_run(layer):
+    """What a recorded golden holds, computed by the built layer."""
+    inputs = make_inputs()
+    runs = {"outputs": as_list(layer(inputs, training=False))}
+    return runs
+
+
 def numpy_reference(x, *, mean_kernel, log_var_kernel, log_var_bias):
     """The declared NumPy reference of the layer's output."""
     return x @ mean_kernel, x @ log_var_kernel + log_var_bias
@@ -85,6 +92,18 @@ def test_weights_match_declaration():
     assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
 
 
+def test_each_weight_the_inference_reads_changes_its_output():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    support.assert_weights_change_the_output(
+        layer,
+        ["mean_kernel", "log_var_kernel", "log_var_bias"],
+        lambda: as_list(layer(inputs, training=False)),
+    )
+
+
 def test_base_layer_arguments_pass_through():
     try:
         layer = make_layer(name="renamed_layer")
@@ -119,6 +138,7 @@ def test_save_and_load_without_custom_objects(tmp_path):
     layer = make_layer()
     model = make_model(layer)
     inputs = make_inputs()
+    support.set_seeded_weights(layer)
     expected = as_list(model.predict(inputs, verbose=0))
     path = tmp_path / "model.keras"
     model.save(path)
@@ -134,9 +154,10 @@ def test_compiled_fit_step_trains_every_weight():
     # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
-    model = make_model(layer)
     inputs = make_inputs()
-    targets = support.random_targets(as_list(model.predict(inputs, verbose=0)))
+    model = make_model(layer)
+    model, predicted = support.per_example_outputs(model, inputs)
+    targets = support.random_targets(as_list(predicted))
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     loss = {name: "mse" for name in OUTPUT_NAMES}  # one loss per output, by name
     model.compile(optimizer=optimizer, loss=loss, jit_compile=support.JIT_COMPILE)
@@ -154,7 +175,8 @@ def test_compiled_fit_step_trains_every_weight():
 def test_mixed_precision_matches_float32(policy):
     inputs = make_inputs()
     layer = make_layer()
-    reference = as_list(layer(inputs, training=False))
+    layer(inputs)
+    support.set_seeded_weights(layer)
     mixed = make_layer(dtype=policy)
     mixed(inputs)
     mixed.set_weights(layer.get_weights())
@@ -168,7 +190,11 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    support.assert_close_to_float32(outputs, reference, policy)
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded = support.rounded(inputs, mixed.compute_dtype)
+    reference = as_list(layer(rounded, training=False))
+    spread = support.rounding_spread(layer, rounded, policy, as_list)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -183,6 +209,8 @@ def test_inference_is_deterministic():
 def test_inference_outputs_match_the_numpy_reference():
     layer = make_layer()
     inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
     outputs = as_list(layer(inputs, training=False))
     expected = as_list(
         numpy_reference(
@@ -195,3 +223,12 @@ def test_inference_outputs_match_the_numpy_reference():
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
         np.testing.assert_allclose(support.numpy(got), want, rtol=1e-5, atol=ATOL)
+
+
+def test_gradients_match_finite_differences():
+    with support.float64():
+        layer = make_layer(dtype="float64")
+        inputs = support.floats_as(make_inputs(), "float64")
+        layer(inputs)
+        support.set_seeded_weights(layer)
+        support.assert_gradients_match_finite_differences(layer, inputs, "float64")

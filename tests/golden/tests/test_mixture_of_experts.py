@@ -40,6 +40,13 @@ def declared_output_shapes(x_shape):
     return [tuple(x_shape)]
 
 
+def golden_run(layer):
+    """What a recorded golden holds, computed by the built layer."""
+    inputs = make_inputs()
+    runs = {"outputs": support.as_list(layer(inputs, training=False))}
+    return runs
+
+
 def test_output_shapes_eager_symbolic_and_computed():
     layer = make_layer()
     outputs = support.as_list(layer(make_inputs()))
@@ -71,6 +78,19 @@ def test_weights_match_declaration():
         assert tuple(variable.shape) == tuple(shape), name
         assert variable.trainable == trainable, name
     assert len(layer.weights) >= len(declared)
+    assert layer.router.built, "sublayer router is never built: does `call` use it?"
+
+
+def test_each_weight_the_inference_reads_changes_its_output():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    support.assert_weights_change_the_output(
+        layer,
+        ["expert_kernel", "expert_output_kernel"],
+        lambda: support.as_list(layer(inputs, training=False)),
+    )
 
 
 def test_base_layer_arguments_pass_through():
@@ -107,6 +127,7 @@ def test_save_and_load_without_custom_objects(tmp_path):
     layer = make_layer()
     model = make_model(layer)
     inputs = make_inputs()
+    support.set_seeded_weights(layer)
     expected = support.as_list(model.predict(inputs, verbose=0))
     path = tmp_path / "model.keras"
     model.save(path)
@@ -122,9 +143,10 @@ def test_compiled_fit_step_trains_every_weight():
     # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
-    model = make_model(layer)
     inputs = make_inputs()
-    targets = support.random_targets(support.as_list(model.predict(inputs, verbose=0)))
+    model = make_model(layer)
+    model, predicted = support.per_example_outputs(model, inputs)
+    targets = support.random_targets(support.as_list(predicted))
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
     before = [support.numpy(w) for w in layer.trainable_weights]
@@ -141,7 +163,8 @@ def test_compiled_fit_step_trains_every_weight():
 def test_mixed_precision_matches_float32(policy):
     inputs = make_inputs()
     layer = make_layer()
-    reference = support.as_list(layer(inputs, training=False))
+    layer(inputs)
+    support.set_seeded_weights(layer)
     mixed = make_layer(dtype=policy)
     mixed(inputs)
     mixed.set_weights(layer.get_weights())
@@ -155,7 +178,11 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    support.assert_close_to_float32(outputs, reference, policy)
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded = support.rounded(inputs, mixed.compute_dtype)
+    reference = support.as_list(layer(rounded, training=False))
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -165,6 +192,15 @@ def test_inference_is_deterministic():
     second = support.as_list(layer(inputs, training=False))
     for a, b in zip(first, second):
         np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
+
+
+def test_gradients_match_finite_differences():
+    with support.float64():
+        layer = make_layer(dtype="float64")
+        inputs = support.floats_as(make_inputs(), "float64")
+        layer(inputs)
+        support.set_seeded_weights(layer)
+        support.assert_gradients_match_finite_differences(layer, inputs, "float64")
 
 
 def test_layout_map_keys_the_declared_weights_and_no_others():

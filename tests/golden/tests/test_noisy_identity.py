@@ -7,6 +7,7 @@ They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 import keras
 import layergen_support as support
 import numpy as np
+import pytest
 from keras import ops
 
 from examples.noisy_identity import NoisyIdentity
@@ -51,6 +52,15 @@ def test_value_has_the_shape_and_dtype_asked_for():
     assert tuple(value.shape) == tuple(SHAPE)
     assert keras.backend.standardize_dtype(value.dtype) == "float32"
     assert np.all(np.isfinite(support.numpy(value)))
+
+
+def test_value_is_the_declared_formula():
+    value = support.numpy(make_object()(SHAPE, dtype="float32"))
+    expected = support.numpy(declared(SHAPE, "float32", make_object()))
+    again = support.numpy(declared(SHAPE, "float32", make_object()))
+    if not np.array_equal(expected, again):
+        pytest.skip("the declared formula draws unseeded random numbers")
+    np.testing.assert_allclose(value, expected, rtol=1e-6, atol=1e-7)
 
 
 def test_initializes_a_kernel_and_survives_save_and_load(tmp_path):

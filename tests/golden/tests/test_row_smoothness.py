@@ -44,14 +44,12 @@ def test_serialization_finds_the_registered_class():
 
 def test_value_is_the_declared_formula():
     obj = make_object()
-    x = ops.convert_to_tensor(
-        np.random.default_rng(0).standard_normal(SHAPE), "float32"
-    )
-    value = support.numpy(obj(x))
-    assert value.shape == ()
-    np.testing.assert_allclose(
-        value, support.numpy(declared(x, obj)), rtol=1e-5, atol=1e-6
-    )
+    for x in support.spread(SHAPE, ARGS):  # at every scale of the params
+        x = ops.convert_to_tensor(x)
+        value = support.numpy(obj(x))
+        assert value.shape == ()
+        expected = support.numpy(declared(x, obj))
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_adds_its_loss_in_a_layer_and_survives_save_and_load(tmp_path):

@@ -34,6 +34,19 @@ def declared_output_shapes(x_shape):
     return [tuple(x_shape)]
 
 
+def golden_run(layer):
+    """What a recorded golden holds, computed by the built layer."""
+    inputs = make_inputs()
+    runs = {"outputs": support.as_list(layer(inputs, training=False))}
+    for seed in (1, 2):
+        layer(make_inputs(seed), training=True)
+    runs["state after training"] = [
+        layer.moving_mean,
+    ]
+    runs["outputs after training"] = support.as_list(layer(inputs, training=False))
+    return runs
+
+
 def test_output_shapes_eager_symbolic_and_computed():
     layer = make_layer()
     outputs = support.as_list(layer(make_inputs()))
@@ -59,6 +72,16 @@ def test_weights_match_declaration():
         assert variable.trainable == trainable, name
     assert len(layer.weights) == len(declared)
     assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
+
+
+def test_each_weight_the_inference_reads_changes_its_output():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    support.assert_weights_change_the_output(
+        layer, ["moving_mean"], lambda: support.as_list(layer(inputs, training=False))
+    )
 
 
 def test_base_layer_arguments_pass_through():
@@ -95,6 +118,7 @@ def test_save_and_load_without_custom_objects(tmp_path):
     layer = make_layer()
     model = make_model(layer)
     inputs = make_inputs()
+    support.set_seeded_weights(layer)
     expected = support.as_list(model.predict(inputs, verbose=0))
     path = tmp_path / "model.keras"
     model.save(path)
@@ -110,9 +134,12 @@ def test_compiled_fit_step_trains_every_weight():
     # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
-    model = make_model(layer)
     inputs = make_inputs()
-    targets = support.random_targets(support.as_list(model.predict(inputs, verbose=0)))
+    model = make_model(layer)
+    model, predicted = support.per_example_outputs(model, inputs)
+    if not layer.trainable_weights:
+        pytest.skip("no trainable weights: the gradient test checks the layer instead")
+    targets = support.random_targets(support.as_list(predicted))
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
     before = [support.numpy(w) for w in layer.trainable_weights]
@@ -128,7 +155,8 @@ def test_compiled_fit_step_trains_every_weight():
 def test_mixed_precision_matches_float32(policy):
     inputs = make_inputs()
     layer = make_layer()
-    reference = support.as_list(layer(inputs, training=False))
+    layer(inputs)
+    support.set_seeded_weights(layer)
     mixed = make_layer(dtype=policy)
     mixed(inputs)
     mixed.set_weights(layer.get_weights())
@@ -142,7 +170,11 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    support.assert_close_to_float32(outputs, reference, policy)
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded = support.rounded(inputs, mixed.compute_dtype)
+    reference = support.as_list(layer(rounded, training=False))
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -154,28 +186,45 @@ def test_inference_is_deterministic():
         np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
 
 
-def test_state_updates_only_in_training():
+def test_state_updates_follow_their_formulas_from_a_moved_state():
+    layer = make_layer()
+    layer(make_inputs())
+    support.set_seeded_weights(layer)  # the state starts away from its initial value
+    for inputs in (make_inputs(1), make_inputs(2), make_inputs(3)):
+        x = inputs
+        before = {
+            "moving_mean": support.numpy(layer.moving_mean),
+        }
+        layer(inputs, training=False)
+        for name, value in before.items():
+            message = f"an inference call changed {name}"
+            np.testing.assert_array_equal(
+                support.numpy(getattr(layer, name)), value, message
+            )
+        expected = {
+            "moving_mean": support.numpy(
+                layer.momentum * ops.convert_to_tensor(before["moving_mean"])
+                + (1.0 - layer.momentum) * ops.mean(x, axis=0)
+            ),
+        }
+        layer(inputs, training=True)
+        for name, value in expected.items():
+            np.testing.assert_allclose(
+                support.numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
+            )
+
+
+def test_inference_follows_the_state_that_training_moved():
     layer = make_layer()
     inputs = make_inputs()
-    x = inputs
-    layer(inputs, training=False)
-    before = {
-        "moving_mean": support.numpy(layer.moving_mean),
-    }
-    layer(inputs, training=False)
-    for name, value in before.items():
-        np.testing.assert_array_equal(support.numpy(getattr(layer, name)), value)
-    expected = {
-        "moving_mean": support.numpy(
-            layer.momentum * ops.convert_to_tensor(before["moving_mean"])
-            + (1.0 - layer.momentum) * ops.mean(x, axis=0)
-        ),
-    }
-    layer(inputs, training=True)
-    for name, value in expected.items():
-        np.testing.assert_allclose(
-            support.numpy(getattr(layer, name)), value, rtol=1e-6
-        )
+    first = support.as_list(layer(inputs, training=False))
+    for seed in (1, 2):
+        layer(make_inputs(seed), training=True)
+    moved = support.as_list(layer(inputs, training=False))
+    assert any(
+        not np.allclose(support.numpy(a), support.numpy(b))
+        for a, b in zip(first, moved)
+    ), "the inference output ignores the state that training moved"
 
 
 def test_state_stays_float32_under_mixed_precision():
@@ -183,3 +232,12 @@ def test_state_stays_float32_under_mixed_precision():
     layer(make_inputs(), training=True)
     assert keras.backend.standardize_dtype(layer.moving_mean.dtype) == "float32"
     assert np.all(np.isfinite(support.numpy(layer.moving_mean)))
+
+
+def test_gradients_match_finite_differences():
+    with support.float64():
+        layer = make_layer(dtype="float64")
+        inputs = support.floats_as(make_inputs(), "float64")
+        layer(inputs)
+        support.set_seeded_weights(layer)
+        support.assert_gradients_match_finite_differences(layer, inputs, "float64")

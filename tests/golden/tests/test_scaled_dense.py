@@ -34,6 +34,13 @@ def declared_output_shapes(x_shape):
     return [(*x_shape[:-1], ARGS["units"])]
 
 
+def golden_run(layer):
+    """What a recorded golden holds, computed by the built layer."""
+    inputs = make_inputs()
+    runs = {"outputs": support.as_list(layer(inputs, training=False))}
+    return runs
+
+
 def test_output_shapes_eager_symbolic_and_computed():
     layer = make_layer()
     outputs = support.as_list(layer(make_inputs()))
@@ -64,6 +71,18 @@ def test_weights_match_declaration():
         assert variable.trainable == trainable, name
     assert len(layer.weights) == len(declared)
     assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
+
+
+def test_each_weight_the_inference_reads_changes_its_output():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    support.assert_weights_change_the_output(
+        layer,
+        ["kernel", "scale", "bias"],
+        lambda: support.as_list(layer(inputs, training=False)),
+    )
 
 
 def test_base_layer_arguments_pass_through():
@@ -100,6 +119,7 @@ def test_save_and_load_without_custom_objects(tmp_path):
     layer = make_layer()
     model = make_model(layer)
     inputs = make_inputs()
+    support.set_seeded_weights(layer)
     expected = support.as_list(model.predict(inputs, verbose=0))
     path = tmp_path / "model.keras"
     model.save(path)
@@ -115,9 +135,10 @@ def test_compiled_fit_step_trains_every_weight():
     # sample, and then no gradient reaches the weights before them.
     keras.utils.set_random_seed(0)
     layer = make_layer()
-    model = make_model(layer)
     inputs = make_inputs()
-    targets = support.random_targets(support.as_list(model.predict(inputs, verbose=0)))
+    model = make_model(layer)
+    model, predicted = support.per_example_outputs(model, inputs)
+    targets = support.random_targets(support.as_list(predicted))
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
     before = [support.numpy(w) for w in layer.trainable_weights]
@@ -134,7 +155,8 @@ def test_compiled_fit_step_trains_every_weight():
 def test_mixed_precision_matches_float32(policy):
     inputs = make_inputs()
     layer = make_layer()
-    reference = support.as_list(layer(inputs, training=False))
+    layer(inputs)
+    support.set_seeded_weights(layer)
     mixed = make_layer(dtype=policy)
     mixed(inputs)
     mixed.set_weights(layer.get_weights())
@@ -148,7 +170,11 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    support.assert_close_to_float32(outputs, reference, policy)
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded = support.rounded(inputs, mixed.compute_dtype)
+    reference = support.as_list(layer(rounded, training=False))
+    spread = support.rounding_spread(layer, rounded, policy)
+    support.assert_close_to_float32(outputs, reference, spread, policy)
 
 
 def test_inference_is_deterministic():
@@ -163,6 +189,8 @@ def test_inference_is_deterministic():
 def test_declared_losses():
     layer = make_layer()
     inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
     layer(inputs, training=False)
     assert len(layer.losses) == 1, "losses of an inference call"
     layer(inputs, training=True)
@@ -172,3 +200,12 @@ def test_declared_losses():
         np.testing.assert_allclose(
             support.numpy(actual), support.numpy(want), rtol=1e-5, atol=1e-6
         )
+
+
+def test_gradients_match_finite_differences():
+    with support.float64():
+        layer = make_layer(dtype="float64")
+        inputs = support.floats_as(make_inputs(), "float64")
+        layer(inputs)
+        support.set_seeded_weights(layer)
+        support.assert_gradients_match_finite_differences(layer, inputs, "float64")
