@@ -11,6 +11,7 @@ kept a removed layout would still shard that weight.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def folder_layouts(
         folder, _, _ = key.rpartition("/")
         if record.layouts and folder in by_key and key not in in_run:
             declaration = by_key[folder] / key.rpartition("/")[2]
-            if declaration.is_file():  # a declaration deleted since has no module either
+            if declaration.is_file():  # a deleted declaration's layouts go with it
                 folders[by_key[folder]].append(Sharded(declaration, record.name, record.layouts))
     return {folder: sorted(items, key=lambda s: s.name) for folder, items in folders.items()}
 
@@ -57,8 +58,6 @@ def folder_layouts(
 def name_clashes(folder: Path, items: list[Sharded], modules: set[Path]) -> list[Diagnostic]:
     """Classes whose layers Keras names alike (the map could not tell their weights apart),
     and a declaration whose module would be the layout map itself."""
-    import re
-
     errors = []
     for item in items:
         for other in items:

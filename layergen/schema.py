@@ -116,6 +116,18 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "args",
     ): "Constructor arguments: expressions over the params and the input shapes (x[-1]).",
     ("Sublayer", "layers"): "A keras.Sequential of these layers.",
+    (
+        "Weight",
+        "layout",
+    ): "The device mesh axis ([tool.layergen] mesh-axes) each dim is split over, or null: [null, model].",
+    (
+        "Weight",
+        "aggregation",
+    ): "How a distribution strategy combines the replicas' values of this non-trainable state.",
+    (
+        "Sublayer",
+        "layout",
+    ): "The layouts of its weights by their path inside it: {kernel: [null, model]}.",
     ("LayerCall", "class"): "Dotted class of the layer.",
     (
         "LayerCall",

@@ -97,6 +97,8 @@ class MixtureOfExperts(keras.layers.Layer):
         expert_outputs = ops.einsum(
             "...eh,ehd->...ed", hidden, self.expert_output_kernel
         )
+        # In the experts' dtype: on torch a float64 Dense without bias gives float32.
+        gates = ops.cast(gates, expert_outputs.dtype)
         return ops.einsum("...ed,...e->...d", expert_outputs, gates)
 
     def compute_output_shape(self, input_shape):

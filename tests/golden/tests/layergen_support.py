@@ -29,6 +29,9 @@ JIT_COMPILE = keras.backend.backend() != "torch"
 
 # Mixed precision policies and the rounding error of their compute dtype.
 MIXED_PRECISION_EPS = {"mixed_float16": 2.0**-10, "mixed_bfloat16": 2.0**-7}
+# Below its smallest normal number a dtype's values are this far apart, whatever their
+# size: the floor of the rounding error (an embedding drawn near zero meets it).
+MIXED_PRECISION_SPACING = {"mixed_float16": 2.0**-24, "mixed_bfloat16": 2.0**-133}
 
 # Each mixed precision output may differ from the float32 one by this many times the
 # error that rounding its inputs and weights to the compute dtype causes in float32
@@ -212,7 +215,8 @@ def rounding_spread(layer, inputs, policy, as_list=as_list, draws=2, seed=0):
     def nudged(a):
         if not is_float(a):
             return a
-        return (a * (1 + eps / 2 * rng.choice([-1, 1], a.shape))).astype(a.dtype)
+        step = np.maximum(np.abs(a) * eps, MIXED_PRECISION_SPACING[policy]) / 2
+        return (a + step * rng.choice([-1, 1], a.shape)).astype(a.dtype)
 
     weights = layer.get_weights()
     reference = [numpy(out) for out in as_list(layer(inputs, training=False))]

@@ -203,7 +203,7 @@ def test_layout_map_keys_the_declared_weights_and_no_others():
         declared = LAYOUTS.get(support.path_in_layer(weight, layer))
         for path in (weight.path, f"outer_model/{weight.path}"):
             layout = layout_map[path]
-            assert (layout and tuple(layout.axes)) == declared, path
+            assert (None if layout is None else tuple(layout.axes)) == declared, path
     renamed = make_layer(name="named_by_hand")
     renamed(make_inputs())
     assert all(layout_map[weight.path] is None for weight in renamed.weights)
