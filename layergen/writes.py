@@ -52,8 +52,11 @@ def write(
                 leftover.unlink(missing_ok=True)
             if same_text(path, text):
                 continue
-            if path.is_dir():  # found now, not at its rename, after others were renamed
+            # Found now, not at its rename after others were renamed; a pipe is never read.
+            if path.is_dir():
                 raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
+            if path.exists() and not path.is_file():
+                raise OSError(errno.EEXIST, "something that is not a file is in the way", str(path))
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             staged.append((tmp, path, _bytes(path)))
@@ -70,7 +73,7 @@ def write(
             current = path
             if path.exists():
                 _unchanged(path, expected)
-                old = path.read_bytes()
+                old = _bytes(path)
                 path.unlink()
                 done.append((path, old, None))
     except Changed:
@@ -137,8 +140,9 @@ def _cannot_write(path: Path | None, exc: OSError, failed: list[Path]) -> Diagno
 
 
 def _bytes(path: Path) -> bytes | None:
+    """The file's bytes; None when there is no regular file (reading a pipe would wait forever)."""
     try:
-        return path.read_bytes()
+        return path.read_bytes() if path.is_file() else None
     except OSError:
         return None
 
