@@ -729,7 +729,7 @@ def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
     result = layergen("generate", "heldout", "--record", cwd=root)
     assert result.returncode == 0, result.stderr
     golden = json.loads((root / "tests" / "test_latent_heads.golden.json").read_text())
-    assert len(golden["outputs"]) == 2  # both heads
+    assert len(golden["runs"]["outputs"]) == 2  # both heads
     outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
     assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
     assert set(outcomes.values()) == {"passed"}, outcomes
