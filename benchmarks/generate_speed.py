@@ -1,7 +1,7 @@
 """How long one `layergen generate` of one declaration takes, as a ratio of a bare
 `python -c "import jinja2, libcst, black, typer"` measured in the same run.
 
-    python benchmarks/generate_speed.py [--runs 15]
+    python benchmarks/generate_speed.py [--runs 15] [--repeat 3] [--breakdown]
 
 Two cases, each in a fresh process:
 
@@ -10,15 +10,22 @@ Two cases, each in a fresh process:
 - again: the same project generated once more, nothing to change.
 
 Each round runs the baseline and both cases one after the other, so machine noise
-hits them alike; the medians are compared. layergen's bytecode is compiled first, as
-pip does when it installs a package (a checkout run with PYTHONDONTWRITEBYTECODE would
-otherwise compile every module in every run, which the baseline's packages never do).
+hits them alike; the medians are compared, in wall-clock time (the goal) and in CPU
+time (steadier on a busy machine). layergen's bytecode is compiled first, as pip does
+when it installs a package (a checkout run with PYTHONDONTWRITEBYTECODE would otherwise
+compile every module in every run, which the baseline's packages never do).
+
+`--breakdown` says where a first run's time beyond the baseline goes: the imports the
+baseline does not make (by package, from `python -X importtime`) and the stages of the
+run (from a profile of one run with the baseline's imports done first).
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -29,14 +36,31 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DECLARATION = REPO / "examples" / "gain_dense.layer.yaml"
-BASELINE = [sys.executable, "-c", "import jinja2, libcst, black, typer"]
+FLOOR = "import jinja2, libcst, black, typer"
+BASELINE = [sys.executable, "-c", FLOOR]
 GENERATE = [sys.executable, "-m", "layergen", "generate", "-q", "layers"]
+GOAL = 1.3  # issue 25: first run of one declaration
+# The stages of a run: (function, a part of its file's path); cumulative time in a profile.
+STAGES = {
+    "read, check and analyse the declaration (YAML, pydantic, libcst)": (
+        "parse_declaration",
+        "layergen",
+    ),
+    "contexts and Jinja": ("render_source", "layergen"),
+    "black": ("format_code", "layergen/render/render"),
+    "merge, write and lock": ("apply", "layergen/commands"),
+    "typer: parse the command line (pydantic TypeAdapters in typer 0.29)": ("parse_args", "typer"),
+}
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one command in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def new_project(parent: Path, name: str) -> Path:
@@ -47,28 +71,124 @@ def new_project(parent: Path, name: str) -> Path:
     return project
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
-    compileall.compile_dir(REPO / "layergen", quiet=1)
-    times: dict[str, list[float]] = {"baseline": [], "first": [], "again": []}
+def measure(runs: int) -> dict[str, dict[str, float]]:
+    """Medians per case: {"wall": {...}, "cpu": {...}}."""
+    times: dict[str, dict[str, list[float]]] = {
+        kind: {"baseline": [], "first": [], "again": []} for kind in ("wall", "cpu")
+    }
     with tempfile.TemporaryDirectory() as tmp:
         timed(GENERATE, new_project(Path(tmp), "warm-up"))  # fills the file cache and Jinja's
         for run in range(runs):
             project = new_project(Path(tmp), f"run{run}")
-            times["baseline"].append(timed(BASELINE, project))
-            times["first"].append(timed(GENERATE, project))
-            times["again"].append(timed(GENERATE, project))
-    medians = {case: statistics.median(values) for case, values in times.items()}
-    print(
-        f"baseline `import jinja2, libcst, black, typer`: median {medians['baseline']:.3f} s over {runs} runs"
-    )
+            for case, command in (("baseline", BASELINE), ("first", GENERATE), ("again", GENERATE)):
+                wall, cpu = timed(command, project)
+                times["wall"][case].append(wall)
+                times["cpu"][case].append(cpu)
+    return {
+        kind: {case: statistics.median(values) for case, values in cases.items()}
+        for kind, cases in times.items()
+    }
+
+
+def report(medians: dict[str, dict[str, float]], runs: int) -> None:
+    wall, cpu = medians["wall"], medians["cpu"]
+    print(f"baseline `{FLOOR}`: median {wall['baseline']:.3f} s wall, {cpu['baseline']:.3f} s CPU")
     for case in ("first", "again"):
-        ratio = medians[case] / medians["baseline"]
         print(
-            f"generate one declaration, {case}: median {medians[case]:.3f} s, {ratio:.2f}x (limit 1.6x)"
+            f"  generate one declaration, {case}: {wall[case]:.3f} s = "
+            f"{wall[case] / wall['baseline']:.2f}x wall, {cpu[case] / cpu['baseline']:.2f}x CPU"
+            + (f" (goal {GOAL}x)" if case == "first" else "")
+            + f", medians of {runs}"
         )
+
+
+def import_breakdown(project: Path) -> list[tuple[str, float]]:
+    """Seconds of each top-level package imported by a first run and not by the baseline."""
+
+    def imports(command: list[str]) -> dict[str, float]:
+        env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+        err = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True).stderr
+        found: dict[str, float] = {}
+        for line in err.splitlines():
+            if not line.startswith("import time:") or "[us]" in line:
+                continue
+            own, _, name = line.removeprefix("import time:").split("|")
+            package = name.strip().split(".")[0]
+            found[package] = found.get(package, 0.0) + int(own) / 1e6
+        return found
+
+    floor = imports(BASELINE)
+    for leftover in ("layers/gain_dense.py", "layergen.lock"):
+        (project / leftover).unlink(missing_ok=True)
+    shutil.rmtree(project / ".layergen", ignore_errors=True)
+    shutil.rmtree(project / "tests", ignore_errors=True)
+    run = imports(GENERATE)
+    extra = [(p, s) for p, s in run.items() if p not in floor]
+    return sorted(extra, key=lambda item: -item[1])
+
+
+PROFILE = """
+import cProfile, pstats, sys, time
+{floor}
+sys.argv = ["layergen", "generate", "-q", "layers"]
+from layergen.cli import main
+profile = cProfile.Profile()
+start = time.process_time()
+profile.enable()
+try:
+    main()
+except SystemExit:
+    pass
+profile.disable()
+print("total", time.process_time() - start)
+stats = pstats.Stats(profile).stats
+for (file, line, name), (_, _, _, cumulative, _) in stats.items():
+    print("fn", name, file, cumulative)
+"""
+
+
+def stage_breakdown(project: Path) -> tuple[float, dict[str, float]]:
+    """CPU seconds of a first run beyond the baseline's imports, and of each stage in it."""
+    script = PROFILE.format(floor=FLOOR)
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, check=True
+    ).stdout
+    total, stages = 0.0, dict.fromkeys(STAGES, 0.0)
+    for line in out.splitlines():
+        if line.startswith("total "):
+            total = float(line.split()[1])
+        elif line.startswith("fn "):
+            _, name, file, cumulative = line.split(" ", 3)
+            for stage, (function, where) in STAGES.items():
+                if name == function and where in file:
+                    stages[stage] = max(stages[stage], float(cumulative))
+    return total, stages
+
+
+def breakdown() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        project = new_project(Path(tmp), "breakdown")
+        print("\nimports a first run makes beyond the baseline's (own time, one run):")
+        for package, seconds in import_breakdown(project)[:12]:
+            print(f"  {package:24} {seconds * 1000:6.1f} ms")
+        project = new_project(Path(tmp), "profiled")
+        total, stages = stage_breakdown(project)
+        print(f"\na first run after the baseline's imports: {total * 1000:.0f} ms CPU (profiled)")
+        for stage, seconds in stages.items():
+            print(f"  {stage:66} {seconds * 1000:6.0f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=1, help="whole measurements in a row")
+    parser.add_argument("--breakdown", action="store_true")
+    args = parser.parse_args()
+    compileall.compile_dir(REPO / "layergen", quiet=1)
+    for _ in range(args.repeat):
+        report(measure(args.runs), args.runs)
+    if args.breakdown:
+        breakdown()
 
 
 if __name__ == "__main__":

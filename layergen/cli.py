@@ -52,7 +52,9 @@ def generate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print the unified diff instead of writing."),
     force: bool = typer.Option(
-        False, "--force", help="On a conflict, take the generated version of the member."
+        False,
+        "--force",
+        help="Settle conflicting lines with the generated ones; other hand edits stay.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
     record: bool = typer.Option(
@@ -69,18 +71,9 @@ def generate(
             [Path(os.path.abspath(p)) for p in paths] if paths else config.paths
         )  # links kept: output goes beside them
         if not roots:
-            _fail(
-                [
-                    Diagnostic(
-                        "pyproject.toml",
-                        1,
-                        1,
-                        "no-paths",
-                        "no declarations given",
-                        "pass files or folders, or set `paths` under [tool.layergen]",
-                    )
-                ]
-            )
+            from .config import no_paths
+
+            _fail([no_paths(config.root, "generate", "no declarations given")])
         code = commands.generate(
             roots,
             config,
@@ -174,9 +167,23 @@ def new(
                 for written in (path, schema_file) if schema_file else (path,):
                     typer.echo(f"{styled('created')} {_shown(written)}")
             code = _apply(run, quiet=quiet)
+            if code == 0 and not quiet:
+                typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
+
+
+def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
+    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
+    ((module, test),) = companions.items()
+    return (
+        f"\nYour layer is {_shown(module)}, declared in {_shown(declaration)};"
+        f" its tests are {_shown(test)}.\nNext:\n"
+        f"  pytest {_shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
+        f"  edit {_shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
+        " running); hand edits to the module are kept"
+    )
 
 
 @app.command()
@@ -224,7 +231,7 @@ def resolve(
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
     from .generate import write
-    from .update import conflicts
+    from .update.settle import settled
 
     try:
         if ours == theirs:
@@ -247,24 +254,25 @@ def resolve(
         ]
         if missing:
             _fail(missing)
-        with _one_run(_config(None, None)):
-            texts = {f.resolve(): f.read_text(encoding="utf-8") for f in files}
-            settled = {
-                f: conflicts.resolve(t, "ours" if ours else "theirs")
-                for f, t in texts.items()
-                if conflicts.blocks(t)
-            }
-            write(settled)
+        config = _config(None, None)
+        resolved = [f.resolve() for f in files]
+        with _one_run(config):
+            done = settled(resolved, "ours" if ours else "theirs", config.root)
+            write(done)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     if not quiet:
-        for f in texts:
-            typer.echo(f"{'resolved' if f in settled else 'no conflict':10} {_shown(f)}")
+        for f in resolved:
+            typer.echo(f"{'resolved' if f in done else 'no conflict':10} {_shown(f)}")
 
 
 @app.command("tests")
 def tests_command(
-    target: str = typer.Argument(..., help="A module with Keras layers, as FILE or FILE:Class."),
+    target: str | None = typer.Argument(
+        None,
+        help="A module with Keras layers, as FILE or FILE:Class (default: every layer "
+        "`layergen tests` wrote tests for, with the flags it was given).",
+    ),
     example: list[str] = typer.Option(
         [], "--example", help="A constructor argument for the tests, as name=value."
     ),
@@ -277,9 +285,11 @@ def tests_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
+    from dataclasses import replace
+
     from .handwritten import parse_examples, plan_tests
 
-    file, _, wanted = target.partition(":")
+    file, _, wanted = (target or "").partition(":")
     try:
         shape = None
         if input_shape is not None:
@@ -297,11 +307,19 @@ def tests_command(
                         )
                     ]
                 )
-        if not Path(file).is_file():
+        if target and not Path(file).is_file():
             _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
         config = _config(tests, None)
         with _one_run(config):
-            run = plan_tests(Path(file), wanted or None, config, parse_examples(example), shape)
+            run, notes = plan_tests(
+                Path(file) if target else None,
+                wanted or None,
+                config,
+                parse_examples(example),
+                shape,
+            )
+            for note in notes if not quiet else []:
+                typer.echo(replace(note, path=str(_shown(Path(note.path)))).format(), err=True)
             code = _apply(run, quiet=quiet)
     except DiagnosticError as exc:
         _fail(exc.diagnostics)

@@ -152,7 +152,9 @@ def report_conflicts(conflicts, echo: Echo) -> None:
 def unified_diff(path: Path, text: str) -> str:
     import difflib
 
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    from .textfiles import read_text
+
+    old = read_text(path, missing_ok=True) or ""
     where = str(shown(path))
     return "".join(
         difflib.unified_diff(

@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from .textfiles import read_text
 
 KEYS = {
     "paths": "declaration files or folders that `layergen generate` renders by default",
     "tests": "the folder generated tests are written to (default: tests)",
-    "package": "the default registration package (default: the declaration's folder name)",
+    "package": "the default registration package (default: the project's name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
     "line-length": "black's line length for generated files (default: black's own config, else 88)",
+    "mesh-axes": "the axis names of the device mesh that weight layouts name (default: batch, model)",
     "check": "the [tool.layergen.check] table: settings of `layergen check`",
 }
 
@@ -37,6 +39,8 @@ class BlackStyle:
 
 
 BLACK_DEFAULTS = BlackStyle()  # black's own, for a project that configures none
+# The axes of a device mesh, as keras-hub names them: data parallel, then model parallel.
+MESH_AXES = ("batch", "model")
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     black: BlackStyle = BLACK_DEFAULTS
+    mesh_axes: tuple[str, ...] = MESH_AXES  # the names a weight's `layout` may use
     project_name: str = (
         ""  # [project] name, made an identifier: the registration package by default
     )
@@ -87,7 +92,7 @@ def load_config(cwd: Path | None = None) -> Config:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return Config(root, project_name=_identifier(root.name))
-    text = pyproject.read_text(encoding="utf-8")
+    text = read_text(pyproject)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -98,14 +103,38 @@ def load_config(cwd: Path | None = None) -> Config:
                 )
             ]
         ) from None
-    tool = data.get("tool", {})
-    section = tool.get("layergen", {})
+    errors: list[Diagnostic] = []
+
+    def table(parent: dict, key: str, dotted: str) -> dict:
+        """The table at `dotted`; a value of another kind (`tool = "x"`, `[[tool.layergen]]`) is an error."""
+        value = parent.get(key, {})
+        if isinstance(value, dict):
+            return value
+        errors.append(
+            Diagnostic(
+                str(pyproject),
+                _line_of(text, key, dotted.rpartition(".")[0]),
+                1,
+                "bad-config",
+                f"`{dotted}` must be a table, not {_toml_kind(value)}",
+                f"write it as a `[{dotted}]` section",
+            )
+        )
+        return {}
+
+    project = table(data, "project", "project")
+    tool = table(data, "tool", "tool")
+    written = table(tool, "layergen", "tool.layergen")
+    table(written, "check", "tool.layergen.check")  # read by `layergen check`
+    # Keys with dashes or underscores, as black reads its own (`mesh_axes` = `mesh-axes`).
+    section = {_dashed(str(k)): v for k, v in written.items()}
     # black reads its keys with dashes or underscores
-    black = {_dashed(str(k)): v for k, v in tool.get("black", {}).items()}
+    black = {_dashed(str(k)): v for k, v in table(tool, "black", "tool.black").items()}
+    if errors:
+        raise DiagnosticError(errors)
     black_length = black.get("line-length", 88)
-    errors = []
-    for key in section:
-        if key not in KEYS:
+    for key in written:
+        if _dashed(key) not in KEYS:
             line = _line_of(text, key)
             errors.append(
                 Diagnostic(
@@ -133,15 +162,30 @@ def load_config(cwd: Path | None = None) -> Config:
             "must be a folder or file name, or a list of them",
             'such as `paths = ["layers"]`',
         )
+    elif any("\0" in p for p in paths):
+        bad(
+            "paths", "holds a NUL character, which no file name can", 'such as `paths = ["layers"]`'
+        )
     for key in ("tests", "templates"):
         if key in section and not isinstance(section[key], str):
             bad(key, "must be a folder name", f'such as `{key} = "{key}"`')
+        elif "\0" in section.get(key, ""):
+            bad(
+                key, "holds a NUL character, which no folder name can", f'such as `{key} = "{key}"`'
+            )
     if "package" in section:
         problem = package_problem(section["package"])
         if problem:
             bad("package", problem, 'such as `package = "my_project"`')
     if "line-length" in section and (type(line_length) is not int or line_length < 1):
         bad("line-length", "must be a positive whole number", "such as `line-length = 88`")
+    if type(black_length) is not int or black_length < 1:
+        bad(
+            "line-length",
+            "in [tool.black] must be a positive whole number",
+            "such as `line-length = 88`",
+            "tool.black",
+        )
     targets = black.get("target-version", [])
     targets = [targets] if isinstance(targets, str) else targets
     if not isinstance(targets, list) or not all(
@@ -153,7 +197,19 @@ def load_config(cwd: Path | None = None) -> Config:
             'such as `target-version = ["py311"]`',
             "tool.black",
         )
-    requires_python = data.get("project", {}).get("requires-python")
+    mesh_axes = section.get("mesh-axes", list(MESH_AXES))
+    if (
+        not isinstance(mesh_axes, list)
+        or not mesh_axes
+        or not all(isinstance(a, str) and a.isidentifier() for a in mesh_axes)
+        or len(set(mesh_axes)) < len(mesh_axes)
+    ):
+        bad(
+            "mesh-axes",
+            "must be a list of distinct axis names",
+            'such as `mesh-axes = ["batch", "model"]`: the data axis first',
+        )
+    requires_python = project.get("requires-python")
     if errors:
         raise DiagnosticError(errors)
     return Config(
@@ -162,6 +218,7 @@ def load_config(cwd: Path | None = None) -> Config:
         tests=root / section["tests"] if "tests" in section else None,
         package=section.get("package"),
         templates=root / section["templates"] if "templates" in section else None,
+        mesh_axes=tuple(mesh_axes),
         black=BlackStyle(
             line_length=line_length if type(line_length) is int and line_length > 0 else 88,
             target_versions=tuple(targets),
@@ -176,8 +233,29 @@ def load_config(cwd: Path | None = None) -> Config:
                 )
             },
         ),
-        project_name=_identifier(str(data.get("project", {}).get("name") or root.name)),
+        project_name=_identifier(str(project.get("name") or root.name)),
     )
+
+
+def no_paths(
+    root: Path, command: str, what: str, pass_what: str = "files or folders"
+) -> Diagnostic:
+    """Nothing to run on: at `[tool.layergen]` in the project's pyproject.toml, where `paths`
+    would go; at the command where there is no pyproject.toml (a line of a missing file helps
+    nobody)."""
+    pyproject = root / "pyproject.toml"
+    hint = f"pass {pass_what}, or set `paths` under [tool.layergen]"
+    if not pyproject.is_file():
+        return Diagnostic(
+            f"layergen {command}",
+            None,
+            None,
+            "no-paths",
+            what,
+            hint + " in a pyproject.toml (`layergen init` writes one)",
+        )
+    line = _line_of(read_text(pyproject), "layergen", "tool")
+    return Diagnostic(str(pyproject), line, 1, "no-paths", what, hint)
 
 
 def toml_position(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, int]:
@@ -212,11 +290,23 @@ def _dashed(key: str) -> str:
 
 
 def _line_of(text: str, key: str, section: str = "tool.layergen") -> int:
-    in_section = False
+    """The line that sets `key` in `section` ("": the top level), or that opens `[section.key]`."""
+    in_section = section == ""
+    table = f"{section}.{key}" if section else key
     for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_section = stripped == f"[{section}]"
-        elif in_section and _dashed(stripped.split("=")[0].strip().strip('"')) == _dashed(key):
+        header = re.match(r"\s*\[\[?\s*([^\]]*?)\s*\]", line)
+        if header:
+            if header[1] == table:
+                return number
+            in_section = header[1] == section
+        elif in_section and _dashed(line.split("=")[0].strip().strip('"')) == _dashed(key):
             return number
     return 1
+
+
+def _toml_kind(value: object) -> str:
+    """How TOML names the kind of a value, for an error."""
+    if isinstance(value, list):
+        return "an array of tables" if value and isinstance(value[0], dict) else "an array"
+    kinds = {bool: "a boolean", str: "a string", int: "an integer", float: "a float"}
+    return next((name for kind, name in kinds.items() if isinstance(value, kind)), "a date")

@@ -7,6 +7,7 @@ constructor's defaults, its type hints, or `--example name=value`.
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
+from .textfiles import read_text
 
 
 def _example(arg) -> Any:
@@ -46,7 +48,7 @@ def parse_examples(items: list[str]) -> dict[str, Any]:
 
 
 def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
-    classes = read_classes(str(path), path.read_text(encoding="utf-8"))
+    classes = read_classes(str(path), read_text(path))
     if wanted:
         found = [c for c in classes if c.name == wanted]
         if not found:
@@ -79,6 +81,11 @@ def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
     return found
 
 
+# The example input of a layer whose code states no rank (an elementwise layer takes any).
+DEFAULT_SHAPE = (2, 4)
+DEFAULT_NOTE = "The code states no input rank (elementwise): (batch, features) by default."
+
+
 def test_context(
     path: Path,
     cls: LayerClass,
@@ -86,8 +93,9 @@ def test_context(
     source: str,
     examples: dict[str, Any],
     input_shape: tuple[int, ...] | None,
-) -> dict[str, Any]:
-    """The test template's keys; a value the code does not tell is a located error, never a guess."""
+) -> tuple[dict[str, Any], Diagnostic | None]:
+    """The test template's keys, and a note when the input shape is the default one; a value
+    the code does not tell (an untyped required argument) is a located error, never a guess."""
     args, errors = {}, []
     for arg in cls.args:
         if arg.name in examples:
@@ -107,82 +115,124 @@ def test_context(
                     f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)",
                 )
             )
+    if errors:
+        raise DiagnosticError(errors)
+    note = None
     if input_shape is None:
         rank = cls.rank or cls.min_rank
         if rank is None:
-            errors.append(
-                Diagnostic(
-                    str(path),
-                    cls.line,
-                    1,
-                    "unknown-input-shape",
-                    f"cannot tell the input shape of `{cls.name}` from its code",
-                    "pass --input-shape with the batch first, such as --input-shape 2,16,8",
-                )
+            input_shape = DEFAULT_SHAPE
+            note = Diagnostic(
+                str(path),
+                cls.line,
+                1,
+                "default-input-shape",
+                f"the code of `{cls.name}` states no input rank: its tests use the shape "
+                f"{DEFAULT_SHAPE} (batch, features)",
+                "pass --input-shape once to choose another; it is remembered",
+                "note",
             )
         else:
             input_shape = (2, *([4] * (rank - 1)))
-    if errors:
-        raise DiagnosticError(errors)
     first = cls.call_args[0]
     # Weights, their trainability, losses and the like are not known without running the code.
-    return layer_test_context(
+    context = layer_test_context(
         name=cls.name,
         module=module,
         source=source,
         args=args,
         inputs=inputs_context({first: input_shape}, {first: "float32"}),
         deterministic_inference=not cls.uses_random,
+        input_shape_note=DEFAULT_NOTE if note else None,
+    )
+    return context, note
+
+
+def remembered(lock, config: Config) -> list[tuple[Path, str]]:
+    """(module, class) of every hand-written layer `layergen tests` wrote tests for."""
+    return sorted(
+        {(config.root / entry["module"], entry["class"]) for entry in lock.handwritten.values()}
     )
 
 
 def plan_tests(
-    path: Path,
+    path: Path | None,
     wanted: str | None,
     config: Config,
     examples: dict[str, Any],
     input_shape: tuple[int, ...] | None,
 ):
-    """The run that writes tests for the layers of a hand-written module, through the lock
-    and the merge like every generated file: a test a person added stays."""
-    import os
-
-    from .generate import Plan, conftest, target
+    """The run that writes tests for the layers of a hand-written module (no `path`: of every
+    layer it wrote tests for), through the lock and the merge like every generated file: a
+    test a person added stays. The flags given are kept in the lock for the next run.
+    Returns the plan and the notes to show (a default input shape)."""
+    from .generate import conftest
     from .render_many import render_file
+    from .targets import target
     from .update.lock import Lock
+    from .update.plan import Plan
 
-    path = path.resolve()
-    t = target(path, config)  # the import path and tests folder, as for a declaration
     lock = Lock.read(config.root)
-    generated, sources = {}, {}
-    contexts, errors = [], []
-    for cls in layer_classes(path, wanted):
-        try:
-            contexts.append(
-                (
-                    cls,
-                    test_context(
-                        path,
-                        cls,
-                        t.dotted,
-                        os.path.relpath(path, config.root),
-                        examples,
-                        input_shape,
-                    ),
-                )
+    if path is None:
+        chosen = remembered(lock, config)
+        if not chosen:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(config.root / "layergen.lock"),
+                        None,
+                        None,
+                        "no-tests",
+                        "`layergen tests` has written tests for no hand-written layer yet",
+                        "run `layergen tests FILE[:Class]` once; then `layergen tests` regenerates them",
+                    )
+                ]
             )
-        except DiagnosticError as exc:
-            errors.extend(exc.diagnostics)
+    else:
+        chosen = [(path.resolve(), wanted)]
+    generated, sources, roots, notes, errors = {}, {}, [], [], []
+    for module_path, name in chosen:
+        t = target(module_path, config)  # the import path and tests folder, as for a declaration
+        roots.append(t.import_root)
+        everyone = layer_classes(module_path, None)
+        for cls in layer_classes(module_path, name) if name else everyone:
+            # test_<module>.py for a module of one layer, as for a declaration
+            alone = len(everyone) == 1
+            stem = module_path.stem if alone else f"{module_path.stem}_{snake(cls.name)}"
+            test = config.tests_dir / f"test_{stem}.py"
+            memory = lock.handwritten.get(lock.key(test), {})
+            given = {**memory.get("examples", {}), **examples}
+            shape = input_shape or (
+                tuple(memory["input_shape"]) if "input_shape" in memory else None
+            )
+            try:
+                context, note = test_context(
+                    module_path,
+                    cls,
+                    t.dotted,
+                    os.path.relpath(module_path, config.root),
+                    given,
+                    shape,
+                )
+            except DiagnosticError as exc:
+                errors.extend(exc.diagnostics)
+                continue
+            notes += [note] if note else []
+            lock.handwritten[lock.key(test)] = {
+                "module": lock.key(module_path),
+                "class": cls.name,
+                **({"examples": given} if given else {}),
+                **({"input_shape": list(shape)} if shape else {}),
+            }
+            sources[test], generated[test] = render_file(
+                test, "layer_test.py.j2", context, config, lock
+            )
     if errors:
         raise DiagnosticError(errors)
-    for cls, context in contexts:
-        test = config.tests_dir / f"test_{path.stem}_{snake(cls.name)}.py"
-        sources[test], generated[test] = render_file(
-            test, "layer_test.py.j2", context, config, lock
-        )
     from .render.support import support_files
 
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
-    return Plan(generated, conftest(config, [t.import_root]), sources, lock, style=config.black)
+    plan = Plan(generated, conftest(config, sorted(set(roots))), sources, lock)
+    return plan, notes

@@ -22,6 +22,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .kinds import declaration_files_pattern
+from .textfiles import read_text, same_text
 
 TASKS_FILE = ".vscode/tasks.json"
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"
@@ -175,11 +176,7 @@ def init(
     elif "layergen-generate" not in existing_pre_commit:
         done.snippet = pre_commit_config().split("\n", 1)[1]  # the entry under `repos:`
     states = {
-        p: (
-            "created"
-            if not p.exists()
-            else "unchanged" if p.read_text(encoding="utf-8") == t else "updated"
-        )
+        p: "created" if not p.exists() else "unchanged" if same_text(p, t) else "updated"
         for p, (t, _) in outputs.items()
     }
     write({path: text for path, (text, _) in outputs.items()})
@@ -188,7 +185,7 @@ def init(
 
 
 def _read(path: Path) -> str | None:
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    return read_text(path, missing_ok=True)
 
 
 def merge_pyproject(

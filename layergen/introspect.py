@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
-from .diagnostics import Diagnostic, DiagnosticError
+from .textfiles import parse_python
 
 REQUIRED = object()
 
@@ -33,6 +34,7 @@ class Arg:
     name: str
     default: Any = REQUIRED  # a Python literal, or REQUIRED
     default_code: str | None = None
+    literal: bool = True  # False: the default is an expression (`DEFAULT_ALPHA`), read as None
     annotation: str | None = None
     doc_type: str | None = None  # from the class or `__init__` docstring's Args
     line: int = 1
@@ -92,20 +94,7 @@ def _code(node: cst.CSTNode) -> str:
 def read_classes(path: str, source: str) -> list[LayerClass]:
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    path,
-                    exc.raw_line,
-                    exc.raw_column + 1,
-                    "python-syntax",
-                    f"invalid Python: {exc.message}",
-                )
-            ]
-        ) from None
+    module = parse_python(Path(path), source)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     classes = []
@@ -141,8 +130,8 @@ def _read_class(node: cst.ClassDef, positions) -> LayerClass:
                     arg.default_code = _code(p.default)
                     try:
                         arg.default = ast.literal_eval(arg.default_code)
-                    except (ValueError, SyntaxError):
-                        arg.default = None  # not a literal: optional, shown as None
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        arg.default, arg.literal = None, False  # optional, shown as None
                 info.args.append(arg)
             info.has_kwargs = isinstance(params.star_kwarg, cst.Param)
             info.sublayers = _assigned(
@@ -153,7 +142,45 @@ def _read_class(node: cst.ClassDef, positions) -> LayerClass:
         elif name == "call":
             info.call_args = [p.name.value for p in member.params.params[1:]]
             info.uses_random = "random" in _code(member) or "dropout" in _code(member).lower()
+    sizes = _sizes(node)
+    for arg in info.args:
+        if arg.doc_type is None and arg.name in sizes:
+            arg.doc_type = "int"
     return info
+
+
+# Layers whose first argument is a size (units, filters, output_dim).
+SIZED = ("Dense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "EinsumDense")
+
+
+def _sizes(node: cst.ClassDef) -> set[str]:
+    """Constructor arguments the code uses as sizes, so they are positive integers: in a
+    weight's `shape`, or as the first argument of `Dense(...)` and the like, directly or
+    through the attribute `__init__` stores them in (`self.units = units`)."""
+    stored: dict[str, str] = {}  # attribute -> argument
+    used: set[str] = set()
+    attributes: set[str] = set()  # `self.X` read in a size
+    for child in _walk(node.body):
+        if (
+            isinstance(child, cst.Assign)
+            and len(child.targets) == 1
+            and isinstance(child.targets[0].target, cst.Attribute)
+            and _code(child.targets[0].target.value) == "self"
+            and isinstance(child.value, cst.Name)
+        ):
+            stored[child.targets[0].target.attr.value] = child.value.value
+        elif isinstance(child, cst.Call):
+            callee = _code(child.func)
+            sizes = [a.value for a in child.args if a.keyword and a.keyword.value == "shape"]
+            if callee.endswith(SIZED) and child.args and child.args[0].keyword is None:
+                sizes.append(child.args[0].value)
+            for size in sizes:
+                for part in _walk(size):
+                    if isinstance(part, cst.Name):
+                        used.add(part.value)
+                    elif isinstance(part, cst.Attribute) and _code(part.value) == "self":
+                        attributes.add(part.attr.value)
+    return used | {stored[a] for a in attributes if a in stored}
 
 
 def _assigned(function: cst.FunctionDef, wanted) -> list[str]:
@@ -196,8 +223,10 @@ def _doc_types(node: cst.ClassDef | cst.FunctionDef) -> dict[str, str]:
 
 def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
     """What the code says of the input's rank: `InputSpec(ndim=3)`, `InputSpec(min_ndim=2)`,
-    `batch, length, dim = input_shape`, `input_shape[2]` (at least 3)."""
+    `batch, length, dim = input_shape`, `input_shape[2]` (at least 3), where `input_shape` is
+    whatever `build` and `compute_output_shape` call their shape parameter, or `x.shape`."""
     least = 0
+    names = _shape_parameters(node)
     for child in _walk(node.body):
         if isinstance(child, cst.Call) and _code(child.func).endswith("InputSpec"):
             for arg in child.args:
@@ -208,13 +237,17 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
                         least = max(least, int(arg.value.value))
         elif (
             isinstance(child, cst.Assign)
-            and _is_shape(child.value)
+            and _is_shape(child.value, names)
             and isinstance(child.targets[0].target, cst.Tuple)
         ):
             elements = child.targets[0].target.elements
             if not any(isinstance(e, cst.StarredElement) for e in elements):
                 info.rank = info.rank or len(elements)
-        elif isinstance(child, cst.Subscript) and _is_shape(child.value) and len(child.slice) == 1:
+        elif (
+            isinstance(child, cst.Subscript)
+            and _is_shape(child.value, names)
+            and len(child.slice) == 1
+        ):
             index = child.slice[0].slice
             if isinstance(index, cst.Index):
                 value = _int(index.value)
@@ -223,10 +256,25 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
     info.min_rank = least if least >= 2 else None  # the batch dim alone says nothing
 
 
-def _is_shape(node: cst.BaseExpression) -> bool:
+def _shape_parameters(node: cst.ClassDef) -> set[str]:
+    """The names `build` and `compute_output_shape` give their shape parameter (`s`,
+    `input_shape`, `shape`, ...)."""
+    names = {"input_shape"}
+    for member in node.body.body:
+        if isinstance(member, cst.FunctionDef) and member.name.value in (
+            "build",
+            "compute_output_shape",
+        ):
+            params = member.params.params
+            if len(params) > 1:
+                names.add(params[1].name.value)
+    return names
+
+
+def _is_shape(node: cst.BaseExpression, names: set[str]) -> bool:
     text = _code(node)
     return (
-        text == "input_shape"
+        text in names
         or text.endswith(".shape")
         or text.startswith(("ops.shape(", "keras.ops.shape("))
     )

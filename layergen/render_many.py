@@ -20,7 +20,7 @@ from .update.lock import Lock, Record
 
 if TYPE_CHECKING:
     from .config import Config
-    from .generate import Target
+    from .targets import Target
 
 # Below this many declarations to render, forking workers costs more than it saves. On an
 # idle 2-core machine (`benchmarks/project_speed.py --break-even`) the pool ties from 4 and
@@ -77,9 +77,9 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     out = Rendered()
     try:
         if job.raw is None:
-            analysis = load_declaration(t.declaration)
+            analysis = load_declaration(t.declaration, mesh_axes=config.mesh_axes)
         else:
-            analysis = parse_declaration(str(t.declaration), job.raw)
+            analysis = parse_declaration(str(t.declaration), job.raw, mesh_axes=config.mesh_axes)
     except DiagnosticError as exc:
         out.errors = exc.diagnostics
         return out
@@ -109,6 +109,8 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         ir.name,
         context["package"],
         tuple(sorted(ir.hand_written)),
+        default_package=t.package,
+        layouts=tuple(ir.layouts.items()),
     )
     return out
 
@@ -159,7 +161,9 @@ def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Itera
 
     global _STATE
     _STATE = (config, lock)
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_started)
+    pool = multiprocessing.get_context("fork").Pool(
+        workers, initializer=_worker_started, initargs=(os.getpid(),)
+    )
     try:
         yield from pool.imap(_render_in_worker, jobs)
         pool.close()  # every result is in: the workers end on their own
@@ -171,13 +175,30 @@ def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Itera
         _STATE = ()
 
 
-def _worker_started() -> None:
+def _worker_started(parent: int) -> None:
     """Signals as a plain process has them: the parent may hold SIGTERM and SIGINT (watch
-    does, for a clean stop between runs), and a worker that inherited that would never end."""
+    does, for a clean stop between runs), and a worker that inherited that would never end.
+    And the worker ends with its parent: killed (SIGKILL, no clean-up), it left workers that
+    rendered on and printed a BrokenPipe traceback for each result nobody would read."""
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _end_with_parent(parent)
+
+
+def _end_with_parent(parent: int) -> None:
+    """Ask the kernel (Linux's prctl) to kill this process when its parent dies."""
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: no such call
+        return
+    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the call
+        os._exit(0)
 
 
 def _render_in_worker(job: Job) -> Rendered:

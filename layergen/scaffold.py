@@ -115,14 +115,34 @@ def declaration(
         lines.extend(f"    {i}: [2, {3 + n}]" for n, i in enumerate(inputs))
     else:
         lines.append("  input_shape: [2, 3]")
+    # Weights away from their initial ones (zeros and ones hide a sign or an operator
+    # swapped), and the formula in NumPy: the generated tests check the call against it.
+    size = 4 if "kernel" in weights else sum(3 + n for n in range(len(inputs)))
+    stated = [w for w in weights if w != "kernel"]
+    if stated:
+        lines.append("  weights:")
+        lines.extend(
+            f"    {w}: [{', '.join(_stated_value(n, i) for i in range(size))}]"
+            for n, w in enumerate(stated)
+        )
+    lines.append(f"  reference: {_call(weights, inputs, numpy=True)}")
     return "\n".join(lines) + "\n"
 
 
-def _call(weights: list[str], inputs: list[str]) -> str:
-    """kernel, then bias, then the multiplicative weights, then beta: `(x @ kernel + bias) * scale`."""
-    y = f"ops.concatenate([{', '.join(inputs)}], axis=-1)" if len(inputs) > 1 else inputs[0]
+def _stated_value(weight: int, index: int) -> str:
+    """A weight's example value: distinct, away from 0 and 1, positive (a scale stays one)."""
+    return str(1.5 + 0.25 * ((3 * weight + index) % 7))
+
+
+def _call(weights: list[str], inputs: list[str], *, numpy: bool = False) -> str:
+    """kernel, then bias, then the multiplicative weights, then beta: `(x @ kernel + bias) * scale`.
+
+    `numpy`: the same formula in NumPy, for `example.reference` (the example's
+    activation is None: linear)."""
+    ops = "np" if numpy else "ops"
+    y = f"{ops}.concatenate([{', '.join(inputs)}], axis=-1)" if len(inputs) > 1 else inputs[0]
     if "kernel" in weights:
-        y = f"ops.matmul({y}, kernel)"
+        y = f"{ops}.matmul({y}, kernel)"
     if "bias" in weights:
         y = f"{y} + bias"
     for w in weights:
@@ -130,7 +150,7 @@ def _call(weights: list[str], inputs: list[str]) -> str:
             y = f"({y}) * {w}" if " + " in y else f"{y} * {w}"
     if "beta" in weights:
         y = f"{y} + beta"
-    return f"activation({y})" if "kernel" in weights else y
+    return f"activation({y})" if "kernel" in weights and not numpy else y
 
 
 def _doc(name: str, weights: list[str]) -> str:

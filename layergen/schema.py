@@ -54,7 +54,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "Declaration",
         "call",
     ): "The forward pass: Python statements or one expression, or `train`/`infer` branches.",
-    ("Declaration", "losses"): "Expressions added with add_loss on every call.",
+    (
+        "Declaration",
+        "losses",
+    ): "Expressions added with add_loss on every call (or {value, training_only}); they may read names call binds.",
     ("Declaration", "updates"): "Non-trainable weight -> new value, assigned on training calls.",
     (
         "Declaration",

@@ -11,20 +11,23 @@ declaration's change is not thrown away, the merge reports the conflict instead.
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .config import no_paths
 from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
+from .textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update.merge import code
 
 if TYPE_CHECKING:
     from .config import Config
-    from .generate import Plan
+    from .update.plan import Plan
 
 # Members layergen generates that a declaration describes only through other keys.
 _CARRIED = ("__init__", "call")
@@ -60,16 +63,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
 
     if not paths:
         raise DiagnosticError(
-            [
-                Diagnostic(
-                    "pyproject.toml",
-                    1,
-                    1,
-                    "no-paths",
-                    "no modules given",
-                    "pass modules or folders, or set `paths` under [tool.layergen]",
-                )
-            ]
+            [no_paths(config.root, "sync", "no modules given", "modules or folders")]
         )
     modules = modules_to_sync(paths, skip_undeclared=skip_undeclared)
     if not modules:
@@ -78,15 +72,16 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     texts: dict[Path, str] = {}
     kept: dict[Path, frozenset[str]] = {}
     for module, declaration in modules.items():
-        current = module.read_text(encoding="utf-8")
-        if markers.blocks(current):
-            continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
+        current, _ = split_line_ends(read_text(module))
         base = before.lock.base(module)
+        if markers.blocks(current, base):
+            continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
+        parse_python(module, current, "sync")
         edited = _edited_members(base, current, before.generated[module])
-        original = declaration.read_text(encoding="utf-8")
+        original, line_ends = split_line_ends(read_text(declaration))
         text = original
         if base is None or "__init__" in edited:
-            text = synced_declaration(module, declaration, text)
+            text = synced_declaration(module, current, text)
         if "call" in edited:
             text = _with_call(text, current)
         rendered = _methods(_render(module, declaration, text, config))
@@ -98,7 +93,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         hand = sorted(
             m for m in edited if m not in rendered or code(rendered[m]) != code(written[m])
         )
-        texts[declaration] = _with_hand_written(text, hand)
+        texts[declaration] = with_line_ends(_with_hand_written(text, hand), line_ends)
         name = next(iter(_classes(current)), "")
         kept[module] = frozenset(
             f"{name}.{m}" for m in edited
@@ -106,7 +101,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     run = plan_run(list(modules.values()), config, texts=texts)
     for module, members in kept.items():
         run.hand_written[module] = run.hand_written.get(module, frozenset()) | members
-    run.support.update({d: t for d, t in texts.items() if t != d.read_text(encoding="utf-8")})
+    run.support.update({d: t for d, t in texts.items() if not same_text(d, t)})
     return run
 
 
@@ -176,8 +171,28 @@ def _with_call(text: str, current: str | None, like: str | None = None) -> str:
     body = _declared_body(_methods(current).get("call"), data)
     if body is None:
         return text
-    data["call"] = LiteralScalarString(body)
+    was = data["call"]
+    returned = _one_return(body)
+    if returned is not None and not isinstance(was, LiteralScalarString) and "\n" not in was:
+        data["call"] = type(was)(returned)  # `call: expr` stays one line, quoted as it was
+    else:
+        data["call"] = LiteralScalarString(body)
     return _dump(data, yaml)
+
+
+def _one_return(body: str) -> str | None:
+    """The expression of a body that is `return <expression>` alone on one line, or None."""
+    statements = cst.parse_module(body).body
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    (statement,) = statements
+    if len(statement.body) != 1:
+        return None
+    returned = statement.body[0]
+    if not isinstance(returned, cst.Return) or returned.value is None:
+        return None
+    expression = code(returned.value)
+    return expression if body.strip() == f"return {expression}" and "\n" not in expression else None
 
 
 def _declared_body(method: cst.FunctionDef | None, data) -> str | None:
@@ -270,16 +285,17 @@ def declaration_of(module: Path) -> Path:
     return declaration
 
 
-def synced_declaration(module: Path, declaration: Path, text: str | None = None) -> str:
-    """The declaration's text with `params` following the class's `__init__` (comments and order kept)."""
+def synced_declaration(module: Path, source: str, text: str) -> str:
+    """The declaration's `text` with `params` following the `__init__` of the class in the
+    module's `source` (comments and order kept)."""
     from ruamel.yaml.comments import CommentedMap
 
     from .declaration.ir import example_value
     from .declaration.model import Param
 
-    data, yaml = _load(text if text is not None else declaration.read_text(encoding="utf-8"))
+    data, yaml = _load(text)
     kind = next(k for k in KINDS if k in data)
-    classes = {c.name: c for c in read_classes(str(module), module.read_text(encoding="utf-8"))}
+    classes = {c.name: c for c in read_classes(str(module), source)}
     cls = classes.get(data[kind])
     if cls is None:
         raise DiagnosticError(
@@ -287,6 +303,9 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
         )
     implicit = {"seed"} if data.get("random") else set()
     args = [a for a in cls.args if a.name not in implicit]
+    unwritable = [_default_unwritable(module, a) for a in args if _default_problem(a)]
+    if unwritable:
+        raise DiagnosticError(unwritable)
     params = data.get("params")
     if params is None:
         params = CommentedMap()
@@ -321,6 +340,38 @@ def synced_declaration(module: Path, declaration: Path, text: str | None = None)
     if not params:
         del data["params"]
     return _dump(data, yaml)
+
+
+def _default_problem(arg) -> str | None:
+    """Why a declaration cannot hold the argument's default as it is, or None."""
+    if arg.default is REQUIRED:
+        return None
+    if not arg.literal:
+        return "is an expression, and a declaration holds values only"
+    listed = isinstance(arg.default, (list, tuple))
+    for value in arg.default if listed else [arg.default]:
+        if value is not None and type(value) not in (bool, int, float, str):
+            return f"{'holds' if listed else 'is'} {_kind(value)}, which no param type holds"
+        if isinstance(value, float) and not math.isfinite(value):
+            return "is not a finite number"
+    return None
+
+
+def _kind(value) -> str:
+    names = {complex: "a complex number", bytes: "bytes", type(...): "Ellipsis"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _default_unwritable(module: Path, arg) -> Diagnostic:
+    return Diagnostic(
+        str(module),
+        arg.line,
+        arg.column,
+        "cannot-sync",
+        f"the default of `{arg.name}` (`{arg.default_code}`) {_default_problem(arg)}",
+        "write it as a number, a string, True, False, None or a list of them; or edit the"
+        " declaration by hand and undo the edit here",
+    )
 
 
 def _plain(value):

@@ -51,7 +51,7 @@ def watch(
     """
     from watchfiles import watch as changes
 
-    from .generate import SUFFIXES
+    from .targets import SUFFIXES
 
     echo = echo or _echo
     configured: list[Path] = []
@@ -59,18 +59,9 @@ def watch(
         generate, sync, warm_up, configured = _commands(quiet, echo)
     roots = [p.resolve() for p in paths] if paths else configured
     if not roots:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "pyproject.toml",
-                    1,
-                    1,
-                    "no-paths",
-                    "nothing to watch",
-                    "pass files or folders, or set `paths` under [tool.layergen]",
-                )
-            ]
-        )
+        from .config import find_root, no_paths
+
+        raise DiagnosticError([no_paths(find_root(Path.cwd()), "watch", "nothing to watch")])
     missing = [
         Diagnostic(str(p), None, None, "no-such-file", "no such file or folder")
         for p in roots

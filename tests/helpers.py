@@ -18,8 +18,13 @@ TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
 ACCEPTANCE = FIXTURES / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
-# Where the team's shared folder sits beside a checkout: an extra set, never needed.
-SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
+# More declarations to render, named explicitly (`LAYERGEN_EXTRA_EXAMPLES=../shared/examples`):
+# no test reads outside the repository unless asked to.
+EXTRA_EXAMPLES = (
+    Path(os.environ["LAYERGEN_EXTRA_EXAMPLES"])
+    if os.environ.get("LAYERGEN_EXTRA_EXAMPLES")
+    else None
+)
 
 
 def make_project(root: Path, sources: dict[str, Path]) -> Path:
@@ -82,6 +87,19 @@ def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
     return outcomes
 
 
+def pytest_runs(project: Path):
+    """`run(backend)`: {file::test: outcome} of one pytest run over the project's tests,
+    run once per backend however often it is asked."""
+    runs: dict[str, dict[str, str]] = {}
+
+    def run(backend: str) -> dict[str, str]:
+        if backend not in runs:
+            runs[backend] = run_pytest(project, backend)
+        return runs[backend]
+
+    return run
+
+
 # The one-layer project that the update and trust tests edit.
 DECLARATION = """\
 layer: Scaler
@@ -104,3 +122,14 @@ def module(root: Path) -> str:
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under root, by relative path: to assert that a run wrote nothing."""
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def heldout_project(root: Path) -> list[Path]:
+    """A project holding the held-out hand-written layers (tests/fixtures/tests_heldout/) as
+    the package `heldout`; their modules."""
+    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    shutil.copytree(
+        FIXTURES / "tests_heldout", root / "heldout", ignore=shutil.ignore_patterns("*.md")
+    )
+    (root / "heldout" / "__init__.py").write_text("")
+    return sorted(p for p in (root / "heldout").glob("*.py") if p.name != "__init__.py")

@@ -15,14 +15,15 @@ from typing import Any
 
 import libcst as cst
 
-from ..config import package_problem
+from ..config import MESH_AXES, package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from ..keras_names import DTYPES, IDENTIFIERS
+from ..keras_classes import layer_classes
+from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
+from . import layouts
 from . import reserved as template_names  # `reserved` names a flag below
-from .code import BUILTINS, Code, parse, resolve, returned_values
-from .ir import Declared, build_ir
-from .model import BOUNDS, Declaration, Param
+from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, shape_rank
+from .model import BOUNDS, Declaration, Input, Param
 from .yamlfile import Document, Pos
 
 LAYER_ONLY_KEYS = (
@@ -39,6 +40,13 @@ LAYER_ONLY_KEYS = (
 )
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
+# Names code may read but not assign: layergen writes `self.units` for `units` into it, and
+# `ops.`/`keras.` around it.
+KEPT_BINDINGS = frozenset(["self", "ops", "keras"])
+# A class name names its layers, a sublayer's its layer: TensorFlow takes these as name
+# scopes, which must match `[A-Za-z0-9_.\\/>-]*` (`Ω` generated, then every test failed).
+NOT_ASCII = "is not ASCII: Keras makes it a layer's name, and TensorFlow takes ASCII names only"
+ASCII_HINT = "use ASCII letters, digits and `_`"
 MAX_RANK = 16
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
@@ -50,8 +58,8 @@ class Analysis:
     decl: Declaration
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
+    keywords: dict[str, Input]  # a layer's keyword call arguments (inputs with a `default`)
     codes: dict[tuple, Code] = field(default_factory=dict)
-    ir: Declared | None = None  # what the renderers read, once the declaration checks out
 
     @property
     def path(self) -> str:
@@ -61,15 +69,29 @@ class Analysis:
         return self.codes[tuple(loc)]
 
 
-def analyze(doc: Document, decl: Declaration, *, ignore: frozenset[str] = frozenset()) -> Analysis:
-    """Check names and code. `ignore`: names to take as known (their declarations had errors already reported)."""
-    return _Analyzer(doc, decl, ignore).run()
+def analyze(
+    doc: Document,
+    decl: Declaration,
+    *,
+    ignore: frozenset[str] = frozenset(),
+    mesh_axes: tuple[str, ...] = MESH_AXES,
+) -> Analysis:
+    """Check names and code. `ignore`: names to take as known (their declarations had errors
+    already reported); `mesh_axes`: the axes layouts may name (`[tool.layergen] mesh-axes`)."""
+    return _Analyzer(doc, decl, ignore, mesh_axes).run()
 
 
 class _Analyzer:
-    def __init__(self, doc: Document, decl: Declaration, ignore: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        doc: Document,
+        decl: Declaration,
+        ignore: frozenset[str] = frozenset(),
+        mesh_axes: tuple[str, ...] = MESH_AXES,
+    ):
         self.doc, self.decl = doc, decl
         self.ignore = ignore
+        self.mesh_axes = mesh_axes
         self.errors: list[Diagnostic] = []
         self.scopes: list[tuple[Code, set[str], set[str], str, bool]] = []
         # Sublayer arguments that are one bare word, by id of their code: if the word is
@@ -79,11 +101,14 @@ class _Analyzer:
         params = dict(decl.params)
         if decl.random and "seed" not in params:
             params["seed"] = SEED_PARAM
+        keywords: dict[str, Input] = {}
         if self.kind == "layer":
-            inputs = list(decl.inputs) if decl.inputs else ["x"]
+            specs = decl.inputs or {"x": None}
+            keywords = {n: s for n, s in specs.items() if s is not None and s.keyword}
+            inputs = [n for n in specs if n not in keywords] or list(specs)[:1]
         else:
             inputs = list(KINDS[self.kind].arguments)
-        self.result = Analysis(doc, decl, params, inputs)
+        self.result = Analysis(doc, decl, params, inputs, keywords)
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
         self.members = (
@@ -106,9 +131,9 @@ class _Analyzer:
         self._check_ops_and_methods()
         self._check_example()
         self._check_free_names()
+        self._check_created_in_init()
         if self.errors:
             raise DiagnosticError(self.errors)
-        self.result.ir = build_ir(self.result)
         return self.result
 
     # -- helpers -----------------------------------------------------------
@@ -157,6 +182,19 @@ class _Analyzer:
         for code, local, members, what, report in self.scopes:
             if not report:
                 continue
+            for bound in code.bound:
+                if bound.name in KEPT_BINDINGS:
+                    line, col = code.locate(bound.node)
+                    self.errors.append(
+                        Diagnostic(
+                            self.doc.path,
+                            line,
+                            col,
+                            "reserved-name",
+                            f"the code assigns `{bound.name}`, which the generated code around it uses",
+                            f"use another name, such as `{bound.name}_`",
+                        )
+                    )
             known = local | members | self.globals
             for free in code.free:
                 if free.name in known:
@@ -253,7 +291,18 @@ class _Analyzer:
                 key=True,
             )
             return False
-        if name.startswith("_") and what != "input":
+        if what in ("weight", "sublayer") and self.kind == "layer" and _private(name):
+            if name in LAYER_PRIVATE_ATTRIBUTES:
+                self.error(
+                    loc,
+                    "reserved-name",
+                    f"{what} `{name}` would overwrite Keras's own private attribute `{name}`",
+                    f"pick another name, such as `{name}_layer`",
+                    key=True,
+                )
+                return False
+            return True  # checkpoints of Keras's own layers name attributes so
+        if name.startswith("_"):
             self.error(
                 loc,
                 "reserved-name",
@@ -276,6 +325,8 @@ class _Analyzer:
                 f"`{name}` is not a valid class name",
                 "use a PascalCase Python identifier, such as `ScaledDense`",
             )
+        elif not name.isascii():
+            self.error((kind,), "bad-class-name", f"class name `{name}` {NOT_ASCII}", ASCII_HINT)
         elif name in template_names.TEST_MODULE:
             self.error(
                 (kind,),
@@ -307,6 +358,10 @@ class _Analyzer:
                 if not self._identifier(loc, item, what, reserved=reserved):
                     bad.add(loc)
                     continue
+                if section == "sublayers" and not item.isascii():
+                    self.error(
+                        loc, "bad-name", f"sublayer `{item}` {NOT_ASCII}", ASCII_HINT, key=True
+                    )
                 if item in seen and section != "params":
                     self.error(
                         loc,
@@ -351,7 +406,9 @@ class _Analyzer:
 
     def _check_params(self) -> None:
         for name in self.decl.params:
-            if name in self.result.inputs:  # the input would hide the param in `call`
+            if (
+                name in self.result.inputs or name in self.result.keywords
+            ):  # it would hide the param
                 self.error(
                     ("params", name),
                     "duplicate-name",
@@ -402,13 +459,20 @@ class _Analyzer:
                 continue
             problem = value_problem(param, param.default)
             if problem:
-                self.error(loc + ("default",), "bad-default", f"default of `{name}` {problem}")
+                self.error(
+                    loc + ("default",),
+                    "bad-default",
+                    f"default of `{name}` {problem}",
+                    _null_hint(param.default),
+                )
 
     def _check_layer(self) -> None:
         decl = self.decl
         inputs = set(self.result.inputs)
         params = set(self.result.params)
         calls = inputs | {"training"} | ({"mask"} if decl.masking not in (None, False) else set())
+        calls |= set(self.result.keywords)
+        self._check_keywords()
         for name, spec in (decl.inputs or {}).items():
             if spec and spec.dtype and spec.dtype not in DTYPES:
                 self.error(
@@ -417,6 +481,17 @@ class _Analyzer:
                     f"unknown dtype `{spec.dtype}`",
                     did_you_mean(spec.dtype, DTYPES),
                 )
+            for i, axis in enumerate(spec.axes or [] if spec else []):
+                param = self.result.params.get(axis) if isinstance(axis, str) else None
+                if isinstance(axis, str) and (param is None or param.type != "int"):
+                    self.error(
+                        ("inputs", name, "axes", i),
+                        "unknown-param",
+                        f"axis `{axis}` is neither an integer nor an int param",
+                        did_you_mean(
+                            axis, [p for p, s in self.result.params.items() if s.type == "int"]
+                        ),
+                    )
             for attr in ("rank", "min_rank"):
                 value = getattr(spec, attr) if spec else None
                 if value is not None and not 0 <= value <= MAX_RANK:
@@ -443,6 +518,18 @@ class _Analyzer:
                     f"unknown dtype `{weight.dtype}`",
                     did_you_mean(weight.dtype, DTYPES),
                 )
+            if weight.aggregation is not None and weight.trainable:
+                self.error(
+                    loc + ("aggregation",),
+                    "trainable-update",
+                    f"weight `{name}` is trainable: the optimizer combines its replicas' gradients",
+                    "`aggregation` is for non-trainable state: add `trainable: false`",
+                    key=True,
+                )
+            if weight.layout is not None:
+                shape = self.result.codes.get(loc + ("shape",))
+                rank = shape_rank(shape, inputs) if shape is not None else len(weight.layout)
+                self._layout(loc + ("layout",), weight.layout, rank)
         for name, sub in decl.sublayers.items():
             loc = ("sublayers", name)
             if sub.class_ is None and sub.layers is None:
@@ -453,10 +540,24 @@ class _Analyzer:
                 )
             if sub.class_ is not None:
                 self._dotted(loc + ("class",), sub.class_)
-            self._args(loc + ("args",), sub.args)
+            self._args(loc + ("args",), sub.args, sub.class_ or "keras.Sequential")
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
-                self._args(loc + ("layers", i, "args"), item.args)
+                self._args(loc + ("layers", i, "args"), item.args, item.class_)
+            if sub.layout is not None:
+                self._sublayer_layout(loc, sub.layout, layouts.sublayer_name(name, sub.args))
+        sharded = any(w.layout is not None for w in decl.weights.values()) or any(
+            s.layout for s in decl.sublayers.values()
+        )
+        clash = layouts.keras_layer_clash(decl.name) if sharded else None
+        if clash is not None:
+            self.error(
+                ("layer",),
+                "duplicate-name",
+                f"Keras names `{decl.name}` layers `{layouts.default_name(decl.name)}`, as it"
+                f" names `{clash}` layers: the layout map would shard theirs too",
+                f"rename the class, such as `Sharded{decl.name}`",
+            )
         if decl.base is not None:
             self._dotted(("base",), decl.base)
         forwards = []
@@ -470,8 +571,13 @@ class _Analyzer:
             for code in forwards:
                 if code is not None:
                     self._check_no_dict_returned(code)
+        bound = bound_names(decl.call) if isinstance(decl.call, str) else set()
         for i, loss in enumerate(decl.losses):
-            self.code(("losses", i), loss, calls, self.members, expression=True)
+            if isinstance(loss, str):
+                self.code(("losses", i), loss, calls | bound, self.members, expression=True)
+            else:
+                loc = ("losses", i, "value")
+                self.code(loc, loss.value, calls | bound, self.members, expression=True)
         for name, update in decl.updates.items():
             loc = ("updates", name)
             if name not in decl.weights:
@@ -522,21 +628,121 @@ class _Analyzer:
         if decl.noise is not None and decl.noise.shape is not None:
             self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
 
-    def _check_no_dict_returned(self, code: Code) -> None:
-        """Under `output_type: dict`, `call` returns a tuple: layergen builds the dict from it."""
-        for node in returned_values(code):
-            if isinstance(node, cst.Dict):
-                line, col = code.locate(node)
-                self.errors.append(
-                    Diagnostic(
-                        self.doc.path,
-                        line,
-                        col,
-                        "bad-return",
-                        "with `output_type: dict`, `call` returns the outputs as a tuple",
-                        f"return them in the order `outputs` names them ({', '.join(self.decl.outputs or {})}); layergen builds the dict",
-                    )
+    def _check_created_in_init(self) -> None:
+        """`create: init` for a sublayer whose args read an input's shape (once parsed)."""
+        inputs = set(self.result.inputs)
+        for name, sub in self.decl.sublayers.items():
+            if sub.create != "init":
+                continue
+            places = [("sublayers", name, "args")] + [
+                ("sublayers", name, "layers", i, "args") for i in range(len(sub.layers or []))
+            ]
+            codes = [c for loc, c in self.result.codes.items() if loc[:-1] in places]
+            if any(f.name in inputs for code in codes for f in code.free):
+                self.error(
+                    ("sublayers", name, "create"),
+                    "conflicting-keys",
+                    "its args read an input's shape, known only in `build`",
+                    "`create: build`, or args over the params alone",
                 )
+
+    def _check_keywords(self) -> None:
+        """Inputs with a `default`: keyword arguments of `call`, after the tensor inputs."""
+        specs = self.decl.inputs or {}
+        keyword = None  # the first keyword input: every tensor input comes before it
+        for name, spec in specs.items():
+            loc = ("inputs", name)
+            if spec is None or not spec.keyword:
+                if keyword is not None:
+                    self.error(
+                        loc,
+                        "param-order",
+                        f"input `{name}` comes after `{keyword}`, which has a default",
+                        f"move `{name}` above `{keyword}`, or give it a default",
+                        key=True,
+                    )
+                if spec is not None and spec.type != "tensor":
+                    self.error(
+                        loc + ("type",),
+                        "missing-key",
+                        f"input `{name}` of type {spec.type} is a keyword argument: it needs a `default`",
+                        f"add `default:` to `{name}`",
+                        key=True,
+                    )
+                continue
+            keyword = keyword or name
+            if spec.type == "tensor":
+                if spec.default is not None:
+                    self.error(
+                        loc + ("default",),
+                        "bad-default",
+                        f"input `{name}` is a tensor: its default can only be null",
+                        _null_hint(spec.default)
+                        or f"for a Python value give its type: `{name}: {{type: int, default: ...}}`",
+                    )
+                if spec.axes is not None:
+                    self.error(
+                        loc + ("axes",),
+                        "conflicting-keys",
+                        "`axes` are of the tensor inputs `build` sees, not of keyword ones",
+                        key=True,
+                    )
+                continue
+            for attr in ("rank", "min_rank", "dtype", "axes"):
+                if getattr(spec, attr) is not None:
+                    self.error(
+                        loc + (attr,),
+                        "conflicting-keys",
+                        f"`{attr}` is of tensors; `{name}` is a Python {spec.type}",
+                        key=True,
+                    )
+            if spec.default is not None:
+                problem = value_problem(Param(type=spec.type), spec.default)
+                if problem:
+                    self.error(
+                        loc + ("default",),
+                        "bad-default",
+                        f"default of `{name}` {problem}",
+                        _null_hint(spec.default),
+                    )
+        if specs and not any(s is None or not s.keyword for s in specs.values()):
+            self.error(
+                ("inputs",),
+                "missing-key",
+                "a layer takes at least one tensor input without a default",
+                "the first input is the tensor the layer is called on: remove its `default`",
+                key=True,
+            )
+
+    def _check_no_dict_returned(self, code: Code) -> None:
+        """Under `output_type: dict`, `call` returns a tuple in the declared order (layergen
+        builds the dict from it), or a dict literal keyed by exactly the declared names."""
+        names = list(self.decl.outputs or {})
+        for node in returned_values(code):
+            if not isinstance(node, cst.Dict):
+                continue
+            keys = [
+                (
+                    e.key.evaluated_value
+                    if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                    else None
+                )
+                for e in node.elements
+            ]
+            if sorted(k for k in keys if k is not None) == sorted(names) and None not in keys:
+                continue
+            line, col = code.locate(node)
+            self.errors.append(
+                Diagnostic(
+                    self.doc.path,
+                    line,
+                    col,
+                    "bad-return",
+                    "with `output_type: dict`, `call` returns a dict keyed by exactly the "
+                    f"names in `outputs` ({', '.join(names)}), or the outputs as a tuple",
+                    _dict_hint(keys, names),
+                )
+            )
 
     def _check_other_kind(self) -> None:
         decl = self.decl
@@ -610,15 +816,44 @@ class _Analyzer:
         for name, method in self.decl.methods.items():
             loc = ("methods", name)
             self._arguments(
-                loc + ("args",), method.args, "method argument", template_names.METHOD_ARGUMENT
+                loc + ("args",),
+                method.args,
+                "method argument",
+                template_names.METHOD_ARGUMENT,
+                defaults=True,
             )
-            self.code(
-                loc + ("body",), method.body, set(method.args), self.members, expression=False
-            )
+            names = {arg.split("=", 1)[0].strip() for arg in method.args}
+            self.code(loc + ("body",), method.body, names, self.members, expression=False)
 
-    def _arguments(self, loc: tuple, args: list[str], what: str, taken: frozenset[str]) -> None:
+    def _arguments(
+        self,
+        loc: tuple,
+        args: list[str],
+        what: str,
+        taken: frozenset[str],
+        *,
+        defaults: bool = False,
+    ) -> None:
+        """`defaults`: an argument may be `name=default`, the default an expression over
+        the module's names (evaluated where the method is defined)."""
         seen: set[str] = set()
+        optional = None  # the first argument with a default
         for i, arg in enumerate(args):
+            if defaults and isinstance(arg, str) and "=" in arg:
+                arg, default = (part.strip() for part in arg.split("=", 1))
+                optional = optional or arg
+                if default and name_problem(arg) is None:
+                    self.code(loc + (i,), default, set(), set(), expression=True)
+                elif not default:
+                    self.error(loc + (i,), "python-syntax", f"`{arg}=` gives no default")
+                    continue
+            elif optional is not None:
+                self.error(
+                    loc + (i,),
+                    "param-order",
+                    f"{what} `{arg}` comes after `{optional}`, which has a default",
+                    f"move `{arg}` above `{optional}`, or give it a default: `{arg}=None`",
+                )
             if not self._identifier(loc + (i,), arg, what, reserved=False):
                 continue
             if arg in taken:
@@ -662,15 +897,17 @@ class _Analyzer:
                         f"add `{name}` to `example.params`",
                         key=True,
                     )
+        tensors = self.result.inputs  # what example shapes and dtypes are given for
+        self._check_call_args()
         shapes = example.input_shape
         if isinstance(shapes, dict):
             for name in shapes:
-                if name not in self.result.inputs:
+                if name not in tensors:
                     self.error(
                         ("example", "input_shape", name),
                         "unknown-input",
                         f"`{name}` is not an input",
-                        did_you_mean(name, self.result.inputs),
+                        did_you_mean(name, tensors),
                         key=True,
                     )
             for name in self.result.inputs:
@@ -709,12 +946,12 @@ class _Analyzer:
             else [(None, dtypes)] if dtypes is not None else []
         ):
             loc = ("example", "input_dtype") + ((name,) if name is not None else ())
-            if name is not None and name not in self.result.inputs:
+            if name is not None and name not in tensors:
                 self.error(
                     loc,
                     "unknown-input",
                     f"`{name}` is not an input",
-                    did_you_mean(name, self.result.inputs),
+                    did_you_mean(name, tensors),
                     key=True,
                 )
             if dtype not in DTYPES:
@@ -733,6 +970,27 @@ class _Analyzer:
             )
         if self.kind == "layer":
             self._check_stated_numbers()
+
+    def _check_call_args(self) -> None:
+        """`example.call_args`: a value for keyword inputs (nested lists for a tensor)."""
+        keywords = self.result.keywords
+        for name, value in self.decl.example.call_args.items():
+            loc = ("example", "call_args", name)
+            spec = keywords.get(name)
+            if spec is None:
+                hint = did_you_mean(name, keywords) or (
+                    "`call_args` gives values to inputs that have a `default`"
+                )
+                self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
+            elif spec.type == "tensor":
+                if _array_shape(value, bools=True) is None:
+                    self.error(
+                        loc,
+                        "bad-example",
+                        f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
+                    )
+            elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
+                self.error(loc, "bad-example", f"example value of `{name}` {problem}")
 
     def _check_stated_numbers(self) -> None:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
@@ -789,8 +1047,12 @@ class _Analyzer:
                 )
         params, weights = set(self.result.params), set(decl.weights)
         if example.reference is not None:
+            keywords = set(self.result.keywords)
             self.code(
-                ("example", "reference"), example.reference, set(inputs) | {"np"}, params | weights
+                ("example", "reference"),
+                example.reference,
+                set(inputs) | keywords | {"np"},
+                params | weights,
             )
         for i, statistic in enumerate(example.statistics):
             if not decl.random:
@@ -850,6 +1112,32 @@ class _Analyzer:
                 pos=Pos(where.line, where.col),
             )
 
+    def _layout(self, loc: tuple, layout: list[str | None], rank: int | None) -> None:
+        problems = layouts.axis_problems(layout, self.mesh_axes)
+        problems.append(layouts.rank_problem(layout, rank))
+        for problem in problems:
+            if problem is not None:
+                where, code, message, hint = problem
+                self.error(loc + where, code, message, hint)
+
+    def _sublayer_layout(self, loc: tuple, layout: dict[str, list], keras_name: str | None) -> None:
+        """A sublayer's layouts: paths inside it, each with its layout (their ranks are the
+        sublayer's business: the generated test checks them)."""
+        if keras_name is None:
+            self.error(
+                loc + ("args", "name"),
+                "bad-layout",
+                "the sublayer's `name` is computed, so the paths of its weights are not known",
+                "give `name` as a string literal (\"'router'\"), or leave it out: the key names it",
+            )
+        for path, entries in layout.items():
+            problem = layouts.path_problem(path)
+            if problem is not None:
+                where, code, message, hint = problem
+                self.error(loc + ("layout",) + where, code, message, hint, key=True)
+            for where, code, message, hint in layouts.axis_problems(entries, self.mesh_axes):
+                self.error(loc + ("layout", path) + where, code, message, hint)
+
     def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
         """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""
         if value.isidentifier():
@@ -892,19 +1180,64 @@ class _Analyzer:
                 f"unknown name `{parts[0]}` in `{value}`",
                 "start with `keras.` or import the class in `imports`",
             )
+        elif value.startswith("keras.layers.") and value not in layer_classes():
+            known = [n.removeprefix("keras.layers.") for n in layer_classes()]
+            self.error(
+                loc,
+                "unknown-class",
+                f"Keras has no layer `{value}`",
+                did_you_mean(parts[-1], known) or "see `keras.layers` for the layers Keras has",
+            )
 
-    def _args(self, loc: tuple, args: dict[str, Any]) -> None:
+    def _args(self, loc: tuple, args: dict[str, Any], class_: str) -> None:
         """A sublayer's arguments: expressions over the params and, as in a weight's shape,
-        the input shapes (such a sublayer is created in `build`)."""
+        the input shapes (such a sublayer is created in `build`). Keywords of Keras's own
+        classes are checked against the table of their constructors."""
         shapes = set(self.result.inputs)
+        takes = layer_classes().get(class_)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
+            if takes is not None and name not in takes:
+                self.error(
+                    loc + (name,),
+                    "unknown-arg",
+                    f"`{class_}` takes no argument `{name}`",
+                    did_you_mean(name, takes) or f"it takes {', '.join(sorted(takes))}",
+                    key=True,
+                )
             if isinstance(value, str):
                 code = self.code(
                     loc + (name,), value, set(self.result.params) | shapes, set(), expression=True
                 )
                 if code is not None and value.strip().isidentifier():
                     self.bare_words[id(code)] = (name, value.strip())
+
+
+def _dict_hint(keys: list[str | None], names: list[str]) -> str:
+    """What is wrong with the keys of a returned dict literal."""
+    if None in keys:
+        return 'write each key as a string literal (`"mean": ...`), no `**` unpacking'
+    missing = [n for n in names if n not in keys]
+    extra = [k for k in keys if k not in names]
+    parts = [
+        f"missing {', '.join(missing)}" if missing else "",
+        f"not declared: {', '.join(extra)}" if extra else "",
+    ]
+    if not missing and not extra:
+        parts = ["a key is given twice"]
+    return "; ".join(p for p in parts if p)
+
+
+def _private(name: str) -> bool:
+    """`_name`: an attribute Keras's own layers would call private (not `__name`)."""
+    return name.startswith("_") and not name.startswith("__") and len(name) > 1
+
+
+def _null_hint(value: Any) -> str | None:
+    """`default: None` is the string "None" in YAML: say how YAML spells None."""
+    if isinstance(value, str) and value.strip() in ("None", "none"):
+        return "YAML spells None `null`: write `default: null`"
+    return None
 
 
 def value_problem(param: Param, value: Any) -> str | None:
@@ -963,15 +1296,16 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     return None
 
 
-def _array_shape(value: Any) -> tuple[int, ...] | None:
-    """The shape of nested lists of numbers, or None when they are not rectangular."""
+def _array_shape(value: Any, bools: bool = False) -> tuple[int, ...] | None:
+    """The shape of nested lists of numbers (`bools`: or of booleans, a mask), or None
+    when they are not rectangular."""
     if isinstance(value, bool):
-        return None
+        return () if bools else None
     if isinstance(value, (int, float)):
         return ()
     if not isinstance(value, list) or not value:
         return None
-    shapes = {_array_shape(item) for item in value}
+    shapes = {_array_shape(item, bools) for item in value}
     if len(shapes) != 1 or None in shapes:
         return None
     return (len(value), *shapes.pop())

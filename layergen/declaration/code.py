@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import (
+    BuiltinAssignment,
     ExpressionContextProvider,
     MetadataWrapper,
     PositionProvider,
@@ -58,6 +59,7 @@ class Code:
     module: cst.Module
     pos: Pos  # where the snippet sits in the YAML file
     free: list[FreeName] = field(default_factory=list)  # filled by `resolve`
+    bound: list[FreeName] = field(default_factory=list)  # names it assigns, outside nested scopes
     value: str | None = None  # the YAML value the snippet was cut from
     lead: int = 0  # where `text` starts in `value` (negative: layergen added a prefix)
 
@@ -82,11 +84,39 @@ class Code:
         return _locate(self.pos, self.value, self.text, self.lead, start.line, start.column)
 
 
+def expression_node(code: Code) -> cst.BaseExpression:
+    """The expression a one-expression snippet holds."""
+    return code.module.body[0].body[0].value
+
+
+def is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
+    """In a shape, an input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
+    if isinstance(node, cst.Name):
+        return node.value in inputs
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and node.value.value in inputs
+        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
+    )
+
+
+def shape_rank(code: Code, inputs: set[str]) -> int | None:
+    """The number of dims of a shape expression, when it is known without the input shapes."""
+    node = expression_node(code)
+    if isinstance(node, cst.Tuple):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return len(node.elements)
+    return None if is_input_shape(node, inputs) else 1
+
+
 def resolve(codes: list[Code]) -> None:
     """Find the free names of many snippets in one libcst scope analysis.
 
     Each snippet becomes the body of its own function in one module (the nodes
     are shared, not copied), so a name assigned in one snippet never binds in another.
+    A builtin's name is free too: a declared name (an input `map`) comes before it.
     """
     if not codes:
         return
@@ -101,7 +131,7 @@ def resolve(codes: list[Code]) -> None:
     owner = {id(f): code for f, code in zip(functions, codes)}
     wrapper = MetadataWrapper(cst.Module(body=functions), unsafe_skip_copy=True)
     for code in codes:
-        code.free = []
+        code.free, code.bound = [], []
     for scope in {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}:
         top = scope
         while id(getattr(top, "node", None)) not in owner:
@@ -113,8 +143,12 @@ def resolve(codes: list[Code]) -> None:
             continue
         code = owner[id(top.node)]
         for access in scope.accesses:
-            if not access.referents and isinstance(access.node, cst.Name):
+            if isinstance(access.node, cst.Name) and all(
+                isinstance(r, BuiltinAssignment) for r in access.referents
+            ):
                 code.free.append(FreeName(access.node.value, access.node))
+        if scope is top:
+            code.bound.extend(FreeName(a.name, a.node) for a in scope.assignments)
 
 
 class _Rename(cst.CSTTransformer):
@@ -275,6 +309,19 @@ def _compile_problem(source: str, is_expression: bool) -> tuple[int, int, str] |
     except (ValueError, MemoryError, RecursionError) as exc:
         return 1, 0, str(exc) or type(exc).__name__
     return None
+
+
+def bound_names(text: str) -> set[str]:
+    """Names a block binds (assigned, loop or `with` targets): losses may read those of `call`."""
+    try:
+        tree = _quiet_parse(text, "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()  # reported where the block is parsed
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
 
 
 def returned_values(code: Code) -> list[cst.BaseExpression]:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..kinds import KINDS, Kind
-from .code import Code, parse, resolve
+from .code import Code, bound_names, parse, resolve
+from .layouts import sublayer_name
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
@@ -31,6 +32,19 @@ class Input:
     dtype: str | None = None
     rank: int | None = None
     min_rank: int | None = None
+    axes: tuple[int | str, ...] = ()  # dims fixed once built: an int, or an int param
+    doc: str | None = None
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument of a layer's `call`: a tensor (`type` "tensor") that may be
+    None, or a Python value of `type`."""
+
+    name: str
+    type: str
+    default: Any
+    doc: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +74,9 @@ class Weight:
     trainable: bool
     dtype: str | None
     created: bool | Code  # True: always; False: never; a condition over the params
+    autocast: bool = True  # False: never cast to the compute dtype when read
+    layout: tuple[str | None, ...] | None = None  # the mesh axis of each dim
+    aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
 
 
 @dataclass(frozen=True)
@@ -78,7 +95,10 @@ class Sublayer:
     class_: str
     args: dict[str, Code | Any]  # each argument a snippet, or a plain value
     sequence: tuple[Construction, ...] | None
-    reads_input_shapes: bool  # then it is created in `build`
+    reads_input_shapes: bool  # then it is created in `build` (or when declared so)
+    # The layouts of its weights by their path inside it; the name Keras gives it leads them.
+    layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    keras_name: str | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -99,8 +119,12 @@ class Op:
 @dataclass(frozen=True)
 class Method:
     name: str
-    args: tuple[str, ...]
+    args: tuple[str, ...]  # each `name` or `name=default`, as `def` writes it
     body: Code
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(arg.split("=", 1)[0] for arg in self.args)
 
 
 @dataclass(frozen=True)
@@ -143,6 +167,7 @@ class Example:
     input_shape: tuple[int, ...] | None  # the one shape given for all inputs, if so
     input_shapes: dict[str, tuple[int, ...]]
     input_dtypes: dict[str, str]
+    call_args: dict[str, Any]  # values of keyword inputs (nested lists for a tensor)
     input_range: tuple[int | float, int | float] | None
     inputs: dict[str, Any] | None  # stated input values, by input
     weights: dict[str, Any]
@@ -164,6 +189,7 @@ class Declared:
     base: str | None  # a custom base class
     params: dict[str, Param]  # with `seed` for a random layer
     inputs: tuple[Input, ...]
+    keywords: tuple[Keyword, ...]
     members: tuple[str, ...]  # what becomes `self.<name>`
     weights: tuple[Weight, ...]
     sublayers: tuple[Sublayer, ...]
@@ -177,6 +203,8 @@ class Declared:
     call: Code | Branches | None
     call_written_by_layergen: bool  # the identity, or the base class's call, plus state
     losses: tuple[Code, ...]
+    training_only_losses: frozenset[int]  # indexes of the losses added on training calls only
+    losses_read_call: bool  # a loss reads a name `call` binds: all are added before it returns
     updates: dict[str, Code]
     masking: bool
     compute_mask: Code | None
@@ -203,17 +231,36 @@ class Declared:
     def weight_names(self) -> list[str]:
         return [w.name for w in self.weights]
 
+    @property
+    def layouts(self) -> dict[str, tuple[str | None, ...]]:
+        """Every declared layout, by the weight's path inside the layer (`kernel`,
+        `router/kernel`): what the package's LayoutMap shards."""
+        found = {w.name: w.layout for w in self.weights if w.layout is not None}
+        for sub in self.sublayers:
+            found.update({f"{sub.keras_name}/{path}": axes for path, axes in sub.layout.items()})
+        return found
+
 
 def build_ir(a: Analysis) -> Declared:
     decl = a.decl
     kind = KINDS[decl.kind]
     specs = decl.inputs or {}
     inputs = tuple(
-        Input(n, specs[n].dtype, specs[n].rank, specs[n].min_rank) if specs.get(n) else Input(n)
+        (
+            Input(n, s.dtype, s.rank, s.min_rank, tuple(s.axes or ()), s.doc)
+            if (s := specs.get(n))
+            else Input(n)
+        )
         for n in a.inputs
     )
+    keywords = tuple(Keyword(n, s.type, s.default, s.doc) for n, s in a.keywords.items())
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
+    losses = tuple(
+        a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
+        for i, loss in enumerate(decl.losses)
+    )
+    bound = _call_bound(a)
     return Declared(
         kind=kind,
         name=decl.name,
@@ -222,12 +269,17 @@ def build_ir(a: Analysis) -> Declared:
         base=decl.base,
         params=dict(a.params),
         inputs=inputs,
+        keywords=keywords,
         members=tuple(members + (["seed_generator"] if decl.random else [])),
         weights=tuple(_weight(a, name) for name in decl.weights),
         sublayers=tuple(_sublayer(a, name) for name in decl.sublayers),
         ops=tuple(_op(a, name) for name in decl.ops),
         methods=tuple(
-            Method(name, tuple(m.args), a.code("methods", name, "body"))
+            Method(
+                name,
+                tuple(_argument(a, name, i, arg) for i, arg in enumerate(m.args)),
+                a.code("methods", name, "body"),
+            )
             for name, m in decl.methods.items()
         ),
         imports=tuple(decl.imports),
@@ -236,7 +288,13 @@ def build_ir(a: Analysis) -> Declared:
         float32_compute=decl.compute_dtype == "float32",
         call=call,
         call_written_by_layergen=written,
-        losses=tuple(a.code("losses", i) for i in range(len(decl.losses))),
+        losses=losses,
+        training_only_losses=frozenset(
+            i
+            for i, loss in enumerate(decl.losses)
+            if not isinstance(loss, str) and loss.training_only
+        ),
+        losses_read_call=any(f.name in bound for loss in losses for f in loss.free),
         updates={name: a.code("updates", name) for name in decl.updates},
         masking=decl.masking not in (None, False),
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
@@ -247,7 +305,7 @@ def build_ir(a: Analysis) -> Declared:
             else None
         ),
         outputs_by_name=decl.output_type == "dict",
-        example=_example(a, inputs),
+        example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
         noise=(
             Noise(decl.noise.unbiased, _shape(a, ("noise", "shape"), decl.noise.shape))
@@ -259,6 +317,22 @@ def build_ir(a: Analysis) -> Declared:
             for test, reason in decl.tests.skip.items()
         ),
     )
+
+
+def _call_bound(a: Analysis) -> set[str]:
+    """Names the `call` block binds that are not its inputs or params (a loss reading one
+    is added where they are bound)."""
+    if not isinstance(a.decl.call, str) or not a.decl.losses:
+        return set()
+    return bound_names(a.decl.call) - set(a.inputs) - set(a.params)
+
+
+def _argument(a: Analysis, method: str, index: int, arg: str) -> str:
+    """A method argument as `def` writes it: `name`, or `name=default` (the default parsed)."""
+    if "=" not in arg:
+        return arg
+    name = arg.split("=", 1)[0].strip()
+    return f"{name}={a.code('methods', method, 'args', index).render()}"
 
 
 def _shape(a: Analysis, loc: tuple, value: Any) -> Shape | None:
@@ -293,6 +367,9 @@ def _weight(a: Analysis, name: str) -> Weight:
         trainable=w.trainable,
         dtype=w.dtype,
         created=created,
+        autocast=w.autocast and a.decl.compute_dtype != "float32",
+        layout=tuple(w.layout) if w.layout is not None else None,
+        aggregation=w.aggregation,
     )
 
 
@@ -321,7 +398,16 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         if isinstance(value, Code)
         for f in value.free
     )
-    return Sublayer(name, own.class_, own.args, sequence, reads)
+    layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
+    return Sublayer(
+        name,
+        own.class_,
+        own.args,
+        sequence,
+        reads or sub.create == "build",
+        layout,
+        sublayer_name(name, sub.args),
+    )
 
 
 def _op(a: Analysis, name: str) -> Op:
@@ -390,7 +476,7 @@ def example_value(param: Param) -> Any:
     }[param.type]
 
 
-def _example(a: Analysis, inputs: tuple[Input, ...]) -> Example:
+def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ...]) -> Example:
     example, decl = a.decl.example, a.decl
     given = example.params
     args = {}
@@ -423,6 +509,9 @@ def _example(a: Analysis, inputs: tuple[Input, ...]) -> Example:
         )
         for i in inputs
     }
+    for k in keywords:  # a tensor keyword's stated value: its declared dtype
+        if k.type == "tensor" and k.name in example.call_args:
+            input_dtypes[k.name] = a.keywords[k.name].dtype or "float32"
     stated = example.inputs
     if stated is not None and len(inputs) == 1:
         stated = {inputs[0].name: stated}
@@ -433,6 +522,7 @@ def _example(a: Analysis, inputs: tuple[Input, ...]) -> Example:
         input_shape=tuple(shapes) if isinstance(shapes, list) else None,
         input_shapes=input_shapes,
         input_dtypes=input_dtypes,
+        call_args=dict(example.call_args),
         input_range=tuple(example.input_range) if example.input_range is not None else None,
         inputs=stated,
         weights=dict(example.weights),

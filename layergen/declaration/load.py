@@ -1,13 +1,17 @@
-"""Read a declaration file: YAML -> pydantic -> analysis, all errors located."""
+"""Read a declaration file: YAML -> pydantic -> analysis -> IR, all errors located."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config import MESH_AXES
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..textfiles import read_bytes
 from . import model
 from .analyze import Analysis, analyze
+from .ir import Declared, build_ir
 from .yamlfile import Document
 from .yamlfile import load as load_yaml
 
@@ -37,15 +41,16 @@ _TYPE_WORDS = {
 }
 
 
-def load_declaration(path: str | Path) -> Analysis:
+@dataclass
+class Checked(Analysis):
+    """A declaration that checks out: its analysis (for located errors) and its IR."""
+
+    ir: Declared = field(kw_only=True)
+
+
+def load_declaration(path: str | Path, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DiagnosticError(
-            [Diagnostic(str(path), 1, 1, "io", f"cannot read the file: {exc.strerror}")]
-        ) from None
-    return parse_declaration(str(path), raw)
+    return parse_declaration(str(path), read_bytes(path), mesh_axes=mesh_axes)
 
 
 # Sections whose keys are names the code uses; an error inside one item drops that item only.
@@ -57,8 +62,9 @@ _PLACEHOLDER = (
 )
 
 
-def parse_declaration(path: str, raw: bytes) -> Analysis:
-    """Load, validate and analyze one declaration; every problem found is raised at once."""
+def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
+    """Load, validate and analyze one declaration, then build its IR; every problem found
+    is raised at once. `mesh_axes`: the axes its layouts may name (`[tool.layergen] mesh-axes`)."""
     doc = load_yaml(path, raw)
     errors = _check_kind(doc)
     from pydantic import ValidationError
@@ -68,15 +74,15 @@ def parse_declaration(path: str, raw: bytes) -> Analysis:
     except ValidationError as exc:
         details = exc.errors()
         raise DiagnosticError(
-            errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details)
+            errors + _validation_diagnostics(doc, details) + _analyze_rest(doc, details, mesh_axes)
         ) from None
     try:
-        analysis = analyze(doc, decl)
+        analysis = analyze(doc, decl, mesh_axes=mesh_axes)
     except DiagnosticError as exc:
         raise DiagnosticError(errors + exc.diagnostics) from None
     if errors:
         raise DiagnosticError(errors)
-    return analysis
+    return Checked(**vars(analysis), ir=build_ir(analysis))
 
 
 def _check_kind(doc: Document) -> list[Diagnostic]:
@@ -134,7 +140,9 @@ def _check_kind(doc: Document) -> list[Diagnostic]:
     return errors
 
 
-def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
+def _analyze_rest(
+    doc: Document, errors: list[dict], mesh_axes: tuple[str, ...]
+) -> list[Diagnostic]:
     """Check names and code in what validates once the invalid parts are dropped.
 
     A best effort, so that one structural mistake does not hide the others: each
@@ -171,7 +179,12 @@ def _analyze_rest(doc: Document, errors: list[dict]) -> list[Diagnostic]:
 
     try:
         decl = model.Declaration.model_validate(data)
-        analyze(Document(doc.path, data, doc.values, doc.keys), decl, ignore=frozenset(ignore))
+        analyze(
+            Document(doc.path, data, doc.values, doc.keys),
+            decl,
+            ignore=frozenset(ignore),
+            mesh_axes=mesh_axes,
+        )
     except (ValidationError, DiagnosticError) as exc:
         return exc.diagnostics if isinstance(exc, DiagnosticError) else []
     return []
@@ -274,11 +287,13 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
             allowed = [
                 a.strip(" '") for a in err["ctx"]["expected"].replace(" or ", ", ").split(", ")
             ]
+            # `aggregation` names Keras's ways of combining replicas; the others are types.
+            what = "aggregation" if loc and loc[-1] == "aggregation" else "type"
             found[loc] = doc.error(
                 loc,
                 "unknown-type",
-                f"unknown type `{err['input']}`",
-                did_you_mean(str(err["input"]), allowed) or f"types: {', '.join(allowed)}",
+                f"unknown {what} `{err['input']}`",
+                did_you_mean(str(err["input"]), allowed) or f"{what}s: {', '.join(allowed)}",
             )
         else:
             expected.setdefault(loc, []).append(_TYPE_WORDS.get(kind, err["msg"].lower()))

@@ -28,6 +28,11 @@ ParamType = Literal[
 ]
 Scalar = str | int | float | bool | None
 ShapeValue = str | int | list[str | int]
+# A weight's layout: the device mesh axis each of its dims is split over (None: not split).
+Layout = list[str | None]
+# How the replicas' values of a weight are combined under a distribution strategy (Keras's
+# `add_weight(aggregation=...)`).
+Aggregation = Literal["none", "mean", "sum", "only_first_replica"]
 
 
 class Strict(BaseModel):
@@ -71,9 +76,21 @@ BOUNDS = {
 
 
 class Input(Strict):
+    """A call argument. With `default` it is a keyword argument of `call`, after the
+    tensor inputs: a tensor that may be None (`padding_mask: {default: null}`), or a
+    Python value of `type` (`start_index: {type: int, default: 0}`)."""
+
     rank: int | None = None
     min_rank: int | None = None
     dtype: str | None = None
+    type: Literal["tensor", "int", "float", "bool", "str"] = "tensor"
+    default: Any = None
+    axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
+    doc: str | None = None
+
+    @property
+    def keyword(self) -> bool:
+        return "default" in self.model_fields_set
 
 
 class Weight(Strict):
@@ -84,6 +101,9 @@ class Weight(Strict):
     trainable: bool = True
     dtype: str | None = None
     when: str | bool | None = None
+    layout: Layout | None = None
+    aggregation: Aggregation | None = None
+    autocast: bool = True  # false: read in its own dtype under mixed precision
 
     @model_validator(mode="before")
     @classmethod
@@ -100,6 +120,11 @@ class Sublayer(Strict):
     class_: str | None = Field(default=None, alias="class")
     args: dict[str, Any] = {}
     layers: list[LayerCall] | None = None
+    # The layouts of its weights, by their path inside it (`kernel`, `dense_a/kernel`).
+    layout: dict[str, Layout] | None = None
+    # Where it is created: in `build` when its args read an input's shape, else in
+    # `__init__`, unless this says so (a checkpoint's order follows the reference's).
+    create: Literal["init", "build"] | None = None
 
 
 class Op(Strict):
@@ -116,6 +141,13 @@ class Branches(Strict):
 class Method(Strict):
     args: list[str] = []
     body: str
+
+
+class Loss(Strict):
+    """A loss added with `add_loss`: `value` may read names bound in `call`."""
+
+    value: str
+    training_only: bool = False  # added on training calls only (an inference call adds none)
 
 
 class Noise(Strict):
@@ -145,6 +177,8 @@ Arrays = Array | dict[str, Array] | None  # one, or a mapping per input / output
 class Example(Strict):
     params: dict[str, Any] = {}
     input_shape: list[int] | dict[str, list[int]] | None = None
+    # Values of `call`'s keyword arguments that are not tensors: each test call uses them.
+    call_args: dict[str, Any] = {}
     input_dtype: str | dict[str, str] | None = None
     input_range: list[int | float] | None = None
     # Numbers the user states: outputs for given inputs (and weights), or a NumPy reference.
@@ -173,7 +207,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     sublayers: dict[str, Sublayer] = {}
     ops: dict[str, Op] = {}
     call: str | Branches | None = None
-    losses: list[str] = []
+    losses: list[str | Loss] = []
     updates: dict[str, str] = {}
     random: bool = False
     masking: bool | str | None = None

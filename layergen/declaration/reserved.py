@@ -93,7 +93,9 @@ OP_ARGUMENT = frozenset(
 METHOD_ARGUMENT = frozenset({"self"})
 
 # Module globals the generated class module reads: an `imports` line must not bind them.
-MODULE = frozenset(["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple", "zip"])
+MODULE = frozenset(
+    ["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple", "zip", "type", "warnings"]
+)
 
 # Module globals the generated test module reads (and the class module's): the class
 # name, imported into the test module, must not be one of them.
@@ -102,10 +104,14 @@ TEST_MODULE = MODULE | frozenset(
         "ARGS",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
+        "LAYOUTS",
+        "MESH_AXES",
         "OUTPUT_NAMES",
         "SHAPE",
         "TypeError",
         "dict",
+        "__file__",
+        "all",
         "any",
         "bool",
         "getattr",
@@ -124,6 +130,7 @@ TEST_MODULE = MODULE | frozenset(
         "DeclaredOps",
         "golden_run",
         "make_mask",
+        "get_layout_map",
         "make_data",
         "make_inputs",
         "make_layer",

@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..textfiles import decode
 
 Path_ = tuple  # a path into the document: keys and list indexes
 
@@ -209,28 +210,7 @@ class Document:
 
 
 def load(path: str, raw: bytes) -> Document:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        col = (
-            len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")) + 1
-        )
-        hint = "save the file as UTF-8"
-        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-            hint = "the file is UTF-16: save it as UTF-8"
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    path,
-                    line,
-                    col,
-                    "encoding",
-                    f"the file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-                    hint,
-                )
-            ]
-        ) from None
+    text = decode(path, raw)
     if text.startswith("\ufeff"):
         text = text[1:]
     if len(raw) > MAX_FILE_BYTES:

@@ -8,10 +8,15 @@ read, weights reached through `getattr`), it stays silent rather than guess.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from .configs import read_config
 from .kinds import keras_base
+from .rules import RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
@@ -138,25 +143,40 @@ class Run:
     package: str
     subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
     homes: dict[str, SourceFile]  # the file of each class in `classes`
+    select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
+
+
+# The rules `_call_checks` finds (one walk of `call` for all of them).
+CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
+WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
 
 
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
-    if cls.kind is None:
+    if cls.kind is None or _keras_internal(source, cls):
         return
-    yield from _init_kwargs(source, cls)
-    yield from _config_missing(source, cls, run)
-    yield from _unregistered(source, cls, run)
+    on = run.select
+    if "init-kwargs" in on:
+        yield from _init_kwargs(source, cls)
+    if "config-missing" in on:
+        yield from _config_missing(source, cls, run)
+    if "unregistered" in on:
+        yield from _unregistered(source, cls, run)
     if cls.kind != "layer":
         return
     weights = _weights(cls)
-    yield from _weights_made_in_wrong_place(source, cls)
-    yield from _sublayer_dtype(source, cls, run)
-    yield from _unused_weights(source, cls, weights)
+    if WEIGHT_RULES & on:
+        yield from _weights_made_in_wrong_place(source, cls)
+    if "sublayer-dtype" in on:
+        yield from _sublayer_dtype(source, cls, run)
+    if "unused-weight" in on:
+        yield from _unused_weights(source, cls, weights)
     call = cls.methods.get("call")
-    if call is not None:
+    if call is not None and CALL_RULES & on:
         yield from _call_checks(source, cls, call, weights)
+    if call is not None and "training-not-passed" in on:
         yield from _training_not_passed(source, cls, call, run)
-    yield from _unbuilt_sublayers(source, cls, run)
+    if "unbuilt-sublayer" in on:
+        yield from _unbuilt_sublayers(source, cls, run)
 
 
 def _at(
@@ -179,9 +199,13 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if init is None or cls.kind not in ("layer", "loss"):
         return
     params, kwarg, call = _init_params(init), init.args.kwarg, _super_init(init)
+    if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
+        return  # takes the base arguments one by one
+    if any("from_config" in owner.methods for owner in [cls, *cls.parents]):
+        return  # its own `from_config` decides what reaches `__init__`
     if kwarg is None:
-        if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
-            return  # takes the base arguments one by one
+        if not _config_has_base_keys(source, cls):
+            return  # `from_config` never passes `name=`: a choice, not a bug that waits for loading
         yield _at(
             source,
             init,
@@ -193,9 +217,9 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
         )
         return
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
-    if (
-        call is not None and not used
-    ):  # kwargs read in any way (popped, passed elsewhere) is a choice
+    # `**kwargs` read in any way (popped, passed elsewhere) is a choice; dropped, it loses
+    # what `from_config` passes back (`name`, `dtype`: the mixed-precision policy).
+    if call is not None and not used and _config_has_base_keys(source, cls):
         yield _at(
             source,
             call,
@@ -207,84 +231,16 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
         )
 
 
+def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
+    """Whether the config holds the base class's keys (`name`, ...), which `from_config`
+    passes back to `__init__`: its `get_config` extends the base's, or Keras 3 writes it."""
+    written = [o.methods["get_config"] for o in [cls, *cls.parents] if "get_config" in o.methods]
+    if written:
+        return read_config(written[0]).calls_super  # False: a config of its own keys only
+    return cls.kind == "loss" or cls.keras3 or _keras_parent_config(cls)
+
+
 # --- get_config ---------------------------------------------------------------------------
-
-
-def config_keys(source: SourceFile, function: ast.FunctionDef) -> tuple[set[str], bool]:
-    """The keys `get_config` writes (str constants), and whether it calls `super().get_config()`.
-
-    Returns None for the keys when the config is built in a way this cannot follow.
-    """
-    keys: set[str] = set()
-    tracked: set[str] = set()
-    calls_super = False
-    for node in walk(function):
-        if (
-            isinstance(node, ast.Assign)
-            and all(isinstance(t, ast.Name) for t in node.targets)
-            and _dict_like(node.value)
-        ):
-            tracked.update(t.id for t in node.targets)
-
-    def known(value: ast.AST) -> bool:
-        return _dict_like(value) or (isinstance(value, ast.Name) and value.id in tracked)
-
-    for node in walk(function):
-        if is_super_call(node, "get_config"):
-            calls_super = True
-        if isinstance(node, ast.DictComp):
-            return None, calls_super
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values):
-                if key is None and not known(value):
-                    return None, calls_super
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    keys.add(key.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            callee = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
-            if callee in ("dict", "update"):
-                for k in node.keywords:
-                    if k.arg is None and not known(k.value):
-                        return None, calls_super
-                    keys.add(k.arg or "")
-                if callee == "update" and any(
-                    not (known(a) or isinstance(a, ast.Dict)) for a in node.args
-                ):
-                    return None, calls_super
-            elif callee == "setdefault" and node.args and isinstance(node.args[0], ast.Constant):
-                keys.add(node.args[0].value)
-        elif isinstance(node, (ast.Assign, ast.AugAssign)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(target, ast.Subscript):
-                    if isinstance(target.slice, ast.Constant) and isinstance(
-                        target.slice.value, str
-                    ):
-                        keys.add(target.slice.value)
-                    else:
-                        return None, calls_super
-        elif (
-            isinstance(node, ast.Return)
-            and node.value is not None
-            and not known(node.value)
-            and not isinstance(node.value, ast.Dict)
-            and not _dict_call(node.value)
-        ):
-            return None, calls_super
-    return keys, calls_super
-
-
-def _dict_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-
-
-def _dict_like(node: ast.AST) -> bool:
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "copy"
-    ):
-        node = node.func.value
-    return isinstance(node, ast.Dict) or _dict_call(node) or is_super_call(node, "get_config")
 
 
 def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
@@ -292,11 +248,11 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     if init is None:
         return
     call = _super_init(init)
-    forwarded = {n.id for n in walk(call) if isinstance(n, ast.Name)} if call is not None else set()
+    forwarded = _forwarded(init, call)
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
     children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
     set_by_children = (
-        set.intersection(*(_keywords(_super_init(c.methods["__init__"])) for c in children))
+        set.intersection(*(_bound(init, _super_init(c.methods["__init__"])) for c in children))
         if children
         else set()
     )
@@ -306,39 +262,37 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     if not params:
         return
     own = cls.methods.get("get_config")
-    if own is not None:
-        keys, calls_super = config_keys(source, own)
+    owners = [cls, *cls.parents]
+    written = next((o.methods["get_config"] for o in owners if "get_config" in o.methods), None)
+    if written is not None and any(isinstance(n, ast.Raise) for n in written.body):
+        return  # not serializable by config, and it says so when asked
+    if written is not None:
+        keys = _chain_keys(source, owners)
         if keys is None:
             return
-        if calls_super:
-            for parent in cls.parents:
-                if "get_config" in parent.methods:
-                    parent_keys, _ = config_keys(source, parent.methods["get_config"])
-                    if parent_keys is None:
-                        return
-                    keys |= parent_keys
-                    break
-        where = own
+    elif _keras_parent_config(cls):
+        keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
+    elif cls.parent_opaque or cls.kind == "layer":
+        # An unknown base may write it; Keras 3 writes a plain Layer's config from its
+        # arguments, and Keras 2's raises NotImplementedError naming the class (not silent).
+        return
     else:
-        parent = next((p for p in cls.parents if "get_config" in p.methods), None)
-        if parent is not None:
-            keys, _ = config_keys(source, parent.methods["get_config"])
-            if keys is None:
-                return
-        elif _keras_parent_config(cls):
-            keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
-        elif cls.parent_opaque or (cls.kind == "layer" and cls.keras3):
-            return  # an unknown base may write it; Keras 3 writes a plain Layer's config from its arguments
-        else:
-            keys = (
-                set()
-            )  # Keras 2 layers, losses, constraints, regularizers, initializers: the base has no keys
-        where = cls.node
-    missing = [p for p in params if p not in keys]
+        keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
+    where = own or cls.node
+    missing = [
+        p
+        for p in params
+        if p not in keys and not (_unserializable(init, p) or _needless(init, p, cls))
+    ]
     if not missing:
         return
     values = [(p, _stored_as(source, init, p)) for p in missing]
-    fixable = all(v for _, v in values)
+    if own is not None:
+        target = _position(source, read_config(own).target)
+    else:  # a new get_config; the bases of these kinds have none worth extending (a
+        # Regularizer's raises NotImplementedError)
+        target = ("method", cls.kind in ("layer", "loss") or _keras_parent_config(cls))
+    fixable = target is not None and all(v for _, v in values)
     names = ", ".join(f"`{p}`" for p in missing)
     if own is not None:
         message = f"`get_config` leaves out {names}: after `load_model` it is back to its default"
@@ -350,13 +304,136 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         where,
         "config-missing",
         message,
-        hint if fixable else hint + " (store the argument on `self` first)",
-        fix=("config-missing", cls.name, cls.node.lineno, tuple(values)) if fixable else None,
+        hint if all(v for _, v in values) else hint + " (store the argument on `self` first)",
+        fix=(
+            ("config-missing", cls.name, cls.node.lineno, tuple(values), target)
+            if fixable
+            else None
+        ),
     )
 
 
-def _keywords(call: ast.Call | None) -> set[str]:
-    return {k.arg for k in call.keywords if k.arg} if call is not None else set()
+def _position(source: SourceFile, target: tuple | None) -> tuple | None:
+    """A fix target of configs.read_config as plain data: the node's line and column."""
+    if target is None:
+        return None
+    node = target[-1]
+    return (*target[:-1], node.lineno, source.column(node))
+
+
+def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
+    """The keys the first `get_config` of `owners` writes, with those of every parent's
+    `get_config` its `super().get_config()` reaches; None when one cannot be followed."""
+    keys: set[str] = set()
+    for owner in owners:
+        method = owner.methods.get("get_config")
+        if method is None:
+            continue
+        read = read_config(method)
+        if read.keys is None:
+            return None
+        keys |= read.keys
+        if not read.calls_super:
+            break
+    return keys
+
+
+# What a config cannot hold: an input spec, a layer, a class or a function.
+UNSERIALIZABLE = re.compile(r"\bInputSpec\b|\bLayer\b|\bCallable\b|\btype\[")
+
+
+def _forwarded(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
+    """The names `super().__init__(...)` is given, directly or through the `**kwargs` it
+    passes on (`kwargs = {**kwargs, "groups": groups}`): the parent's config saves them."""
+    if call is None:
+        return set()
+    names = {n.id for n in walk(call) if isinstance(n, ast.Name)}
+    kwarg = init.args.kwarg.arg if init.args.kwarg else None
+    for node in walk(init):
+        if isinstance(node, ast.Assign) and any(
+            (isinstance(t, ast.Name) and t.id == kwarg)
+            or (isinstance(t, ast.Subscript) and getattr(t.value, "id", None) == kwarg)
+            for t in node.targets
+        ):
+            names |= {n.id for n in walk(node.value) if isinstance(n, ast.Name)}
+    return names
+
+
+def _needless(init: ast.FunctionDef, param: str, cls: ClassInfo) -> bool:
+    """A parameter a config need not hold: `__init__` never reads it, or only to check it
+    (`if groups != 1: raise ...`), or it is called (`norm_layer(...)`, or `self.norm_layer(...)`
+    in any method after `self.norm_layer = norm_layer`): a class or a function."""
+    checks = {
+        id(n)
+        for node in walk(init)
+        if isinstance(node, ast.If) and all(isinstance(b, ast.Raise) for b in node.body)
+        for n in walk(node.test)
+    }
+    called = {id(n.func) for n in walk(init) if isinstance(n, ast.Call)}
+    reads = [
+        n
+        for n in walk(init)
+        if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)
+    ]
+    me = self_name(init)
+    stored = {
+        self_attribute(t, me)
+        for n in walk(init)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == param
+        for t in n.targets
+    } - {None}
+    called_attrs = {
+        self_attribute(n.func, self_name(f))
+        for f in cls.methods.values()
+        for n in walk(f)
+        if isinstance(n, ast.Call)
+    }
+    return (
+        all(id(n) in checks for n in reads)
+        or any(id(n) in called for n in reads)
+        or bool(stored & called_attrs)
+    )
+
+
+def _unserializable(init: ast.FunctionDef, param: str) -> bool:
+    """A parameter whose annotation or default says a config cannot hold it
+    (`input_specs: InputSpec = InputSpec(...)`, `norm_layer=keras.layers.LayerNormalization`)."""
+    args = init.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip([a.arg for a in positional][len(positional) - len(args.defaults) :], args.defaults)
+    )
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    arg = next(a for a in [*positional, *args.kwonlyargs] if a.arg == param)
+    default = defaults.get(param)
+    texts = [ast.unparse(arg.annotation) if arg.annotation is not None else ""]
+    if isinstance(default, ast.Call):
+        texts.append(ast.unparse(default.func))
+    elif isinstance(default, ast.Attribute) and default.attr[:1].isupper():
+        texts.append("type[")  # a class, such as keras.layers.LayerNormalization
+    return any(UNSERIALIZABLE.search(text) for text in texts)
+
+
+def _keras_internal(source: SourceFile, cls: ClassInfo) -> bool:
+    """A class of Keras (or tf_keras) itself that it does not export: an internal helper,
+    never saved by itself (the exported ones are what users save)."""
+    return _keras_package(source.path) in ("keras", "tf_keras") and not any(
+        d.endswith("keras_export") for d in cls.decorators
+    )
+
+
+def _bound(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
+    """The parameters of `init` that a subclass's `super().__init__(...)` call sets, by
+    keyword or by position (`super().__init__(tf.reduce_mean, ...)`)."""
+    if call is None:
+        return set()
+    positional = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            break
+        positional.append(arg)
+    named = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
+    return {k.arg for k in call.keywords if k.arg} | set(named[: len(positional)])
 
 
 def _keras_parent_config(cls: ClassInfo) -> bool:
@@ -404,6 +481,11 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
 
 
 def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
+    if not (cls.keras3 and _imports_keras(source)) or _keras_package(source.path):
+        # Keras 2 saves to a SavedModel by default, which restores a layer without its class
+        # (and a file that imports no Keras may be either); Keras's own packages are found
+        # by module path (serialization_lib.py).
+        return
     if (
         cls.name.startswith(("_", "Base", "Abstract"))
         or cls.name in source.registered_names
@@ -422,34 +504,50 @@ def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Find
     call = cls.methods.get("call")
     if call is not None and any(isinstance(n, ast.Raise) for n in call.body):
         return  # an abstract base
+    spelling, needs_import = _registrar(source)
+    decorator = f'{spelling}(package="{run.package}")'
     yield _at(
         source,
         cls.node,
         "unregistered",
         f"`{cls.name}` is not registered: `load_model` cannot find it",
-        f'add `@{_registrar(source, cls)}(package="{run.package}")`',
-        fix=(
-            "unregistered",
-            cls.name,
-            cls.node.lineno,
-            f'{_registrar(source, cls)}(package="{run.package}")',
-            "keras" not in source.imports.values()
-            and "register_keras_serializable" not in _registrar(source, cls),
-        ),
+        f"add `@{decorator}`",
+        fix=("unregistered", cls.name, cls.node.lineno, decorator, needs_import),
     )
 
 
-def _registrar(source: SourceFile, cls: ClassInfo) -> str:
-    """How this file spells `register_keras_serializable` (`keras.saving.` after adding `import keras`)."""
+def _imports_keras(source: SourceFile) -> bool:
+    return any(n == "keras" or n.startswith("keras.") for n in source.imports.values())
+
+
+# Keras's loader imports the classes of these packages by their module path.
+KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp", "tf_keras"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _keras_package(path: str) -> str | None:
+    """The one of those packages the file is in (a folder of that name with an
+    `__init__.py`; the folders below it may have none, as in a wheel)."""
+    return next(
+        (
+            folder.name
+            for folder in Path(path).parents
+            if folder.name in KERAS_PACKAGES and (folder / "__init__.py").is_file()
+        ),
+        None,
+    )
+
+
+def _registrar(source: SourceFile) -> tuple[str, bool]:
+    """How this file spells `register_keras_serializable`, and whether `import keras` must
+    be added for it."""
     for local, name in source.imports.items():
         if name.endswith("register_keras_serializable"):
-            return local
+            return local, False
     for local, name in source.imports.items():
         if name == "keras":
-            return f"{local}.saving.register_keras_serializable"
-        if name == "tensorflow" and not cls.keras3:
-            return f"{local}.keras.utils.register_keras_serializable"
-    return "keras.saving.register_keras_serializable"
+            return f"{local}.saving.register_keras_serializable", False
+    return "keras.saving.register_keras_serializable", True
 
 
 # --- weights ------------------------------------------------------------------------------
@@ -490,10 +588,31 @@ def _weights(cls: ClassInfo) -> dict[str, ast.Call]:
     return weights
 
 
+def _made_once(function: ast.FunctionDef) -> set[int]:
+    """The weight calls under `if self.w is None:`: made at the first call only, which
+    Keras 2 allows (its first call runs eagerly or in the first trace)."""
+    me = self_name(function)
+    once: set[int] = set()
+    for node in walk(function):
+        test = node.test if isinstance(node, ast.If) else None
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.ops[0], ast.Is)
+            and self_attribute(test.left, me)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            once |= {id(n) for statement in node.body for n in walk(statement)}
+    return once
+
+
 def _weights_made_in_wrong_place(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     call = cls.methods.get("call")
     if call is not None:
+        once = set() if cls.keras3 else _made_once(call)  # Keras 3 traces `call`: never
         for node in _weight_calls(call):
+            if id(node) in once:
+                continue
             yield _at(
                 source,
                 node,
@@ -612,7 +731,7 @@ def _layer_class(
         known
         and known[0] == "layer"
         and short[:1].isupper()
-        and short not in ("Layer", "Input", "InputLayer", "InputSpec")
+        and short not in ("Layer", "Input", "InputLayer", "InputSpec", "Model", "Sequential")
     ):
         return short, None
     return None
@@ -632,12 +751,16 @@ def _sublayer_dtype(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             )
         ):
             continue
+        # Before `super().__init__()` there is no `self.dtype_policy` to pass (keras's RNN
+        # makes its cell there): not a finding a fix could settle.
+        ready = _super_init(function) if method == "__init__" else None
         for node in walk(function):
             found = _layer_class(source, node.func, run) if isinstance(node, ast.Call) else None
             if (
                 found
                 and not any(k.arg in ("dtype", None) for k in node.keywords)
                 and not _preprocessing(*found)
+                and (ready is None or node.lineno > ready.end_lineno)
             ):
                 short = found[0]
                 yield _at(
@@ -859,7 +982,11 @@ def _call_checks(
     )
     made_here = set(_weight_calls(call))
     for node in walk(call):
-        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and tensors.depends(node.test):
+        if (
+            isinstance(node, (ast.If, ast.While, ast.IfExp))
+            and cls.keras3  # Keras 2 runs `call` through AutoGraph, which converts these
+            and tensors.depends(node.test)
+        ):
             word = "while" if isinstance(node, ast.While) else "if"
             yield _at(
                 source,

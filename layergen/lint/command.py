@@ -61,16 +61,19 @@ def check(
 
     try:
         settings = load_settings(select=split(select), ignore=split(ignore))
-        files = python_files(
-            [p.resolve() for p in paths] if paths else default_paths(settings), settings
-        )
+        project = python_files(default_paths(settings), settings)
+        files = python_files([p.resolve() for p in paths], settings) if paths else project
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     from .cache import CheckCache
 
+    # The files named are checked with the project around them (their parents, subclasses
+    # and registration functions), so they get the findings a whole-project run gives them.
+    context = list(dict.fromkeys([*project, *files]))
+    only = set(files) if paths else None
     # --fix and --diff rewrite the files they parse: they do not take findings from the cache.
     cache = None if (fix or diff or no_cache) else CheckCache(settings)
-    report = check_files(files, settings, cache=cache)
+    report = check_files(context, settings, cache=cache, only=only)
     if report.errors:
         _fail(report.errors)
     fixed: dict[Path, str] = {}
@@ -80,7 +83,7 @@ def check(
         for path, findings in report.findings.items():
             fixes = [f.fix for f in findings if f.fix is not None]
             if fixes:
-                text = apply_fixes(report.files[path].text, fixes)
+                text = apply_fixes(report.files[path].text, fixes, settings.style)
                 if text != report.files[path].text:
                     fixed[path] = text
         if diff:
@@ -90,7 +93,7 @@ def check(
         from ..generate import write
 
         write(fixed)
-        report = check_files(files, settings, texts=fixed) if fixed else report
+        report = check_files(context, settings, texts=fixed, only=only) if fixed else report
     diagnostics = report.diagnostics(_shown)
     for d in diagnostics:
         typer.echo(d.format())

@@ -19,6 +19,9 @@ from .settings import CheckSettings
 from .source import SourceFile, read_source
 
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
+# Test files and folders build layers to test them (unregistered, without config, ...):
+# skipped when a folder is searched; a file named on the command line is checked all the same.
+TEST_FILES = ("test_*.py", "*_test.py", "conftest.py", "tests", "test")
 IGNORE = re.compile(r"#\s*layergen:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 
@@ -26,7 +29,7 @@ IGNORE = re.compile(r"#\s*layergen:\s*ignore(?:\[([\w\s,-]*)\])?")
 class Report:
     files: dict[Path, SourceFile] = field(default_factory=dict)
     findings: dict[Path, list[Finding]] = field(default_factory=dict)
-    errors: list[Diagnostic] = field(default_factory=list)  # unusable input: exit 2
+    errors: list[Diagnostic] = field(default_factory=list)  # unreadable files: exit 2
     checked: int = 0
 
     def diagnostics(self, shown=str) -> list[Diagnostic]:
@@ -67,7 +70,7 @@ def python_files(paths: list[Path], settings: CheckSettings) -> list[Path]:
 
 
 def _excluded(name: str, settings: CheckSettings) -> bool:
-    return any(fnmatch.fnmatch(name, pattern) for pattern in settings.exclude)
+    return any(fnmatch.fnmatch(name, pattern) for pattern in (*TEST_FILES, *settings.exclude))
 
 
 def default_paths(settings: CheckSettings) -> list[Path]:
@@ -97,11 +100,13 @@ def _check_files(
     texts: dict[Path, str] | None = None,
     cache: CheckCache | None = None,
     read_all: bool = False,
+    only: set[Path] | None = None,
 ) -> Report:
     """Check `paths`; `texts` gives the text to use for some of them (a fix's result).
     Files that cannot change a finding are not parsed (deps.prefilter); with `cache`,
     neither are files whose findings it holds, unless a file checked again needs them.
-    `read_all` turns the prefilter off (to compare)."""
+    `read_all` turns the prefilter off (to compare). With `only`, the other paths are
+    context (the project around the files named): read, not reported."""
     report = Report()
     read: dict[Path, str] = {}
     for path in paths:
@@ -139,6 +144,8 @@ def _check_files(
     keys, wanted = {}, kept
     if cache is not None:
         keys, wanted = _cached(cache, report, read, kept, names, hashes, everyone)
+    if only is not None:
+        wanted = [path for path in wanted if path in only]
     for path, found in _check(report.files, wanted, everyone, settings).items():
         if cache is not None:
             cache.put(keys[path], found)
@@ -146,6 +153,9 @@ def _check_files(
             report.findings[path] = found
     if cache is not None:
         cache.save()
+    if only is not None:
+        report.findings = {p: f for p, f in report.findings.items() if p in only}
+        report.checked = sum(1 for path in read if path in only)
     return report
 
 
@@ -171,22 +181,23 @@ def _cached(cache, report, read, kept, names, hashes, registrars):
 
 
 def _parse(report: Report, path: Path, text: str) -> bool:
-    """Parse the file into report.files (unless it is there); False for invalid Python."""
+    """Parse the file into report.files (unless it is there); False for invalid Python,
+    which is a finding of its own: the other files are checked all the same."""
     if path in report.files:
         return True
     try:
         report.files[path] = read_source(str(path), text)
         return True
     except SyntaxError as exc:
-        report.errors.append(
-            Diagnostic(
-                str(path),
+        report.findings[path] = [
+            Finding(
+                "python-syntax",
                 exc.lineno or 1,
                 exc.offset or 1,
-                "python-syntax",
                 f"invalid Python: {exc.msg}",
+                "fix the syntax: the file's classes are not checked until it parses",
             )
-        )
+        ]
         return False
 
 
@@ -211,7 +222,14 @@ def _check(
     result = {}
     for path in wanted:
         source = files[path]
-        run = Run(classes, registrars, settings.package or path.parent.name, subclasses, homes)
+        run = Run(
+            classes,
+            registrars,
+            settings.package or path.parent.name,
+            subclasses,
+            homes,
+            settings.select,
+        )
         found = [
             f
             for cls in source.classes

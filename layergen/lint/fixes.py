@@ -1,29 +1,76 @@
-"""`--fix`: libcst rewrites of what can be fixed safely; every other byte stays as it was.
+"""`--fix`: libcst rewrites of what can be fixed safely; every other byte stays as it was,
+and the lines a fix wrote are then formatted as the project's black would (those only).
 
-Each fix adds something (an argument, a config key, a decorator, a keyword) and never
-changes what a correct layer computes. Items are appended in the layout already there:
-one per line when the list is one per line with a trailing comma, inline otherwise.
+Each fix adds something (an argument, a config key, a decorator, a keyword, the import it
+needs) and never changes what a correct layer computes. Where it goes was decided by the
+check that found the bug (checks.py): a fix only carries it out, at the position it names.
+Items are appended in the layout already there: one per line when the list is one per line
+with a trailing comma, inline otherwise.
 """
 
 from __future__ import annotations
 
+import difflib
+
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..config import BLACK_DEFAULTS, BlackStyle
 
-def apply_fixes(text: str, fixes: list[tuple]) -> str:
+
+def apply_fixes(text: str, fixes: list[tuple], style: BlackStyle = BLACK_DEFAULTS) -> str:
     module = cst.parse_module(text)
     by_class: dict[str, list[tuple]] = {}
-    by_call: dict[tuple[int, int], tuple] = {}
+    at: dict[tuple[int, int], tuple] = {}  # (line, column) of a call or dict -> what to add there
+    before_return: dict[int, list[tuple]] = {}  # line of a `return` -> `name["key"] = value`
     for fix in fixes:
         if fix[0] in ("sublayer-dtype", "training-not-passed"):
-            by_call[(fix[1], fix[2])] = fix
+            at[(fix[1], fix[2])] = fix
+        elif fix[0] == "config-missing" and fix[4][0] in ("dict", "call"):
+            at[(fix[4][1], fix[4][2])] = ("config-key", fix[3])
+        elif fix[0] == "config-missing" and fix[4][0] == "name":
+            before_return.setdefault(fix[4][2], []).append((fix[4][1], fix[3]))
         else:
             by_class.setdefault(fix[1], []).append(fix)
-    fixer = _Fixer(module, by_class, by_call)
-    if by_call:
-        return MetadataWrapper(module, unsafe_skip_copy=True).visit(fixer).code
-    return module.visit(fixer).code
+    fixer = _Fixer(module, by_class, at, before_return)
+    fixed = MetadataWrapper(module, unsafe_skip_copy=True).visit(fixer).code
+    return _format_new_lines(text, fixed, style)
+
+
+def _format_new_lines(old: str, new: str, style: BlackStyle) -> str:
+    """`new` with the lines a fix wrote formatted as the project's black would, every other
+    line as it was: a file black formats as it stands is formatted whole; in any other,
+    black formats the changed lines only (`--line-ranges`), and its result is kept when it
+    touched no other line."""
+    import black
+
+    from ..render.formatting import black_mode
+
+    mode = black_mode(style)
+    try:
+        if black.format_str(old, mode=mode) == old:
+            return black.format_str(new, mode=mode)
+        ranges = _changed(old, new)
+        formatted = black.format_str(new, mode=mode, lines=ranges)
+    except black.InvalidInput:  # syntax black does not read: the fix stays as written
+        return new
+    inside = {line for start, end in ranges for line in range(start, end + 1)}
+    touched = {
+        line
+        for start, end in _changed(new, formatted, deleted=True)
+        for line in range(start, end + 1)
+    }
+    return formatted if touched <= inside else new
+
+
+def _changed(old: str, new: str, deleted: bool = False) -> list[tuple[int, int]]:
+    """The 1-based line ranges of `new` that differ from `old` (of `old`, with `deleted`)."""
+    opcodes = difflib.SequenceMatcher(
+        None, old.splitlines(), new.splitlines(), autojunk=False
+    ).get_opcodes()
+    if deleted:
+        return [(i1 + 1, max(i1 + 1, i2)) for tag, i1, i2, _, _ in opcodes if tag != "equal"]
+    return [(j1 + 1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("replace", "insert")]
 
 
 def _has_newline(whitespace) -> bool:
@@ -87,33 +134,74 @@ def _add_keyword(call: cst.Call, name: str, value: str) -> cst.Call:
     return call.with_changes(args=_append(list(call.args), arg, call.whitespace_before_args))
 
 
+def _add_keys(node: cst.Dict, values: tuple) -> cst.Dict:
+    elements = list(node.elements)
+    for key, value in values:
+        element = cst.DictElement(cst.SimpleString(f'"{key}"'), cst.parse_expression(value))
+        elements = _append(
+            elements, element, node.lbrace.whitespace_after, node.rbrace.whitespace_before
+        )
+    return node.with_changes(elements=elements)
+
+
 class _Fixer(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, module: cst.Module, by_class, by_call):
+    def __init__(self, module: cst.Module, by_class, at, before_return):
         super().__init__()
         self.module = module
         self.by_class = by_class
-        self.by_call = by_call
+        self.at = at
+        self.before_return = before_return
         self.needs_keras = False
 
+    def _fix_at(self, node: cst.CSTNode) -> tuple | None:
+        if not self.at:
+            return None
+        start = self.get_metadata(PositionProvider, node).start
+        return self.at.get((start.line, start.column + 1))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        if not self.by_call:
-            return updated
-        start = self.get_metadata(PositionProvider, original).start
-        fix = self.by_call.get((start.line, start.column + 1))
+        fix = self._fix_at(original)
         if fix is None:
             return updated
         if fix[0] == "sublayer-dtype":
             return _add_keyword(updated, "dtype", f"{fix[3]}.dtype_policy")
-        return _add_keyword(updated, "training", fix[3])
+        if fix[0] == "training-not-passed":
+            return _add_keyword(updated, "training", fix[3])
+        for key, value in fix[1]:  # config keys as keywords: dict(...) or config.update(...)
+            updated = _add_keyword(updated, key, value)
+        return updated
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.Dict:
+        fix = self._fix_at(original)
+        return updated if fix is None else _add_keys(updated, fix[1])
+
+    def leave_IndentedBlock(
+        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if not self.before_return:
+            return updated
+        body = []
+        for statement, old in zip(updated.body, original.body):
+            line = self.get_metadata(PositionProvider, old).start.line
+            for name, values in self.before_return.get(line, []):
+                if isinstance(old, cst.SimpleStatementLine) and isinstance(old.body[0], cst.Return):
+                    body.extend(
+                        cst.parse_statement(
+                            f'{name}["{key}"] = {value}\n', config=self.module.config_for_parsing
+                        )
+                        for key, value in values
+                    )
+            body.append(statement)
+        return updated.with_changes(body=body)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         for fix in self.by_class.get(updated.name.value, []):
             if fix[0] == "init-kwargs":
                 updated = self._init_kwargs(updated)
-            elif fix[0] == "config-missing":
-                updated = self._config(updated, fix[3])
+            elif fix[0] == "config-missing":  # no get_config of its own: one is added
+                updated = self._new_config(updated, fix[3], with_super=fix[4][1])
             elif fix[0] == "unregistered":
                 updated = updated.with_changes(
                     decorators=[cst.Decorator(cst.parse_expression(fix[3])), *updated.decorators]
@@ -168,21 +256,19 @@ class _Fixer(cst.CSTTransformer):
         init = init.with_changes(params=params, body=init.body.visit(_PassKwargs(kwarg)))
         return self._replace(cls, index, init)
 
-    def _config(self, cls: cst.ClassDef, values: tuple) -> cst.ClassDef:
-        index, get_config = self._method(cls, "get_config")
-        if get_config is None:
-            entries = ", ".join(f'"{key}": {value}' for key, value in values)
-            indent = self.module.default_indent
+    def _new_config(self, cls: cst.ClassDef, values: tuple, with_super: bool) -> cst.ClassDef:
+        entries = ", ".join(f'"{key}": {value}' for key, value in values)
+        indent = self.module.default_indent
+        if with_super:
             code = (
                 f"def get_config(self):\n{indent}config = super().get_config()\n"
                 f"{indent}config.update({{{entries}}})\n{indent}return config\n"
             )
-            method = cst.parse_statement(code, config=self.module.config_for_parsing)
-            method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-            return cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
-        adder = _AddKeys(values)
-        get_config = get_config.visit(adder)
-        return self._replace(cls, index, get_config) if adder.done else cls
+        else:  # a Regularizer's base get_config raises; a Constraint's, an Initializer's are empty
+            code = f"def get_config(self):\n{indent}return {{{entries}}}\n"
+        method = cst.parse_statement(code, config=self.module.config_for_parsing)
+        method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        return cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
 
 
 def _replace_param(params: cst.Parameters, old: cst.Param, new: cst.Param) -> cst.Parameters:
@@ -218,44 +304,3 @@ class _PassKwargs(cst.CSTTransformer):
         return updated.with_changes(
             args=_append(list(updated.args), arg, updated.whitespace_before_args)
         )
-
-
-class _AddKeys(cst.CSTTransformer):
-    """Adds the keys to the dict `get_config` builds: the first dict literal (or `dict(...)` /
-    `.update(...)` call with keywords) that holds string keys, or else the one merged with
-    `super().get_config()`."""
-
-    def __init__(self, values: tuple):
-        super().__init__()
-        self.values = values
-        self.done = False
-        self.depth = 0
-
-    def visit_Dict(self, node: cst.Dict) -> None:
-        self.depth += 1
-
-    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
-        self.depth -= 1
-        if self.done or self.depth:
-            return updated
-        self.done = True
-        elements = list(updated.elements)
-        for key, value in self.values:
-            element = cst.DictElement(cst.SimpleString(f'"{key}"'), cst.parse_expression(value))
-            elements = _append(
-                elements, element, updated.lbrace.whitespace_after, updated.rbrace.whitespace_before
-            )
-        return updated.with_changes(elements=elements)
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.done or not isinstance(updated.func, (cst.Name, cst.Attribute)):
-            return updated
-        callee = (
-            updated.func.value if isinstance(updated.func, cst.Name) else updated.func.attr.value
-        )
-        if callee not in ("dict", "update") or not any(a.keyword for a in updated.args):
-            return updated
-        self.done = True
-        for key, value in self.values:
-            updated = _add_keyword(updated, key, value)
-        return updated

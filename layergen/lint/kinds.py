@@ -22,6 +22,10 @@ FAMILIES = (
 )
 TOP_LEVEL = {
     "keras.Layer": "layer",
+    "keras.Model": "layer",
+    "keras.Sequential": "layer",
+    "keras.models.Model": "layer",
+    "keras.models.Sequential": "layer",
     "keras.Loss": "loss",
     "keras.Initializer": "initializer",
     "keras.Regularizer": "regularizer",
@@ -81,6 +85,7 @@ def classify(files: list[SourceFile]) -> None:
                 cls.parent_opaque |= parent_cls.parent_opaque
         if unknown:
             cls.parent_opaque = True
+            cls.keras3 = cls.keras3 and not source.keras2  # a base we cannot read: the file's Keras
             # A base we cannot read: a layer if it looks like one (Keras's call + build or get_config).
             if (
                 cls.kind is None

@@ -14,9 +14,14 @@ class Rule:
     bad: str
     good: str
     fixable: bool = False
+    # On unless --select or `select` says otherwise: the rules whose findings are bugs,
+    # at 90% precision or more on real code (benchmarks/check_corpus.py).
+    default: bool = True
 
     def explain(self) -> str:
         fix = "`layergen check --fix` rewrites it." if self.fixable else "Not fixed automatically."
+        if not self.default:
+            fix += " Off by default: turn it on with `--select`."
         return (
             f"{self.code} ({self.severity}): {self.summary}\n\n{self.why}\n\n{fix}\n\n"
             f"Flagged:\n\n{_indent(self.bad)}\nInstead:\n\n{_indent(self.good)}"
@@ -60,6 +65,7 @@ RULES = {
             "self.dense = keras.layers.Dense(units)",
             "self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)",
             fixable=True,
+            default=False,
         ),
         Rule(
             "weight-in-call",
@@ -78,6 +84,7 @@ RULES = {
             "Create the weight in `build(input_shape)` from `input_shape[-1]`.",
             "def __init__(self, units, **kwargs):\n    super().__init__(**kwargs)\n    self.w = self.add_weight(shape=(784, units))",
             "def build(self, input_shape):\n    self.w = self.add_weight(shape=(input_shape[-1], self.units))",
+            default=False,
         ),
         Rule(
             "untracked-variable",
@@ -98,6 +105,7 @@ RULES = {
             "class Scale(keras.layers.Layer): ...",
             '@keras.saving.register_keras_serializable(package="my_layers")\nclass Scale(keras.layers.Layer): ...',
             fixable=True,
+            default=False,
         ),
         Rule(
             "numpy-in-call",
@@ -107,6 +115,7 @@ RULES = {
             "NumPy cannot read them, and `.numpy()` works only eagerly. Use `keras.ops`.",
             "def call(self, x):\n    return x / np.linalg.norm(x)",
             "def call(self, x):\n    return x / ops.norm(x)",
+            default=False,
         ),
         Rule(
             "backend-op-in-call",
@@ -116,6 +125,7 @@ RULES = {
             "`K.random_binomial`, ...) work on TensorFlow only. Use `keras.ops` and `keras.random`.",
             "def call(self, x):\n    return tf.matmul(x, self.kernel)",
             "def call(self, x):\n    return ops.matmul(x, self.kernel)",
+            default=False,
         ),
         Rule(
             "unused-weight",
@@ -137,6 +147,7 @@ RULES = {
             "def call(self, x, training=None):\n    return self.dropout(self.dense(x))",
             "def call(self, x, training=None):\n    return self.dropout(self.dense(x), training=training)",
             fixable=True,
+            default=False,
         ),
         Rule(
             "python-if-on-tensor",
@@ -147,6 +158,7 @@ RULES = {
             "shapes, `training` or `is None` are fine.",
             "def call(self, x):\n    if ops.max(x) > 1.0:\n        x = x / ops.max(x)\n    return x",
             "def call(self, x):\n    return ops.where(ops.max(x) > 1.0, x / ops.max(x), x)",
+            default=False,
         ),
         Rule(
             "state-rebound",
@@ -168,5 +180,15 @@ RULES = {
             "def call(self, x):\n    return self.dense(x)\n\ndef compute_output_shape(self, input_shape):\n    return (*input_shape[:-1], self.units)",
             "def build(self, input_shape):\n    self.dense.build(input_shape)",
         ),
+        Rule(
+            "python-syntax",
+            "error",
+            "the file is not valid Python",
+            "A file that mentions Keras must parse for its classes to be checked. The other files are checked all\n"
+            "the same; this finding is reported whatever `--select` says.",
+            "class Scale(keras.layers.Layer:\n    ...",
+            "class Scale(keras.layers.Layer):\n    ...",
+        ),
     ]
 }
+DEFAULT_RULES = frozenset(code for code, rule in RULES.items() if rule.default)

@@ -6,14 +6,15 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import BLACK_DEFAULTS, BlackStyle
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
-from .rules import RULES
+from .rules import DEFAULT_RULES, RULES
 
 KEYS = {
-    "select": "rule codes to run (default: all)",
+    "select": "rule codes to run (default: the rules on by default; see `--explain`)",
     "ignore": "rule codes to skip",
     "registration-decorators": "project decorators that call register_keras_serializable (names or dotted paths)",
-    "exclude": "folder or file names (globs) to skip when searching for Python files",
+    "exclude": "folder or file names (globs) to skip when searching for Python files, beside test files",
 }
 
 
@@ -22,9 +23,10 @@ class CheckSettings:
     root: Path
     paths: list[Path] = field(default_factory=list)  # [tool.layergen] paths
     package: str | None = None  # [tool.layergen] package, for the registration fix
-    select: frozenset[str] = frozenset(RULES)
+    select: frozenset[str] = DEFAULT_RULES
     registrars: frozenset[str] = frozenset()
     exclude: tuple[str, ...] = ()
+    style: BlackStyle = BLACK_DEFAULTS  # the project's black, for the lines --fix writes
 
 
 def load_settings(
@@ -67,7 +69,7 @@ def load_settings(
             )
     if errors:
         raise DiagnosticError(errors)
-    chosen = set(select or section.get("select") or RULES)
+    chosen = set(select or section.get("select") or DEFAULT_RULES)
     dropped = set(section.get("ignore", [])) | set(ignore or [])
     unknown = [
         (code, "--select/--ignore" if code in (select or []) + (ignore or []) else where)
@@ -95,6 +97,7 @@ def load_settings(
         select=frozenset(chosen - dropped),
         registrars=frozenset(section.get("registration-decorators", [])),
         exclude=tuple(section.get("exclude", [])),
+        style=config.black,
     )
 
 

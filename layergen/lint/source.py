@@ -41,6 +41,7 @@ class SourceFile:
     registered_names: set[str]  # classes registered by a module-level call
     registrars: set[str]  # functions defined here that call register_keras_serializable
     lines: list[str] = field(default_factory=list)
+    keras2: bool = False  # the file uses tf.keras / tf_keras, not Keras 3
 
     def column(self, node: ast.AST) -> int:
         """1-based character column (ast counts UTF-8 bytes)."""
@@ -95,27 +96,49 @@ def read_source(path: str, text: str) -> SourceFile:
                 imports[alias.asname or alias.name] = (
                     f"{module}.{alias.name}" if module.strip(".") else module + alias.name
                 )
+    for node in tree.body:  # `layers = tf_keras.layers`: an import under another name
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, (ast.Attribute, ast.Name))
+        ):
+            name = source.resolve(node.value)
+            if name and name.split(".")[0] in KERAS_MODULES:
+                imports[node.targets[0].id] = name
+    source.keras2 = _keras2(source)
     _read_body(source, tree.body)
     return source
 
 
+KERAS_MODULES = {"keras", "tensorflow", "tf_keras"}
+KERAS2_MODULES = ("tf_keras", "tensorflow.keras", "tensorflow.python.keras")
+
+
+def _keras2(source: SourceFile) -> bool:
+    """Whether the file uses Keras 2 (`tf_keras`, `tf.keras`) and not Keras 3 (`keras`)."""
+    names = set(source.imports.values())
+    if any(n == "keras" or n.startswith("keras.") for n in names):
+        return False
+    tensorflow = [local for local, n in source.imports.items() if n == "tensorflow"]
+    return any(n.startswith(KERAS2_MODULES) for n in names) or any(
+        f"{local}.keras." in source.text for local in tensorflow
+    )
+
+
 def _read_body(source: SourceFile, body: list[ast.stmt]) -> None:
+    registering = "register_keras_serializable" in source.text
     for node in body:
         if isinstance(node, ast.ClassDef):
             source.classes.append(_read_class(source, node))
             _read_body(source, node.body)  # nested classes
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if "register_keras_serializable" in source.text and any(
-                "register_keras_serializable" in (source.resolve(n) or "")
-                for n in walk(node)
-                if isinstance(n, (ast.Name, ast.Attribute))
-            ):
-                source.registrars.add(node.name)
         elif isinstance(node, (ast.If, ast.Try)):
             _read_body(
                 source, [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
             )
-        elif "register_keras_serializable" in source.text or "get_custom_objects" in source.text:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # one that registers is found below
+        elif registering or "get_custom_objects" in source.text:
             # `register_keras_serializable()(Cls)`, `get_custom_objects()["Cls"] = Cls`, ...
             names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
             attrs = {
@@ -127,6 +150,36 @@ def _read_body(source: SourceFile, body: list[ast.stmt]) -> None:
                 a.endswith(("register_keras_serializable", "get_custom_objects")) for a in attrs
             ):
                 source.registered_names |= names
+    if registering and body is source.tree.body:
+        _find_registrars(source)
+
+
+def _find_registrars(source: SourceFile) -> None:
+    """The module's names that register what they decorate: functions and classes (an
+    export decorator such as keras-hub's) whose code calls `register_keras_serializable`
+    or another of them, and aliases (`reg = keras.saving.register_keras_serializable(...)`)."""
+    members = {}
+    for node in source.tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            members[node.name] = node
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            for target in node.targets:
+                members[target.id] = node.value
+    found = source.registrars
+    grown = True
+    while grown:  # a function that calls one that registers registers too
+        grown = False
+        for name, node in members.items():
+            if name not in found and any(
+                (isinstance(n, ast.Name) and n.id in found)
+                or (
+                    isinstance(n, (ast.Name, ast.Attribute))
+                    and (source.resolve(n) or "").endswith("register_keras_serializable")
+                )
+                for n in walk(node)
+            ):
+                found.add(name)
+                grown = True
 
 
 def _read_class(source: SourceFile, node: ast.ClassDef) -> ClassInfo:

@@ -11,10 +11,19 @@ from typing import Any
 
 import libcst as cst
 
-from ..declaration.code import Code, body
-from ..declaration.ir import BOUNDS, Construction, Declared, KerasObject, Op, Param, Sublayer
+from ..declaration.code import Code, body, expression_node, is_input_shape, shape_rank
+from ..declaration.ir import (
+    BOUNDS,
+    Branches,
+    Construction,
+    Declared,
+    KerasObject,
+    Op,
+    Param,
+    Sublayer,
+)
 from ..keras_names import IDENTIFIERS
-from .docs import example_doc, input_doc, output_doc
+from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
 KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
@@ -166,41 +175,15 @@ def param_doc(name: str, param: Param) -> str:
 # -- shapes ------------------------------------------------------------------
 
 
-def _expression(code: Code) -> cst.BaseExpression:
-    return code.module.body[0].body[0].value
-
-
 def shape_tuple(code: Code, rename: dict[str, str], inputs: set[str]) -> str:
     """A shape expression as Python code that builds a tuple."""
-    node = _expression(code)
+    node = expression_node(code)
     text = code.render(rename)
     if isinstance(node, cst.Tuple):
         return text if node.lpar else f"({text})"
-    if _is_input_shape(node, inputs):
+    if is_input_shape(node, inputs):
         return f"tuple({text})"
     return f"({text},)"
-
-
-def _is_input_shape(node: cst.BaseExpression, inputs: set[str]) -> bool:
-    """An input's name alone (`x`) or sliced (`x[1:]`) stands for several dims."""
-    if isinstance(node, cst.Name):
-        return node.value in inputs
-    return (
-        isinstance(node, cst.Subscript)
-        and isinstance(node.value, cst.Name)
-        and node.value.value in inputs
-        and any(isinstance(e.slice, cst.Slice) for e in node.slice)
-    )
-
-
-def shape_rank(code: Code, inputs: set[str]) -> int | None:
-    """The number of dims, when it is known without the input shapes."""
-    node = _expression(code)
-    if isinstance(node, cst.Tuple):
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
-        return len(node.elements)
-    return None if _is_input_shape(node, inputs) else 1
 
 
 # -- the context -------------------------------------------------------------
@@ -226,7 +209,7 @@ def build_context(
         {
             "name": m.name,
             "args": list(m.args),
-            "body": body(m.body, _shadowed(self_rename, m.args)),
+            "body": body(m.body, _shadowed(self_rename, m.arg_names)),
         }
         for m in ir.methods
     ]
@@ -290,14 +273,15 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     input_set = set(inputs)
     shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
     shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
-    call_rename = _shadowed(self_rename, [*inputs, "training", "mask"])
+    keywords = [k.name for k in ir.keywords]
+    call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
     param_rename = {p: f"self.{p}" for p in ir.params}
 
     weights = []
     for w in ir.weights:
         shape = shape_tuple(w.shape.code, shape_rename, input_set)
         rank = shape_rank(w.shape.code, input_set)
-        args = {"name": literal(w.name), "shape": shape}
+        args = {"name": literal(w.name.lstrip("_")), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(w.initializer, param_rename)
@@ -315,6 +299,10 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["trainable"] = "False"
         if w.dtype:
             args["dtype"] = literal(w.dtype)
+        if not w.autocast:  # as GroupNormalization: `self.autocast = False` alone is not enough
+            args["autocast"] = "False"
+        if w.aggregation:
+            args["aggregation"] = literal(w.aggregation)
         when = None
         if isinstance(w.created, Code):
             when = w.created.render(param_rename)
@@ -330,41 +318,60 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         )
         for i in ir.inputs
     ]
-    specs = []
-    for i in ir.inputs:
+
+    def spec(i, axes: bool) -> str:
+        """`InputSpec` of an input; `axes`: with the dims fixed once built, as in `build`."""
+        parts = []
         if i.rank is not None or i.min_rank is not None:
-            specs.append(
-                "keras.InputSpec("
-                + (f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
-                + ")"
-            )
-        else:
-            specs.append("None")
-    input_spec = None
-    if any(s != "None" for s in specs):
-        input_spec = specs[0] if not several else "[" + ", ".join(specs) + "]"
+            parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
+        if axes and i.axes:
+            shape = shape_names[i.name]
+            axes = [f"self.{a}" if isinstance(a, str) else str(a) for a in i.axes]
+            parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in axes) + "}")
+        return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
+
+    def specs(axes: bool) -> str | None:
+        found = [spec(i, axes) for i in ir.inputs]
+        if all(s == "None" for s in found):
+            return None
+        return found[0] if not several else "[" + ", ".join(found) + "]"
+
+    input_spec = specs(axes=False)
+    built_input_spec = specs(axes=True) if any(i.axes for i in ir.inputs) else None
 
     return {
         "several_inputs": several,
         "call_arg": "inputs" if several else inputs[0],
+        # Keyword arguments of `call` (and of `compute_output_spec`, which gets the same).
+        "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
-        "sublayers": [_sublayer(sub, shape_rename) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        # Weights with a declared layout, by path in the layer: `build` warns when a
+        # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
+        "layout_paths": tuple(ir.layouts),
         "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
         "input_spec": input_spec,
+        "built_input_spec": built_input_spec,  # with the axes `build` fixes
         "masking": ir.masking,
         "compute_mask": (
             ir.compute_mask.render(_shadowed(self_rename, [*inputs, "mask"]))
             if ir.compute_mask is not None
             else None
         ),
-        "losses": [loss.render(call_rename) for loss in ir.losses],
+        # Added before the call's own code, or before each of its returns when a loss reads
+        # a name the call binds.
+        "losses_first": (
+            None if ir.losses_read_call else "".join(f"{s}\n" for s in _losses(ir, call_rename))
+        ),
         "call_body": _call_body(ir, call_rename),
+        "takes_training": _takes_training(ir),
         "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
+        "call_args_doc": [docstring_text(line, " " * 12, 8, width) for line in call_args_doc(ir)],
         "output_doc": [docstring_text(line, " " * 12, 8, width) for line in output_doc(ir)],
         "example_doc": (
             [docstring_text(line) for line in example] if example is not None else None
@@ -380,15 +387,17 @@ def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     return value.code.render(param_rename)
 
 
-def _sublayer(sub: Sublayer, shape_rename: dict[str, str]) -> dict[str, Any]:
+def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
-    rename = shape_rename if sub.reads_input_shapes else {}
+    # In `__init__` the params are stored before the sublayers are created: their Keras
+    # objects (`keras.activations.get(...)`), as in `build`.
+    rename = shape_rename if sub.reads_input_shapes else {p: f"self.{p}" for p in params}
     if sub.sequence is None:
-        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name)
+        construct = _construct(Construction(sub.class_, sub.args), rename, sub.name.lstrip("_"))
     else:
         items = [_construct(c, rename) for c in sub.sequence]
-        named = "" if "name" in sub.args else f", name={literal(sub.name)}"
+        named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
     return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
 
@@ -406,14 +415,33 @@ def _construct(c: Construction, rename: dict[str, str], name: str | None = None)
     return f"{c.class_}({', '.join(parts)})"
 
 
+def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
+    """The `add_loss` statements; training-only ones under `if training:`; with sublayers,
+    under one `if` that skips the symbolic call `build` makes."""
+    lines = []
+    for i, loss in enumerate(ir.losses):
+        add = f"self.add_loss({loss.render(rename)})"
+        lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
+    if not lines or not ir.sublayers:
+        return lines
+    return [
+        "# `build` traces `call` symbolically; losses are only added on real calls.\n"
+        f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
+        + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
+    ]
+
+
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
     updates = list(ir.updates.items())
-
     cast = _returned(ir)
+    # Losses that read a name the call binds are added before each of its returns.
+    losses = _losses(ir, rename) if ir.losses_read_call else []
 
     def with_updates(guarded: bool):
         if not updates:
-            return cast and (lambda e: [f"return {cast(e)}"])
+            if not (cast or losses):
+                return None
+            return lambda e: [*losses, f"return {cast(e) if cast else e}"]
         assigns = []
         if len(updates) == 1:
             name, code = updates[0]
@@ -426,7 +454,12 @@ def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
                 assigns.append(f"self.{name}.assign(ops.cast(new_{name}, self.{name}.dtype))")
         if guarded:  # one `if training:` statement holding them all
             assigns = ["if training:\n" + "\n".join(f"    {line}" for line in assigns)]
-        return lambda e: [f"outputs = {cast(e) if cast else e}", *assigns, "return outputs"]
+        return lambda e: [
+            f"outputs = {cast(e) if cast else e}",
+            *assigns,
+            *losses,
+            "return outputs",
+        ]
 
     if ir.call is None:
         return None  # the base class's call is used as it is
@@ -435,6 +468,17 @@ def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
     train = body(ir.call.train, rename, with_updates(False))
     infer = body(ir.call.infer, rename, with_updates(False) if cast else None)
     return _float32_inputs(ir) + "if training:\n" + block(train, 4) + "\n" + infer
+
+
+def _takes_training(ir: Declared) -> bool:
+    """`call` takes `training` only when it reads it, as Keras's own `Dense` does not; Keras
+    still passes the outer `training` on to sublayers. A base class's `call` may read it."""
+    if ir.base is not None or isinstance(ir.call, Branches) or ir.updates:
+        return True
+    if ir.training_only_losses:  # added under `if training:`
+        return True
+    codes = [ir.call, *ir.losses] if isinstance(ir.call, Code) else list(ir.losses)
+    return any(f.name == "training" for code in codes for f in code.free)
 
 
 def _float32_inputs(ir: Declared) -> str:
@@ -468,6 +512,13 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
         return f"ops.cast({element}, self.compute_dtype)" if cast else element
 
     node = cst.parse_expression(value)
+    if isinstance(node, cst.Dict):  # keyed by the declared names: checked when analysed
+        if not cast:
+            return value
+        items = [(cst.Module([]).code_for_node(e.key), e.value) for e in node.elements]
+        return (
+            "{" + ", ".join(f"{k}: {out(cst.Module([]).code_for_node(v))}" for k, v in items) + "}"
+        )
     elements = list(node.elements) if isinstance(node, cst.Tuple) else []
     if len(elements) == len(names) and not any(isinstance(e, cst.StarredElement) for e in elements):
         values = [cst.Module([]).code_for_node(e.value) for e in elements]

@@ -31,6 +31,8 @@ def input_doc(ir: Declared) -> list[str]:
             dims = ["batch_size"]
         elif rank == 2:
             dims = ["batch_size", last]
+        elif rank is not None:  # a declared rank: every dim named, as keras-hub writes them
+            dims = ["batch_size", *(f"d{i}" for i in range(1, rank - 1)), last]
         else:
             dims = ["batch_size", ELLIPSIS, last]
         text = _tensor(dims, rank)
@@ -39,6 +41,15 @@ def input_doc(ir: Declared) -> list[str]:
         if spec.dtype:
             text += f", dtype `{spec.dtype}`"
         lines.append((f"`{name}`: " if several else "") + text + ".")
+    return lines
+
+
+def call_args_doc(ir: Declared) -> list[str]:
+    """One line per keyword argument of `call`, as keras-hub's "Call arguments"."""
+    lines = []
+    for k in ir.keywords:
+        text = (k.doc or ("a tensor, or None" if k.type == "tensor" else k.type)).rstrip(".")
+        lines.append(f"{k.name}: {text}. Defaults to `{k.default!r}`.")
     return lines
 
 

@@ -60,6 +60,11 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
         return black.format_str(code, mode=whole)
 
 
+def black_mode(style: BlackStyle) -> black.Mode:
+    """black's mode for the project's settings (layergen check --fix formats its lines so)."""
+    return _mode(style)
+
+
 @functools.lru_cache(maxsize=64)
 def _mode(style: BlackStyle) -> black.Mode:
     import black

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..declaration.code import Code, body
 from ..declaration.ir import Branches, Declared
+from ..declaration.layouts import LAYOUT_MODULE
 from .context import docstring_text, op_context, shape_tuple
 from .render import literal
 
@@ -37,6 +38,8 @@ UNKNOWN_LAYER_FACTS = {
     "masking": None,
     "ops": [],
     "losses_read_inputs": False,
+    "losses_read_call": False,  # the losses read names `call` binds: counted, not computed
+    "inference_losses": 0,  # losses an inference call adds (the others are training-only)
     "updates_read_inputs": False,
     "random": False,
     "statistics": [],
@@ -45,6 +48,8 @@ UNKNOWN_LAYER_FACTS = {
     "reference": None,
     "golden": False,
     "output_names": None,  # a layer that returns its outputs as a dict: their names
+    "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
+    "call_args": {},  # keyword arguments of `call` the example gives a value
     "gradient_check": None,  # the precision to check gradients in, by finite differences
     "op_methods": [],  # the declared ops, as the module writes them
     "reached_ops": [],  # the ops its `call` must reach
@@ -56,6 +61,8 @@ UNKNOWN_LAYER_FACTS = {
     "masking_reads_inputs": False,
     "sublayers": [],  # declared sublayers: each must be built
     "weights_read": [],  # weights the inference call reads: each changes the output
+    "layouts": {},  # declared layouts by weight path: tested under ModelParallel
+    "layout_module": None,  # the module of the folder's `get_layout_map`
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -189,7 +196,15 @@ def build_test_context(
         elif w.created is False:
             when = "False"
         shape = shape_tuple(w.shape.code, shape_rename, inputs)
-        weights.append({"name": w.name, "shape": shape, "trainable": w.trainable, "when": when})
+        weights.append(
+            {
+                "name": w.name,
+                "shape": shape,
+                "trainable": w.trainable,
+                "when": when,
+                "aggregation": w.aggregation,
+            }
+        )
 
     updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in ir.updates}
     sensitive = isinstance(ir.call, Branches) or any(
@@ -234,6 +249,8 @@ def build_test_context(
         masking=masking,
         ops=op_tests(ir, "layer", f"INPUT_SHAPES[{literal(ir.input_names[0])}]"),
         losses_read_inputs=_reads(inputs, *ir.losses),
+        losses_read_call=ir.losses_read_call,
+        inference_losses=len(ir.losses) - len(ir.training_only_losses),
         updates_read_inputs=_reads(inputs, *ir.updates.values()),
         random=ir.random,
         statistics=[
@@ -242,6 +259,7 @@ def build_test_context(
         ],
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
+        call_args=example.call_args,
         gradient_check=gradient_check,
         op_methods=[op_context(op, self_rename) for op in ir.ops],
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
@@ -259,6 +277,8 @@ def build_test_context(
             if ir.noise is not None and ir.noise.shape is not None
             else None
         ),
+        layouts=ir.layouts,
+        layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
     )
 
@@ -299,8 +319,13 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
             for n in members
         }
         inputs = ir.input_names
+        keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
+        named = keywords + members
+        # Without stated inputs, the stated weights are of the layer the reference checks.
+        if example.weights and example.inputs is None:
+            constants["WEIGHTS"] = dict(example.weights)
         reference = {
-            "signature": ", ".join([*inputs, *(["*"] if members else []), *members]),
+            "signature": ", ".join([*inputs, *(["*"] if named else []), *named]),
             "body": body(code),
             "call": ", ".join(
                 [

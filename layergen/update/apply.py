@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..textfiles import parse_python, read_text, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
 from .lock import Lock
 
 if TYPE_CHECKING:
-    from ..generate import Plan
     from .merge import Conflict, Prefer
+    from .plan import Plan
 
 _REJECT_HEADER = "# layergen: generated `"  # what the .rej files of layergen 0.1 began with
 _CLASS = re.compile(r"^class (\w+)\b", re.MULTILINE)
@@ -35,11 +35,7 @@ class Outcome:
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included."""
-        changed = [
-            p
-            for p, text in self.files.items()
-            if not p.is_file() or p.read_text(encoding="utf-8") != text
-        ]
+        changed = [p for p, text in self.files.items() if not same_text(p, text)]
         return changed + [p for p in self.deleted if p.exists()]
 
     def is_lock_file(self, path: Path) -> bool:
@@ -62,7 +58,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     renames = _renames(plan, lock)
     for path, new in plan.generated.items():
         reject = path.with_name(path.name + ".rej")
-        if reject.is_file() and reject.read_text(encoding="utf-8").startswith(_REJECT_HEADER):
+        if reject.is_file() and reject.read_bytes().startswith(_REJECT_HEADER.encode()):
             deleted.append(reject)  # conflicts are markers in the file now
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
@@ -71,19 +67,20 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             files[path] = new
             lock.record(path, new, plan.sources.get(path))
             continue
-        from ..render.render import format_code
         from .merge import Conflict, merge
 
-        current = path.read_text(encoding="utf-8")
-        if markers.blocks(current):
-            if prefer != "generated":
-                files[path] = current
-                conflicts[path] = [Conflict("", b.start + 1) for b in markers.blocks(current)]
-                continue  # the base stays: the markers were made against it
-            current = markers.resolve(current, "theirs")
+        as_stored = read_text(path)
+        current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
         base = lock.base(path)
+        unsettled = markers.blocks(current, base)
+        if unsettled:
+            if prefer != "generated":
+                files[path] = as_stored
+                conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
+                continue  # the base stays: the markers were made against it
+            current = markers.resolve(current, "theirs", base)
         if current not in (base, new):  # a generated text parses; a hand-edited one may not
-            _check_parses(path, current)
+            parse_python(path, current, "merge into")
         result = merge(
             base,
             current,
@@ -92,10 +89,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             renames=renames.get(path),
             keep=plan.hand_written.get(path, frozenset()),
         )
-        text = result.text
-        if not result.conflicts and text not in (current, new):
-            text = _formatted(text, format_code, plan.style)
-        files[path] = text
+        # Not formatted: generated members come formatted, and hand-written code stays as written.
+        files[path] = with_line_ends(result.text, line_ends)
         if result.conflicts:
             conflicts[path] = result.conflicts
         lock.record(path, new, plan.sources.get(path))
@@ -119,31 +114,3 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
         if len(old) == 1 and len(new) == 1:
             renames[module] = renames[test] = {old.pop(): new.pop()}
     return renames
-
-
-def _check_parses(path: Path, text: str) -> None:
-    import libcst as cst
-
-    try:
-        cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    str(path),
-                    exc.raw_line,
-                    exc.raw_column + 1,
-                    "python-syntax",
-                    f"cannot merge into this file: invalid Python ({exc.message})",
-                    "fix the file, then run layergen again",
-                )
-            ]
-        ) from None
-
-
-def _formatted(text: str, format_code, style) -> str:
-    """A merged file formatted as generated files are; as it is if black cannot read it."""
-    try:
-        return format_code(text, style)
-    except Exception:  # black's InvalidInput and friends: never lose the merge over formatting
-        return text

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
 OURS = "<<<<<<< yours (edited by hand)\n"
@@ -35,13 +36,32 @@ class Block:
 
 
 def block(ours: list[str], theirs: list[str]) -> list[str]:
-    return [OURS, *ours, SEPARATOR, *theirs, THEIRS]
+    """A conflict's lines; a side's last line without a line break (the end of a file) gets
+    one, so that no marker is glued to code."""
+    return [OURS, *_ended(ours), SEPARATOR, *_ended(theirs), THEIRS]
 
 
-def blocks(text: str) -> list[Block]:
-    """The complete conflict blocks in `text` (markers at the start of a line, in order)."""
+def _ended(lines: list[str]) -> list[str]:
+    return (
+        [*lines[:-1], lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"] if lines else []
+    )
+
+
+def blocks(text: str, generated: str | None = None) -> list[Block]:
+    """The complete conflict blocks in `text` (markers at the start of a line, in order).
+
+    `generated`: the text layergen generated last for the file. Its own lines are code, not
+    markers: a string in `call` may hold a line `=======`, and the markers of a conflict
+    are never lines of the generation they were written beside.
+    """
+    rows = text.split("\n")
+    if not any(_START.match(row) for row in rows):
+        return []
+    code = _same_rows(generated.split("\n"), rows) if generated is not None else set()
     found, start, middle = [], None, None
-    for index, line in enumerate(text.split("\n")):
+    for index, line in enumerate(rows):
+        if index in code:
+            continue
         if _START.match(line):
             start, middle = index, None
         elif start is not None and middle is None and _MIDDLE.match(line):
@@ -52,10 +72,16 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def resolve(text: str, side: Side) -> str:
+def resolve(text: str, side: Side, generated: str | None = None) -> str:
     """`text` with each conflict block replaced by one of its sides."""
     lines = text.split("\n")
-    for b in reversed(blocks(text)):
+    for b in reversed(blocks(text, generated)):
         kept = lines[b.start + 1 : b.middle] if side == "ours" else lines[b.middle + 1 : b.end]
         lines[b.start : b.end + 1] = kept
     return "\n".join(lines)
+
+
+def _same_rows(generated: list[str], rows: list[str]) -> set[int]:
+    """Indices of `rows` that are lines of `generated`, in its order (the unchanged stretches)."""
+    matcher = SequenceMatcher(None, generated, rows, autojunk=False)
+    return {j + k for _, j, size in matcher.get_matching_blocks() for k in range(size)}

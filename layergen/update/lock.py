@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..textfiles import read_text
 
 NAME = "layergen.lock"
 BASES = Path(".layergen") / "base"
@@ -54,12 +55,20 @@ class Record:
     package: str = ""  # its registration package
     hand_written: tuple[str, ...] = ()  # members kept as written
     seal: str | None = None  # set once the record is written (or read)
+    # The registration package in effect when no `package` is declared: it stays the default,
+    # so models saved with the class still load (empty in a lock of layergen 0.1: `package`).
+    default_package: str = ""
+    # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
+    layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
         if any(key not in entries for key in self.outputs):
             return None
-        parts = [self.inputs, self.name, self.package, *self.hand_written, "|"]
+        parts = [self.inputs, self.name, self.package, self.default_package, *self.hand_written]
+        if self.layouts:  # (a record without them seals as before)
+            parts.append(json.dumps(self.layouts))
+        parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
         return _digest("\n".join(parts))
@@ -71,6 +80,8 @@ class Record:
             "class": self.name,
             "package": self.package,
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
+            **({"default_package": self.default_package} if self.default_package else {}),
+            **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             "seal": self.seal,
         }
 
@@ -83,6 +94,8 @@ class Record:
             data["package"],
             tuple(data.get("hand_written", ())),
             data["seal"],
+            data.get("default_package", ""),
+            tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
         )
 
 
@@ -93,11 +106,16 @@ class Lock:
         entries: dict[str, Entry] | None = None,
         texts: dict[str, str] | None = None,
         records: dict[str, Record] | None = None,
+        handwritten: dict[str, dict] | None = None,
     ):
         self.root = root
         self.entries = dict(entries or {})
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
         self.records = dict(records or {})  # declaration key -> Record
+        # test module key -> what `layergen tests` wrote it from: the hand-written module,
+        # the class, and the flags given once (handwritten.py), so a rerun needs none
+        self.handwritten = dict(handwritten or {})
+        self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
 
     @property
     def path(self) -> Path:
@@ -107,9 +125,9 @@ class Lock:
     def read(cls, root: Path) -> Lock:
         """The lock as committed; a lock that cannot be read stops the run (never silently dropped)."""
         path = root / NAME
-        if not path.is_file():
+        text = read_text(path, missing_ok=True)
+        if text is None:
             return cls(root)
-        text = path.read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith(("<<<<<<<", "=======", ">>>>>>>")):
                 raise DiagnosticError(
@@ -131,6 +149,7 @@ class Lock:
                 return cls(root, entries, texts)
             entries = {k: Entry(v["digest"], v.get("source")) for k, v in data["files"].items()}
             records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
+            handwritten = dict(data.get("handwritten", {}))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DiagnosticError(
                 [
@@ -142,7 +161,7 @@ class Lock:
                     )
                 ]
             ) from None
-        return cls(root, entries, records=records)
+        return cls(root, entries, records=records, handwritten=handwritten)
 
     def base(self, path: Path) -> str | None:
         """The text generated last time for `path`, or None if it never was."""
@@ -153,8 +172,9 @@ class Lock:
                 return None
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
             try:
-                text = file.read_text(encoding="utf-8")
-            except OSError:
+                # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
+                text = file.read_text(encoding="utf-8") if file.is_file() else None
+            except (OSError, UnicodeDecodeError):
                 text = None
             if text is None or _digest(text) != entry.digest:
                 raise DiagnosticError(
@@ -189,7 +209,7 @@ class Lock:
         for key in record.outputs:
             path = self.root / key
             try:
-                data = path.read_bytes()
+                data = path.read_bytes() if path.is_file() else b""  # a pipe would never end
             except OSError:
                 return None
             if hashlib.sha256(data).hexdigest() != self.entries[key].digest:
@@ -197,9 +217,13 @@ class Lock:
             files[path] = data.decode("utf-8")
         return record, files
 
-    def remember(self, declaration: Path, record: Record) -> None:
-        """Record a declaration rendered in this run; it is sealed when the index is written."""
-        self.records[self._key(declaration)] = record
+    def remember(self, declaration: Path, record: Record, files: dict[Path, str]) -> None:
+        """Record a declaration rendered in this run into `files`; it is sealed when the index
+        is written, if each of its files' bases is then what was rendered (a file that still
+        holds conflict markers keeps its old base, and a record over it would say it is new)."""
+        key = self._key(declaration)
+        self.records[key] = record
+        self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
 
     def key(self, path: Path) -> str:
         return self._key(path)
@@ -228,10 +252,15 @@ class Lock:
         for key, record in sorted(self.records.items()):
             seal = record.sealed(self.entries)
             if record.seal is None:  # rendered in this run: sealed over its files' entries
+                rendered = self._rendered.get(key, {}).items()
+                if any(getattr(self.entries.get(k), "digest", None) != d for k, d in rendered):
+                    continue
                 record = replace(record, seal=seal)
             if seal is not None and record.seal == seal:  # one that no longer fits is dropped
                 records[key] = record.as_json()
         data = {"version": VERSION, "files": index, **({"records": records} if records else {})}
+        if self.handwritten:
+            data["handwritten"] = dict(sorted(self.handwritten.items()))
         out[self.path] = json.dumps(data, indent=1) + "\n"
         return out
 

@@ -15,6 +15,7 @@ inside a class each method, its docstring and its header) is handled alone:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
@@ -24,7 +25,7 @@ import libcst as cst
 from .conflicts import block as conflict_block
 from .diff3 import merge3_sides
 
-Prefer = Literal["merge", "generated", "current"]
+Prefer = Literal["merge", "generated"]
 _EMPTY = cst.Module([])
 
 
@@ -55,6 +56,9 @@ def code(node: cst.CSTNode) -> str:
 
 
 def _key(node: cst.CSTNode) -> str:
+    """What a member is called: a function or class by its name, an assignment by the names it
+    binds (`ARGS =`: changed on both sides, it is one member, not two), anything else by its code.
+    """
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return node.name.value
     if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
@@ -63,6 +67,12 @@ def _key(node: cst.CSTNode) -> str:
             statement.value, (cst.SimpleString, cst.ConcatenatedString)
         ):
             return "<docstring>"  # only ever the first statement in generated code
+        if isinstance(statement, cst.Assign) and all(
+            isinstance(t.target, cst.Name) for t in statement.targets
+        ):
+            return " = ".join(t.target.value for t in statement.targets) + " ="
+        if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
+            return statement.target.value + ":"
     return code(node.with_changes(leading_lines=())).strip()
 
 
@@ -86,8 +96,8 @@ def merge(
     renames: dict[str, str] | None = None,
     keep: frozenset[str] = frozenset(),
 ) -> Merged:
-    """The merged text of a file; `prefer` settles conflicts ("merge": write both sides
-    between conflict markers). `renames` maps old names to new (a class renamed in its
+    """The merged text of a file; `prefer` settles conflicting lines ("merge": write both
+    sides between conflict markers; "generated": take the generated side). `renames` maps old names to new (a class renamed in its
     declaration): the person's code is renamed too before the merge, so edits carry over.
     `keep`: members (`Class.build`) whose version in the file stays as it is (hand-written)."""
     if current == new:
@@ -99,9 +109,7 @@ def merge(
         base or ""
     )  # never generated before: everything in the file is the person's
     if renames:
-        base_tree, current_tree = (
-            tree.visit(_Rename(renames)) for tree in (base_tree, current_tree)
-        )
+        base_tree, current_tree = (renamed(tree, renames) for tree in (base_tree, current_tree))
     new_tree = cst.parse_module(new)
     merger = _Merger(prefer, keep)
     body = merger.members(
@@ -122,19 +130,19 @@ def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
     at a time and diffing the two texts gives that conflict's lines, exactly as the
     file lays them out (indentation, blank lines).
     """
-    ours_lines = result.code.splitlines(keepends=True)
+    ours_lines = lines(result.code)
     hunks = []
     for index, p in enumerate(pending):
-        theirs_lines = result.deep_replace(p.ours, p.theirs).code.splitlines(keepends=True)
+        theirs_lines = lines(result.deep_replace(p.ours, p.theirs).code)
         matcher = SequenceMatcher(None, ours_lines, theirs_lines, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
                 hunks.append(
                     (i1, i2, [] if p.ours_empty else ours_lines[i1:i2], theirs_lines[j1:j2], index)
                 )
-    lines = list(ours_lines)
+    out = list(ours_lines)
     for i1, i2, ours, theirs, _ in sorted(hunks, key=lambda h: h[0], reverse=True):
-        lines[i1:i2] = conflict_block(ours, theirs)
+        out[i1:i2] = conflict_block(ours, theirs)
     # Lines of the first marker of each conflict, in the final text.
     firsts: dict[int, int] = {}
     shift = 0
@@ -142,15 +150,51 @@ def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
         firsts.setdefault(index, i1 + shift + 1)
         shift += len(ours) + len(theirs) + 3 - (i2 - i1)
     conflicts = [Conflict(p.member, firsts.get(i, 1)) for i, p in enumerate(pending)]
-    return Merged("".join(lines), sorted(conflicts, key=lambda c: c.line))
+    return Merged("".join(out), sorted(conflicts, key=lambda c: c.line))
+
+
+def renamed(tree: cst.Module, renames: dict[str, str]) -> cst.Module:
+    """`tree` with each module-level name in `renames` renamed where it is bound (the class, or
+    the name it is imported as) and wherever scope analysis finds it used. An attribute
+    (`keras.layers.Dense`), a string or a local of the same name is another thing and stays."""
+    from libcst.metadata import MetadataWrapper, ScopeProvider
+
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    scope = wrapper.resolve(ScopeProvider)[tree]
+    names: dict[int, str] = {}  # id of a Name node -> its new value
+    for old, new in renames.items():
+        for assignment in scope.assignments[old] if scope is not None else ():
+            bound = _bound_name(getattr(assignment, "node", None), old)
+            if bound is None:
+                continue
+            names[id(bound)] = new
+            for reference in assignment.references:
+                if isinstance(reference.node, cst.Name):
+                    names[id(reference.node)] = new
+    return tree.visit(_Rename(names)) if names else tree
+
+
+def _bound_name(node, name: str) -> cst.Name | None:
+    """The Name node in a class statement or an import that binds `name`."""
+    if isinstance(node, cst.ClassDef):
+        return node.name
+    if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(
+        node.names, cst.ImportStar
+    ):
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(bound, cst.Name) and bound.value == name:
+                return bound
+    return None
 
 
 class _Rename(cst.CSTTransformer):
-    def __init__(self, renames: dict[str, str]):
-        self.renames = renames
+    def __init__(self, names: dict[int, str]):
+        self.names = names
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.renames.get(updated.value, updated.value))
+        new = self.names.get(id(original))
+        return updated if new is None else updated.with_changes(value=new)
 
 
 class _Merger:
@@ -192,28 +236,33 @@ class _Merger:
         return [node for _, node in out]
 
     def one(self, name: str, base, current, new):
+        settled = self.settled(name, base, current, new)
+        if settled is not None:
+            return settled
+        if isinstance(current, cst.ClassDef) and isinstance(new, cst.ClassDef):
+            return self.class_(name, base, current, new)
+        return self.text(name, base, current, new)
+
+    def settled(self, name: str, base, current, new):
+        """The member's version when at most one side changed it; None when both did."""
         if code(current) == code(new) or name in self.keep:
             return current
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
-        if isinstance(current, cst.ClassDef) and isinstance(new, cst.ClassDef):
-            return self.class_(name, base, current, new)
-        return self.text(name, base, current, new)
+        return None
 
     def class_(self, name: str, base, current: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
         """A class merges member by member, its header (decorators, bases) as one more member."""
 
-        def header(c):
-            return c.with_changes(body=cst.IndentedBlock([]))
+        def header(c):  # a body of `pass`: a header alone is no statement to merge lines of
+            return c.with_changes(body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]))
 
         conflicts = len(self.pending)
-        merged_header = self.one(
-            name + ".<header>",
-            header(base) if base is not None else None,
-            header(current),
-            header(new),
+        sides = (header(base) if base is not None else None, header(current), header(new))
+        merged_header = self.settled(name + ".<header>", *sides) or self.text(
+            name + ".<header>", *sides
         )
         header_conflict = self.pending[conflicts] if len(self.pending) > conflicts else None
         members = self.members(
@@ -229,26 +278,17 @@ class _Merger:
         return merged
 
     def text(self, name: str, base, current, new):
+        """A member changed on both sides, merged line by line; `--force` settles the lines
+        both sides changed with the generated ones, and keeps every other hand edit."""
+        if base is None:  # nothing to merge against: the member is one conflict
+            return new if self.prefer == "generated" else self.conflict(name, current, new)
+        ours, theirs = merge3_sides(*(lines(code(n)) for n in (base, current, new)))
         if self.prefer == "generated":
-            return new
-        if self.prefer == "current":
-            return current
-        if base is None:
-            return self.conflict(name, current, new)
-        ours, theirs = merge3_sides(
-            *(code(n).splitlines(keepends=True) for n in (base, current, new))
-        )
+            ours = theirs
         try:
-            (ours_node,) = cst.parse_module("".join(ours)).body
-            (theirs_node,) = cst.parse_module("".join(theirs)).body
-        except (
-            cst.ParserSyntaxError,
-            ValueError,
-        ):  # the merged lines are no statement: whole members
-            return self.conflict(name, current, new)
-        # A module's leading blank lines belong to its header: give the members theirs back.
-        ours_node = _with_leading_lines(ours_node, current)
-        theirs_node = _with_leading_lines(theirs_node, new)
+            ours_node, theirs_node = _member(ours), _member(theirs)
+        except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement
+            return new if self.prefer == "generated" else self.conflict(name, current, new)
         if ours == theirs:
             return ours_node
         return self.conflict(name, ours_node, theirs_node)
@@ -259,7 +299,22 @@ class _Merger:
         return ours
 
 
-def _with_leading_lines(node, like):
-    if hasattr(node, "leading_lines") and hasattr(like, "leading_lines"):
-        return node.with_changes(leading_lines=like.leading_lines)
-    return node
+def lines(text: str) -> list[str]:
+    """`text` cut after each line break Python knows (`\\n`, `\\r\\n`): `str.splitlines` also cuts
+    at U+2028, `\\f` and the like, which may sit inside a string or a comment."""
+    return _LINE.findall(text)
+
+
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def _member(merged: list[str]) -> cst.CSTNode:
+    """The one statement of a merged member's lines. Parsed alone, its leading comments and
+    blank lines are the module's header: they are the statement's own again."""
+    parsed = cst.parse_module("".join(merged))
+    (node,) = parsed.body
+    if parsed.footer:
+        raise ValueError("lines after the member")
+    # Blank lines of a module's header are "indented"; in a class they would gain spaces.
+    header = [line.with_changes(indent=line.comment is not None) for line in parsed.header]
+    return node.with_changes(leading_lines=[*header, *node.leading_lines])

@@ -90,8 +90,17 @@ def check(t) -> str:
     two = train(t, x, targets, two_devices)
     problems = []
     for a, b in zip(one.weights, two.weights):
+        replicas = [to_numpy(v) for v in getattr(b.value, "values", [b.value])]
+        if not all(np.allclose(r, replicas[0]) for r in replicas):
+            problems.append(f"{b.path}: the replicas differ")
         if not np.allclose(to_numpy(a), to_numpy(b), rtol=1e-4, atol=1e-5):
-            problems.append(f"{a.path}: max diff {np.max(np.abs(to_numpy(a) - to_numpy(b))):.3g}")
+            gap = np.max(np.abs(to_numpy(a) - to_numpy(b)))
+            values = (
+                f" (one device {to_numpy(a).round(4).tolist()}, two {to_numpy(b).round(4).tolist()})"
+                if np.size(to_numpy(a)) <= 4
+                else ""
+            )
+            problems.append(f"{a.path}: max diff {gap:.3g}{values}")
     if len(one.weights) != len(two.weights):
         problems.append(f"{len(one.weights)} weights on one device, {len(two.weights)} on two")
     with tempfile.TemporaryDirectory() as folder:

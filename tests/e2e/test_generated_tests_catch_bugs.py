@@ -24,8 +24,8 @@ BUGS = {
     ),
     "sublayer_without_dtype_policy": (
         "dropout_and_scale",
-        'rate=rate, name="dropout", dtype=self.dtype_policy',  # keras.layers.Dropout's
-        'rate=rate, name="dropout"',
+        'rate=self.rate, name="dropout", dtype=self.dtype_policy',  # keras.layers.Dropout's
+        'rate=self.rate, name="dropout"',
         "test_mixed_precision_matches_float32[mixed_float16]",
     ),
     "training_ignored": (

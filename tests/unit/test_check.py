@@ -37,7 +37,7 @@ def findings(
     for other_name, other in (extra or {}).items():
         (tmp_path / other_name).write_text(textwrap.dedent(other))
         paths.append(tmp_path / other_name)
-    report = check_files(paths, settings or CheckSettings(root=tmp_path))
+    report = check_files(paths, settings or CheckSettings(root=tmp_path, select=frozenset(RULES)))
     assert not report.errors
     return [(f.code, f.line - HEADER.count("\n")) for f in report.findings.get(path, [])]
 
@@ -115,7 +115,10 @@ CASES = {
         + "class A(layers.Layer):\n    def call(self, x):\n        self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
         [
             REG
-            + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n"
+            + "class A(layers.Layer):\n    def build(self, s):\n        self.w = self.add_weight(shape=(s[-1],))\n    def call(self, x):\n        return x * self.w\n",
+            # Keras 2: made once, at the first call
+            "class A(tf.keras.layers.Layer):\n    def call(self, x):\n        if self.w is None:\n"
+            "            self.w = self.add_weight(shape=(x.shape[-1],))\n        return x * self.w\n",
         ],
     ),
     "weight-in-init": (
@@ -240,6 +243,10 @@ CASES = {
             "    def compute_output_shape(self, s):\n        return s\n",
         ],
     ),
+    "python-syntax": (
+        "class A(layers.Layer:\n    pass\n",
+        [REG + "class A(layers.Layer):\n    def call(self, x):\n        return x  # class A(:\n"],
+    ),
 }
 
 
@@ -290,7 +297,9 @@ def test_keras_ops_under_another_name_and_project_registration_decorators(tmp_pa
         "class A(keras.layers.Layer):\n    def call(self, x):\n        if K.any(x > 0):\n            return numpy.abs(x)\n        return x\n"
     )
     (tmp_path / "a.py").write_text(code)
-    settings = CheckSettings(root=tmp_path, registrars=frozenset({"myproj.api.export"}))
+    settings = CheckSettings(
+        root=tmp_path, registrars=frozenset({"myproj.api.export"}), select=frozenset(RULES)
+    )
     report = check_files([tmp_path / "a.py"], settings)
     assert [f.code for f in report.findings[tmp_path / "a.py"]] == [
         "python-if-on-tensor",
@@ -370,10 +379,11 @@ def test_fix_rewrites_every_fixable_rule_and_keeps_the_rest_byte_for_byte(tmp_pa
     (folder / "block.py").write_bytes(
         FIX_BEFORE.replace("\n", "\r\n").encode()
     )  # line endings are kept too
-    result = layergen("check", "--fix", "pkg", cwd=tmp_path)
+    fixable = ",".join(code for code, rule in RULES.items() if rule.fixable)
+    result = layergen("check", "--fix", "--select", fixable, "pkg", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (folder / "block.py").read_bytes() == FIX_AFTER.replace("\n", "\r\n").encode()
-    assert layergen("check", "pkg", cwd=tmp_path).returncode == 0
+    assert layergen("check", "--select", fixable, "pkg", cwd=tmp_path).returncode == 0
 
 
 def test_diff_shows_the_fix_and_writes_nothing(tmp_path):
@@ -402,13 +412,15 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
         and match.group(6) == "init-kwargs"
     ), first
     assert hint.startswith("  hint: ")
+    # A syntax error is a finding, and the other files are checked all the same.
     (tmp_path / "broken.py").write_text("import keras\nclass A(:\n")
-    result = layergen("check", "broken.py", cwd=tmp_path)
-    assert result.returncode == 2 and re.search(
-        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stderr
+    result = layergen("check", "broken.py", "buggy.py", cwd=tmp_path)
+    assert result.returncode == 1 and re.search(
+        r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stdout
     )
+    assert "[init-kwargs]" in result.stdout
     # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
-    (tmp_path / "other.py").write_text("class A(:\n")
+    (tmp_path / "other.py").write_text("class Point(:\n")
     assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
     assert "Traceback" not in result.stderr
     missing = layergen("check", "nope.py", cwd=tmp_path)
@@ -500,3 +512,189 @@ def test_lines_are_counted_as_python_counts_them(tmp_path):
     assert findings(code, tmp_path) == [("init-kwargs", 3)]
     silenced = code.replace("# \x0c", "# \x0c layergen: ignore[init-kwargs]")
     assert findings(silenced, tmp_path, name="b.py") == []
+
+
+def test_test_files_are_skipped_when_a_folder_is_searched(tmp_path):
+    buggy = HEADER + CASES["init-kwargs"][0]
+    for name in ("test_layer.py", "layer_test.py", "conftest.py", "layer.py"):
+        (tmp_path / name).write_text(buggy)
+    settings = CheckSettings(root=tmp_path)
+    assert [p.name for p in python_files([tmp_path], settings)] == ["layer.py"]
+    named = python_files([tmp_path / "test_layer.py"], settings)  # named: checked all the same
+    assert check_files(named, settings).findings
+
+
+def _run(tmp_path, files: dict[str, str], select=None) -> dict[str, list[str]]:
+    """{file: [codes]} of a run over `files` (relative paths under tmp_path)."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    settings = CheckSettings(root=tmp_path, select=frozenset(select or RULES))
+    report = check_files(python_files([tmp_path], settings), settings)
+    return {
+        p.relative_to(tmp_path).as_posix(): [f.code for f in found]
+        for p, found in report.findings.items()
+    }
+
+
+LAYER = """
+class Scale(keras.layers.Layer):
+    def call(self, x):
+        return x
+"""
+
+
+def test_registration_through_an_alias_or_an_export_class_is_recognised(tmp_path):
+    found = _run(
+        tmp_path,
+        {
+            "alias.py": "import keras\nreg = keras.saving.register_keras_serializable(package='x')\n\n@reg"
+            + LAYER,
+            "api.py": """
+                import keras
+                def _register(symbol):
+                    keras.saving.register_keras_serializable(package="x")(symbol)
+                class my_export:
+                    def __init__(self, path):
+                        self.path = path
+                    def __call__(self, symbol):
+                        _register(symbol)
+                        return symbol
+                """,
+            "exported.py": "import keras\nfrom api import my_export\n\n@my_export('x.Scale')"
+            + LAYER,
+        },
+        select=["unregistered"],
+    )
+    assert found == {}
+
+
+def test_keras_packages_are_found_by_module_path_and_keras_2_is_not_judged_as_keras_3(
+    tmp_path,
+):
+    (tmp_path / "keras_hub").mkdir()
+    (tmp_path / "keras_hub" / "__init__.py").write_text("")
+    keras2 = """
+        import tensorflow as tf, tf_keras
+        layers = tf_keras.layers
+
+        class Scale(layers.Layer):
+            def call(self, x):
+                if tf.reduce_max(x) > 1.0:
+                    x = tf.nn.relu(x)
+                return x
+        """
+    found = _run(
+        tmp_path,
+        {"keras_hub/src/models/scale.py": "import keras\n" + LAYER, "tfm.py": keras2},
+    )
+    assert found == {}
+
+
+def test_config_follows_every_parent_that_super_reaches(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Task(keras.Model):
+            def __init__(self, backbone, **kwargs):
+                super().__init__(**kwargs)
+                self.backbone = backbone
+            def get_config(self):
+                return {"backbone": self.backbone, "name": self.name}
+
+        class Classifier(Task):
+            def __init__(self, backbone, num_classes=2, **kwargs):
+                super().__init__(backbone, **kwargs)
+                self.num_classes = num_classes
+            def get_config(self):
+                config = super().get_config()
+                config.update({"num_classes": self.num_classes})
+                return config
+
+        class Head(Classifier):
+            def __init__(self, backbone, num_classes=2, pooling="avg", **kwargs):
+                super().__init__(backbone, num_classes=num_classes, **kwargs)
+                self.pooling = pooling
+            def get_config(self):
+                config = super().get_config()
+                config.update({"pooling": self.pooling})
+                return config
+
+        class Opaque(keras.layers.Layer):
+            def __init__(self, size=2, **kwargs):
+                super().__init__(**kwargs)
+                self._config = {"size": size}
+            def get_config(self):
+                return dict(self._config.items())
+        """)
+    found = _run(tmp_path, {"m.py": code}, select=["config-missing"])
+    assert found == {}
+
+
+def test_init_kwargs_only_where_from_config_passes_the_base_arguments_back(tmp_path):
+    code = """
+        import tensorflow as tf
+
+        class OwnConfig(tf.keras.layers.Layer):
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+            def get_config(self):
+                return {"size": self.size}
+
+        class NoConfig(tf.keras.layers.Layer):  # Keras 2 raises at get_config: not silent
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+
+        class Extends(tf.keras.layers.Layer):
+            def __init__(self, size):
+                super().__init__()
+                self.size = size
+            def get_config(self):
+                return {**super().get_config(), "size": self.size}
+        """
+    found = _run(tmp_path, {"m.py": code}, select=["init-kwargs"])
+    assert found == {"m.py": ["init-kwargs"]}
+
+
+def test_config_knows_arguments_subclasses_pass_by_position_and_configs_that_refuse(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Pooling(keras.layers.Layer):
+            def __init__(self, reduce_function, size=2, **kwargs):
+                super().__init__(**kwargs)
+                self.reduce_function = reduce_function
+                self.size = size
+            def get_config(self):
+                return {**super().get_config(), "size": self.size}
+
+        class MeanPooling(Pooling):
+            def __init__(self, size=2, **kwargs):
+                super().__init__(ops.mean, size, **kwargs)
+
+        class Tokenizer(keras.layers.Layer):
+            def __init__(self, vocab_file, **kwargs):
+                super().__init__(**kwargs)
+                self.vocab_file = vocab_file
+            def get_config(self):
+                raise NotImplementedError("not serializable")
+        """)
+    assert _run(tmp_path, {"m.py": code}, select=["config-missing"]) == {}
+
+
+def test_config_leaves_alone_what_a_config_cannot_or_need_not_hold(tmp_path):
+    code = HEADER + textwrap.dedent("""
+        class Backbone(keras.layers.Layer):
+            def __init__(self, input_specs=layers.InputSpec(ndim=4), norm_layer=None,
+                         groups=1, unused=3, **kwargs):
+                if groups != 1:
+                    kwargs = {**kwargs, "groups": groups}
+                super().__init__(**kwargs)
+                self.input_specs = input_specs
+                self.norm_layer = norm_layer
+            def build(self, shape):
+                self.norm = self.norm_layer(axis=-1)
+            def get_config(self):
+                return super().get_config()
+        """)
+    assert _run(tmp_path, {"m.py": code}, select=["config-missing"]) == {}
+    kept = code.replace("self.input_specs = input_specs", "self.size = unused")
+    assert _run(tmp_path, {"m.py": kept}, select=["config-missing"]) == {"m.py": ["config-missing"]}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from layergen.lint.cache import CheckCache
 from layergen.lint.engine import check_files, python_files
+from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
 from helpers import FIXTURES, HANDWRITTEN, TESTS, TWINS, layergen
@@ -68,7 +69,7 @@ FILES = {
 def project(tmp_path: Path, files=FILES) -> tuple[list[Path], CheckSettings]:
     for name, text in files.items():
         (tmp_path / name).write_text(textwrap.dedent(text))
-    settings = CheckSettings(root=tmp_path)
+    settings = CheckSettings(root=tmp_path, select=frozenset(RULES))
     return python_files([tmp_path], settings), settings
 
 

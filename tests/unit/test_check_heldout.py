@@ -37,7 +37,7 @@ def header(path: Path) -> tuple[str | None, str, int | None, str | None]:
 
 
 def findings(path: Path) -> list[tuple[str, int]]:
-    report = check_files([path], CheckSettings(root=path.parent))
+    report = check_files([path], CheckSettings(root=path.parent, select=frozenset(RULES)))
     assert not report.errors
     return [(f.code, f.line) for f in report.findings.get(path, [])]
 

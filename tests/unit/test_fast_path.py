@@ -33,9 +33,9 @@ class Pipeline:
             render.format_code,
         )
 
-        def counting_parse(path, raw):
+        def counting_parse(path, raw, **kwargs):
             self.parsed.append(Path(path).name)
-            return parse(path, raw)
+            return parse(path, raw, **kwargs)
 
         def counting_render(template, context, **kwargs):
             self.rendered.append(template)

@@ -174,20 +174,22 @@ def test_without_output_type_the_outputs_stay_a_tuple():
 @pytest.mark.parametrize(
     "call, where",
     [
-        ('call: |\n  y = x\n  return {"mean": y, "log_var": y}\n', (3, 10)),
-        ('call: \'{"mean": x, "log_var": x}\'\n', (1, 8)),
+        ('call: |\n  y = x\n  return {"mean": y, "var": y}\n', (3, 10)),
+        ("call: '{\"mean\": x}'\n", (1, 8)),
         (
-            'call:\n  train: |\n    return x, x\n  infer: |\n    return {"mean": x, "log_var": x}\n',
+            'call:\n  train: |\n    return x, x\n  infer: |\n    return {"mean": x, "log_var": x, "z": x}\n',
             (5, 12),
         ),
     ],
 )
-def test_a_dict_returned_under_output_type_dict_is_an_error(call, where):
+def test_a_dict_returned_under_output_type_dict_needs_the_declared_keys(call, where):
+    """Issue 22 (item 9): a dict keyed by exactly the outputs is fine; other keys are not."""
     text = "layer: A\n" + call + "outputs: {mean: x, log_var: x}\noutput_type: dict\n"
     (found,) = errors(text)
     line, col = where
     assert (found.line, found.col, found.code) == (line + 1, col, "bad-return")
-    assert "(mean, log_var)" in found.hint
+    assert "(mean, log_var)" in found.message
+    assert "missing log_var" in found.hint or "not declared" in found.hint
 
 
 def test_a_dict_inside_a_nested_function_or_a_tuple_is_fine():
@@ -733,3 +735,27 @@ def test_outputs_by_name_are_recorded_and_checked_as_goldens(tmp_path):
     outcomes = run_pytest(root, "jax", "tests/test_latent_heads.py")
     assert outcomes["test_latent_heads::test_outputs_match_the_recorded_golden"] == "passed"
     assert set(outcomes.values()) == {"passed"}, outcomes
+
+
+@pytest.mark.parametrize(
+    "extra, takes",
+    [
+        ("call: x * 2\n", False),  # as Keras's own Dense: no `training` it never reads
+        (
+            "call: x * 2\nsublayers:\n  drop: {class: keras.layers.Dropout, args: {rate: 0.5}}\n",
+            False,
+        ),
+        ("call: |\n  if training:\n      return x * 2\n  return x\n", True),
+        ("call: {train: 'return x * 2', infer: 'return x'}\n", True),
+        (
+            "weights:\n  seen: {shape: 'x[-1]', trainable: false}\n"
+            "call: x + seen\nupdates:\n  seen: seen + 1.0\n",
+            True,
+        ),  # the updates run on training calls only
+        ("base: keras.layers.Dropout\ncall: super().call(x) * 2\n", True),  # as the base's
+    ],
+)
+def test_call_takes_training_only_when_the_layer_reads_it(extra, takes):
+    source = module_source("layer: Foo\n" + extra)
+    signature = method(source, "call").splitlines()[0]
+    assert ("training=None" in signature) is takes, signature

@@ -189,6 +189,8 @@ BAD_NAMES = [
         for hole in NAME_HOLES
         for name in BAD_NAMES
         if not (hole.endswith("class") and name == "'x.y'")
+        # a method argument may give its default (issue 22): `x=1` is valid there
+        and not (hole == "method argument" and name == "'x=1'")
     ],
 )
 def test_bad_names_never_reach_a_template(hole, name):

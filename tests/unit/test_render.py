@@ -15,11 +15,11 @@ from layergen.render.context import build_context
 from layergen.render.render import block, format_code, literal, render_source
 from layergen.render.tests_context import build_test_context
 
-from helpers import ACCEPTANCE, OWN_EXAMPLES, SHARED_EXAMPLES
+from helpers import ACCEPTANCE, EXTRA_EXAMPLES, OWN_EXAMPLES
 
 EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml"))
-# Declarations added to the shared set since it was copied here (none when it is absent).
-EXAMPLES += sorted(p for p in SHARED_EXAMPLES.glob("*.yaml") if not (ACCEPTANCE / p.name).is_file())
+if EXTRA_EXAMPLES is not None:  # a set named on purpose, such as the team's shared examples
+    EXAMPLES += sorted(EXTRA_EXAMPLES.glob("*.yaml"))
 
 
 @pytest.mark.parametrize(

@@ -35,8 +35,8 @@ LAYER2 = {
     "random": True,
     "inputs": {"ia": {"rank": 2}, "ib": None},
     "weights": {
-        "wk": {"shape": "(ia[-1], pa)", "when": "pa > 0"},
-        "ws": {"shape": "(1,)", "trainable": False},
+        "wk": {"shape": "(ia[-1], pa)", "when": "pa > 0", "layout": ["model", None]},
+        "ws": {"shape": "(1,)", "trainable": False, "aggregation": "mean"},
         "wt": {"shape": "(1,)", "trainable": False},
         "wv": {"shape": "ia[-1:]", "initializer": "pini"},
     },

@@ -189,3 +189,46 @@ def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypat
         watcher.proc.wait(timeout=TIMEOUT)
     finally:
         watcher.stop()
+
+
+def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, monkeypatch):
+    """Issue 21 item 13: `sync` on a module with a syntax error (or not UTF-8) was a libcst
+    traceback, printed on every save while a person typed; now a located error each time."""
+    from layergen.watch import watch
+
+    monkeypatch.chdir(project)
+    (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")
+    module = project / "layers" / "half.py"
+    lines: list[str] = []
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=watch,
+        args=(None,),
+        kwargs={"echo": lambda text, err=False: lines.append(text), "stop_event": stop},
+    )
+
+    def wait_for(text: str, retouch: bytes) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        next_touch = time.monotonic() + 2.0
+        while not any(text in line for line in lines):
+            assert time.monotonic() < deadline, f"no {text!r} in:\n" + "\n".join(lines)
+            if time.monotonic() > next_touch:  # a save before the watcher was set
+                module.write_bytes(retouch + b"\n")
+                next_touch = time.monotonic() + 2.0
+            time.sleep(0.05)
+
+    thread.start()
+    try:
+        wait_for("layergen watch: watching", b"")
+        generated = module.read_bytes()
+        half_typed = generated.replace(b"return x / 2", b"return (x / 2")
+        module.write_bytes(half_typed)
+        wait_for("[python-syntax]", half_typed)
+        latin_1 = b"# coding: latin-1\n# caf\xe9\n" + generated
+        module.write_bytes(latin_1)
+        wait_for("[encoding]", latin_1)
+    finally:
+        stop.set()
+        thread.join(timeout=TIMEOUT)
+    output = "\n".join(lines)
+    assert "layers/half.py:" in output and "Traceback" not in output, output

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class ActivityL2(keras.layers.Layer):
     """Identity that adds factor * mean(x ** 2) to the model's losses.
 
@@ -37,7 +37,7 @@ class ActivityL2(keras.layers.Layer):
         super().__init__(**kwargs)
         self.factor = factor
 
-    def call(self, x, training=None):
+    def call(self, x):
         self.add_loss(self.factor * ops.mean(ops.square(x)))
         return x
 

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class BernoulliMask(keras.layers.Layer):
     """Keeps each value with probability 1 - rate and rescales it, in training only.
 

@@ -6,7 +6,7 @@ from keras import ops
 from .clip import Clip
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class BinaryConv2D(keras.layers.Conv2D):
     """Conv2D whose kernel is binarized to +-H in the forward pass, with a
     straight-through gradient.

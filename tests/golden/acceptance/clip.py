@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class Clip(keras.constraints.Constraint):
     """Clips weights to [min_value, max_value].
 

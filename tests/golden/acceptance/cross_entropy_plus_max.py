@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class CrossEntropyPlusMax(keras.losses.Loss):
     """Categorical cross-entropy plus max_weight times the largest predicted
     probability.

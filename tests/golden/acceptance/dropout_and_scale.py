@@ -4,7 +4,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class DropoutAndScale(keras.layers.Layer):
     """Dropout followed by a constant scale.
 
@@ -39,7 +39,7 @@ class DropoutAndScale(keras.layers.Layer):
         self.rate = rate
         self.scale = scale
         self.dropout = keras.layers.Dropout(
-            rate=rate, name="dropout", dtype=self.dtype_policy
+            rate=self.rate, name="dropout", dtype=self.dtype_policy
         )
 
     def build(self, input_shape):

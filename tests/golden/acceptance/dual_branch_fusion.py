@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class DualBranchFusion(keras.layers.Layer):
     """Projects two branches to a common width and returns both projections and their
     sum.
@@ -57,7 +57,7 @@ class DualBranchFusion(keras.layers.Layer):
             initializer="glorot_uniform",
         )
 
-    def call(self, inputs, training=None):
+    def call(self, inputs):
         x1, x2 = inputs
         out1 = ops.matmul(x1, self.proj_branch1)
         out2 = ops.matmul(x2, self.proj_branch2)

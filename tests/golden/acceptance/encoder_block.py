@@ -3,7 +3,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class EncoderBlock(keras.layers.Layer):
     """Transformer encoder block; self-attention and a feed-forward network, each with a
     residual connection and layer normalization.
@@ -14,7 +14,7 @@ class EncoderBlock(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        N-D tensor with shape `(batch_size, ..., input_dim)`.
+        3D tensor with shape `(batch_size, d1, input_dim)`.
 
     Output shape:
         Same shape as the input.
@@ -45,8 +45,8 @@ class EncoderBlock(keras.layers.Layer):
         self.d_model = d_model
         self.num_heads = num_heads
         self.attention = keras.layers.MultiHeadAttention(
-            num_heads=num_heads,
-            key_dim=d_model,
+            num_heads=self.num_heads,
+            key_dim=self.d_model,
             name="attention",
             dtype=self.dtype_policy,
         )
@@ -59,11 +59,11 @@ class EncoderBlock(keras.layers.Layer):
         self.ffn = keras.Sequential(
             [
                 keras.layers.Dense(
-                    units=d_model * 4,
+                    units=self.d_model * 4,
                     activation=keras.activations.relu,
                     dtype=self.dtype_policy,
                 ),
-                keras.layers.Dense(units=d_model, dtype=self.dtype_policy),
+                keras.layers.Dense(units=self.d_model, dtype=self.dtype_policy),
             ],
             name="ffn",
         )

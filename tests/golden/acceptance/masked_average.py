@@ -5,12 +5,12 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class MaskedAverage(keras.layers.Layer):
     """Averages over the time axis, ignoring masked steps.
 
     Input shape:
-        N-D tensor with shape `(batch_size, ..., input_dim)`.
+        3D tensor with shape `(batch_size, d1, input_dim)`.
 
     Output shape:
         2D tensor with shape `(batch_size, input_dim)`.
@@ -29,7 +29,7 @@ class MaskedAverage(keras.layers.Layer):
         self.supports_masking = True
         self.input_spec = keras.InputSpec(ndim=3)
 
-    def call(self, x, training=None, mask=None):
+    def call(self, x, mask=None):
         if mask is None:
             return ops.mean(x, axis=1)
         weights_ = ops.expand_dims(ops.cast(mask, x.dtype), -1)

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class MyDense(keras.layers.Layer):
     """Dense layer without activation, with an extra non-trainable vector.
 
@@ -55,7 +55,7 @@ class MyDense(keras.layers.Layer):
             trainable=False,
         )
 
-    def call(self, x, training=None):
+    def call(self, x):
         return ops.matmul(x, self.w) + self.b
 
     def compute_output_shape(self, input_shape):

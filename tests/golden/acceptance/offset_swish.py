@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class OffsetSwish(keras.layers.Layer):
     """Swish with a fixed offset inside the sigmoid.
 
@@ -31,7 +31,7 @@ class OffsetSwish(keras.layers.Layer):
         super().__init__(**kwargs)
         self.offset = offset
 
-    def call(self, x, training=None):
+    def call(self, x):
         return x * ops.sigmoid(x + self.offset)
 
     def compute_output_shape(self, input_shape):

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class RunningMaxScale(keras.layers.Layer):
     """Divides by the largest absolute value seen during training so far.
 

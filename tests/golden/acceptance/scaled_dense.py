@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class ScaledDense(keras.layers.Layer):
     """Dense layer with a learnable per-unit output scale.
 
@@ -70,7 +70,7 @@ class ScaledDense(keras.layers.Layer):
         else:
             self.bias = None
 
-    def call(self, x, training=None):
+    def call(self, x):
         self.add_loss(self.scale_l2 * ops.sum(ops.square(self.scale)))
         y = ops.matmul(x, self.kernel)
         if self.bias is not None:

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class SignSTE(keras.layers.Layer):
     """Sign activation with a straight-through gradient that passes where |x| <= 1.
 
@@ -23,7 +23,7 @@ class SignSTE(keras.layers.Layer):
     ```
     """
 
-    def call(self, x, training=None):
+    def call(self, x):
         return self.sign_ste(x)
 
     def sign_ste(self, x):

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="acceptance")
+@keras.saving.register_keras_serializable(package="demo")
 class TwoWayProjection(keras.layers.Layer):
     """Projects two inputs to output_dims[0] and output_dims[1] units and concatenates
     them.
@@ -58,7 +58,7 @@ class TwoWayProjection(keras.layers.Layer):
             initializer="random_uniform",
         )
 
-    def call(self, inputs, training=None):
+    def call(self, inputs):
         x1, x2 = inputs
         y1 = ops.matmul(x1, self.w1) + self.b1
         y2 = ops.matmul(x2, self.w2) + self.b2

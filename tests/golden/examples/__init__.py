@@ -3,14 +3,17 @@
 from .activation_budget import ActivationBudget
 from .capped_dense import CappedDense
 from .column_max_norm import ColumnMaxNorm
+from .column_parallel_dense import ColumnParallelDense
 from .dropout_residual import DropoutResidual
 from .frozen_offset_linear import FrozenOffsetLinear
 from .gain_dense import GainDense
 from .gated_blend import GatedBlend
 from .gaussian_head import GaussianHead
 from .gaussian_jitter import GaussianJitter
+from .layout_map import get_layout_map
 from .masked_time_max import MaskedTimeMax
 from .merge_last_dims import MergeLastDims
+from .mixture_of_experts import MixtureOfExperts
 from .noisy_identity import NoisyIdentity
 from .pre_norm_mlp import PreNormMLP
 from .query_context_concat import QueryContextConcat
@@ -21,12 +24,14 @@ from .smooth_l1_error import SmoothL1Error
 from .soft_shrink import SoftShrink
 from .squeeze_excite import SqueezeExcite
 from .stochastic_depth import StochasticDepth
+from .token_embedding import TokenEmbedding
 from .uniform_quantizer import UniformQuantizer
 
 __all__ = [
     "ActivationBudget",
     "CappedDense",
     "ColumnMaxNorm",
+    "ColumnParallelDense",
     "DropoutResidual",
     "FrozenOffsetLinear",
     "GainDense",
@@ -35,6 +40,7 @@ __all__ = [
     "GaussianJitter",
     "MaskedTimeMax",
     "MergeLastDims",
+    "MixtureOfExperts",
     "NoisyIdentity",
     "PreNormMLP",
     "QueryContextConcat",
@@ -45,5 +51,7 @@ __all__ = [
     "SoftShrink",
     "SqueezeExcite",
     "StochasticDepth",
+    "TokenEmbedding",
     "UniformQuantizer",
+    "get_layout_map",
 ]

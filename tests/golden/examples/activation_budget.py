@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class ActivationBudget(keras.layers.Layer):
     """ReLU that penalizes the mean absolute input and how far the mean input is from a
     target level.
@@ -49,7 +49,7 @@ class ActivationBudget(keras.layers.Layer):
         self.level_weight = level_weight
         self.target_level = target_level
 
-    def call(self, x, training=None):
+    def call(self, x):
         self.add_loss(self.l1_weight * ops.mean(ops.abs(x)))
         self.add_loss(self.level_weight * ops.square(ops.mean(x) - self.target_level))
         return ops.relu(x)

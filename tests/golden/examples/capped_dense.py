@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class CappedDense(keras.layers.Dense):
     """Dense layer whose outputs are clipped to [-cap, cap].
 

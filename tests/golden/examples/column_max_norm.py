@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class ColumnMaxNorm(keras.constraints.Constraint):
     """Rescales every slice along axis whose L2 norm exceeds max_norm back down to
     max_norm.

@@ -4,7 +4,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class DropoutResidual(keras.layers.Layer):
     """Adds a dropped-out copy of the input back onto the input, x + dropout(x).
 
@@ -39,7 +39,7 @@ class DropoutResidual(keras.layers.Layer):
         self.rate = rate
         self.dropout_seed = dropout_seed
         self.drop = keras.layers.Dropout(
-            rate=rate, seed=dropout_seed, name="drop", dtype=self.dtype_policy
+            rate=self.rate, seed=self.dropout_seed, name="drop", dtype=self.dtype_policy
         )
 
     def build(self, input_shape):

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class FrozenOffsetLinear(keras.layers.Layer):
     """Linear map plus a trainable bias and a frozen, constant offset that training
     never touches.
@@ -59,7 +59,7 @@ class FrozenOffsetLinear(keras.layers.Layer):
             trainable=False,
         )
 
-    def call(self, x, training=None):
+    def call(self, x):
         return ops.matmul(x, self.kernel) + self.bias + self.offset
 
     def compute_output_shape(self, input_shape):

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class GainDense(keras.layers.Layer):
     """Fully connected layer whose units each carry a learnable gain, with an L1 penalty
     on the kernel.
@@ -72,7 +72,7 @@ class GainDense(keras.layers.Layer):
         else:
             self.bias = None
 
-    def call(self, x, training=None):
+    def call(self, x):
         self.add_loss(self.kernel_l1 * ops.sum(ops.abs(self.kernel)))
         y = ops.matmul(x, self.kernel) * self.gain
         if self.bias is not None:

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class GatedBlend(keras.layers.Layer):
     """Blends two inputs feature by feature with a learnable sigmoid gate, and also
     returns their per-example L1 distance.
@@ -40,7 +40,7 @@ class GatedBlend(keras.layers.Layer):
             initializer="zeros",
         )
 
-    def call(self, inputs, training=None):
+    def call(self, inputs):
         a, b = inputs
         g = ops.sigmoid(self.gate_logits)
         blended = g * a + (1.0 - g) * b

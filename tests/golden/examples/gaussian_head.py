@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class GaussianHead(keras.layers.Layer):
     """Predicts the mean and the log-variance of a diagonal Gaussian from the last axis.
 
@@ -56,7 +56,7 @@ class GaussianHead(keras.layers.Layer):
             initializer="zeros",
         )
 
-    def call(self, x, training=None):
+    def call(self, x):
         mean = ops.matmul(x, self.mean_kernel)
         return {
             "mean": mean,
@@ -69,7 +69,7 @@ class GaussianHead(keras.layers.Layer):
             "log_var": (*input_shape[:-1], self.units),
         }
 
-    def compute_output_spec(self, x, training=None):
+    def compute_output_spec(self, x):
         return {
             name: keras.KerasTensor(shape, dtype=self.compute_dtype)
             for name, shape in self.compute_output_shape(x.shape).items()

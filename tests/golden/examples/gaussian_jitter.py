@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class GaussianJitter(keras.layers.Layer):
     """Adds zero-mean Gaussian noise of standard deviation stddev while training; passes
     inputs through at inference.

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class MaskedTimeMax(keras.layers.Layer):
     """Max-pools over the time axis, skipping masked steps; the output carries no mask.
 
@@ -14,7 +14,7 @@ class MaskedTimeMax(keras.layers.Layer):
         **kwargs: base layer keyword arguments, `name`, `dtype` and the like.
 
     Input shape:
-        N-D tensor with shape `(batch_size, ..., input_dim)`.
+        3D tensor with shape `(batch_size, d1, input_dim)`.
 
     Output shape:
         2D tensor with shape `(batch_size, input_dim)`.
@@ -34,7 +34,7 @@ class MaskedTimeMax(keras.layers.Layer):
         self.supports_masking = True
         self.input_spec = keras.InputSpec(ndim=3)
 
-    def call(self, x, training=None, mask=None):
+    def call(self, x, mask=None):
         if mask is None:
             return ops.max(x, axis=1)
         keep = ops.expand_dims(ops.cast(mask, "bool"), -1)

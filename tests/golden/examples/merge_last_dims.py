@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class MergeLastDims(keras.layers.Layer):
     """Merges the last two axes of the input into one, as a reshape would.
 
@@ -27,7 +27,7 @@ class MergeLastDims(keras.layers.Layer):
         super().__init__(**kwargs)
         self.input_spec = keras.InputSpec(min_ndim=3)
 
-    def call(self, x, training=None):
+    def call(self, x):
         rows, cols = x.shape[-2], x.shape[-1]
         return ops.reshape(x, (-1, *x.shape[1:-2], rows * cols))
 

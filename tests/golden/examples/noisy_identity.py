@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class NoisyIdentity(keras.initializers.Initializer):
     """Returns gain times the (possibly rectangular) identity matrix plus uniform noise
     in [-noise, noise]; 2D shapes only.

@@ -3,7 +3,7 @@
 import keras
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class PreNormMLP(keras.layers.Layer):
     """Layer-normalizes the input, runs a two-layer MLP on it and adds a linear shortcut
     of the raw input.
@@ -48,16 +48,16 @@ class PreNormMLP(keras.layers.Layer):
             epsilon=1e-05, name="norm", dtype=self.dtype_policy
         )
         self.shortcut = keras.layers.Dense(
-            units=width, use_bias=False, name="shortcut", dtype=self.dtype_policy
+            units=self.width, use_bias=False, name="shortcut", dtype=self.dtype_policy
         )
         self.mlp = keras.Sequential(
             [
                 keras.layers.Dense(
-                    units=hidden,
+                    units=self.hidden,
                     activation=keras.activations.gelu,
                     dtype=self.dtype_policy,
                 ),
-                keras.layers.Dense(units=width, dtype=self.dtype_policy),
+                keras.layers.Dense(units=self.width, dtype=self.dtype_policy),
             ],
             name="mlp",
         )

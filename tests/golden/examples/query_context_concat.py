@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class QueryContextConcat(keras.layers.Layer):
     """Projects a query to query_units and a context to context_units features and joins
     the two projections.
@@ -70,7 +70,7 @@ class QueryContextConcat(keras.layers.Layer):
             initializer=keras.initializers.Constant(0.1),
         )
 
-    def call(self, inputs, training=None):
+    def call(self, inputs):
         query, context = inputs
         q = ops.matmul(query, self.query_kernel)
         c = ops.matmul(context, self.context_kernel)

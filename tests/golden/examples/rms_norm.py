@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class RMSNorm(keras.layers.Layer):
     """Divides each sample by the root mean square of its last axis, then applies a
     learned gain.
@@ -45,9 +45,10 @@ class RMSNorm(keras.layers.Layer):
             name="gain",
             shape=(input_shape[-1],),
             initializer="ones",
+            autocast=False,
         )
 
-    def call(self, x, training=None):
+    def call(self, x):
         x = ops.cast(x, "float32")
         return ops.cast(
             x

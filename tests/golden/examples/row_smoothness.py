@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class RowSmoothness(keras.regularizers.Regularizer):
     """Penalizes differences between neighbouring rows of a weight, strength *
     sum((x[i+1] - x[i]) ** 2).

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class RunningCentering(keras.layers.Layer):
     """Subtracts an exponential moving average of the per-feature batch mean, updated
     while training.

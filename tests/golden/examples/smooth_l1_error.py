@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class SmoothL1Error(keras.losses.Loss):
     """Huber-style error, quadratic below delta and linear above it, averaged over the
     last axis.

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class SoftShrink(keras.layers.Layer):
     """Soft thresholding, sign(x) * max(|x| - threshold, 0); values near zero become
     exactly zero.
@@ -39,7 +39,7 @@ class SoftShrink(keras.layers.Layer):
         super().__init__(**kwargs)
         self.threshold = threshold
 
-    def call(self, x, training=None):
+    def call(self, x):
         return ops.sign(x) * ops.maximum(ops.abs(x) - self.threshold, 0.0)
 
     def compute_output_shape(self, input_shape):

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class SqueezeExcite(keras.layers.Layer):
     """Squeeze-and-excitation (Hu et al., 2018): rescales each channel by a gate
     computed from the input's mean over its spatial dims.
@@ -41,7 +41,7 @@ class SqueezeExcite(keras.layers.Layer):
         self.input_spec = keras.InputSpec(min_ndim=3)
 
     def build(self, input_shape):
-        # Sublayers sized from the input shape can only be created here.
+        # Sublayers created here, where the input shape is known.
         self.squeeze = keras.layers.Dense(
             units=max(1, int(input_shape[-1] * self.ratio)),
             activation="relu",
@@ -58,7 +58,7 @@ class SqueezeExcite(keras.layers.Layer):
         # weights exist before `load_model` restores them.
         self.call(keras.KerasTensor(input_shape, dtype=self.compute_dtype))
 
-    def call(self, x, training=None):
+    def call(self, x):
         pooled = ops.mean(x, axis=tuple(range(1, len(x.shape) - 1)), keepdims=True)
         return x * self.excite(self.squeeze(pooled))
 

@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class StochasticDepth(keras.layers.Layer):
     """Adds a residual branch to its shortcut, dropping the whole branch of each example
     with probability `rate` in training and scaling the kept ones by 1 / (1 - rate)

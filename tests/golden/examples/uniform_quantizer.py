@@ -5,7 +5,7 @@ import keras
 from keras import ops
 
 
-@keras.saving.register_keras_serializable(package="examples")
+@keras.saving.register_keras_serializable(package="demo")
 class UniformQuantizer(keras.layers.Layer):
     """Rounds inputs to a grid of step 1 / levels; the gradient passes straight through
     inside [-limit, limit].
@@ -48,7 +48,7 @@ class UniformQuantizer(keras.layers.Layer):
         self.levels = levels
         self.limit = limit
 
-    def call(self, x, training=None):
+    def call(self, x):
         return self.snap_to_grid(x)
 
     def snap_to_grid(self, v):

@@ -11,3 +11,23 @@ for relative in [".", ".."]:
 
 # Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+
+# Deprecation warnings the frameworks raise in their own code (NumPy 2's `copy`
+# keyword in Keras's backends...) say nothing of your layers; yours still show.
+FRAMEWORKS = (
+    "keras",
+    "tensorflow",
+    "jax",
+    "jaxlib",
+    "torch",
+    "numpy",
+    "ml_dtypes",
+    "h5py",
+)
+
+
+def pytest_configure(config):
+    for framework in FRAMEWORKS:
+        config.addinivalue_line(
+            "filterwarnings", rf"ignore::DeprecationWarning:{framework}(\.|$)"
+        )

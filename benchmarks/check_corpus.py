@@ -1,0 +1,177 @@
+"""Precision of `layergen check` on real Keras code, per rule.
+
+Downloads pinned wheels of real packages (never installed: `pip download --no-deps` into a
+cache folder, then their .py files unpacked), runs `check` on each package as its own
+project, and reads every finding's label from benchmarks/check_corpus_labels.txt:
+
+    keras_hub-0.32.0/keras_hub/src/models/x.py::Block.__init__:sublayer-dtype -> true: reason
+
+A label is keyed by the file, the enclosing class and method and the rule (not the line,
+so it survives edits of the package around it); all the findings under one key share it.
+`true` is a bug, `false` a false positive, `arguable` neither clearly. Precision is
+true / all labelled. Findings without a label are listed (exit 1 when a default rule has
+one): label them, then run again.
+
+    python benchmarks/check_corpus.py [--cache DIR] [--all-rules] [--show-labelled]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from layergen.lint.engine import check_files, python_files
+from layergen.lint.rules import DEFAULT_RULES, RULES
+from layergen.lint.settings import CheckSettings
+
+PACKAGES = [  # (distribution, version): Keras 3, Keras 2, and third-party layers of both
+    ("keras", "3.15.0"),
+    ("keras-hub", "0.32.0"),
+    ("keras-cv", "0.9.0"),
+    ("keras-rs", "0.4.0"),
+    ("tf-keras", "2.19.0"),
+    ("tf-models-official", "2.19.1"),
+    ("tensorflow-addons", "0.23.0"),
+    ("deel-lip", "1.5.0"),
+    ("kapre", "0.4.1"),
+    ("keras-tcn", "3.5.7"),
+    ("keras-tuner", "1.4.8"),
+    ("keras-unet-collection", "0.1.13"),
+    ("larq", "0.14.0"),
+    ("qkeras-v3", "1.2.1"),
+]
+LABELS = Path(__file__).with_name("check_corpus_labels.txt")
+VERDICTS = ("true", "false", "arguable")
+
+
+def fetch(cache: Path) -> list[Path]:
+    """The unpacked sources of every package, downloaded once."""
+    wheels, sources = cache / "wheels", cache / "src"
+    folders = []
+    for name, version in PACKAGES:
+        stem = f"{name.replace('-', '_')}-{version}"
+        folder = sources / stem
+        folders.append(folder)
+        if folder.is_dir():
+            continue
+        found = list(wheels.glob(f"{stem}-*.whl"))
+        if not found:
+            subprocess.run(
+                [
+                    *(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"),
+                    *("--only-binary=:all:", "--python-version", "3.11"),
+                    *("--dest", str(wheels), f"{name}=={version}"),
+                ],
+                check=True,
+            )
+            found = list(wheels.glob(f"{stem}-*.whl"))
+        with zipfile.ZipFile(found[0]) as wheel:
+            wheel.extractall(folder, [n for n in wheel.namelist() if n.endswith(".py")])
+    return folders
+
+
+def scope(tree: ast.Module, line: int) -> str:
+    """`Class.method` (or `Class`, or `<module>`) enclosing a line."""
+    names: list[str] = []
+    body = tree.body
+    while True:
+        inner = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and min([n.lineno, *(d.lineno for d in n.decorator_list)]) <= line <= n.end_lineno
+            ),
+            None,
+        )
+        if inner is None:
+            return ".".join(names) or "<module>"
+        names.append(inner.name)
+        body = inner.body
+
+
+def findings(folder: Path, select: frozenset[str]) -> tuple[list[tuple[str, int, str]], int]:
+    """[(key, line, message)] of a package, and how many files it has."""
+    settings = CheckSettings(root=folder, select=select)
+    files = python_files([folder], settings)
+    report = check_files(files, settings)
+    found = []
+    for path, items in report.findings.items():
+        source = report.files.get(path)
+        for f in items:
+            where = scope(source.tree, f.line) if source else "<module>"
+            rel = path.relative_to(folder.parent).as_posix()
+            found.append((f"{rel}::{where}:{f.code}", f.line, f.message))
+    return found, len(files)
+
+
+def read_labels(path: Path) -> dict[str, tuple[str, str]]:
+    labels = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, _, rest = line.partition(" -> ")
+        verdict, _, reason = rest.partition(":")
+        if verdict.strip() not in VERDICTS or not reason.strip():
+            sys.exit(f"{path}:{number}: write KEY -> true|false|arguable: reason")
+        labels[key.strip()] = (verdict.strip(), reason.strip())
+    return labels
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path("/work/cache/check-corpus"))
+    parser.add_argument("--all-rules", action="store_true", help="also the opt-in rules")
+    parser.add_argument("--show-labelled", action="store_true", help="print every finding")
+    args = parser.parse_args()
+    select = frozenset(RULES) if args.all_rules else DEFAULT_RULES
+    labels = read_labels(LABELS) if LABELS.exists() else {}
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    unlabelled, used, files, seconds = [], set(), 0, 0.0
+    for folder in fetch(args.cache):
+        start = time.perf_counter()
+        found, n = findings(folder, select)
+        seconds += time.perf_counter() - start
+        files += n
+        for key, line, message in sorted(found):
+            code = key.rsplit(":", 1)[1]
+            verdict = labels.get(key, ("unlabelled", ""))[0]
+            used.add(key)
+            counts[code][verdict] += 1
+            if verdict == "unlabelled":
+                unlabelled.append(f"{key}  (line {line}: {message})")
+            elif args.show_labelled:
+                print(f"{verdict:9} {key}  (line {line}: {message})")
+    print(f"{files} files of {len(PACKAGES)} packages checked in {seconds:.1f} s\n")
+    print(
+        f"{'rule':22} {'default':>7} {'true':>5} {'false':>5} {'arguable':>8} {'unlabelled':>10}"
+        "  precision"
+    )
+    for code in sorted(set(counts) | select):
+        c = counts[code]
+        labelled = c["true"] + c["false"] + c["arguable"]
+        precision = f"{c['true'] / labelled:.0%}" if labelled else "-"
+        print(
+            f"{code:22} {'yes' if code in DEFAULT_RULES else 'no':>7} {c['true']:5} {c['false']:5}"
+            f" {c['arguable']:8} {c['unlabelled']:10}  {precision}"
+        )
+    stale = sorted(k for k in labels if k not in used and k.rsplit(":", 1)[1] in select)
+    if stale:
+        print(f"\n{len(stale)} labels match no finding (fixed, or the package changed):")
+        print("\n".join(f"  {k}" for k in stale))
+    if unlabelled:
+        print(f"\n{len(unlabelled)} findings without a label:")
+        print("\n".join(f"  {u}" for u in unlabelled))
+    return 1 if any(counts[code]["unlabelled"] for code in DEFAULT_RULES) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Where a declaration's outputs go: its module, its test module, its import path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config
+from .diagnostics import Diagnostic, DiagnosticError
+from .kinds import KINDS
+
+SUFFIXES = tuple(kind.suffix for kind in KINDS.values())
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one declaration's outputs go."""
+
+    declaration: Path
+    module: Path
+    test: Path
+    dotted: str  # the module's import path from `import_root`
+    package: str  # the registration package
+    import_root: Path
+
+
+def stem(path: Path) -> str:
+    name = path.name
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def target(declaration: Path, config: Config, registered: str | None = None) -> Target:
+    """`registered`: the package the declaration's class was registered under when the lock
+    last recorded it; it stays the default, so models saved with that class still load."""
+    name = stem(declaration)
+    folder = declaration.parent
+    try:
+        try:
+            parts = folder.relative_to(config.root).parts
+        except ValueError:  # the path reaches the project through a link: where it leads
+            parts = folder.resolve().relative_to(config.root).parts
+    except ValueError:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(declaration),
+                    1,
+                    1,
+                    "outside-project",
+                    f"the declaration is outside the project {config.root}",
+                    "run layergen from the project, or move the file into it",
+                )
+            ]
+        ) from None
+    import_root = config.root
+    if parts and parts[0] == "src":  # the src layout: src/ is not part of import paths
+        parts = parts[1:]
+        import_root = config.root / "src"
+    for part in (*parts, name):
+        if not part.isidentifier():
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(declaration),
+                        1,
+                        1,
+                        "bad-module-name",
+                        f"`{part}` cannot be part of a Python import path",
+                        "use letters, digits and underscores",
+                    )
+                ]
+            )
+    dotted = ".".join((*parts, name))
+    # The project's name, not the folder's: `layers` would collide across projects.
+    package = config.package or registered or config.project_name
+    return Target(
+        declaration,
+        folder / f"{name}.py",
+        config.tests_dir / f"test_{name}.py",
+        dotted,
+        package,
+        import_root,
+    )
