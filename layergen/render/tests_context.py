@@ -59,6 +59,7 @@ UNKNOWN_LAYER_FACTS = {
     "unbiased": False,  # the mean of training outputs is the inference output
     "noise_shape": None,  # the declared shape of the noise, over the input shapes
     "masking_reads_inputs": False,
+    "call_reads_mask": False,  # the layer handles masked steps: they must not matter
     "sublayers": [],  # declared sublayers: each must be built
     "weights_read": [],  # weights the inference call reads: each changes the output
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
@@ -270,6 +271,7 @@ def build_test_context(
         weights_read=[
             w for w in ir.weight_names if inference is not None and _reads({w}, inference)
         ],
+        call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
         unbiased=ir.noise is not None and ir.noise.unbiased,
         noise_shape=(

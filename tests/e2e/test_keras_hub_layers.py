@@ -33,23 +33,13 @@ def outcomes(project):
     return pytest_runs(project)
 
 
-# Generated tests that fail falsely on these layers, until issue 22's item 7 (branch
-# `mutation`, which owns the test templates) lands: the fit test assumes every output
-# (and input) has the batch axis; the experts' outputs and the router logits do not
-# ("Data cardinality is ambiguous"). Nothing else may fail.
-FALSE_FAILURES = {
-    "test_mixtral_moe_experts::test_compiled_fit_step_trains_every_weight",
-    "test_mixtral_sparse_moe_block::test_compiled_fit_step_trains_every_weight",
-}
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_generated_tests_of_real_layers_pass(project, outcomes, backend):
     results = {n: o for n, o in outcomes(backend).items() if "match_reference" not in n}
     declared = len(list((project / "real").glob("*.layer.yaml")))
     assert len({n.split("::")[0] for n in results}) == declared
-    failed = {name for name, outcome in results.items() if outcome != "passed"}
-    assert failed <= FALSE_FAILURES, sorted(failed - FALSE_FAILURES)
+    failed = sorted(name for name, outcome in results.items() if outcome == "failed")
+    assert not failed, failed
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -441,8 +441,10 @@ def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
 
 
 def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
+    # Two layers in the module: each has its test module, test_own_<class>.py.
+    layer = "\n\nclass {}(keras.layers.Layer):\n    def call(self, x):\n        return x\n"
     (scaler_project / "layers" / "own.py").write_text(
-        "import keras\n\n\nclass Mine(keras.layers.Layer):\n    def call(self, x):\n        return x\n"
+        "import keras\n" + layer.format("Other") + layer.format("Mine")
     )
     assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
     old = scaler_project / "tests" / "test_own_mine.py"

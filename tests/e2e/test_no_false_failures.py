@@ -1,0 +1,135 @@
+"""Generated tests do not fail on correct layers that our examples never tried (issue 22
+item 7): a mixture-of-experts whose router logits have no batch axis and whose top-k
+routing flips under float16; a random layer with weights; a layer without weights; and a
+test the declaration turns off, whose reason shows in the run.
+
+About 3 minutes: the generated tests of four layers, once per backend."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from helpers import layergen, make_project
+
+pytestmark = pytest.mark.e2e
+
+DECLARATIONS = {
+    "tiny_moe.layer.yaml": """\
+layer: TinyMoE
+doc: Sends each token to its top-k experts and returns the mixture and the router logits.
+params:
+  experts: {type: int, default: 4, min: 1}
+  top_k: {type: int, default: 2, min: 1}
+inputs:
+  x: {rank: 3}
+weights:
+  router:
+    shape: (x[-1], experts)
+  expert_kernels:
+    shape: (experts, x[-1], x[-1])
+call: |
+  tokens = ops.reshape(x, (-1, x.shape[-1]))
+  logits = ops.matmul(tokens, router)
+  scores, chosen = ops.top_k(logits, k=top_k)
+  gates = ops.one_hot(chosen, experts, dtype=scores.dtype) * ops.expand_dims(ops.softmax(scores), -1)
+  mixed = ops.einsum("te,td,edf->tf", ops.sum(gates, axis=1), tokens, expert_kernels)
+  return ops.reshape(mixed, ops.shape(x)), logits
+outputs:
+  mixture: x
+  router_logits: (x[0] * x[1], experts)
+methods:
+  compute_output_shape:
+    args: [input_shape]
+    body: |
+      batch, steps, _ = input_shape
+      tokens = None if batch is None else batch * steps
+      return tuple(input_shape), (tokens, self.experts)
+example:  # 128 tokens: under float16 on JAX, rounding flips a choice of one of them
+  params: {experts: 8}
+  input_shape: [8, 16, 8]
+""",
+    "noisy_dense.layer.yaml": """\
+layer: NoisyDense
+doc: A dense projection with Gaussian noise added while training.
+params:
+  units: {type: int, default: 4, min: 1}
+  stddev: {type: float, default: 0.1, min: 0.0}
+random: true
+weights:
+  kernel:
+    shape: (x[-1], units)
+call:
+  train: |
+    y = ops.matmul(x, kernel)
+    return y + keras.random.normal(ops.shape(y), stddev=stddev, dtype=y.dtype, seed=seed_generator)
+  infer: ops.matmul(x, kernel)
+output_shape: (*x[:-1], units)
+noise: {unbiased: true}
+example:
+  input_shape: [8, 5]
+""",
+    "shrink.layer.yaml": """\
+layer: Shrink
+call: ops.sign(x) * ops.maximum(ops.abs(x) - 0.5, 0.0)
+tests:
+  skip:
+    test_config_round_trip: nothing to configure
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("odd"), {})
+    (root / "layers").mkdir()
+    for name, text in DECLARATIONS.items():
+        (root / "layers" / name).write_text(text)
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root
+
+
+def outcomes(root, backend):
+    """{module::test: (outcome, skip reason)} of the generated tests on `backend`."""
+    report = root / f"report-{backend}.xml"
+    env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    command += ["-W", "ignore::DeprecationWarning", f"--junitxml={report}", "tests"]
+    subprocess.run(command, cwd=root, env=env, capture_output=True, timeout=1200)
+    results = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname').split('.')[-1]}::{case.get('name')}"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        skipped = case.find("skipped")
+        outcome = "failed" if failed else "skipped" if skipped is not None else "passed"
+        results[name] = (outcome, skipped.get("message", "") if skipped is not None else "")
+    return results
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
+def test_generated_tests_pass_on_layers_the_examples_never_tried(project, backend):
+    results = outcomes(project, backend)
+    failed = [name for name, (outcome, _) in results.items() if outcome == "failed"]
+    assert not failed, failed
+    assert len(results) > 30
+    skipped = {name: reason for name, (outcome, reason) in results.items() if outcome == "skipped"}
+    assert set(skipped) == {
+        "test_shrink::test_compiled_fit_step_trains_every_weight",
+        "test_shrink::test_config_round_trip",
+    }
+    assert "nothing to configure" in skipped["test_shrink::test_config_round_trip"]
+    assert (
+        "no trainable weights" in skipped["test_shrink::test_compiled_fit_step_trains_every_weight"]
+    )
+    ran = {name for name, (outcome, _) in results.items() if outcome == "passed"}
+    assert {
+        "test_tiny_moe::test_compiled_fit_step_trains_every_weight",
+        "test_tiny_moe::test_mixed_precision_matches_float32[mixed_float16]",
+        "test_noisy_dense::test_the_seed_decides_the_random_draws",
+        "test_noisy_dense::test_inference_is_the_mean_of_training",
+    } <= ran
