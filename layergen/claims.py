@@ -1,7 +1,7 @@
 """What layergen generated for a declaration that is gone: moved along, removed, or reported.
 
 The lock records, for each declaration, the files it generated. A declaration file renamed
-or moved (its class name kept) claims those files: its module and test module are merged
+or moved (its class name kept, or the only one renamed in its folder in the run) claims those files: its module and test module are merged
 from the old ones, hand edits and hand-added tests included, and the old ones go. Files of a
 declaration that was deleted are claimed by nothing: a file still as generated is removed,
 and one with hand edits is kept and reported on every run, for the person to move what
@@ -44,7 +44,8 @@ def renamed_from(
     lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
 ) -> dict[Path, str]:
     """{declaration: the key of the gone one it was renamed or moved from}: a declaration the
-    lock has no record of, whose class is the class of exactly one gone declaration."""
+    lock has no record of, whose class is the class of exactly one gone declaration, or the
+    only one of those left when only one gone declaration is left, in its folder."""
     by_class: dict[str, list[str]] = {}
     for key, record in gone(lock).items():
         by_class.setdefault(record.name, []).append(key)
@@ -56,6 +57,13 @@ def renamed_from(
         keys = by_class.get(named.group(1).decode()) if named else None
         if keys and len(keys) == 1 and keys[0] not in found.values():
             found[declaration] = keys[0]
+    # A file renamed and its class renamed at once: when one new declaration and one gone
+    # one are left unpaired, in the same folder, they are the same (as git pairs a lone rename).
+    new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
+    left = [key for key in gone(lock) if key not in found.values()]
+    if len(new) == 1 and len(left) == 1 and raw.get(new[0]):
+        if (lock.root / left[0]).parent == new[0].parent:
+            found[new[0]] = left[0]
     return found
 
 

@@ -392,6 +392,22 @@ def test_a_renamed_declaration_file_takes_its_module_and_tests_along(scaler_proj
     assert "layers/scaler" not in lock and "tests/test_scaler.py" not in lock
 
 
+def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_project):
+    """Found by the stateful test: the hand edits were left in an orphan module (exit 1)."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    assert run("generate", "layers").exit_code == 0
+    moved = (scaler_project / "layers" / "gainer.py").read_text()
+    assert "class Gainer(" in moved and "    def mine(self):" in moved
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
     (scaler_project / "blocks").mkdir()
     declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
