@@ -111,6 +111,18 @@ def _check_files(
     read: dict[Path, str] = {}
     for path in paths:
         text = (texts or {}).get(path)
+        if text is None and not path.is_file():  # a pipe: reading it would wait forever
+            report.errors.append(
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "unreadable",
+                    "not a file (a pipe or a device): it is not read",
+                    "skip it with `exclude` in [tool.layergen.check]",
+                )
+            )
+            continue
         if text is None:
             try:
                 with open(path, encoding="utf-8", newline="") as handle:  # line endings kept
