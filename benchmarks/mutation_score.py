@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -669,7 +670,8 @@ def plant(root: Path, index: int, mutant: Mutant) -> str:
     copy = f"m{index:02d}"
     shutil.copytree(root / package, root / copy, ignore=shutil.ignore_patterns("__pycache__"))
     for path in (root / copy).glob("*.py"):  # registered under its own package name
-        text = path.read_text().replace(f'package="{package}"', f'package="{copy}"')
+        # (whatever the package registered under: the project's name, by default)
+        text = re.sub(r'\bpackage="[^"]*"', f'package="{copy}"', path.read_text())
         if path.stem == mutant.module:
             assert mutant.original in text, f"{mutant.name}: the generated code changed"
             text = text.replace(mutant.original, mutant.replacement, 1)
