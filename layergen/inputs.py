@@ -23,14 +23,8 @@ def run_inputs(config: Config) -> str:
     from . import __version__
     from .render.render import _black_version, _builtin_templates
 
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        release = version("layergen")  # what the support module says it was written by
-    except PackageNotFoundError:
-        release = "(source)"
     parts = [
-        f"layergen {__version__} {release}",
+        f"layergen {__version__}",
         _code_digest(),
         f"black {_black_version()}",
         _folder_digest(_builtin_templates()),

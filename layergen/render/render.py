@@ -181,6 +181,12 @@ def source_digest(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
 
 @functools.cache
 def _black_version() -> str:
-    from importlib.metadata import version  # without importing black itself
+    """Without importing black itself, as black's own `__version__` reads it (importing
+    importlib.metadata alone costs a fast run 12 to 30 ms)."""
+    try:
+        from _black_version import version
+    except ImportError:
+        from importlib.metadata import version as of
 
-    return version("black")
+        return of("black")
+    return version

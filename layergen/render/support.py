@@ -13,14 +13,9 @@ SUPPORT_MODULE = "layergen_support.py"
 
 def support_files(tests_dir: Path, *, user_templates: str | None = None) -> dict[Path, str]:
     """{path: text} of the support module of `tests_dir`, pre-formatted."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    from .. import __version__ as release
     from .render import render_source
 
-    try:
-        release = version("layergen")
-    except PackageNotFoundError:  # a source checkout
-        release = "(source)"
     # The template is written as black writes it (the lint test checks): no black run.
     text = render_source("support.py.j2", {"version": release}, user_templates=user_templates)
     return {tests_dir / SUPPORT_MODULE: text}
