@@ -1,12 +1,13 @@
 """What layergen generated for a declaration that is gone: moved along, removed, or reported.
 
 The lock records, for each declaration, the files it generated. A declaration file renamed
-or moved (its class name kept, or the only one renamed in its folder in the run) claims those files: its module and test module are merged
-from the old ones, hand edits and hand-added tests included, and the old ones go. Files of a
-declaration that was deleted are claimed by nothing: a file still as generated is removed,
-and one with hand edits is kept and reported on every run, for the person to move what
-they need and delete it. A class that is no longer exported leaves its package's
-`__init__.py` (its import, and its name in `__all__`).
+or moved (its class name kept, or the only one renamed in its folder in the run) claims
+those files: its module and test module are merged from the old ones, hand edits and
+hand-added tests included, and the old ones go. Files of a declaration that was deleted
+are claimed by nothing: a file still as generated is removed, and one with hand edits is
+kept and reported on every run, for the person to move what they need and delete it. A
+class that is no longer exported leaves its package's `__init__.py` (its import, and its
+name in `__all__`).
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ def renamed_from(
     # one are left unpaired, in the same folder, they are the same (as git pairs a lone rename).
     new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
     left = [key for key in gone(lock) if key not in found.values()]
-    if len(new) == 1 and len(left) == 1 and raw.get(new[0]):
-        if (lock.root / left[0]).parent == new[0].parent:
-            found[new[0]] = left[0]
+    lone = len(new) == 1 and len(left) == 1 and raw.get(new[0])
+    if lone and (lock.root / left[0]).parent == new[0].parent:
+        found[new[0]] = left[0]
     return found
 
 
