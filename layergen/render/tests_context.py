@@ -61,6 +61,7 @@ UNKNOWN_LAYER_FACTS = {
     "masking_reads_inputs": False,
     "call_reads_mask": False,  # the layer handles masked steps: they must not matter
     "sublayers": [],  # declared sublayers: each must be built
+    "policy_sublayers": [],  # sublayers given the layer's dtype policy: they must keep it
     "weights_read": [],  # weights the inference call reads: each changes the output
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
@@ -268,6 +269,9 @@ def build_test_context(
         golden_state=bool(ir.updates) and not ir.random,
         state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
         sublayers=[s.name for s in ir.sublayers],
+        policy_sublayers=[
+            s.name for s in ir.sublayers if s.sequence is None and "dtype" not in s.args
+        ],
         weights_read=[
             w for w in ir.weight_names if inference is not None and _reads({w}, inference)
         ],

@@ -152,6 +152,9 @@ def test_mixed_precision_matches_float32(policy):
             dtype = keras.backend.standardize_dtype(weight.dtype)
             assert dtype == "float32", weight.path
             assert np.all(np.isfinite(support.numpy(weight))), weight.path
+    # A sublayer left on float32 is nearer the float32 reference: its policy shows it.
+    for name in ["norm", "shortcut"]:
+        assert getattr(mixed, name).dtype_policy.name == mixed.dtype_policy.name, name
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded = support.rounded(inputs, mixed.compute_dtype)
     reference = support.as_list(layer(rounded, training=False))
