@@ -59,13 +59,18 @@ def renamed_from(
         if keys and len(keys) == 1 and keys[0] not in found.values():
             found[declaration] = keys[0]
     # A file renamed and its class renamed at once: when one new declaration and one gone
-    # one are left unpaired, in the same folder, they are the same (as git pairs a lone rename).
+    # one are left unpaired, in the same folder and of the same kind, they are the same (as
+    # git pairs a lone rename).
     new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
-    left = [key for key in gone(lock) if key not in found.values()]
+    left = [lock.root / key for key in gone(lock) if key not in found.values()]
     lone = len(new) == 1 and len(left) == 1 and raw.get(new[0])
-    if lone and (lock.root / left[0]).parent == new[0].parent:
-        found[new[0]] = left[0]
+    if lone and left[0].parent == new[0].parent and _kind(left[0]) == _kind(new[0]):
+        found[new[0]] = lock.key(left[0])
     return found
+
+
+def _kind(declaration: Path) -> str | None:
+    return next((s for s in SUFFIXES if declaration.name.endswith(s)), None)
 
 
 def unclaimed(lock: Lock, moved: set[str]) -> Unclaimed:

@@ -6,6 +6,7 @@ and conflicts at the end of a file. Each test failed on main before its fix."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -408,6 +409,22 @@ def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_p
     assert run("generate", "--check", "layers").exit_code == 0
 
 
+def test_a_deleted_layer_and_a_new_loss_are_not_paired_as_a_rename(scaler_project):
+    """The lone-rename pairing needs the same kind: a layer's hand edits never go to a loss."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    declaration_path(scaler_project).unlink()
+    loss = Path(__file__).parents[2] / "examples" / "smooth_l1_error.loss.yaml"
+    shutil.copy(loss, scaler_project / "layers" / loss.name)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output
+    assert "    def mine(self):" in module(scaler_project)
+    assert "def mine(" not in (scaler_project / "layers" / "smooth_l1_error.py").read_text()
+
+
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
     (scaler_project / "blocks").mkdir()
     declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
@@ -574,20 +591,12 @@ def test_a_change_to_a_hand_owned_member_is_reported_until_settled(scaler_projec
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-PYTHON_OWNED = """\
-layer: Scaler
-doc: Multiplies by a learnable per-unit scale.
-params:
-  gain: {type: float, default: 1.0}
-weights:
-  scale:
-    shape: x[-1]
-    initializer: ones
-hand_written: [call]  # written in layers/scaler.py
-example:
-  input_shape: [2, 3]
-  reference: x * scale * gain
-"""
+# The Scaler declaration with its call written in Python: the reference keeps the contract.
+PYTHON_OWNED = DECLARATION.replace(
+    "call: x * scale * gain\n",
+    "hand_written: [call]  # written in layers/scaler.py\n"
+    "example:\n  input_shape: [2, 3]\n  reference: x * scale * gain\n",
+)
 
 
 def test_a_call_written_in_python_from_the_start(scaler_project):
