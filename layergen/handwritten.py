@@ -155,6 +155,21 @@ def remembered(lock, config: Config) -> list[tuple[Path, str]]:
     )
 
 
+def declared_by(module: Path, lock) -> str | None:
+    """The declaration that generates `module` (as the lock recorded it, or the file beside
+    it of the module's name), or None for a hand-written module."""
+    from .kinds import KINDS
+
+    key = lock.key(module)
+    recorded = (d for d, record in lock.records.items() if key in record.outputs)
+    beside = (
+        lock.key(module.with_name(module.stem + kind.suffix))
+        for kind in KINDS.values()
+        if module.with_name(module.stem + kind.suffix).is_file()
+    )
+    return next(recorded, None) or next(beside, None)
+
+
 def plan_tests(
     path: Path | None,
     wanted: str | None,
@@ -191,6 +206,24 @@ def plan_tests(
             )
     else:
         chosen = [(path.resolve(), wanted)]
+        declaration = declared_by(chosen[0][0], lock)
+        if declaration is not None:  # one owner per file: the declaration writes its tests
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "generated-module",
+                        f"this module is generated from `{declaration}`: its tests are the "
+                        "declaration's",
+                        "run `layergen generate` for its tests; `layergen sync` carries hand "
+                        "edits of the module into the declaration",
+                    )
+                ]
+            )
+    # A module a declaration took over since: its tests are the declaration's now.
+    chosen = [(module, name) for module, name in chosen if declared_by(module, lock) is None]
     generated, sources, roots, notes, errors = {}, {}, [], [], []
     made: dict[Path, list[Path]] = {}  # module -> the test modules written for it
     for module_path, name in chosen:

@@ -425,6 +425,21 @@ def test_a_deleted_layer_and_a_new_loss_are_not_paired_as_a_rename(scaler_projec
     assert "def mine(" not in (scaler_project / "layers" / "smooth_l1_error.py").read_text()
 
 
+def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
+    """Found by the stateful test: `layergen tests` on a declaration's module took its tests
+    over (the declaration's record dropped), and a later rename of the declaration left two
+    modules of the same class."""
+    before = snapshot(scaler_project)
+    result = run("tests", "layers/scaler.py", "--input-shape", "2,4")
+    assert result.exit_code == 2 and "[generated-module]" in result.output
+    assert "layers/scaler.py:1:1: error:" in result.output and "hint:" in result.output
+    assert snapshot(scaler_project) == before
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    assert run("generate", "layers").exit_code == 0
+    layers = sorted(p.name for p in (scaler_project / "layers").glob("*.py"))
+    assert layers == ["__init__.py", "gainer.py"]
+
+
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
     (scaler_project / "blocks").mkdir()
     declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
