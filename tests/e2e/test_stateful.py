@@ -21,7 +21,9 @@ layergen's merge code:
 The edits cover: comments in and above members, a changed return line, added methods and
 tests, a deleted member, a class-header edit, module-level assignments (a test's ARGS
 changed on both sides), CRLF, a missing final newline, declaration file and class renames,
-a weight added and removed, saves during a run, conflicts settled either way and then more
+a weight added and removed, saves landing between a run's reads and its writes (at a fixed
+point, so a replay is the same run), `layergen tests` on the module (refused), conflicts
+settled either way and then more
 declaration changes. Steps: LAYERGEN_STATEFUL_EXAMPLES (default 80) runs of up to 16 steps; a
 failure prints the steps to replay (derandomized: the same on every machine).
 """
@@ -32,12 +34,9 @@ import ast
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -52,6 +51,7 @@ from hypothesis.stateful import (
 from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
+from layergen import writes
 from layergen.cli import app
 
 from helpers import snapshot
@@ -67,8 +67,12 @@ YOURS, MIDDLE = "<<<<<<< yours", "======="
 STEPS = 0  # steps run (counted by an invariant)
 
 
+def declared_call(spec: dict) -> str:
+    return spec["call"] + (" + offset" if spec["offset"] else "")
+
+
 def declaration(spec: dict) -> str:
-    call = spec["call"] + (" + offset" if spec["offset"] else "")
+    call = declared_call(spec)
     return (
         f"layer: {spec['cls']}\n"
         "doc: Multiplies by a learnable per-unit scale.\n"
@@ -82,7 +86,7 @@ def declaration(spec: dict) -> str:
 
 
 def rendered_call(spec: dict) -> str:
-    call = spec["call"] + (" + offset" if spec["offset"] else "")
+    call = declared_call(spec)
     return re.sub(r"\b(scale|gain|offset)\b", r"self.\1", call)
 
 
@@ -137,12 +141,16 @@ class EditingAProject(RuleBasedStateMachine):
             "shift": False,
             "offset": False,
         }
+        self.call_by_hand = False  # the return line was edited by hand
+        # The call layergen last wrote into the module (None: one sync stated); a hand-edited
+        # call stands while the declared call is still this one.
+        self.base_call: str | None = rendered_call(self.spec)
+        self.synced = False  # sync stated the code's call in the declaration: the person's
         self.write_declaration()
         os.chdir(self.root)
         assert self.cli("generate", "layers").exit_code == 0
         self.marks: set[str] = set()  # hand edits that must survive
         self.count = 0
-        self.call_by_hand = False  # the return line was edited after the declaration's call
         self.settled_ours: set[str] = set()  # members whose conflict the person settled theirs
         self.crlf = False  # the module was saved with CRLF line ends
         self.count_from = 0
@@ -177,7 +185,11 @@ class EditingAProject(RuleBasedStateMachine):
         return "".join(read(p) for p in files)
 
     def write_declaration(self) -> None:
-        """The person rewrites the declaration: what sync carried into it is theirs to keep."""
+        """The person rewrites the declaration: what sync carried into it is theirs to keep;
+        a call it stated goes with the rewrite."""
+        if self.synced:
+            self.synced = self.call_by_hand = False
+            self.base_call = None
         path = self.declaration_path
         if path.exists():
             self.marks = {m for m in self.marks if m not in read(path)}
@@ -207,6 +219,12 @@ class EditingAProject(RuleBasedStateMachine):
 
     def conflicted(self) -> list[tuple[str, str]]:
         return [c for p in self.python_files() for c in conflicts(read(p))]
+
+    def code_call(self) -> str | None:
+        """The expression the module's `call` returns, as its one return line has it."""
+        code = read(self.module).replace("\r\n", "\n") if self.module.exists() else ""
+        found = re.search(r"    def call\(self.*?\n        return (.*)\n", code, re.DOTALL)
+        return found.group(1) if found else None
 
     def edit_module(self, change) -> None:
         if self.module.exists():
@@ -244,6 +262,8 @@ class EditingAProject(RuleBasedStateMachine):
                 return code
             at = code.index("        return ", start)
             line_end = code.index("\n", at)
+            if code[:line_end].endswith("("):  # black wrapped the expression: no one-line edit
+                return code
             self.marks.add(mark)
             self.call_by_hand = True
             return code[:line_end] + f" * 0.5  # {mark}" + code[line_end:]
@@ -347,15 +367,12 @@ class EditingAProject(RuleBasedStateMachine):
 
     @rule(call=st.sampled_from(CALLS), default=st.sampled_from([1.0, 2.0]), shift=st.booleans())
     def edit_the_declaration(self, call, default, shift):
-        if call != self.spec["call"]:
-            self.call_by_hand = False
         self.spec.update(call=call, default=default, shift=shift)
         self.write_declaration()
 
     @rule()
     def add_or_remove_a_weight(self):
         self.spec["offset"] = not self.spec["offset"]
-        self.call_by_hand = False  # the call changes with it
         self.write_declaration()
 
     @rule()
@@ -375,7 +392,6 @@ class EditingAProject(RuleBasedStateMachine):
         """The case that matters most, made common: the same lines changed by hand and in the declaration."""
         self.change_the_call_by_hand()
         self.spec["call"] = CALLS[(CALLS.index(self.spec["call"]) + 1) % len(CALLS)]
-        self.call_by_hand = False
         self.write_declaration()
 
     # -- commands -----------------------------------------------------------------------------
@@ -405,8 +421,10 @@ class EditingAProject(RuleBasedStateMachine):
         if "build" not in ours:
             made = "self.offset = self.add_weight(" in code
             assert made == spec["offset"], "build does not create the declared weights"
-        if "call" not in ours and not self.call_by_hand:
+        kept = self.call_by_hand and rendered_call(spec) == self.base_call
+        if "call" not in ours and not self.synced and not kept:
             assert f"return {rendered_call(spec)}\n" in code, f"stale call:\n{code}"
+            self.base_call, self.call_by_hand = rendered_call(spec), False
 
     @rule()
     def check_tells_the_truth(self):
@@ -437,15 +455,17 @@ class EditingAProject(RuleBasedStateMachine):
         synced = YAML(typ="safe").load(read(self.declaration_path))
         assert not synced.get("hand_written"), f"sync froze members: {synced['hand_written']}"
         if read(self.declaration_path) != before:  # the code's call now stated: the person's
-            self.call_by_hand = True
+            self.synced = True
 
     @rule()
     def tests_for_the_module(self):
-        # A hand-written-style run over the module: never touches its own merge target badly.
-        if self.has_markers() or not self.module.exists():
+        """`layergen tests` is for hand-written modules: a declaration's is refused, untouched."""
+        if not self.module.exists():
             return
+        before = snapshot(self.root)
         result = self.cli("tests", str(self.module.relative_to(self.root)), "--input-shape", "2,4")
-        assert result.exit_code in (0, 1, 2), result.output
+        assert result.exit_code == 2 and "[generated-module]" in result.output, result.output
+        assert snapshot(self.root) == before
 
     @precondition(lambda self: self.has_markers())
     @rule(side=st.sampled_from(["--ours", "--theirs"]))
@@ -456,8 +476,9 @@ class EditingAProject(RuleBasedStateMachine):
         assert not self.has_markers()
         if side == "--theirs":
             self.lose_only({m for _, hand in found for m in self.marks if m in hand}, side)
-            if any(member == "call" for member, _ in found):
+            if any(member == "call" for member, _ in found):  # the generated side, now
                 self.call_by_hand = False
+                self.base_call = self.code_call()
         else:
             self.settled_ours |= {member for member, _ in found}
 
@@ -482,34 +503,38 @@ class EditingAProject(RuleBasedStateMachine):
         self.the_declaration_is_in_the_code()
 
     @precondition(lambda self: not self.has_markers())
-    @rule(delay=st.floats(0.0, 0.6))
-    def save_during_a_run(self, delay):
-        """An editor saves while `generate` runs in another process: the save is never lost."""
+    @rule(at=st.integers(0, 3))
+    def save_during_a_run(self, at):
+        """An editor saves while `generate` runs: the save is never lost. It lands right
+        before the run's `at`-th check of a file it is about to replace (after the run read
+        every file), or after the run when it checks fewer: the same place on every replay."""
         mark = self.mark()
-        run = subprocess.Popen(
-            [sys.executable, "-m", "layergen", "generate", "layers"],
-            cwd=self.root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        checks = 0
 
         def change(code):
             self.marks.add(mark)
             return code + f"\n\nHAND_{self.count} = '{mark}'\n"
 
         def save():
-            time.sleep(delay)
-            self.edit_module(change)
+            modules = [p for p in self.root.glob("layers/*.py") if p.name != "__init__.py"]
+            if modules:
+                edit(sorted(modules)[0], change)
 
-        saver = threading.Thread(target=save)
-        saver.start()
-        output = run.communicate(timeout=300)[0]
-        saver.join()
-        assert run.returncode in (0, 1, 2), output
-        assert "Traceback" not in output, output
-        if run.returncode == 2:
-            assert "[changed-during-run]" in output, output
+        def check_then_save(path, expected):
+            nonlocal checks
+            checks += 1
+            if checks == at + 1:
+                save()
+            return unchanged(path, expected)
+
+        unchanged = writes._unchanged
+        with mock.patch.object(writes, "_unchanged", check_then_save):
+            result = self.cli("generate", "layers")
+        if checks <= at:
+            save()
+        assert result.exit_code in (0, 1, 2), result.output
+        if result.exit_code == 2:
+            assert "[changed-during-run]" in result.output, result.output
 
     # -- invariants ---------------------------------------------------------------------------
 
