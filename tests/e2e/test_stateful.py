@@ -23,9 +23,9 @@ tests, a deleted member, a class-header edit, module-level assignments (a test's
 changed on both sides), CRLF, a missing final newline, declaration file and class renames,
 a weight added and removed, saves landing between a run's reads and its writes (at a fixed
 point, so a replay is the same run), `layergen tests` on the module (refused), conflicts
-settled either way and then more
-declaration changes. Steps: LAYERGEN_STATEFUL_EXAMPLES (default 80) runs of up to 16 steps; a
-failure prints the steps to replay (derandomized: the same on every machine).
+settled either way and then more declaration changes. Steps: LAYERGEN_STATEFUL_EXAMPLES
+(default 80) runs of up to 16 steps; a failure prints the steps to replay (derandomized: the
+same on every machine).
 """
 
 from __future__ import annotations
