@@ -195,5 +195,16 @@ def test_the_seed_decides_the_random_draws():
     ), "a different seed gave the same outputs"
 
 
+def test_inference_is_the_mean_of_training():
+    layer = make_layer()
+    inputs = make_inputs()
+    layer(inputs)
+    support.set_seeded_weights(layer)
+    inferred = support.as_list(layer(inputs, training=False))
+    repeated = support.repeated(inputs, support.DRAWS)
+    trained = support.as_list(layer(repeated, training=True))
+    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
+
+
 def test_gradients_match_finite_differences():
     support.assert_gradients_match_finite_differences(make_layer, make_inputs())
