@@ -250,8 +250,8 @@ class _Merger:
         """The member's version when at most one side changed it; None when both did."""
         if code(current) == code(new) or name in self.keep:
             return current
-        if name in self.take:
-            return new
+        if name in self.take:  # sync stated it in the declaration: its generation, with the
+            return _lines_above(new, current)  # comments above it still the person's
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
         if base is not None and code(new) == code(base):
@@ -323,3 +323,11 @@ def _member(merged: list[str]) -> cst.CSTNode:
     # Blank lines of a module's header are "indented"; in a class they would gain spaces.
     header = [line.with_changes(indent=line.comment is not None) for line in parsed.header]
     return node.with_changes(leading_lines=[*header, *node.leading_lines])
+
+
+def _lines_above(new, current):
+    """`new` with the blank and comment lines that stand above `current`."""
+    statement = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+    if isinstance(new, statement) and isinstance(current, statement):
+        return new.with_changes(leading_lines=current.leading_lines)
+    return new

@@ -440,6 +440,18 @@ def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scale
     assert layers == ["__init__.py", "gainer.py"]
 
 
+def test_sync_keeps_the_comments_above_a_member_it_carries(scaler_project):
+    """Found by the stateful test: a comment above `def call` was dropped when sync carried
+    the hand-edited call into the declaration."""
+    edit(module_path(scaler_project), "    def call(self", "    # why it halves\n    def call(self")
+    edit(module_path(scaler_project), "return x * self.scale * self.gain\n", "return x * 0.5\n")
+    assert run("sync", "layers").exit_code == 0
+    assert "x * 0.5" in declaration_path(scaler_project).read_text()
+    code = module(scaler_project)
+    assert "    # why it halves\n    def call(self" in code and "return x * 0.5\n" in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
     (scaler_project / "blocks").mkdir()
     declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
