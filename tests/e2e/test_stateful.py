@@ -347,6 +347,9 @@ class EditingAProject(RuleBasedStateMachine):
             if start < 0:
                 return code
             end = code.find("\n    def ", start + 1)
+            self.marks = {
+                m for m in self.marks if m not in code[start : end + 1]
+            }  # the person's act
             return code[:start] + code[end + 1 :]
 
         self.edit_module(change)
@@ -535,6 +538,8 @@ class EditingAProject(RuleBasedStateMachine):
         assert result.exit_code in (0, 1, 2), result.output
         if result.exit_code == 2:
             assert "[changed-during-run]" in result.output, result.output
+        if result.exit_code == 0:
+            self.the_declaration_is_in_the_code()
 
     # -- invariants ---------------------------------------------------------------------------
 
