@@ -250,8 +250,8 @@ class _Merger:
         """The member's version when at most one side changed it; None when both did."""
         if code(current) == code(new) or name in self.keep:
             return current
-        if name in self.take:  # sync stated it in the declaration: its generation, with the
-            return _lines_above(new, current)  # comments above it still the person's
+        if name in self.take:
+            return self.carried(current, new)
         if base is not None and code(current) == code(base):
             return new  # untouched by hand
         if base is not None and code(new) == code(base):
@@ -281,6 +281,20 @@ class _Merger:
             header_conflict.ours = merged
             header_conflict.theirs = header_conflict.theirs.with_changes(body=merged.body)
         return merged
+
+    def carried(self, current, new):
+        """A member whose hand edit `sync` stated in the declaration. Its generation, so that
+        the declaration's later changes merge cleanly (`gain*2` comes back as `gain * 2`), with
+        the person's comments put back by a line merge against the member without them; the
+        member as written where they cannot be put back (nothing a person wrote is lost)."""
+        bare = current.visit(_WithoutComments())
+        ours, theirs = merge3_sides(*(lines(code(n)) for n in (bare, current, new)))
+        if ours == theirs:
+            try:
+                return _member(ours)
+            except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement
+                pass
+        return current
 
     def text(self, name: str, base, current, new):
         """A member changed on both sides, merged line by line; `--force` settles the lines
@@ -325,9 +339,15 @@ def _member(merged: list[str]) -> cst.CSTNode:
     return node.with_changes(leading_lines=[*header, *node.leading_lines])
 
 
-def _lines_above(new, current):
-    """`new` with the blank and comment lines that stand above `current`."""
-    statement = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-    if isinstance(new, statement) and isinstance(current, statement):
-        return new.with_changes(leading_lines=current.leading_lines)
-    return new
+class _WithoutComments(cst.CSTTransformer):
+    """A node with its comments taken out: the lines a comment stood on alone go with it."""
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine):
+        return cst.RemoveFromParent() if updated.comment is not None else updated
+
+    def leave_TrailingWhitespace(
+        self, original: cst.TrailingWhitespace, updated: cst.TrailingWhitespace
+    ) -> cst.TrailingWhitespace:
+        if updated.comment is None:
+            return updated
+        return updated.with_changes(comment=None, whitespace=cst.SimpleWhitespace(""))

@@ -452,6 +452,20 @@ def test_sync_keeps_the_comments_above_a_member_it_carries(scaler_project):
     assert run("generate", "--check", "layers").exit_code == 0
 
 
+def test_sync_keeps_the_comments_in_a_member_it_carries(scaler_project):
+    """A comment in `__init__` went when sync stated the new default in the declaration."""
+    edit(
+        module_path(scaler_project),
+        "def __init__(self, gain=1.0, **kwargs):\n",
+        "def __init__(self, gain=2.0, **kwargs):\n        # doubled, see issue 7\n",
+    )
+    assert run("sync", "layers").exit_code == 0
+    assert "default: 2.0" in declaration_path(scaler_project).read_text()
+    code = module(scaler_project)
+    assert "gain=2.0, **kwargs):\n        # doubled, see issue 7\n" in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
     (scaler_project / "blocks").mkdir()
     declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
