@@ -101,7 +101,8 @@ def merge(
     sides between conflict markers; "generated": take the generated side). `renames` maps old names to new (a class renamed in its
     declaration): the person's code is renamed too before the merge, so edits carry over.
     `keep`: members (`Class.build`) whose version in the file stays as it is (hand-written);
-    `take`: members whose new version replaces the file's (`sync` carried the edit over)."""
+    `take`: members `sync` carried into the declaration: their generation, with the person's
+    comments kept (see `_Merger.carried`)."""
     if current == new:
         return Merged(current)
     if current == base:

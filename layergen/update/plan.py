@@ -27,7 +27,8 @@ class Plan:
         default_factory=dict
     )  # module -> members kept as written
     # module -> members (`Class.call`) whose hand edit `sync` carried into the declaration: the
-    # file takes their new generation (the same code, formatted as generated code is).
+    # file takes their new generation (the same code, formatted as generated code is), the
+    # person's comments in and above them kept.
     carried: dict[Path, frozenset[str]] = field(default_factory=dict)
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
     # The support files it writes, as the run read them; see `writes.write`.
