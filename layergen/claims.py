@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .kinds import kind_of_file
 from .targets import SUFFIXES
 from .textfiles import Seen, split_line_ends
 from .update.lock import Lock, Record
@@ -64,13 +65,10 @@ def renamed_from(
     new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
     left = [lock.root / key for key in gone(lock) if key not in found.values()]
     lone = len(new) == 1 and len(left) == 1 and raw.get(new[0])
-    if lone and left[0].parent == new[0].parent and _kind(left[0]) == _kind(new[0]):
+    same_kind = lone and kind_of_file(left[0].name) == kind_of_file(new[0].name)
+    if same_kind and left[0].parent == new[0].parent:
         found[new[0]] = lock.key(left[0])
     return found
-
-
-def _kind(declaration: Path) -> str | None:
-    return next((s for s in SUFFIXES if declaration.name.endswith(s)), None)
 
 
 def unclaimed(lock: Lock, moved: set[str]) -> Unclaimed:

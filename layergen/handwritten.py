@@ -204,6 +204,8 @@ def plan_tests(
                     )
                 ]
             )
+        # A module a declaration took over since: its tests are the declaration's now.
+        chosen = [(m, n) for m, n in chosen if declared_by(m, lock) is None]
     else:
         chosen = [(path.resolve(), wanted)]
         declaration = declared_by(chosen[0][0], lock)
@@ -222,8 +224,6 @@ def plan_tests(
                     )
                 ]
             )
-    # A module a declaration took over since: its tests are the declaration's now.
-    chosen = [(module, name) for module, name in chosen if declared_by(module, lock) is None]
     generated, sources, roots, notes, errors = {}, {}, [], [], []
     made: dict[Path, list[Path]] = {}  # module -> the test modules written for it
     for module_path, name in chosen:

@@ -466,6 +466,23 @@ def test_sync_keeps_the_comments_in_a_member_it_carries(scaler_project):
     assert run("generate", "--check", "layers").exit_code == 0
 
 
+def test_tests_alone_skip_a_remembered_module_a_declaration_now_generates(scaler_project):
+    """A lock from before the refusal remembers the declaration's module as hand-written:
+    `layergen tests` alone leaves its tests to the declaration."""
+    import json
+
+    lock = scaler_project / "layergen.lock"
+    data = json.loads(lock.read_text())
+    data["handwritten"] = {
+        "tests/test_scaler.py": {"module": "layers/scaler.py", "class": "Scaler"}
+    }
+    lock.write_text(json.dumps(data, indent=1) + "\n")
+    tests_before = generated_tests(scaler_project).read_text()
+    assert run("tests").exit_code == 0
+    assert generated_tests(scaler_project).read_text() == tests_before
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="open (issue 21): a declaration renamed again while its module holds an unsettled "
