@@ -57,7 +57,9 @@ class Record:
     name: str = ""  # the class
     package: str = ""  # its registration package
     hand_written: tuple[str, ...] = ()  # members kept as written
-    seal: str | None = None  # set once the record is written (or read)
+    # Set when the record is written over its files' entries; None while one of them holds
+    # an unsettled conflict (and in the run that renders it).
+    seal: str | None = None
     # The registration package in effect when no `package` is declared: it stays the default,
     # so models saved with the class still load (empty in a lock of layergen 0.1: `package`).
     default_package: str = ""
@@ -209,7 +211,12 @@ class Lock:
         """The declaration's record and files, if its inputs are as recorded and each file
         is its base text byte for byte (no hand edit, no conflict); else None."""
         record = self.records.get(self._key(declaration))
-        if record is None or record.inputs != inputs or record.seal != record.sealed(self.entries):
+        if (
+            record is None
+            or record.seal is None  # unsettled: a file of it still holds a conflict
+            or record.inputs != inputs
+            or record.seal != record.sealed(self.entries)
+        ):
             return None
         files: dict[Path, str] = {}
         for key in record.outputs:
@@ -226,7 +233,8 @@ class Lock:
     def remember(self, declaration: Path, record: Record, files: dict[Path, str]) -> None:
         """Record a declaration rendered in this run into `files`; it is sealed when the index
         is written, if each of its files' bases is then what was rendered (a file that still
-        holds conflict markers keeps its old base, and a record over it would say it is new)."""
+        holds conflict markers keeps its old base, and a sealed record over it would say it is
+        new: it is written unsealed)."""
         key = self._key(declaration)
         self.records[key] = record
         self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
@@ -293,13 +301,20 @@ class Lock:
         records = {}
         for key, record in sorted(self.records.items()):
             seal = record.sealed(self.entries)
-            if record.seal is None:  # rendered in this run: sealed over its files' entries
-                rendered = self._rendered.get(key, {}).items()
-                if any(getattr(self.entries.get(k), "digest", None) != d for k, d in rendered):
-                    continue
-                record = replace(record, seal=seal)
-            if seal is not None and record.seal == seal:  # one that no longer fits is dropped
-                records[key] = record.as_json()
+            if seal is None:  # a file of it is no generated file any more
+                continue
+            if key in self._rendered:  # rendered in this run: sealed over its files' entries,
+                # unless a file still holds conflict markers (its base is the old text): then
+                # it stays unsealed, known to claims (a rename finds its files) and never
+                # taken by the fast path.
+                rendered = self._rendered[key].items()
+                settled = all(
+                    getattr(self.entries.get(k), "digest", None) == d for k, d in rendered
+                )
+                record = replace(record, seal=seal if settled else None)
+            elif record.seal is not None and record.seal != seal:
+                continue  # one that no longer fits its files (a lock merged by hand) is dropped
+            records[key] = record.as_json()
         data = {"version": VERSION, "files": index, **({"records": records} if records else {})}
         if self.handwritten:
             data["handwritten"] = dict(sorted(self.handwritten.items()))

@@ -216,6 +216,44 @@ def test_a_conflict_is_reported_on_every_run(scaler_project, monkeypatch):
     assert pipeline.parsed == ["scaler.layer.yaml", "scaler.layer.yaml"]
 
 
+def test_a_record_over_an_unsettled_conflict_is_kept_but_never_taken(scaler_project, monkeypatch):
+    """Claims need it (a rename moves its files); the fast path must not trust it."""
+    import json
+
+    path = scaler_project / "layers" / "scaler.py"
+    path.write_text(
+        module(scaler_project).replace("x * self.scale * self.gain", "x * self.scale * 0.5")
+    )
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    assert generate("layers") == 1  # a conflict, its markers made against this rendering
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale - gain")
+    )
+    assert generate("layers") == 1  # unsettled: the file keeps the base they were made against
+
+    def record() -> dict:
+        data = json.loads((scaler_project / "layergen.lock").read_text())
+        return data["records"]["layers/scaler.layer.yaml"]
+
+    assert record()["seal"] is None and record()["class"] == "Scaler"
+    (scaler_project / "blocks").mkdir()
+    (scaler_project / "blocks" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    assert generate("blocks") == 0  # a run without it leaves it unsealed
+    assert record()["seal"] is None
+    assert runner.invoke(app, ["resolve", "layers/scaler.py", "--theirs"]).exit_code == 0
+    pipeline = Pipeline(monkeypatch)
+    assert generate("layers") == 0
+    assert pipeline.parsed == ["scaler.layer.yaml"]  # rendered, not taken from the lock
+    assert "x * self.scale - self.gain" in path.read_text()  # the later change arrives
+    assert record()["seal"] is not None
+    pipeline = Pipeline(monkeypatch)
+    assert generate("layers", "--check") == 0 and pipeline.untouched
+
+
 def test_a_record_for_other_files_is_never_used(scaler_project, monkeypatch):
     """A lock merged by hand may keep a record whose files' entries changed since."""
     import json

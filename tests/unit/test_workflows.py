@@ -483,12 +483,6 @@ def test_tests_alone_skip_a_remembered_module_a_declaration_now_generates(scaler
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 21): a declaration renamed again while its module holds an unsettled "
-    "conflict has no lock record (a record over a file with markers is dropped), so the next "
-    "rename leaves the old module behind a green --check",
-)
 def test_renames_while_a_conflict_is_unsettled_leave_one_module(scaler_project):
     """Found by the stateful test at 600 runs."""
     edit(module_path(scaler_project), "self.gain\n", "self.gain * 0.5  # mine\n")
@@ -501,6 +495,11 @@ def test_renames_while_a_conflict_is_unsettled_leave_one_module(scaler_project):
     declaration_path(scaler_project).rename(layers / "gain_layer.layer.yaml")
     assert run("generate", "--force", "layers").exit_code == 0
     assert sorted(p.name for p in layers.glob("*.py")) == ["__init__.py", "gain_layer.py"]
+    assert package_imports(scaler_project).count("import Scaler") == 1
+    assert sorted(p.name for p in (scaler_project / "tests").glob("test_*.py")) == [
+        "test_gain_layer.py"
+    ]
+    assert run("generate", "--check", "layers").exit_code == 0
 
 
 def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
