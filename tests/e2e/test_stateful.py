@@ -223,7 +223,7 @@ class EditingAProject(RuleBasedStateMachine):
     def code_call(self) -> str | None:
         """The expression the module's `call` returns, as its one return line has it."""
         code = read(self.module).replace("\r\n", "\n") if self.module.exists() else ""
-        found = re.search(r"    def call\(self.*?\n        return (.*)\n", code, re.DOTALL)
+        found = re.search(r"    def call\(self.*?\n        return ([^\n]*)\n", code, re.DOTALL)
         return found.group(1) if found else None
 
     def edit_module(self, change) -> None:
@@ -459,6 +459,9 @@ class EditingAProject(RuleBasedStateMachine):
         assert not synced.get("hand_written"), f"sync froze members: {synced['hand_written']}"
         if read(self.declaration_path) != before:  # the code's call now stated: the person's
             self.synced = True
+        elif result.exit_code == 0 and self.code_call() == rendered_call(self.spec):
+            # sync regenerated the module from an unchanged declaration: the call is layergen's
+            self.base_call, self.call_by_hand = rendered_call(self.spec), False
 
     @rule()
     def tests_for_the_module(self):
@@ -602,3 +605,21 @@ def test_editing_a_project():
     print(f"{STEPS} steps in {examples} runs")
     if "LAYERGEN_STATEFUL_EXAMPLES" not in os.environ:
         assert STEPS >= 1000, STEPS
+
+
+def test_a_replay_of_a_sequence_found_at_600_runs():
+    """The oracle once took this for a stale call: `sync` regenerated the module from a
+    declaration it left unchanged, so the call it wrote is layergen's, and a hand edit on it
+    afterwards stands while the declaration keeps that call."""
+    state = EditingAProject()
+    try:
+        state.rename_the_class()
+        state.edit_the_declaration(call="x * scale + gain", default=1.0, shift=False)
+        state.sync()
+        state.change_the_call_by_hand()
+        state.no_hand_edit_is_lost()
+        state.force()
+        assert "+ self.gain * 0.5  # hand edit" in read(state.module)
+        state.no_hand_edit_is_lost()
+    finally:
+        state.teardown()
