@@ -3,11 +3,16 @@
 
     python benchmarks/generate_speed.py [--runs 15] [--repeat 3] [--breakdown]
 
-Two cases, each in a fresh process:
+Three cases, each in a fresh process:
 
 - first: a project holding only the declaration, generated for the first time
-  (module, tests, package `__init__`, conftest and lock are all written);
-- again: the same project generated once more, nothing to change.
+  (module, tests, package `__init__`, conftest and lock are all written), on a machine
+  where layergen has generated another layer before: its user cache holds Jinja's compiled
+  templates and black's results for that other layer, never for this one (each run starts
+  from a copy of that cache);
+- first, cold: the same with an empty user cache, as on a fresh machine (reported, not the
+  goal: Python's own first run after an install compiles bytecode the same way);
+- again: the first case's project generated once more, nothing to change.
 
 Each round runs the baseline and both cases one after the other, so machine noise
 hits them alike; the medians are compared, in wall-clock time (the goal) and in CPU
@@ -36,6 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DECLARATION = REPO / "examples" / "gain_dense.layer.yaml"
+OTHER = REPO / "examples" / "rms_norm.layer.yaml"  # generated before, to warm the user cache
 FLOOR = "import jinja2, libcst, black, typer"
 BASELINE = [sys.executable, "-c", FLOOR]
 GENERATE = [sys.executable, "-m", "layergen", "generate", "-q", "layers"]
@@ -53,35 +59,47 @@ STAGES = {
 }
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one command in a fresh process."""
+def timed(command: list[str], cwd: Path, cache: Path | None = None) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one command in a fresh process (`cache`: its
+    XDG_CACHE_HOME, where layergen keeps compiled templates and black's results)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)} if cache else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
+    subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def new_project(parent: Path, name: str) -> Path:
+def new_project(parent: Path, name: str, declaration: Path = DECLARATION) -> Path:
     project = parent / name
     (project / "layers").mkdir(parents=True)
     (project / "pyproject.toml").write_text("[project]\nname = 'bench'\n")
-    shutil.copy(DECLARATION, project / "layers")
+    shutil.copy(declaration, project / "layers")
     return project
 
 
 def measure(runs: int) -> dict[str, dict[str, float]]:
     """Medians per case: {"wall": {...}, "cpu": {...}}."""
+    cases = ("baseline", "first", "first, cold", "again")
     times: dict[str, dict[str, list[float]]] = {
-        kind: {"baseline": [], "first": [], "again": []} for kind in ("wall", "cpu")
+        kind: {case: [] for case in cases} for kind in ("wall", "cpu")
     }
     with tempfile.TemporaryDirectory() as tmp:
-        timed(GENERATE, new_project(Path(tmp), "warm-up"))  # fills the file cache and Jinja's
+        warm = Path(tmp) / "warm-cache"
+        timed(GENERATE, new_project(Path(tmp), "warm-up", OTHER), warm)  # and the file cache
         for run in range(runs):
-            project = new_project(Path(tmp), f"run{run}")
-            for case, command in (("baseline", BASELINE), ("first", GENERATE), ("again", GENERATE)):
-                wall, cpu = timed(command, project)
+            project, cold = new_project(Path(tmp), f"run{run}"), new_project(
+                Path(tmp), f"cold{run}"
+            )
+            cache = shutil.copytree(warm, Path(tmp) / f"cache{run}")
+            for case, command, where, home in (
+                ("baseline", BASELINE, project, cache),
+                ("first", GENERATE, project, cache),
+                ("first, cold", GENERATE, cold, Path(tmp) / f"empty{run}"),
+                ("again", GENERATE, project, cache),
+            ):
+                wall, cpu = timed(command, where, home)
                 times["wall"][case].append(wall)
                 times["cpu"][case].append(cpu)
     return {
@@ -93,7 +111,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
 def report(medians: dict[str, dict[str, float]], runs: int) -> None:
     wall, cpu = medians["wall"], medians["cpu"]
     print(f"baseline `{FLOOR}`: median {wall['baseline']:.3f} s wall, {cpu['baseline']:.3f} s CPU")
-    for case in ("first", "again"):
+    for case in ("first", "first, cold", "again"):
         print(
             f"  generate one declaration, {case}: {wall[case]:.3f} s = "
             f"{wall[case] / wall['baseline']:.2f}x wall, {cpu[case] / cpu['baseline']:.2f}x CPU"
@@ -102,11 +120,11 @@ def report(medians: dict[str, dict[str, float]], runs: int) -> None:
         )
 
 
-def import_breakdown(project: Path) -> list[tuple[str, float]]:
+def import_breakdown(project: Path, cache: Path) -> list[tuple[str, float]]:
     """Seconds of each top-level package imported by a first run and not by the baseline."""
 
     def imports(command: list[str]) -> dict[str, float]:
-        env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+        env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1", "XDG_CACHE_HOME": str(cache)}
         err = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True).stderr
         found: dict[str, float] = {}
         for line in err.splitlines():
@@ -147,11 +165,13 @@ for (file, line, name), (_, _, _, cumulative, _) in stats.items():
 """
 
 
-def stage_breakdown(project: Path) -> tuple[float, dict[str, float]]:
+def stage_breakdown(project: Path, cache: Path) -> tuple[float, dict[str, float]]:
     """CPU seconds of a first run beyond the baseline's imports, and of each stage in it."""
     script = PROFILE.format(floor=FLOOR)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    command = [sys.executable, "-c", script]
     out = subprocess.run(
-        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, check=True
+        command, cwd=project, env=env, capture_output=True, text=True, check=True
     ).stdout
     total, stages = 0.0, dict.fromkeys(STAGES, 0.0)
     for line in out.splitlines():
@@ -167,12 +187,15 @@ def stage_breakdown(project: Path) -> tuple[float, dict[str, float]]:
 
 def breakdown() -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        warm = Path(tmp) / "warm-cache"
+        timed(GENERATE, new_project(Path(tmp), "warm-up", OTHER), warm)
         project = new_project(Path(tmp), "breakdown")
+        cache = shutil.copytree(warm, Path(tmp) / "cache-imports")
         print("\nimports a first run makes beyond the baseline's (own time, one run):")
-        for package, seconds in import_breakdown(project)[:12]:
+        for package, seconds in import_breakdown(project, cache)[:12]:
             print(f"  {package:24} {seconds * 1000:6.1f} ms")
         project = new_project(Path(tmp), "profiled")
-        total, stages = stage_breakdown(project)
+        total, stages = stage_breakdown(project, shutil.copytree(warm, Path(tmp) / "cache-stages"))
         print(f"\na first run after the baseline's imports: {total * 1000:.0f} ms CPU (profiled)")
         for stage, seconds in stages.items():
             print(f"  {stage:66} {seconds * 1000:6.0f} ms")

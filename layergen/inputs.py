@@ -21,12 +21,13 @@ from .config import Config
 def run_inputs(config: Config) -> str:
     """The digest of what every declaration of a run shares."""
     from . import __version__
-    from .render.render import _black_version, _builtin_templates
+    from .render.formatting import black_version
+    from .render.render import _builtin_templates
 
     parts = [
         f"layergen {__version__}",
         _code_digest(),
-        f"black {_black_version()}",
+        f"black {black_version()}",
         _folder_digest(_builtin_templates()),
         _folder_digest(config.templates) if config.templates else "no project templates",
     ]

@@ -42,6 +42,7 @@ class Rendered:
     sources: dict[Path, str] = field(default_factory=dict)  # path -> digest of its source
     record: Record | None = None
     errors: list[Diagnostic] = field(default_factory=list)
+    formatted: dict[str, str] = field(default_factory=dict)  # black's new results, from a worker
 
 
 def render_all(
@@ -164,8 +165,12 @@ def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Itera
     pool = multiprocessing.get_context("fork").Pool(
         workers, initializer=_worker_started, initargs=(os.getpid(),)
     )
+    from .render import formatting
+
     try:
-        yield from pool.imap(_render_in_worker, jobs)
+        for rendered in pool.imap(_render_in_worker, jobs):
+            formatting.keep(rendered.formatted)
+            yield rendered
         pool.close()  # every result is in: the workers end on their own
     except BaseException:
         pool.terminate()
@@ -202,8 +207,12 @@ def _end_with_parent(parent: int) -> None:
 
 
 def _render_in_worker(job: Job) -> Rendered:
+    from .render import formatting
+
     config, lock = _STATE
-    return render_one(job, config, lock)
+    rendered = render_one(job, config, lock)
+    rendered.formatted = formatting.new_results()
+    return rendered
 
 
 def _cores() -> int:

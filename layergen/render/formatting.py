@@ -10,14 +10,25 @@ from the features of all its pieces, and each piece is formatted with those vers
 cache the whole run shares. What does reach across statements (`# fmt: off`, a comment between
 two statements, form feeds) keeps the file whole. tests/unit/test_formatting.py compares the
 result with black's own on every example and on generated mixtures.
+
+black's results are also kept between runs, as Jinja keeps compiled templates: the same text in
+the same mode of the same black always comes out the same, so a test function that an earlier
+run formatted (for another layer, or for this one before an edit) costs a lookup.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import dataclasses
 import functools
+import hashlib
 import itertools
+import json
+import os
 import re
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import BLACK_DEFAULTS, BlackStyle
@@ -40,10 +51,11 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     import black
 
     mode = _mode(style)
+
     # Preview features are black's to change at any release: those may relate statements.
     pieces = [code] if mode.preview or mode.unstable else _pieces(code)
     if len(pieces) < _WORTH_CUTTING:
-        return black.format_str(code, mode=mode)
+        return _format_piece(code, mode)
     whole = mode
     try:
         if not mode.target_versions:  # black infers them from the whole file: so do we
@@ -130,19 +142,29 @@ def _blank(line: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _format_piece(piece: str, mode: black.Mode) -> str:
-    import black
+    key = ("format", mode.get_cache_key(), piece)
+    formatted = _KEPT.get(key)
+    if formatted is None:
+        import black
 
-    return black.format_str(piece, mode=mode)
+        formatted = _KEPT.put(key, black.format_str(piece, mode=mode))
+    return formatted
 
 
 @functools.lru_cache(maxsize=4096)
 def _targets(piece: str, future: frozenset[str]) -> frozenset[black.TargetVersion]:
     """The versions black would target for a file made of this piece alone."""
     import black
-    from black.parsing import lib2to3_parse
 
-    node = lib2to3_parse(piece.lstrip())
-    return frozenset(black.detect_target_versions(node, future_imports=set(future)))
+    key = ("targets", ",".join(sorted(future)), piece)
+    names = _KEPT.get(key)
+    if names is None:
+        from black.parsing import lib2to3_parse
+
+        node = lib2to3_parse(piece.lstrip())
+        found = black.detect_target_versions(node, future_imports=set(future))
+        names = _KEPT.put(key, ",".join(sorted(version.name for version in found)))
+    return frozenset(black.TargetVersion[name] for name in names.split(",") if name)
 
 
 @functools.lru_cache(maxsize=256)
@@ -151,3 +173,124 @@ def _future_imports(header: str) -> frozenset[str]:
     from black.parsing import lib2to3_parse
 
     return frozenset(black.get_future_imports(lib2to3_parse(header.lstrip())))
+
+
+def new_results() -> dict[str, str]:
+    """black's results this process added since the last call: a pool's worker hands them to
+    the parent, which keeps them (the worker's memory ends with it, and it never saves)."""
+    return _KEPT.new_results()
+
+
+def keep(results: dict[str, str]) -> None:
+    """Results a worker handed back, saved with this process's own."""
+    _KEPT.keep(results)
+
+
+class _Kept:
+    """black's results from earlier runs, in one JSON file per black version under the user's
+    cache folder (beside Jinja's compiled templates): at most `LIMIT` of them, those used last.
+
+    Read once per process, written once when it exits, if it added to it (merged with what
+    other processes wrote meanwhile, then renamed into place, so a reader never sees half a
+    file). A cache that cannot be read is empty; one that cannot be written stays as it was:
+    neither stops a run.
+    """
+
+    LIMIT = 500
+
+    def __init__(self) -> None:
+        self._entries: dict[str, str] | None = None
+        self._new: dict[str, str] = {}
+        self._added = self._registered = False
+
+    def get(self, key: tuple[str, ...]) -> str | None:
+        entries = self._load()
+        digest = _digest(key)
+        found = entries.pop(digest, None)
+        if found is not None:
+            entries[digest] = found  # used last: kept longest
+        return found
+
+    def put(self, key: tuple[str, ...], value: str) -> str:
+        digest = _digest(key)
+        self._load()[digest] = self._new[digest] = value
+        self._changed()
+        return value
+
+    def new_results(self) -> dict[str, str]:
+        new, self._new = self._new, {}
+        return new
+
+    def keep(self, results: dict[str, str]) -> None:
+        if results:
+            self._load().update(results)
+            self._changed()
+
+    def _changed(self) -> None:
+        self._added = True
+        if not self._registered:  # forked workers never run it: they end with os._exit
+            atexit.register(self.save)
+            self._registered = True
+
+    def save(self) -> None:
+        if not self._added:
+            return
+        self._added = False
+        path = self._path()
+        ours = self._load()
+        # what other processes wrote meanwhile first, then ours in the order this run used them
+        merged = {key: value for key, value in _read(path).items() if key not in ours}
+        merged.update(ours)
+        self._entries = kept = dict(list(merged.items())[-self.LIMIT :])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        except OSError:
+            return  # a read-only home: black runs every time
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(kept, out)
+            os.replace(temporary, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+    def _load(self) -> dict[str, str]:
+        if self._entries is None:
+            self._entries = _read(self._path())
+        return self._entries
+
+    @staticmethod
+    def _path() -> Path:
+        home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(home) / "layergen" / "black" / f"{black_version()}.json"
+
+
+@functools.cache
+def black_version() -> str:
+    """Without importing black itself, as black's own `__version__` reads it (importing
+    importlib.metadata alone costs a fast run 12 to 30 ms)."""
+    try:
+        from _black_version import version
+    except ImportError:
+        from importlib.metadata import version as of
+
+        return of("black")
+    return version
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(entries, dict) or not all(isinstance(v, str) for v in entries.values()):
+        return {}
+    return entries
+
+
+def _digest(key: tuple[str, ...]) -> str:
+    return hashlib.sha256("\0".join(key).encode()).hexdigest()
+
+
+_KEPT = _Kept()

@@ -176,17 +176,6 @@ def source_digest(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     """Names what `format_code` makes of `code`: the same digest, the same formatted text."""
     import hashlib
 
-    return hashlib.sha256(f"black {_black_version()} {style!r}\n{code}".encode()).hexdigest()
+    from .formatting import black_version
 
-
-@functools.cache
-def _black_version() -> str:
-    """Without importing black itself, as black's own `__version__` reads it (importing
-    importlib.metadata alone costs a fast run 12 to 30 ms)."""
-    try:
-        from _black_version import version
-    except ImportError:
-        from importlib.metadata import version as of
-
-        return of("black")
-    return version
+    return hashlib.sha256(f"black {black_version()} {style!r}\n{code}".encode()).hexdigest()

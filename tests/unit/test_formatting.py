@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import black
 import pytest
 from hypothesis import given, settings
@@ -164,3 +166,141 @@ def test_any_mixture_formats_as_black_formats_it_whole(statements, line_length):
             formatting.format_code(code, BlackStyle(line_length=line_length))
         return
     assert formatting.format_code(code, BlackStyle(line_length=line_length)) == expected
+
+
+# -- black's results kept between runs -----------------------------------------------------
+
+THREE_PIECES = "import os\n\n\ndef a( x ):\n    return x\n\n\ndef b(y):\n    return [ y,y ]\n"
+
+
+@pytest.fixture
+def fresh_process(tmp_path, monkeypatch):
+    """A new process as far as the cache goes (nothing read yet, nothing in memory), under a
+    cache folder of its own; call it again to end this one (it saves, as it would at exit)
+    and start the next."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    started = []
+
+    def start():
+        if started:
+            formatting._KEPT.save()
+        started.append(formatting._Kept())
+        monkeypatch.setattr(formatting, "_KEPT", started[-1])
+        formatting._format_piece.cache_clear()
+        formatting._targets.cache_clear()
+
+    start()
+    yield start
+    formatting._format_piece.cache_clear()  # what this test's processes formatted
+    formatting._targets.cache_clear()
+
+
+def cache_file(root: Path) -> Path:
+    (found,) = (root / "layergen" / "black").glob("*.json")
+    return found
+
+
+def test_what_an_earlier_run_formatted_is_not_formatted_again(fresh_process, tmp_path, monkeypatch):
+    module = rendered_sources(OWN_EXAMPLES / "gain_dense.layer.yaml")[1]
+    first = formatting.format_code(module)
+    assert first == black_of(module)
+    assert not (tmp_path / "layergen" / "black").exists(), "written before the process ends"
+
+    fresh_process()
+    assert cache_file(tmp_path).name == f"{black.__version__}.json"
+
+    def no_black(*args, **kwargs):
+        raise AssertionError("black ran for a text an earlier run formatted")
+
+    monkeypatch.setattr(black, "format_str", no_black)
+    monkeypatch.setattr(black, "detect_target_versions", no_black)
+    assert formatting.format_code(module) == first
+
+
+def test_a_text_is_kept_per_mode(fresh_process):
+    """The same text in another line length or with versions of its own is black's to format again."""
+    wide = formatting.format_code(THREE_PIECES)
+    fresh_process()
+    narrow = formatting.format_code(THREE_PIECES, BlackStyle(line_length=10))
+    assert wide == black_of(THREE_PIECES) and narrow == black_of(THREE_PIECES, 10)
+    assert narrow != wide
+    fresh_process()
+    old = formatting.format_code(THREE_PIECES, BlackStyle(target_versions=("py38",)))
+    modes = {black.TargetVersion.PY38}
+    assert old == black.format_str(THREE_PIECES, mode=black.Mode(target_versions=modes))
+
+
+@pytest.mark.parametrize("damage", ["not json", '["a list"]', '{"key": 1}', "\udcff"])
+def test_a_damaged_cache_is_an_empty_one_and_is_written_anew(fresh_process, tmp_path, damage):
+    formatting.format_code(THREE_PIECES)
+    fresh_process()
+    path = cache_file(tmp_path)
+    path.write_bytes(damage.encode("utf-8", "surrogateescape"))
+    formatting._format_piece.cache_clear()
+    formatting._targets.cache_clear()
+    assert formatting.format_code(THREE_PIECES) == black_of(THREE_PIECES)
+    fresh_process()
+    assert formatting._read(path), "the cache was not written again"
+
+
+def test_a_cache_that_cannot_be_written_never_stops_a_run(fresh_process, tmp_path):
+    (tmp_path / "layergen").write_text("a file where the cache folder would go")
+    assert formatting.format_code(THREE_PIECES) == black_of(THREE_PIECES)
+    fresh_process()
+    assert list(tmp_path.iterdir()) == [tmp_path / "layergen"], "a temporary file was left"
+
+
+def test_the_cache_keeps_what_was_used_last(fresh_process, tmp_path, monkeypatch):
+    monkeypatch.setattr(formatting._Kept, "LIMIT", 2)
+    formatting._KEPT.put(("format", "a"), "A")
+    formatting._KEPT.put(("format", "b"), "B")
+    formatting._KEPT.save()
+    fresh_process()
+    assert formatting._KEPT.get(("format", "a")) == "A"  # used: now the last
+    formatting._KEPT.put(("format", "c"), "C")
+    formatting._KEPT.save()
+    fresh_process()
+    kept = [formatting._KEPT.get(("format", key)) for key in "abc"]
+    assert kept == ["A", None, "C"]
+
+
+def test_runs_that_save_in_turn_keep_each_others_results(fresh_process, tmp_path):
+    """Two processes of one pool: the second to save merges what the first wrote."""
+    one, two = formatting._Kept(), formatting._Kept()
+    one.put(("format", "one"), "1")
+    two.put(("format", "two"), "2")
+    one.save()
+    two.save()
+    fresh_process()
+    assert [formatting._KEPT.get(("format", k)) for k in ("one", "two")] == ["1", "2"]
+
+
+def test_a_pool_keeps_what_its_workers_formatted(tmp_path, monkeypatch):
+    """A worker never saves (it ends with os._exit): its results reach the parent, which keeps
+    what one process alone would have kept."""
+    from layergen import render_many
+    from layergen.config import load_config
+    from layergen.generate import find_declarations, plan_run
+    from layergen.render_many import PARALLEL_FROM  # noqa: F401 (patched below)
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    for name in ("gain_dense", "rms_norm", "soft_shrink"):
+        source = OWN_EXAMPLES / f"{name}.layer.yaml"
+        (tmp_path / "layers" / source.name).write_bytes(source.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(render_many, "_cores", lambda: 2)
+    kept = {}
+    for parallel_from in (2, 1000):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache{parallel_from}"))
+        monkeypatch.setattr(render_many, "PARALLEL_FROM", parallel_from)
+        monkeypatch.setattr(formatting, "_KEPT", formatting._Kept())
+        formatting._format_piece.cache_clear()
+        formatting._targets.cache_clear()
+        plan_run(find_declarations([tmp_path / "layers"]), load_config())
+        formatting._KEPT.save()  # as at exit
+        kept[parallel_from] = formatting._read(cache_file(tmp_path / f"cache{parallel_from}"))
+    formatting._format_piece.cache_clear()
+    formatting._targets.cache_clear()
+    assert len(kept[1000]) > 20
+    assert kept[2] == kept[1000]
