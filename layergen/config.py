@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,19 @@ KEYS = {
     "mesh-axes": "the axis names of the device mesh that weight layouts name (default: batch, model)",
     "check": "the [tool.layergen.check] table: settings of `layergen check`",
 }
+
+
+def user_cache() -> Path | None:
+    """layergen's folder in the user's cache (compiled templates, black's results):
+    `$XDG_CACHE_HOME/layergen` when that is an absolute path, as the XDG spec asks, else
+    `~/.cache/layergen`; None when there is no home to put it in."""
+    home = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(home):
+        return Path(home) / "layergen"
+    try:
+        return Path.home() / ".cache" / "layergen"
+    except RuntimeError:  # no HOME and no user entry
+        return None
 
 
 @dataclass(frozen=True)

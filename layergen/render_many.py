@@ -42,7 +42,7 @@ class Rendered:
     sources: dict[Path, str] = field(default_factory=dict)  # path -> digest of its source
     record: Record | None = None
     errors: list[Diagnostic] = field(default_factory=list)
-    formatted: dict[str, str] = field(default_factory=dict)  # black's new results, from a worker
+    formatted: dict[str, str] = field(default_factory=dict)  # black's results a worker used
 
 
 def render_all(
@@ -187,9 +187,12 @@ def _worker_started(parent: int) -> None:
     rendered on and printed a BrokenPipe traceback for each result nobody would read."""
     import signal
 
+    from .render import formatting
+
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _end_with_parent(parent)
+    formatting.take_used()  # what the parent used before the fork is the parent's to save
 
 
 def _end_with_parent(parent: int) -> None:
@@ -211,7 +214,7 @@ def _render_in_worker(job: Job) -> Rendered:
 
     config, lock = _STATE
     rendered = render_one(job, config, lock)
-    rendered.formatted = formatting.new_results()
+    rendered.formatted = formatting.take_used()
     return rendered
 
 

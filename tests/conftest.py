@@ -7,8 +7,9 @@ from helpers import DECLARATION
 
 # Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
-# layergen keeps black's results and Jinja's compiled templates under XDG_CACHE_HOME: a run
-# starts with neither, as on a fresh machine, and leaves nothing in ~/.cache.
+# layergen keeps black's results and Jinja's compiled templates under XDG_CACHE_HOME: the
+# session starts with neither, as on a fresh machine (its tests and their subprocesses then
+# share one), and leaves nothing in ~/.cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="layergen-cache-")
 
 # Generated code kept as data, not tests of this project.

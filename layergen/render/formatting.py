@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import BLACK_DEFAULTS, BlackStyle
+from ..config import BLACK_DEFAULTS, BlackStyle, user_cache
 
 if TYPE_CHECKING:
     import black
@@ -54,8 +54,8 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
 
     # Preview features are black's to change at any release: those may relate statements.
     pieces = [code] if mode.preview or mode.unstable else _pieces(code)
-    if len(pieces) < _WORTH_CUTTING:
-        return _format_piece(code, mode)
+    if len(pieces) < _WORTH_CUTTING:  # a file of its own: the lock keeps its text
+        return black.format_str(code, mode=mode)
     whole = mode
     try:
         if not mode.target_versions:  # black infers them from the whole file: so do we
@@ -140,7 +140,6 @@ def _blank(line: str) -> bool:
     return not line.strip(" \t\n")
 
 
-@functools.lru_cache(maxsize=4096)
 def _format_piece(piece: str, mode: black.Mode) -> str:
     key = ("format", mode.get_cache_key(), piece)
     formatted = _KEPT.get(key)
@@ -151,7 +150,6 @@ def _format_piece(piece: str, mode: black.Mode) -> str:
     return formatted
 
 
-@functools.lru_cache(maxsize=4096)
 def _targets(piece: str, future: frozenset[str]) -> frozenset[black.TargetVersion]:
     """The versions black would target for a file made of this piece alone."""
     import black
@@ -175,73 +173,79 @@ def _future_imports(header: str) -> frozenset[str]:
     return frozenset(black.get_future_imports(lib2to3_parse(header.lstrip())))
 
 
-def new_results() -> dict[str, str]:
-    """black's results this process added since the last call: a pool's worker hands them to
-    the parent, which keeps them (the worker's memory ends with it, and it never saves)."""
-    return _KEPT.new_results()
+def take_used() -> dict[str, str]:
+    """The results this process used (found or made) since the last call, in the order it
+    used them. A pool's worker hands them to the parent with each rendering: the worker never
+    saves (it ends with os._exit), and what it used must count as used."""
+    return _KEPT.take_used()
 
 
 def keep(results: dict[str, str]) -> None:
-    """Results a worker handed back, saved with this process's own."""
+    """Results a worker used, saved with this process's own as used last."""
     _KEPT.keep(results)
 
 
 class _Kept:
     """black's results from earlier runs, in one JSON file per black version under the user's
-    cache folder (beside Jinja's compiled templates): at most `LIMIT` of them, those used last.
+    cache folder: at most `LIMIT` of them, those used last.
 
-    Read once per process, written once when it exits, if it added to it (merged with what
-    other processes wrote meanwhile, then renamed into place, so a reader never sees half a
-    file). A cache that cannot be read is empty; one that cannot be written stays as it was:
-    neither stops a run.
+    Read once per process, saved when it exits if it used any: the file as it is then (other
+    processes may have saved meanwhile), with this process's results moved to its end in the
+    order they were used, cut to the last `LIMIT` and renamed into place, so a reader never
+    sees half a file. A cache that cannot be read is empty; one that cannot be written stays
+    as it was: neither stops a run.
     """
 
-    LIMIT = 500
+    LIMIT = 1000
 
     def __init__(self) -> None:
-        self._entries: dict[str, str] | None = None
-        self._new: dict[str, str] = {}
-        self._added = self._registered = False
+        self._file: Path | None = None
+        self._loaded: dict[str, str] | None = None
+        self._used: dict[str, str] = {}  # this process's results, the one used last at the end
+        self._registered = False
 
     def get(self, key: tuple[str, ...]) -> str | None:
-        entries = self._load()
         digest = _digest(key)
-        found = entries.pop(digest, None)
+        found = self._used.pop(digest, None)
+        if found is None:
+            found = self._load().get(digest)
         if found is not None:
-            entries[digest] = found  # used last: kept longest
+            self._use(digest, found)
         return found
 
     def put(self, key: tuple[str, ...], value: str) -> str:
-        digest = _digest(key)
-        self._load()[digest] = self._new[digest] = value
-        self._changed()
+        self._use(_digest(key), value)
         return value
 
-    def new_results(self) -> dict[str, str]:
-        new, self._new = self._new, {}
-        return new
+    def take_used(self) -> dict[str, str]:
+        used, self._used = self._used, {}
+        return used
 
     def keep(self, results: dict[str, str]) -> None:
-        if results:
-            self._load().update(results)
-            self._changed()
+        for digest, value in results.items():
+            self._used.pop(digest, None)
+            self._use(digest, value)
 
-    def _changed(self) -> None:
-        self._added = True
+    def _use(self, digest: str, value: str) -> None:
+        self._used[digest] = value
+        if len(self._used) > self.LIMIT:  # a long `watch`: only the last LIMIT can be kept
+            del self._used[next(iter(self._used))]
         if not self._registered:  # forked workers never run it: they end with os._exit
             atexit.register(self.save)
             self._registered = True
 
     def save(self) -> None:
-        if not self._added:
+        if not self._used:
             return
-        self._added = False
-        path = self._path()
-        ours = self._load()
-        # what other processes wrote meanwhile first, then ours in the order this run used them
-        merged = {key: value for key, value in _read(path).items() if key not in ours}
-        merged.update(ours)
-        self._entries = kept = dict(list(merged.items())[-self.LIMIT :])
+        self._load()
+        path, used, self._used = self._file, self._used, {}
+        if path is None:
+            return  # no cache folder
+        merged = _read(path)
+        for digest, value in used.items():
+            merged.pop(digest, None)
+            merged[digest] = value
+        self._loaded = kept = dict(list(merged.items())[-self.LIMIT :])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -256,14 +260,11 @@ class _Kept:
                 os.unlink(temporary)
 
     def _load(self) -> dict[str, str]:
-        if self._entries is None:
-            self._entries = _read(self._path())
-        return self._entries
-
-    @staticmethod
-    def _path() -> Path:
-        home = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        return Path(home) / "layergen" / "black" / f"{black_version()}.json"
+        if self._loaded is None:  # where it is, once: a later chdir or setting does not move it
+            folder = user_cache()
+            self._file = folder / "black" / f"{black_version()}.json" if folder else None
+            self._loaded = _read(self._file) if self._file else {}
+        return self._loaded
 
 
 @functools.cache
@@ -282,7 +283,7 @@ def black_version() -> str:
 def _read(path: Path) -> dict[str, str]:
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: `[[[[...` nested deep
         return {}
     if not isinstance(entries, dict) or not all(isinstance(v, str) for v in entries.values()):
         return {}

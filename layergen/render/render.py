@@ -126,14 +126,16 @@ def _bytecode_cache(jinja2):
     Jinja checks each template's source against its cached code, so an edited
     template is recompiled.
     """
-    import os
+    from ..config import user_cache
 
-    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "layergen" / "jinja"
+    folder = user_cache()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder is None:
+            return None
+        (folder / "jinja").mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home: compile every time
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    return jinja2.FileSystemBytecodeCache(str(folder / "jinja"))
 
 
 def _builtin_templates() -> Path:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import black
@@ -9,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layergen.config import BlackStyle
+from layergen.config import BlackStyle, user_cache
 from layergen.declaration.load import parse_declaration
 from layergen.render import formatting
 from layergen.render.context import build_context
@@ -171,13 +175,20 @@ def test_any_mixture_formats_as_black_formats_it_whole(statements, line_length):
 # -- black's results kept between runs -----------------------------------------------------
 
 THREE_PIECES = "import os\n\n\ndef a( x ):\n    return x\n\n\ndef b(y):\n    return [ y,y ]\n"
+# Split, the call gains a trailing comma after **kwargs only where every target version has
+# that syntax (3.6 on): what it formats to depends on the versions, named or inferred.
+VERSIONED = (
+    "import os\n\n\ndef a( x ):\n    return x\n\n\n"
+    "def make(**kwargs):\n"
+    "    return build(first_argument_value, second_argument_value, third_argument_value, fourth, **kwargs)\n"
+)
 
 
 @pytest.fixture
 def fresh_process(tmp_path, monkeypatch):
-    """A new process as far as the cache goes (nothing read yet, nothing in memory), under a
-    cache folder of its own; call it again to end this one (it saves, as it would at exit)
-    and start the next."""
+    """A new process as far as the cache goes (nothing read, nothing used), under a cache
+    folder of its own; call it again to end this one (it saves, as at exit) and start the next.
+    The last one is ended unsaved."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     started = []
 
@@ -186,13 +197,10 @@ def fresh_process(tmp_path, monkeypatch):
             formatting._KEPT.save()
         started.append(formatting._Kept())
         monkeypatch.setattr(formatting, "_KEPT", started[-1])
-        formatting._format_piece.cache_clear()
-        formatting._targets.cache_clear()
 
     start()
     yield start
-    formatting._format_piece.cache_clear()  # what this test's processes formatted
-    formatting._targets.cache_clear()
+    started[-1].take_used()  # so its exit handler, if registered, has nothing to save
 
 
 def cache_file(root: Path) -> Path:
@@ -217,71 +225,111 @@ def test_what_an_earlier_run_formatted_is_not_formatted_again(fresh_process, tmp
     assert formatting.format_code(module) == first
 
 
-def test_a_text_is_kept_per_mode(fresh_process):
-    """The same text in another line length or with versions of its own is black's to format again."""
-    wide = formatting.format_code(THREE_PIECES)
-    fresh_process()
-    narrow = formatting.format_code(THREE_PIECES, BlackStyle(line_length=10))
-    assert wide == black_of(THREE_PIECES) and narrow == black_of(THREE_PIECES, 10)
-    assert narrow != wide
-    fresh_process()
-    old = formatting.format_code(THREE_PIECES, BlackStyle(target_versions=("py38",)))
-    modes = {black.TargetVersion.PY38}
-    assert old == black.format_str(THREE_PIECES, mode=black.Mode(target_versions=modes))
+def test_a_run_saves_when_it_ends(tmp_path):
+    """Nothing in the run saves by hand: the process does, as it exits."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    source = OWN_EXAMPLES / "gain_dense.layer.yaml"
+    (tmp_path / "layers" / source.name).write_bytes(source.read_bytes())
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "layergen", "generate", "-q", "layers"]
+    subprocess.run(command, cwd=tmp_path, env=env, check=True, capture_output=True)
+    assert len(formatting._read(cache_file(tmp_path / "cache"))) > 10
 
 
-@pytest.mark.parametrize("damage", ["not json", '["a list"]', '{"key": 1}', "\udcff"])
+@pytest.mark.parametrize("named", [("py33",), ("py311",), ()], ids=["py33", "py311", "inferred"])
+def test_a_text_is_kept_per_mode(fresh_process, named):
+    """The same text in another line length, or for other target versions, is black's to
+    format again: each comes out as black's own, whatever was kept before it."""
+    for style in (BlackStyle(target_versions=("py33",)), BlackStyle(target_versions=("py311",))):
+        formatting.format_code(VERSIONED, style)
+    formatting.format_code(THREE_PIECES, BlackStyle(line_length=10))
+    fresh_process()
+    versions = {v for v in black.TargetVersion if v.name.lower() in named}
+    mode = black.Mode(target_versions=versions)
+    assert formatting.format_code(VERSIONED, BlackStyle(target_versions=named)) == (
+        black.format_str(VERSIONED, mode=mode)
+    )
+    assert formatting.format_code(THREE_PIECES) == black_of(THREE_PIECES)
+
+
+def test_the_versions_named_change_the_text():
+    """Else the test above could not fail."""
+    old, new = (
+        black.format_str(VERSIONED, mode=black.Mode(target_versions={version}))
+        for version in (black.TargetVersion.PY33, black.TargetVersion.PY311)
+    )
+    assert old != new and old == black_of(VERSIONED)
+
+
+@pytest.mark.parametrize("damage", ["not json", '["a list"]', '{"key": 1}', "\udcff", "[" * 10**5])
 def test_a_damaged_cache_is_an_empty_one_and_is_written_anew(fresh_process, tmp_path, damage):
     formatting.format_code(THREE_PIECES)
     fresh_process()
     path = cache_file(tmp_path)
     path.write_bytes(damage.encode("utf-8", "surrogateescape"))
-    formatting._format_piece.cache_clear()
-    formatting._targets.cache_clear()
+    fresh_process()
     assert formatting.format_code(THREE_PIECES) == black_of(THREE_PIECES)
     fresh_process()
     assert formatting._read(path), "the cache was not written again"
 
 
-def test_a_cache_that_cannot_be_written_never_stops_a_run(fresh_process, tmp_path):
-    (tmp_path / "layergen").write_text("a file where the cache folder would go")
+@pytest.mark.parametrize("where", ["folder", "file"])
+def test_a_cache_that_cannot_be_written_never_stops_a_run(fresh_process, tmp_path, where):
+    """A file where the cache folder goes, or a folder where its file goes: nothing written,
+    no temporary file left."""
+    if where == "folder":
+        (tmp_path / "layergen").write_text("a file where the cache folder would go")
+    else:
+        (tmp_path / "layergen" / "black" / f"{black.__version__}.json").mkdir(parents=True)
+    before = sorted(tmp_path.rglob("*"))
     assert formatting.format_code(THREE_PIECES) == black_of(THREE_PIECES)
     fresh_process()
-    assert list(tmp_path.iterdir()) == [tmp_path / "layergen"], "a temporary file was left"
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_relative_cache_home_is_not_used(tmp_path, monkeypatch):
+    """The XDG spec says so; and a relative one would follow the working folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert user_cache() == tmp_path / ".cache" / "layergen"
 
 
 def test_the_cache_keeps_what_was_used_last(fresh_process, tmp_path, monkeypatch):
     monkeypatch.setattr(formatting._Kept, "LIMIT", 2)
     formatting._KEPT.put(("format", "a"), "A")
     formatting._KEPT.put(("format", "b"), "B")
-    formatting._KEPT.save()
     fresh_process()
     assert formatting._KEPT.get(("format", "a")) == "A"  # used: now the last
     formatting._KEPT.put(("format", "c"), "C")
-    formatting._KEPT.save()
     fresh_process()
     kept = [formatting._KEPT.get(("format", key)) for key in "abc"]
     assert kept == ["A", None, "C"]
 
 
-def test_runs_that_save_in_turn_keep_each_others_results(fresh_process, tmp_path):
-    """Two processes of one pool: the second to save merges what the first wrote."""
-    one, two = formatting._Kept(), formatting._Kept()
-    one.put(("format", "one"), "1")
-    two.put(("format", "two"), "2")
-    one.save()
-    two.save()
+def test_a_save_keeps_what_another_process_saved_meanwhile(fresh_process, monkeypatch):
+    """The other process's new result outranks what this one read and never used."""
+    monkeypatch.setattr(formatting._Kept, "LIMIT", 3)
+    for key in "abc":
+        formatting._KEPT.put(("format", key), key.upper())
     fresh_process()
-    assert [formatting._KEPT.get(("format", k)) for k in ("one", "two")] == ["1", "2"]
+    one = formatting._KEPT
+    assert one.get(("format", "a")) == "A"  # read the file, used one result
+    other = formatting._Kept()
+    other.put(("format", "new"), "NEW")
+    other.save()
+    one.save()
+    fresh_process()
+    kept = [formatting._KEPT.get(("format", key)) for key in ("a", "b", "c", "new")]
+    assert kept == ["A", None, "C", "NEW"]
 
 
-def test_a_pool_keeps_what_its_workers_formatted(tmp_path, monkeypatch):
-    """A worker never saves (it ends with os._exit): its results reach the parent, which keeps
-    what one process alone would have kept."""
+def test_what_a_pool_used_is_kept_longest(tmp_path, monkeypatch):
+    """A worker never saves (it ends with os._exit): what it found or made reaches the parent,
+    and counts as used there, so results a pool's workers keep using outlast the others."""
     from layergen import render_many
     from layergen.config import load_config
     from layergen.generate import find_declarations, plan_run
-    from layergen.render_many import PARALLEL_FROM  # noqa: F401 (patched below)
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     (tmp_path / "layers").mkdir()
@@ -289,18 +337,22 @@ def test_a_pool_keeps_what_its_workers_formatted(tmp_path, monkeypatch):
         source = OWN_EXAMPLES / f"{name}.layer.yaml"
         (tmp_path / "layers" / source.name).write_bytes(source.read_bytes())
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(render_many, "_cores", lambda: 2)
-    kept = {}
-    for parallel_from in (2, 1000):
-        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache{parallel_from}"))
+    declarations = find_declarations([tmp_path / "layers"])
+
+    def run(parallel_from: int) -> dict[str, str]:
+        """One process's generate, saved as at its exit: the cache file after it."""
         monkeypatch.setattr(render_many, "PARALLEL_FROM", parallel_from)
         monkeypatch.setattr(formatting, "_KEPT", formatting._Kept())
-        formatting._format_piece.cache_clear()
-        formatting._targets.cache_clear()
-        plan_run(find_declarations([tmp_path / "layers"]), load_config())
-        formatting._KEPT.save()  # as at exit
-        kept[parallel_from] = formatting._read(cache_file(tmp_path / f"cache{parallel_from}"))
-    formatting._format_piece.cache_clear()
-    formatting._targets.cache_clear()
-    assert len(kept[1000]) > 20
-    assert kept[2] == kept[1000]
+        plan_run(declarations, load_config())
+        formatting._KEPT.save()
+        return formatting._read(cache_file(tmp_path / "cache"))
+
+    alone = run(1000)
+    junk = {f"junk{n}": "x" for n in range(50)}  # what later runs of other layers added
+    cache_file(tmp_path / "cache").write_text(json.dumps({**alone, **junk}))
+    in_pool = run(2)
+    assert set(in_pool) == set(alone) | set(junk)
+    order = list(in_pool)
+    assert max(order.index(k) for k in junk) < min(order.index(k) for k in alone)
