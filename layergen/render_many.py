@@ -42,7 +42,7 @@ class Rendered:
     sources: dict[Path, str] = field(default_factory=dict)  # path -> digest of its source
     record: Record | None = None
     errors: list[Diagnostic] = field(default_factory=list)
-    formatted: dict[str, str] = field(default_factory=dict)  # black's results a worker used
+    black_results: dict[str, str] = field(default_factory=dict)  # those a worker used
 
 
 def render_all(
@@ -160,16 +160,16 @@ _STATE: tuple = ()  # (config, lock), inherited by forked workers
 def _in_pool(jobs: list[Job], config: Config, lock: Lock, workers: int) -> Iterable[Rendered]:
     import multiprocessing
 
+    from .render import formatting
+
     global _STATE
     _STATE = (config, lock)
     pool = multiprocessing.get_context("fork").Pool(
         workers, initializer=_worker_started, initargs=(os.getpid(),)
     )
-    from .render import formatting
-
     try:
         for rendered in pool.imap(_render_in_worker, jobs):
-            formatting.keep(rendered.formatted)
+            formatting.keep(rendered.black_results)  # a worker never saves them: the parent does
             yield rendered
         pool.close()  # every result is in: the workers end on their own
     except BaseException:
@@ -214,7 +214,7 @@ def _render_in_worker(job: Job) -> Rendered:
 
     config, lock = _STATE
     rendered = render_one(job, config, lock)
-    rendered.formatted = formatting.take_used()
+    rendered.black_results = formatting.take_used()
     return rendered
 
 

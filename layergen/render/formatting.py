@@ -51,7 +51,6 @@ def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
     import black
 
     mode = _mode(style)
-
     # Preview features are black's to change at any release: those may relate statements.
     pieces = [code] if mode.preview or mode.unstable else _pieces(code)
     if len(pieces) < _WORTH_CUTTING:  # a file of its own: the lock keeps its text

@@ -129,9 +129,9 @@ def _bytecode_cache(jinja2):
     from ..config import user_cache
 
     folder = user_cache()
+    if folder is None:
+        return None  # no home: compile every time
     try:
-        if folder is None:
-            return None
         (folder / "jinja").mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home: compile every time
