@@ -14,6 +14,10 @@ Three cases, each in a fresh process:
   goal: Python's own first run after an install compiles bytecode the same way);
 - again: the first case's project generated once more, nothing to change.
 
+Also timed, as a second reference: a typer command with `generate`'s options that does
+nothing, what any typer 0.29 CLI pays before its command runs (typer parses options
+through pydantic, which the baseline's `import typer` does not import).
+
 Each round runs the baseline and both cases one after the other, so machine noise
 hits them alike; the medians are compared, in wall-clock time (the goal) and in CPU
 time (steadier on a busy machine). layergen's bytecode is compiled first, as pip does
@@ -45,6 +49,36 @@ OTHER = REPO / "examples" / "rms_norm.layer.yaml"  # generated before, to warm t
 FLOOR = "import jinja2, libcst, black, typer"
 BASELINE = [sys.executable, "-c", FLOOR]
 GENERATE = [sys.executable, "-m", "layergen", "generate", "-q", "layers"]
+# What any command of a typer 0.29 CLI pays beyond the import: typer parses its options
+# through pydantic TypeAdapters. `generate`'s arguments and options, a body that does nothing.
+TYPER_COMMAND = f"""{FLOOR}
+from pathlib import Path
+
+app = typer.Typer()
+
+
+@app.command()
+def generate(
+    paths: list[Path] = typer.Argument(None),
+    tests: Path | None = typer.Option(None, "--tests"),
+    package: str | None = typer.Option(None, "--package"),
+    check: bool = typer.Option(False, "--check"),
+    diff: bool = typer.Option(False, "--diff"),
+    force: bool = typer.Option(False, "--force"),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    record: bool = typer.Option(False, "--record"),
+):
+    pass
+
+
+@app.command()
+def other():
+    pass
+
+
+app(["generate", "-q", "layers"])
+"""
+NOTHING = [sys.executable, "-c", TYPER_COMMAND]
 GOAL = 1.3  # issue 25: first run of one declaration
 # The stages of a run: (function, a part of its file's path); cumulative time in a profile.
 STAGES = {
@@ -81,7 +115,7 @@ def new_project(parent: Path, name: str, declaration: Path = DECLARATION) -> Pat
 
 def measure(runs: int) -> dict[str, dict[str, float]]:
     """Medians per case: {"wall": {...}, "cpu": {...}}."""
-    cases = ("baseline", "first", "first, cold", "again")
+    cases = ("baseline", "typer command", "first", "first, cold", "again")
     times: dict[str, dict[str, list[float]]] = {
         kind: {case: [] for case in cases} for kind in ("wall", "cpu")
     }
@@ -95,6 +129,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
             cache = shutil.copytree(warm, Path(tmp) / f"cache{run}")
             for case, command, where, home in (
                 ("baseline", BASELINE, project, cache),
+                ("typer command", NOTHING, project, cache),
                 ("first", GENERATE, project, cache),
                 ("first, cold", GENERATE, cold, Path(tmp) / f"empty{run}"),
                 ("again", GENERATE, project, cache),
@@ -111,6 +146,11 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
 def report(medians: dict[str, dict[str, float]], runs: int) -> None:
     wall, cpu = medians["wall"], medians["cpu"]
     print(f"baseline `{FLOOR}`: median {wall['baseline']:.3f} s wall, {cpu['baseline']:.3f} s CPU")
+    print(
+        f"  a typer command with `generate`'s options, doing nothing: {wall['typer command']:.3f}"
+        f" s = {wall['typer command'] / wall['baseline']:.2f}x wall,"
+        f" {cpu['typer command'] / cpu['baseline']:.2f}x CPU"
+    )
     for case in ("first", "first, cold", "again"):
         print(
             f"  generate one declaration, {case}: {wall[case]:.3f} s = "

@@ -47,6 +47,15 @@ def pytest_configure(config):
         config.addinivalue_line(
             "filterwarnings", rf"ignore::DeprecationWarning:{{framework}}(\\.|$)"
         )
+    # JAX compiles each operation for each shape and dtype it meets, most of a JAX
+    # test run's time: keep what it compiled in pytest's cache (`pytest --cache-clear`
+    # empties it), as a rerun meets nearly all of it again. JAX reads these when it is
+    # imported, here or in the ModelParallel tests' process; your own settings win.
+    cache = getattr(config, "cache", None)  # None under `-p no:cacheprovider`
+    if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax"))
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
 '''
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")

@@ -79,3 +79,32 @@ def test_the_scaffold_tests_pass_without_a_warning(scaffold, backend):
     assert result.returncode == 0, result.stdout[-3000:]
     assert re.fullmatch(r"\d+ passed, 1 warning in .*", summary), result.stdout[-3000:]
     assert "my own deprecation" in result.stdout
+
+
+def test_a_rerun_on_jax_finds_all_it_compiled_kept(scaffold):
+    """JAX compiles each operation for each shape and dtype it meets (most of a JAX test
+    file's time): the generated conftest keeps what it compiled in pytest's cache, so
+    running a layer's tests again compiles nothing new, and prints no warning."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST", "PYTHONWARNINGS", "JAX_"))
+    }
+    env.update(KERAS_BACKEND="jax", KERAS_HOME=str(scaffold / ".keras"))
+    kept = scaffold / ".pytest_cache" / "d" / "jax"
+    runs = []
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-rw", "tests/test_scaled_dense.py"],
+            cwd=scaffold,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stdout[-3000:]
+        summary = result.stdout.strip().splitlines()[-1]
+        assert re.fullmatch(r"\d+ passed in .*", summary), result.stdout[-3000:]
+        runs.append(sorted(p.name for p in kept.iterdir()) if kept.is_dir() else [])
+    assert runs[0], "nothing JAX compiled was kept"
+    assert runs[1] == runs[0], "the rerun compiled again"
