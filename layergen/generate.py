@@ -16,6 +16,7 @@ from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
 from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
+from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, target
 from .textfiles import Seen, read_bytes, split_line_ends, with_line_ends
@@ -56,6 +57,14 @@ def pytest_configure(config):
         os.environ["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax"))
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
+    # A sharded layer's ModelParallel tests need {host_devices} devices, which JAX makes
+    # of the host's CPU from a flag it reads when it starts: asked for here, those
+    # tests run in this process (else they start one of their own). Yours win.
+    flag = "--xla_force_host_platform_device_count"
+    flags = os.environ.get("XLA_FLAGS", "")
+    starts_jax = os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
+    if starts_jax and flag not in flags:
+        os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
 '''
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")
@@ -272,7 +281,7 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
         return {}
     # "." too: the tests import the support module beside them, also from a tests package.
     roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
-    text = CONFTEST.format(roots=roots, frameworks=FRAMEWORKS)
+    text = CONFTEST.format(roots=roots, frameworks=FRAMEWORKS, host_devices=HOST_DEVICES)
     return {path: format_code(text, config.black)}
 
 

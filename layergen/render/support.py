@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 SUPPORT_MODULE = "layergen_support.py"
+# The host CPU devices of the mesh a sharded layer is tested on under ModelParallel; the
+# conftest asks JAX for them, the support module builds the mesh.
+HOST_DEVICES = 8
 
 
 def support_files(tests_dir: Path, *, user_templates: str | None = None) -> dict[Path, str]:
@@ -17,5 +20,9 @@ def support_files(tests_dir: Path, *, user_templates: str | None = None) -> dict
     from .render import render_source
 
     # The template is written as black writes it (the lint test checks): no black run.
-    text = render_source("support.py.j2", {"version": release}, user_templates=user_templates)
+    text = render_source(
+        "support.py.j2",
+        {"version": release, "host_devices": HOST_DEVICES},
+        user_templates=user_templates,
+    )
     return {tests_dir / SUPPORT_MODULE: text}

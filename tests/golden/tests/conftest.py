@@ -40,3 +40,11 @@ def pytest_configure(config):
         os.environ["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax"))
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
         os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
+    # A sharded layer's ModelParallel tests need 8 devices, which JAX makes
+    # of the host's CPU from a flag it reads when it starts: asked for here, those
+    # tests run in this process (else they start one of their own). Yours win.
+    flag = "--xla_force_host_platform_device_count"
+    flags = os.environ.get("XLA_FLAGS", "")
+    starts_jax = os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
+    if starts_jax and flag not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} {flag}=8".strip()
