@@ -50,11 +50,14 @@ FLOOR = "import jinja2, libcst, black, typer"
 BASELINE = [sys.executable, "-c", FLOOR]
 GENERATE = [sys.executable, "-m", "layergen", "generate", "-q", "layers"]
 # What any command of a typer 0.29 CLI pays beyond the import: typer parses its options
-# through pydantic TypeAdapters. `generate`'s arguments and options, a body that does nothing.
+# through pydantic TypeAdapters. `generate`'s arguments and options, a body that does
+# nothing, and the settings layergen's CLI starts with (no pydantic plugins to look for).
 TYPER_COMMAND = f"""{FLOOR}
+import os
 from pathlib import Path
 
-app = typer.Typer()
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+app = typer.Typer(pretty_exceptions_enable=False)
 
 
 @app.command()
