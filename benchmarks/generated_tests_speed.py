@@ -18,7 +18,8 @@ during the first `get_config`, about 2 s a process, whatever the backend).
 Each run is timed twice, as a user meets it: first with pytest's cache empty, then
 again. On JAX the generated conftest keeps what JAX compiled in pytest's cache, so the
 second run finds it there; on TensorFlow and torch nothing is kept, and the two runs
-differ only by the machine's noise.
+differ only by the machine's noise. "First" means pytest's cache only: a file alone runs
+after the whole suite, with Python's bytecode and the disk cache warm.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def timed_pytest(project: Path, backend: str, python: str, *paths: str) -> float
     env = {
         k: v
         for k, v in os.environ.items()
-        if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("JAX_")
+        if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith(("JAX_", "XLA_"))
     }
     env = {
         **env,
@@ -128,10 +129,10 @@ def main() -> None:
                     print(f"{'':>14}over {GOAL} s: " + ", ".join(f"{n} {s:.2f}" for s, n in over))
 
 
-def first_and_again(project: Path, backend: str, python: str, paths: str) -> tuple[float, float]:
+def first_and_again(project: Path, backend: str, python: str, path: str) -> tuple[float, float]:
     """A run with pytest's cache empty, then the same run again."""
     shutil.rmtree(project / ".pytest_cache", ignore_errors=True)
-    return tuple(timed_pytest(project, backend, python, paths) for _ in range(2))
+    return tuple(timed_pytest(project, backend, python, path) for _ in range(2))
 
 
 if __name__ == "__main__":

@@ -48,24 +48,38 @@ def pytest_configure(config):
         config.addinivalue_line(
             "filterwarnings", rf"ignore::DeprecationWarning:{{framework}}(\\.|$)"
         )
-    # JAX compiles each operation for each shape and dtype it meets, most of a JAX
-    # test run's time: keep what it compiled in pytest's cache (`pytest --cache-clear`
-    # empties it), as a rerun meets nearly all of it again. JAX reads these when it is
-    # imported, here or in the ModelParallel tests' process; your own settings win.
+    keep_jax_compilations(config)
+{devices}
+
+def keep_jax_compilations(config):
+    """JAX compiles each operation for each shape and dtype it meets, most of a JAX test
+    run's time: keep what it compiled in pytest's cache (`pytest --cache-clear` empties
+    it), as a rerun meets nearly all of it again. JAX reads these when it is imported,
+    in this process or in one the tests start; your own settings win."""
     cache = getattr(config, "cache", None)  # None under `-p no:cacheprovider`
-    if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in os.environ:
-        os.environ["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax"))
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
-    # A sharded layer's ModelParallel tests need {host_devices} devices, which JAX makes
-    # of the host's CPU from a flag it reads when it starts: asked for here, those
-    # tests run in this process (else they start one of their own). Yours win.
+    if cache is None or "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return
+    try:
+        folder = cache.mkdir("jax")
+    except OSError:  # pytest itself only warns that it cannot write its cache
+        return
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = str(folder)
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
+'''
+# Written into the conftest of a project with sharded layers: what their tests need.
+CONFTEST_DEVICES = """
+    # The ModelParallel tests of the sharded layers need {host_devices} devices, which JAX makes of
+    # the host's CPU from a flag it reads when it starts: asked for here, those tests
+    # run in this process, where your own JAX tests see the devices too (without them,
+    # they start a process of their own). A count of your own wins.
     flag = "--xla_force_host_platform_device_count"
     flags = os.environ.get("XLA_FLAGS", "")
-    starts_jax = os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
-    if starts_jax and flag not in flags:
+    own_count = flag in flags or "JAX_NUM_CPU_DEVICES" in os.environ
+    jax_not_imported = "jax" not in sys.modules
+    if os.environ.get("KERAS_BACKEND") == "jax" and jax_not_imported and not own_count:
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
-'''
+"""
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")
 
@@ -240,7 +254,7 @@ def plan_run(
             new = package_init(text, exports.get(folder, []), gone)
             support[init] = with_line_ends(new, line_ends)
     if outputs:
-        support.update(written := conftest(config, import_roots))
+        support.update(written := conftest(config, import_roots, sharded=any(folders.values())))
         read.update(dict.fromkeys(written, Seen(None)))
     return Plan(
         outputs,
@@ -272,8 +286,11 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
-    """The tests' conftest.py, when there is none yet (a person may edit it freely)."""
+def conftest(
+    config: Config, import_roots: Iterable[Path], sharded: bool = False
+) -> dict[Path, str]:
+    """The tests' conftest.py, when there is none yet (a person may edit it freely);
+    `sharded`: the project has layers with layouts, tested under ModelParallel."""
     from .render.render import format_code
 
     path = config.tests_dir / "conftest.py"
@@ -281,7 +298,8 @@ def conftest(config: Config, import_roots: Iterable[Path]) -> dict[Path, str]:
         return {}
     # "." too: the tests import the support module beside them, also from a tests package.
     roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
-    text = CONFTEST.format(roots=roots, frameworks=FRAMEWORKS, host_devices=HOST_DEVICES)
+    devices = CONFTEST_DEVICES.format(host_devices=HOST_DEVICES) if sharded else ""
+    text = CONFTEST.format(roots=roots, frameworks=FRAMEWORKS, devices=devices)
     return {path: format_code(text, config.black)}
 
 

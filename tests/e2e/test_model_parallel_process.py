@@ -20,7 +20,8 @@ from helpers import OWN_EXAMPLES, layergen
 pytestmark = pytest.mark.e2e
 
 # A test of the person's own beside the generated ones: how many devices JAX has, and
-# whether ModelParallel's report starts a process.
+# whether ModelParallel's report starts a process (the generated tests' fixture calls the
+# same function in the same process).
 OWN_TEST = """
 import pathlib
 
@@ -72,7 +73,7 @@ def test_model_parallel_runs_in_the_tests_process_when_it_has_the_devices(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "JAX_", "XLA_"))}
     env.update(KERAS_BACKEND="jax", KERAS_HOME=str(project / ".keras"), XLA_FLAGS=flags)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        [sys.executable, "-m", "pytest", "-q", "tests"],  # with pytest's cache, as users run
         cwd=project,
         env=env,
         capture_output=True,

@@ -31,20 +31,32 @@ def pytest_configure(config):
         config.addinivalue_line(
             "filterwarnings", rf"ignore::DeprecationWarning:{framework}(\.|$)"
         )
-    # JAX compiles each operation for each shape and dtype it meets, most of a JAX
-    # test run's time: keep what it compiled in pytest's cache (`pytest --cache-clear`
-    # empties it), as a rerun meets nearly all of it again. JAX reads these when it is
-    # imported, here or in the ModelParallel tests' process; your own settings win.
-    cache = getattr(config, "cache", None)  # None under `-p no:cacheprovider`
-    if cache is not None and "JAX_COMPILATION_CACHE_DIR" not in os.environ:
-        os.environ["JAX_COMPILATION_CACHE_DIR"] = str(cache.mkdir("jax"))
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
-    # A sharded layer's ModelParallel tests need 8 devices, which JAX makes
-    # of the host's CPU from a flag it reads when it starts: asked for here, those
-    # tests run in this process (else they start one of their own). Yours win.
+    keep_jax_compilations(config)
+
+    # The ModelParallel tests of the sharded layers need 8 devices, which JAX makes of
+    # the host's CPU from a flag it reads when it starts: asked for here, those tests
+    # run in this process, where your own JAX tests see the devices too (without them,
+    # they start a process of their own). A count of your own wins.
     flag = "--xla_force_host_platform_device_count"
     flags = os.environ.get("XLA_FLAGS", "")
-    starts_jax = os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
-    if starts_jax and flag not in flags:
+    own_count = flag in flags or "JAX_NUM_CPU_DEVICES" in os.environ
+    jax_not_imported = "jax" not in sys.modules
+    if os.environ.get("KERAS_BACKEND") == "jax" and jax_not_imported and not own_count:
         os.environ["XLA_FLAGS"] = f"{flags} {flag}=8".strip()
+
+
+def keep_jax_compilations(config):
+    """JAX compiles each operation for each shape and dtype it meets, most of a JAX test
+    run's time: keep what it compiled in pytest's cache (`pytest --cache-clear` empties
+    it), as a rerun meets nearly all of it again. JAX reads these when it is imported,
+    in this process or in one the tests start; your own settings win."""
+    cache = getattr(config, "cache", None)  # None under `-p no:cacheprovider`
+    if cache is None or "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return
+    try:
+        folder = cache.mkdir("jax")
+    except OSError:  # pytest itself only warns that it cannot write its cache
+        return
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = str(folder)
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")

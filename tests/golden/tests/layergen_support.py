@@ -59,7 +59,7 @@ FINITE_DIFFERENCES = {"float64": (1e-5, 1e-7), "float32": (1e-3, 1e-3)}
 
 # Layers with declared layouts are tested under ModelParallel on this many host CPU
 # devices. JAX fixes the device count when it starts: the conftest asks for them under
-# KERAS_BACKEND=jax; a process without them starts a JAX process of their own.
+# KERAS_BACKEND=jax; a process without them starts a JAX process that has them.
 HOST_DEVICES = 8
 MODEL_PARALLEL_SKIP = (
     "keras.distribution.ModelParallel runs on JAX only (Keras's TensorFlow distribution"
@@ -601,7 +601,8 @@ def path_in_layer(weight, layer):
 
 def run_model_parallel(test_file):
     """What `model_parallel_report` saw of `test_file`'s layer: in this process when it
-    has the host devices, else in a fresh one that has them."""
+    has the host devices (the report seeds Keras's random generators), else in a fresh
+    one that has them."""
     if keras.backend.backend() != "jax":
         pytest.skip(MODEL_PARALLEL_SKIP)
     if keras.distribution.list_devices() == [f"cpu:{i}" for i in range(HOST_DEVICES)]:
@@ -611,7 +612,7 @@ def run_model_parallel(test_file):
     flags = re.sub(r"--xla_force_host_platform_device_count=\S+", "", flags)
     count = f"--xla_force_host_platform_device_count={HOST_DEVICES}"
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "JAX_NUM_CPU_DEVICES"},
         "KERAS_BACKEND": "jax",
         "JAX_PLATFORMS": "cpu",
         "XLA_FLAGS": f"{flags} {count}".strip(),
