@@ -49,6 +49,21 @@ def layergen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+def pytest_in(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """pytest in a fresh process in `project`, as a person runs it there: without this
+    run's pytest, warning and JAX settings, with `env` added."""
+    ours = ("PYTEST", "PYTHONWARNINGS", "JAX_", "XLA_")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=project,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
     """Run the generated tests in a fresh process; return {file::test: outcome}."""
     report = project / f"report-{backend}.xml"

@@ -7,15 +7,12 @@ About 25 s: one sharded example's tests on JAX, twice.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from helpers import OWN_EXAMPLES, layergen
+from helpers import OWN_EXAMPLES, layergen, pytest_in
 
 pytestmark = pytest.mark.e2e
 
@@ -70,15 +67,13 @@ def test_model_parallel_runs_in_the_tests_process_when_it_has_the_devices(
 ):
     own = project / "tests" / "test_own.py"
     own.write_text(textwrap.dedent(OWN_TEST).format(devices=devices, started=started))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "JAX_", "XLA_"))}
-    env.update(KERAS_BACKEND="jax", KERAS_HOME=str(project / ".keras"), XLA_FLAGS=flags)
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "tests"],  # with pytest's cache, as users run
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    result = pytest_in(  # with pytest's cache, as users run
+        project,
+        "-q",
+        "tests",
+        KERAS_BACKEND="jax",
+        KERAS_HOME=str(project / ".keras"),
+        XLA_FLAGS=flags,
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "skipped" not in result.stdout.splitlines()[-1], result.stdout[-3000:]

@@ -5,7 +5,6 @@ About 40 s: one `layergen new`, then its tests on TensorFlow, JAX and torch.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO
+from helpers import REPO, pytest_in
 
 pytestmark = pytest.mark.e2e
 
@@ -65,15 +64,11 @@ def test_the_scaffold_tests_pass_without_a_warning(scaffold, backend):
         "import warnings\n\n\ndef test_mine():\n"
         '    warnings.warn("my own deprecation", DeprecationWarning)\n'
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "PYTHONWARNINGS"))}
-    env.update(KERAS_BACKEND=backend, KERAS_HOME=str(scaffold / ".keras"))
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rw"],
-        cwd=scaffold,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    result = pytest_in(
+        scaffold,
+        *("-q", "-p", "no:cacheprovider", "-rw"),
+        KERAS_BACKEND=backend,
+        KERAS_HOME=str(scaffold / ".keras"),
     )
     summary = result.stdout.strip().splitlines()[-1]
     assert result.returncode == 0, result.stdout[-3000:]
@@ -85,22 +80,14 @@ def test_a_rerun_on_jax_finds_all_it_compiled_kept(scaffold):
     """JAX compiles each operation for each shape and dtype it meets (most of a JAX test
     file's time): the generated conftest keeps what it compiled in pytest's cache, so
     running a layer's tests again compiles nothing new, and prints no warning."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("PYTEST", "PYTHONWARNINGS", "JAX_"))
-    }
-    env.update(KERAS_BACKEND="jax", KERAS_HOME=str(scaffold / ".keras"))
     kept = scaffold / ".pytest_cache" / "d" / "jax"
     runs = []
     for _ in range(2):
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-rw", "tests/test_scaled_dense.py"],
-            cwd=scaffold,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
+        result = pytest_in(
+            scaffold,
+            *("-q", "-rw", "tests/test_scaled_dense.py"),
+            KERAS_BACKEND="jax",
+            KERAS_HOME=str(scaffold / ".keras"),
         )
         assert result.returncode == 0, result.stdout[-3000:]
         summary = result.stdout.strip().splitlines()[-1]
