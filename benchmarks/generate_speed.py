@@ -14,9 +14,15 @@ Three cases, each in a fresh process:
   goal: Python's own first run after an install compiles bytecode the same way);
 - again: the first case's project generated once more, nothing to change.
 
-Also timed, as a second reference: a typer command with `generate`'s options that does
-nothing, what any typer 0.29 CLI pays before its command runs (typer parses options
-through pydantic, which the baseline's `import typer` does not import).
+Also timed, as references beside the baseline:
+
+- one pydantic model: the baseline's imports, then one small model of the kind the
+  declaration format is made of (strict, a `Literal` field, a `Field`) defined and used
+  once: what any tool that checks its input with pydantic pays (pydantic is not among the
+  baseline's imports);
+- a typer command with `generate`'s options that does nothing, what any typer 0.29 CLI
+  pays before its command runs (typer parses options through pydantic, which the
+  baseline's `import typer` does not import).
 
 Each round runs the baseline and both cases one after the other, so machine noise
 hits them alike; the medians are compared, in wall-clock time (the goal) and in CPU
@@ -82,6 +88,29 @@ def other():
 app(["generate", "-q", "layers"])
 """
 NOTHING = [sys.executable, "-c", TYPER_COMMAND]
+# What checking input with pydantic costs at the least: one model, as layergen's CLI starts
+# (no plugins), built and used once.
+PYDANTIC_MODEL = f"""{FLOOR}
+import os
+from typing import Literal
+
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Param(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    type: Literal["int", "float"]
+    choices: list[str | int] = Field(default_factory=list)
+
+
+Param(type="int")
+"""
+ONE_MODEL = [sys.executable, "-c", PYDANTIC_MODEL]
+REFERENCES = {
+    "one pydantic model, defined and used": ONE_MODEL,
+    "a typer command with `generate`'s options, doing nothing": NOTHING,
+}
 GOAL = 1.3  # issue 25: first run of one declaration
 # The stages of a run: (function, a part of its file's path); cumulative time in a profile.
 STAGES = {
@@ -118,7 +147,7 @@ def new_project(parent: Path, name: str, declaration: Path = DECLARATION) -> Pat
 
 def measure(runs: int) -> dict[str, dict[str, float]]:
     """Medians per case: {"wall": {...}, "cpu": {...}}."""
-    cases = ("baseline", "typer command", "first", "first, cold", "again")
+    cases = ("baseline", *REFERENCES, "first", "first, cold", "again")
     times: dict[str, dict[str, list[float]]] = {
         kind: {case: [] for case in cases} for kind in ("wall", "cpu")
     }
@@ -132,7 +161,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
             cache = shutil.copytree(warm, Path(tmp) / f"cache{run}")
             for case, command, where, home in (
                 ("baseline", BASELINE, project, cache),
-                ("typer command", NOTHING, project, cache),
+                *((name, command, project, cache) for name, command in REFERENCES.items()),
                 ("first", GENERATE, project, cache),
                 ("first, cold", GENERATE, cold, Path(tmp) / f"empty{run}"),
                 ("again", GENERATE, project, cache),
@@ -149,11 +178,11 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
 def report(medians: dict[str, dict[str, float]], runs: int) -> None:
     wall, cpu = medians["wall"], medians["cpu"]
     print(f"baseline `{FLOOR}`: median {wall['baseline']:.3f} s wall, {cpu['baseline']:.3f} s CPU")
-    print(
-        f"  a typer command with `generate`'s options, doing nothing: {wall['typer command']:.3f}"
-        f" s = {wall['typer command'] / wall['baseline']:.2f}x wall,"
-        f" {cpu['typer command'] / cpu['baseline']:.2f}x CPU"
-    )
+    for case in REFERENCES:
+        print(
+            f"  {case}: {wall[case]:.3f} s = {wall[case] / wall['baseline']:.2f}x wall,"
+            f" {cpu[case] / cpu['baseline']:.2f}x CPU"
+        )
     for case in ("first", "first, cold", "again"):
         print(
             f"  generate one declaration, {case}: {wall[case]:.3f} s = "
