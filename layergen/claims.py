@@ -1,9 +1,12 @@
 """What layergen generated for a declaration that is gone: moved along, removed, or reported.
 
 The lock records, for each declaration, the files it generated. A declaration file renamed
-or moved (its class name kept, or the only one renamed in its folder in the run) claims
-those files: its module and test module are merged from the old ones, hand edits and
-hand-added tests included, and the old ones go. Files of a declaration that was deleted
+or moved claims those files: its module and test module are merged from the old ones, hand
+edits and hand-added tests included, and the old ones go. It is renamed when its class
+name is kept, or, when its class was renamed too, when it is the only new declaration and
+the gone one the only gone one in its folder and the layers they generate are mostly made
+of the same arguments, weights and sublayers (a guess that moves hand edits into another
+class and deletes the old files would lose them). Files of a declaration that was deleted
 are claimed by nothing: a file still as generated is removed, and one with hand edits is
 kept and reported on every run, for the person to move what they need and delete it. A
 class that is no longer exported leaves its package's `__init__.py` (its import, and its
@@ -12,7 +15,9 @@ name in `__all__`).
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,49 +38,110 @@ class Unclaimed:
     unexported: list[tuple[Path, str, str]] = field(default_factory=list)  # (folder, stem, class)
 
 
-def gone(lock: Lock) -> dict[str, Record]:
-    """The lock's records of declarations no longer on disk."""
+def gone(lock: Lock, declarations: list[Path]) -> dict[str, Record]:
+    """The lock's records of declarations no longer on disk, and not among this run's
+    `declarations` (whose text a run may be given before it is written: `new`)."""
+    here = {lock.key(d) for d in declarations}
     return {
         key: record
         for key, record in lock.records.items()
-        if key.endswith(SUFFIXES) and not (lock.root / key).exists()
+        if key.endswith(SUFFIXES) and key not in here and not (lock.root / key).exists()
     }
+
+
+def class_named(raw: bytes) -> str | None:
+    """The class a declaration's text names, read without parsing it."""
+    named = _CLASS.search(raw)
+    return named.group(1).decode() if named else None
 
 
 def renamed_from(
     lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
 ) -> dict[Path, str]:
     """{declaration: the key of the gone one it was renamed or moved from}: a declaration the
-    lock has no record of, whose class is the class of exactly one gone declaration, or the
-    only one of those left when only one gone declaration is left, in its folder."""
+    lock has no record of, whose class is the class of exactly one gone declaration."""
     by_class: dict[str, list[str]] = {}
-    for key, record in gone(lock).items():
+    for key, record in gone(lock, declarations).items():
         by_class.setdefault(record.name, []).append(key)
     found: dict[Path, str] = {}
     for declaration in declarations:
         if lock.key(declaration) in lock.records or not raw.get(declaration):
             continue
-        named = _CLASS.search(raw[declaration] or b"")
-        keys = by_class.get(named.group(1).decode()) if named else None
+        keys = by_class.get(class_named(raw[declaration] or b""))
         if keys and len(keys) == 1 and keys[0] not in found.values():
             found[declaration] = keys[0]
-    # A file renamed and its class renamed at once: when one new declaration and one gone
-    # one are left unpaired, in the same folder and of the same kind, they are the same (as
-    # git pairs a lone rename).
-    new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
-    left = [lock.root / key for key in gone(lock) if key not in found.values()]
-    lone = len(new) == 1 and len(left) == 1 and raw.get(new[0])
-    same_kind = lone and kind_of_file(left[0].name) == kind_of_file(new[0].name)
-    if same_kind and left[0].parent == new[0].parent:
-        found[new[0]] = lock.key(left[0])
     return found
 
 
-def unclaimed(lock: Lock, moved: set[str]) -> Unclaimed:
-    """What to do with the files of gone declarations not `moved` (by key); their records are
-    dropped from the lock, or kept for the hand-edited files that stay."""
+def lone_rename(
+    lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None], found: dict[Path, str]
+) -> tuple[Path, str] | None:
+    """A file renamed and its class renamed at once, maybe: (the one new declaration left
+    unpaired by `renamed_from`'s `found`, the key of the one gone declaration left), in the
+    same folder and of the same kind. `same_layer` tells, once the new one is rendered, whether
+    it is the old one renamed (as git pairs a lone rename by its content)."""
+    new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
+    left = [lock.root / key for key in gone(lock, declarations) if key not in found.values()]
+    if len(new) != 1 or len(left) != 1 or not raw.get(new[0]):
+        return None
+    if kind_of_file(left[0].name) != kind_of_file(new[0].name) or left[0].parent != new[0].parent:
+        return None
+    return new[0], lock.key(left[0])
+
+
+def same_layer(lock: Lock, key: str, module: str) -> bool:
+    """Whether the generated `module` is the layer the gone declaration `key` generated,
+    renamed: `_alike` on the names of their classes' arguments and of what they set on `self`
+    (params, weights, sublayers, state). Their generated text alone tells nothing: every
+    layer's has the same frame."""
+    outputs = lock.records[key].outputs
+    was = lock.base(lock.root / outputs[0]) if outputs else None
+    return _alike(_names(was, _layer_names), _names(module, _layer_names))
+
+
+def _alike(old: set[str], new: set[str]) -> bool:
+    """The same names, or at least half of them shared (as git pairs a rename by its lines).
+    A layer with no arguments and no weights has nothing else to be told by."""
+    return old == new or 2 * len(old & new) >= len(old | new)
+
+
+def _names(text: str | None, found: Callable[[ast.AST], Iterable[str]]) -> set[str]:
+    try:
+        tree = ast.parse(text or "")
+    except SyntaxError:
+        return {"<not Python>"}  # alike nothing else
+    return {name for node in ast.walk(tree) for name in found(node)}
+
+
+def _layer_names(node: ast.AST) -> Iterable[str]:
+    """Of a generated module: its `__init__`'s arguments, and the attributes set on `self`."""
+    if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+        yield from (a.arg for a in node.args.args + node.args.kwonlyargs if a.arg != "self")
+    elif (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    ):
+        yield node.attr
+
+
+def _tested_names(node: ast.AST) -> Iterable[str]:
+    """Of a generated test module: the layer's arguments (`ARGS`) and weights (`declared`)."""
+    if (
+        isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] in (["ARGS"], ["declared"])
+        and isinstance(node.value, ast.Dict)
+    ):
+        yield from (k.value for k in node.value.keys if isinstance(k, ast.Constant))
+
+
+def unclaimed(lock: Lock, declarations: list[Path], moved: set[str]) -> Unclaimed:
+    """What to do with the files of gone declarations (not among this run's `declarations`)
+    not `moved` (by key); their records are dropped from the lock, or kept for the
+    hand-edited files that stay."""
     out = Unclaimed()
-    for key, record in gone(lock).items():
+    for key, record in gone(lock, declarations).items():
         if key in moved:
             continue
         staying = []
@@ -95,11 +161,13 @@ def unclaimed(lock: Lock, moved: set[str]) -> Unclaimed:
 
 
 def tests_of_gone_classes(
-    lock: Lock, tests_dir: Path, source: str, stem: str, now: list[Path]
+    lock: Lock, tests_dir: Path, source: str, stem: str, now: dict[Path, str]
 ) -> tuple[dict[Path, Path], Unclaimed]:
     """The test modules `layergen tests` wrote for classes of the module `source` that it writes
-    no more. One such and one new test module: the class was renamed, and the new one takes
-    the old one's text ({new: old}). Otherwise they are unclaimed: removed, or kept and reported."""
+    no more. One such and one new test module (`now`: this run's, by path, with their texts),
+    testing a layer of mostly the same arguments and weights: the class was renamed, and the
+    new one takes the old one's text ({new: old}). Otherwise they are unclaimed: removed, or
+    kept and reported."""
     header = " ".join(f"generated by layergen from `{source}`.".split())
     earlier = []
     for key in list(lock.entries):
@@ -111,7 +179,11 @@ def tests_of_gone_classes(
             earlier.append(path)
     new = [path for path in now if not path.exists()]
     if len(earlier) == 1 and len(new) == 1:
-        return {new[0]: earlier[0]}, Unclaimed()
+        was, tested = _names(lock.base(earlier[0]), _tested_names), _names(
+            now[new[0]], _tested_names
+        )
+        if _alike(was, tested):
+            return {new[0]: earlier[0]}, Unclaimed()
     out = Unclaimed()
     for path in earlier:
         seen = Seen.read(path)

@@ -120,8 +120,8 @@ def new(
     from .declaration.load import parse_declaration
     from .generate import plan_run
     from .scaffold import declaration, file_name, parse_params
-    from .schema import ensure_schema_file, modeline
-    from .writes import write
+    from .schema import modeline, schema_path, schema_text
+    from .textfiles import Seen
 
     try:
         config = _config(tests, None)
@@ -151,23 +151,21 @@ def new(
             name, split(weights), parse_params(params), split(inputs)
         )
         parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
-        with _one_run(config):
-            folder.mkdir(parents=True, exist_ok=True)
-            write({path: text})
-            try:
-                run = plan_run([path], config)
-            except DiagnosticError:
-                path.unlink()
-                raise
-            schema_file = ensure_schema_file(
-                config.root
-            )  # what the declaration's first line points editors to
-            if not quiet:
-                from .output import styled
+        # The declaration, and the schema its first line points editors to, are written with
+        # the layer and its tests, by the same run: all of them, or (an error) none.
+        schema = schema_path(config.root)
+        scaffold = {path: text, **({} if schema.is_file() else {schema: schema_text()})}
+        read = {file: Seen.read(file) for file in scaffold}
 
-                for written in (path, schema_file) if schema_file else (path,):
-                    typer.echo(f"{styled('created')} {_shown(written)}")
-            code = _apply(run, lambda: plan_run([path], config), quiet=quiet)
+        def planned():
+            run = plan_run([path], config, texts={path: text})
+            run.support.update(scaffold)
+            run.read.update(read)
+            return run
+
+        with _one_run(config):
+            run = planned()
+            code = _apply(run, planned, quiet=quiet)
             if code == 0 and not quiet:
                 typer.echo(_next_steps(path, run.companions))
     except DiagnosticError as exc:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import renamed_from, unclaimed
+from .claims import class_named, lone_rename, renamed_from, same_layer, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -135,6 +135,9 @@ def plan_run(
     errors: list[Diagnostic] = []
     raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
     renamed = renamed_from(lock, declarations, raws)  # declaration -> the key it was renamed from
+    # A file and its class renamed at once: told once it is rendered. Its registration is new
+    # either way (the class name is part of it), so its target does not depend on the answer.
+    lone = lone_rename(lock, declarations, raws, renamed)
     # Each declaration: its target and either its files from the lock or a job to render.
     slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
     for declaration in declarations:
@@ -160,7 +163,9 @@ def plan_run(
     exports: dict[Path, list[tuple[str, str]]] = {}
     moved: dict[Path, Path] = {}  # a renamed declaration's new file -> its old one
     unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
-    tests_seen: dict[Path, Path] = {}
+    # The test modules of the project's other declarations, which a run on part of it leaves
+    # alone: they stay theirs.
+    tests_seen, registered_elsewhere = _others(lock, declarations, config)
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
     import_roots: set[Path] = set()
@@ -195,6 +200,8 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
+            if lone and lone[0] == t.declaration and same_layer(lock, lone[1], files[t.module]):
+                renamed[t.declaration] = lone[1]
             was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
             if was is not None:
                 moved.update(_moved(lock, was, (t.module, t.test)))
@@ -212,7 +219,9 @@ def plan_run(
         registered.append((record.package, record.name, t.declaration))
         if record.layouts:
             sharded.append(Sharded(t.declaration, record.name, record.layouts))
-    errors.extend(duplicate_registrations(registered, texts, config.mesh_axes))
+    errors.extend(
+        duplicate_registrations(registered, texts, config.mesh_axes, registered_elsewhere)
+    )
     folders = folder_layouts(sharded, lock, [t.declaration for t, _, _ in slots])
     for folder, items in folders.items():
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
@@ -237,7 +246,7 @@ def plan_run(
             supported = support_files(config.tests_dir, user_templates=config.user_templates)
             outputs.update(supported)
             lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
-    left = unclaimed(lock, set(renamed.values()))
+    left = unclaimed(lock, declarations, set(renamed.values()))
     unexported += left.unexported
     support: dict[Path, str] = {}
     read: dict[Path, Seen] = {}
@@ -269,6 +278,28 @@ def plan_run(
         removed=left.removed,
         orphans=left.kept,
     )
+
+
+def _others(
+    lock: Lock, declarations: list[Path], config: Config
+) -> tuple[dict[Path, Path], list[tuple[str, str, Path]]]:
+    """The declarations the lock records, on disk and not among this run's `declarations` (a
+    run on part of the project leaves them alone): {test module: declaration}, and their
+    registrations (package, class, declaration) where the class is still the one recorded."""
+    here = {lock.key(d) for d in declarations}
+    tests: dict[Path, Path] = {}
+    registered: list[tuple[str, str, Path]] = []
+    for key, record in lock.records.items():
+        declaration = lock.root / key
+        if not key.endswith(SUFFIXES) or key in here or not declaration.is_file():
+            continue
+        try:
+            tests[target(declaration, config).test] = declaration
+        except DiagnosticError:  # its own run reports it
+            continue
+        if record.name == class_named(_read(declaration) or b""):
+            registered.append((record.package, record.name, declaration))
+    return tests, registered
 
 
 def _moved(lock: Lock, was: Record, now: tuple[Path, ...]) -> dict[Path, Path]:
@@ -307,11 +338,14 @@ def duplicate_registrations(
     registered: list[tuple[str, str, Path]],
     texts: dict[Path, str] | None = None,
     mesh_axes: tuple[str, ...] = MESH_AXES,
+    elsewhere: Sequence[tuple[str, str, Path]] = (),
 ) -> list[Diagnostic]:
-    """Two classes registered under one `package>Name`: a saved model would reload the wrong one."""
+    """Two classes registered under one `package>Name`: a saved model would reload the wrong one.
+    `elsewhere`: the registrations of declarations outside this run, named, not reported."""
     by_key: dict[tuple[str, str], list[Path]] = {}
-    for package, name, declaration in registered:
+    for package, name, declaration in [*registered, *elsewhere]:
         by_key.setdefault((package, name), []).append(declaration)
+    outside = {declaration for _, _, declaration in elsewhere}
     errors = []
     for (package, name), paths in by_key.items():
         if len(paths) < 2:
@@ -319,6 +353,8 @@ def duplicate_registrations(
         from .declaration.load import load_declaration, parse_declaration
 
         for path in paths:  # read again, for the place of the error (a rare, failing run)
+            if path in outside:
+                continue
             if texts and path in texts:
                 analysis = parse_declaration(str(path), texts[path].encode(), mesh_axes=mesh_axes)
             else:

@@ -277,7 +277,11 @@ def plan_tests(
             continue
         source = os.path.relpath(module_path, config.root)
         found, unclaimed = tests_of_gone_classes(
-            lock, config.tests_dir, source, module_path.stem, made.get(module_path, [])
+            lock,
+            config.tests_dir,
+            source,
+            module_path.stem,
+            {test: generated[test] for test in made.get(module_path, [])},
         )
         moved.update(found)
         left.removed.update(unclaimed.removed)

@@ -53,6 +53,27 @@ def test_new_rejects_a_bad_param_type_and_writes_nothing(project):
     assert snapshot(project) == before
 
 
+@pytest.mark.parametrize(
+    "obstacle, code",
+    [("module", "python-syntax"), ("tests", "cannot-write")],
+)
+def test_new_writes_nothing_when_its_run_fails(project, obstacle, code):
+    """Found by an attack on 0.1: the declaration and the schema were written before the run
+    that failed (exit 2, "nothing was written"), and `new` then refused them as existing."""
+    (project / "layers").mkdir()
+    if obstacle == "module":  # a module of that name, mid-edit
+        (project / "layers" / "gate.py").write_text(
+            "import keras\n\nclass Gate(keras.layers.Layer):\n    def call(self, x\n"
+        )
+    else:  # a plain file where the tests folder goes
+        (project / "tests").write_text("not a folder\n")
+    before = snapshot(project)
+    result = runner.invoke(app, ["new", "Gate", "--weights", "gamma"])
+    assert result.exit_code == 2 and f"[{code}]" in result.output, result.output
+    assert snapshot(project) == before
+    assert "created" not in result.output
+
+
 def test_generate_reports_every_error_and_writes_nothing(project):
     layers = project / "layers"
     layers.mkdir()

@@ -425,6 +425,86 @@ def test_a_deleted_layer_and_a_new_loss_are_not_paired_as_a_rename(scaler_projec
     assert "def mine(" not in (scaler_project / "layers" / "smooth_l1_error.py").read_text()
 
 
+def test_a_deleted_layer_and_a_new_unrelated_one_are_not_paired_as_a_rename(scaler_project):
+    """Found by an attack on 0.1: one declaration deleted and an unrelated one added in the
+    same folder were paired as a rename; the old edited module and its hand-added test were
+    deleted and the edits moved into the new class (exit 0)."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return self.scale\n\n    def call(self",
+    )
+    tests = generated_tests(scaler_project)
+    tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    declaration_path(scaler_project).unlink()
+    other = Path(__file__).parents[2] / "examples" / "rms_norm.layer.yaml"
+    shutil.copy(other, scaler_project / "layers" / other.name)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "    def mine(self):" in module(scaler_project)
+    assert "def test_by_hand():" in tests.read_text()
+    assert "def mine(" not in (scaler_project / "layers" / "rms_norm.py").read_text()
+    assert "def test_by_hand(" not in (scaler_project / "tests" / "test_rms_norm.py").read_text()
+
+
+def test_a_file_and_class_rename_with_a_new_param_still_takes_the_hand_edits(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    edit(
+        declaration_path(scaler_project),
+        "params:\n",
+        "params:\n  bias: {type: float, default: 0.0}\n",
+    )
+    edit(
+        declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale * gain + bias"
+    )
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    assert run("generate", "layers").exit_code == 0
+    moved = (scaler_project / "layers" / "gainer.py").read_text()
+    assert "class Gainer(" in moved and "    def mine(self):" in moved
+    assert not module_path(scaler_project).exists()
+
+
+@pytest.mark.parametrize(
+    "command", [("generate", "experimental"), ("new", "Scaler", "--dir", "experimental")]
+)
+def test_a_run_on_part_of_the_project_keeps_the_test_modules_of_the_rest(scaler_project, command):
+    """Found by an attack on 0.1: a declaration of the same file name in another folder, run
+    alone, took over the other layer's test module (its hand-added tests then called a class
+    no longer imported), exit 0; the whole project's run said `duplicate-test`."""
+    tests = generated_tests(scaler_project)
+    tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    (scaler_project / "experimental").mkdir()
+    if command[0] == "generate":
+        text = declaration_path(scaler_project).read_text().replace("Scaler", "ScalerV2")
+        (scaler_project / "experimental" / "scaler.layer.yaml").write_text(text)
+    before = snapshot(scaler_project)
+    result = run(*command)
+    assert result.exit_code == 2 and "[duplicate-test]" in result.output, result.output
+    assert "layers/scaler.layer.yaml" in result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_run_on_part_of_the_project_sees_a_class_registered_by_the_rest(scaler_project):
+    (scaler_project / "experimental").mkdir()
+    shutil.copy(
+        declaration_path(scaler_project), scaler_project / "experimental" / "other.layer.yaml"
+    )
+    before = snapshot(scaler_project)
+    for check in ("--check",), ():
+        result = run("generate", *check, "experimental")
+        assert result.exit_code == 2 and "[duplicate-name]" in result.output, result.output
+        assert "experimental/other.layer.yaml:1:8: error:" in result.output
+        assert "also declared in" in result.output and "layers/scaler.layer.yaml" in result.output
+    assert snapshot(scaler_project) == before
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Renamed")  # not yet generated
+    assert run("generate", "experimental").exit_code == 0
+
+
 def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
     """Found by the stateful test: `layergen tests` on a declaration's module took its tests
     over (the declaration's record dropped), and a later rename of the declaration left two
@@ -564,6 +644,32 @@ def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
     new = scaler_project / "tests" / "test_own_yours.py"
     assert not old.exists() and "def test_by_hand():" in new.read_text()
     assert "from layers.own import Yours" in new.read_text()
+
+
+def test_tests_of_a_removed_class_do_not_go_to_an_unrelated_new_one(scaler_project):
+    """Found by an attack on 0.1: a class removed from a module and an unrelated one added
+    were paired as a rename; the removed class's edited test module was deleted and its tests
+    moved to the new class's, still calling the removed class."""
+    layer = (
+        "\n\nclass {0}(keras.layers.Layer):\n"
+        "    def __init__(self, {1}=1.0, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.{1} = {1}\n\n"
+        "    def call(self, x):\n        return x + self.{1}\n"
+    )
+    own = scaler_project / "layers" / "own.py"
+    own.write_text(
+        "import keras\n" + layer.format("Keep", "bias") + layer.format("Shift", "offset")
+    )
+    assert run("tests", "layers/own.py", "--input-shape", "2,4").exit_code == 0
+    old = scaler_project / "tests" / "test_own_shift.py"
+    old.write_text(old.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    own.write_text("import keras\n" + layer.format("Keep", "bias") + layer.format("Clip", "limit"))
+    result = run("tests", "layers/own.py", "--input-shape", "2,4")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "def test_by_hand():" in old.read_text()
+    new = (scaler_project / "tests" / "test_own_clip.py").read_text()
+    assert "def test_by_hand(" not in new and "Shift" not in new
 
 
 # -- 7. only what the declaration cannot say is left to the person; their members are reported ----
