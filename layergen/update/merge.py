@@ -9,6 +9,8 @@ inside a class each method, its docstring and its header) is handled alone:
 - edited by a person, unchanged by the generator: the person's version stays;
 - changed on both sides: a line-based 3-way merge; the lines both sides changed
   are a conflict, written between git-style markers (see conflicts.py);
+- edited by a person and no longer generated, or deleted by a person and changed by
+  the generator: a conflict, one side empty;
 - added by a person: it stays, where it was;
 - new in the generation: it is added after the member it follows in `new`.
 """
@@ -47,7 +49,7 @@ class _Pending:
 
     member: str
     ours: cst.CSTNode
-    theirs: cst.CSTNode
+    theirs: cst.CSTNode | None  # None: the generator writes the member no more
     ours_empty: bool = False  # a person deleted the member: `ours` is a stand-in
 
 
@@ -136,7 +138,12 @@ def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
     ours_lines = lines(result.code)
     hunks = []
     for index, p in enumerate(pending):
-        theirs_lines = lines(result.deep_replace(p.ours, p.theirs).code)
+        theirs = (
+            result.deep_remove(p.ours)
+            if p.theirs is None
+            else result.deep_replace(p.ours, p.theirs)
+        )
+        theirs_lines = lines(theirs.code)
         matcher = SequenceMatcher(None, ours_lines, theirs_lines, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
@@ -216,8 +223,11 @@ class _Merger:
                 out.append((key, self.one(owner + key, base.get(key), node, new[key])))
             elif key in base and code(node) == code(base[key]):
                 continue  # the generator dropped it and nobody had touched it
+            elif key in base and owner + key not in self.keep:  # edited, and dropped
+                if self.prefer == "merge":
+                    out.append((key, self.conflict(owner + key, node, None)))
             else:
-                out.append((key, node))  # a person's member, or one a person edited
+                out.append((key, node))  # a person's member
         for index, (key, node) in enumerate(new_units):
             if key in current_keys:
                 continue
@@ -313,7 +323,7 @@ class _Merger:
             return ours_node
         return self.conflict(name, ours_node, theirs_node)
 
-    def conflict(self, name: str, ours, theirs, ours_empty: bool = False):
+    def conflict(self, name: str, ours, theirs: cst.CSTNode | None, ours_empty: bool = False):
         """Record a conflict; `ours` goes into the merged tree."""
         self.pending.append(_Pending(name, ours, theirs, ours_empty))
         return ours

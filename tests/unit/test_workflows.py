@@ -146,6 +146,60 @@ def test_a_conflict_in_an_emptied_module_can_be_settled(scaler_project):
     settle_both_ways(scaler_project)
 
 
+MASKED = """\
+layer: MaskedScale
+params:
+  factor: {type: float, default: 2.0}
+call: x * factor
+masking: mask
+example:
+  input_shape: [2, 3, 4]
+  inputs: [[1.0, 2.0, 3.0, 4.0]]
+  reference: x * factor
+"""
+
+
+@pytest.fixture
+def masked_project(scaler_project):
+    (scaler_project / "layers" / "masked_scale.layer.yaml").write_text(MASKED)
+    assert run("generate", "layers").exit_code == 0
+    return scaler_project
+
+
+@pytest.mark.parametrize(
+    "edited, member, dropped",
+    [
+        (
+            "layers/masked_scale.py",
+            "    def compute_mask(self, x, mask=None):\n",
+            "masking: mask\n",
+        ),
+        (
+            "tests/test_masked_scale.py",
+            "def test_inference_outputs_match_the_numpy_reference():\n",
+            "  reference: x * factor\n",
+        ),
+    ],
+)
+def test_a_member_edited_by_hand_and_dropped_by_the_generator_is_a_conflict(
+    masked_project, edited, member, dropped
+):
+    """Found by an attack on 0.1: a generated member a person had edited, which the generator
+    no longer writes, was kept silently (a layer still passing masks on; a test calling helpers
+    no longer generated), and `--check` said all was up to date."""
+    path = masked_project / edited
+    edit(path, member, member + "    # reviewed by hand\n")
+    edit(masked_project / "layers" / "masked_scale.layer.yaml", dropped, "")
+    assert run("generate", "--check", "layers").exit_code == 1
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "conflict" in result.output, result.output
+    text = path.read_text()
+    assert "<<<<<<<" in text and "# reviewed by hand" in text  # the person's version is kept
+    assert run("generate", "--force", "layers").exit_code == 0  # the generated side: it goes
+    assert member not in path.read_text()
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 # -- 6. a module-level assignment changed on both sides is one member ----------------------------
 
 
