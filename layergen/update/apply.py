@@ -83,7 +83,11 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
 
         as_stored = read[origin].text
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
-        base = lock.base(origin)
+        # A file put back as it was before a run that wrote conflicts into it is merged again
+        # against the base that run used: the conflicts come back, and so does what merged.
+        base = lock.base_before_conflicts(origin, current)
+        if base is None:
+            base = lock.base(origin)
         settled = lock.owned(origin)
         if origin != path:
             lock.forget(origin)
@@ -114,7 +118,14 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         acks, stale = _owned(owned, base, new, settled)
         if stale:
             changed_owned[path] = [(name, members.line(result.text, name)) for name in stale]
-        lock.record(path, new, plan.sources.get(path), acks)
+        # What merged cleanly besides the conflicts is lost if the person puts the file back:
+        # then the lock keeps the base it was merged against (when nothing did, putting it
+        # back is keeping their side, a settlement like any other).
+        merged_more = markers.resolve(result.text, "ours", new) != current
+        conflicted = (
+            (current, base) if result.conflicts and merged_more and base is not None else None
+        )
+        lock.record(path, new, plan.sources.get(path), acks, conflicted)
     for path, seen in plan.removed.items():  # generated for a declaration that is gone
         deleted.append(path)
         read[path] = seen

@@ -46,6 +46,11 @@ class Entry:
     # Members written by hand (`hand_written`) -> digest of their generated version the person
     # last settled: when the generation of one changes, every run says so until it is settled.
     owned: tuple[tuple[str, str], ...] = ()
+    # Set by a run that wrote conflicts into the file: (digest of the file as it was before,
+    # digest of the base it was merged against). A file put back as it was (an undo, a
+    # checkout) is merged against that base again: against the new one, every change that
+    # had merged cleanly would read as a hand edit undoing it.
+    undo: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,12 @@ class Lock:
                 entries = {k: Entry(_digest(t)) for k, t in texts.items()}
                 return cls(root, entries, texts)
             entries = {
-                k: Entry(v["digest"], v.get("source"), tuple(sorted(v.get("owned", {}).items())))
+                k: Entry(
+                    v["digest"],
+                    v.get("source"),
+                    tuple(sorted(v.get("owned", {}).items())),
+                    (v["undo"]["before"], v["undo"]["base"]) if "undo" in v else None,
+                )
                 for k, v in data["files"].items()
             }
             records = {k: Record.from_json(v) for k, v in data.get("records", {}).items()}
@@ -178,25 +188,36 @@ class Lock:
             entry = self.entries.get(key)
             if entry is None:
                 return None
-            file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
-            try:
-                # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
-                text = file.read_text(encoding="utf-8") if file.is_file() else None
-            except (OSError, UnicodeDecodeError):
-                text = None
-            if text is None or _digest(text) != entry.digest:
-                raise DiagnosticError(
-                    [
-                        _unreadable(
-                            self.path,
-                            1,
-                            f"the base text of {key} is missing or altered ({file.relative_to(self.root).as_posix()})",
-                            "restore .layergen/ from version control with the lock",
-                        )
-                    ]
-                )
-            self._texts[key] = text
+            self._texts[key] = self._stored(key, entry.digest)
         return self._texts[key]
+
+    def base_before_conflicts(self, path: Path, text: str) -> str | None:
+        """The base a run that wrote conflicts into `path` merged against, if `text` is the
+        file as it was before that run (put back); else None."""
+        entry = self.entries.get(self._key(path))
+        if entry is None or entry.undo is None or _digest(text) != entry.undo[0]:
+            return None
+        return self._stored(self._key(path), entry.undo[1])
+
+    def _stored(self, key: str, digest: str) -> str:
+        file = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
+        try:
+            # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
+            text = file.read_text(encoding="utf-8") if file.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text is None or _digest(text) != digest:
+            raise DiagnosticError(
+                [
+                    _unreadable(
+                        self.path,
+                        1,
+                        f"the base text of {key} is missing or altered ({file.relative_to(self.root).as_posix()})",
+                        "restore .layergen/ from version control with the lock",
+                    )
+                ]
+            )
+        return text
 
     def formatted(self, path: Path, source_digest: str) -> str | None:
         """The generated text, if it was formatted from the source with this digest."""
@@ -262,13 +283,24 @@ class Lock:
         generated: str,
         source_digest: str | None = None,
         owned: dict[str, str] | None = None,
+        conflicted: tuple[str, str] | None = None,
     ) -> None:
+        """`conflicted`: (the file before this run, its base) when the run wrote conflicts
+        into it. That base stays in `.layergen/` until the generation changes again (see
+        `Entry.undo`): settling the conflicts changes nothing in the lock."""
         key = self._key(path)
         self._texts[key] = generated
+        digest = _digest(generated)
+        was = self.entries.get(key)
+        if conflicted:
+            undo = (_digest(conflicted[0]), _digest(conflicted[1]))
+        else:
+            undo = was.undo if was is not None and was.digest == digest else None
         self.entries[key] = Entry(
-            _digest(generated),
+            digest,
             _tie(source_digest, generated) if source_digest else None,
             tuple(sorted((owned or {}).items())),
+            undo,
         )
 
     def owned(self, path: Path) -> dict[str, str]:
@@ -295,6 +327,7 @@ class Lock:
                 "digest": e.digest,
                 **({"source": e.tie} if e.tie else {}),
                 **({"owned": dict(e.owned)} if e.owned else {}),
+                **({"undo": {"before": e.undo[0], "base": e.undo[1]}} if e.undo else {}),
             }
             for k, e in sorted(self.entries.items())
         }
@@ -326,7 +359,11 @@ class Lock:
         folder = self.root / BASES
         if not folder.is_dir():
             return []
-        wanted = {folder / f"{k}.{e.digest[:_DIGITS]}" for k, e in self.entries.items()}
+        wanted = {
+            folder / f"{k}.{digest[:_DIGITS]}"
+            for k, e in self.entries.items()
+            for digest in (e.digest, *(e.undo[1:] if e.undo else ()))
+        }
         return [p for p in folder.rglob("*") if p.is_file() and p not in wanted]
 
     def is_lock_file(self, path: Path) -> bool:

@@ -139,6 +139,37 @@ def test_conflict_markers_stand_on_lines_of_their_own(base, current, new):
     assert ours.rstrip("\n") == current.rstrip("\n") and theirs.rstrip("\n") == new.rstrip("\n")
 
 
+@pytest.mark.parametrize("then", ["--force", "--check", "resolve"])
+def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, then):
+    """Found by an attack on 0.1: a person who put their file back as it was before a run that
+    wrote conflicts (an editor's undo, `git checkout`) lost the changes that had merged
+    cleanly too: they read as hand edits against the new base, and `--check` said all was
+    up to date."""
+    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
+    mine = module(scaler_project)
+    edit(
+        declaration_path(scaler_project),
+        "params:\n",
+        "params:\n  bias: {type: float, default: 0.0}\n",
+    )
+    edit(
+        declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale * gain + bias"
+    )
+    assert run("generate", "layers").exit_code == 1  # the call conflicts; bias merged elsewhere
+    module_path(scaler_project).write_text(mine)
+    if then == "--check":
+        assert run("generate", "--check", "layers").exit_code == 1
+        return
+    if then == "resolve":  # the conflict is made again, against the base it was made from
+        assert run("generate", "layers").exit_code == 1
+        assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0
+    else:
+        assert run("generate", "--force", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "self.bias = bias" in code and '"bias": self.bias' in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 def test_a_conflict_in_an_emptied_module_can_be_settled(scaler_project):
     module_path(scaler_project).write_text("")
     edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
