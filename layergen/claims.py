@@ -73,20 +73,32 @@ def renamed_from(
     return found
 
 
-def lone_rename(
+def lone_renames(
     lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None], found: dict[Path, str]
-) -> tuple[Path, str] | None:
-    """A file renamed and its class renamed at once, maybe: (the one new declaration left
-    unpaired by `renamed_from`'s `found`, the key of the one gone declaration left), in the
-    same folder and of the same kind. `same_layer` tells, once the new one is rendered, whether
-    it is the old one renamed (as git pairs a lone rename by its content)."""
-    new = [d for d in declarations if d not in found and lock.key(d) not in lock.records]
-    left = [lock.root / key for key in gone(lock, declarations) if key not in found.values()]
-    if len(new) != 1 or len(left) != 1 or not raw.get(new[0]):
-        return None
-    if kind_of_file(left[0].name) != kind_of_file(new[0].name) or left[0].parent != new[0].parent:
-        return None
-    return new[0], lock.key(left[0])
+) -> dict[Path, str]:
+    """Files renamed with their classes at once, maybe: {declaration: the key of a gone one},
+    where a folder holds one new declaration left unpaired by `renamed_from`'s `found` and one
+    gone declaration, of the same kind, that was there at the last run (an orphan, already
+    reported, is no candidate). `same_layer` tells, once the new one is rendered, whether it
+    is the old one renamed (as git pairs a lone rename by its content)."""
+    new: dict[Path, list[Path]] = {}
+    for d in declarations:
+        if d not in found and lock.key(d) not in lock.records and raw.get(d):
+            new.setdefault(d.parent, []).append(d)
+    left: dict[Path, list[Path]] = {}
+    for key, record in gone(lock, declarations).items():
+        if key not in found.values() and not record.orphaned:
+            left.setdefault((lock.root / key).parent, []).append(lock.root / key)
+    pairs = {}
+    for folder, ones in new.items():
+        was = left.get(folder, [])
+        if (
+            len(ones) == 1
+            and len(was) == 1
+            and kind_of_file(was[0].name) == kind_of_file(ones[0].name)
+        ):
+            pairs[ones[0]] = lock.key(was[0])
+    return pairs
 
 
 def same_layer(lock: Lock, key: str, module: str) -> bool:

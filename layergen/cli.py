@@ -158,7 +158,7 @@ def new(
         read = {file: Seen.read(file) for file in scaffold}
 
         def planned():
-            run = plan_run([path], config, texts={path: text})
+            run = plan_run([path], config, texts={path: text}, renames=False)
             run.support.update(scaffold)
             run.read.update(read)
             return run

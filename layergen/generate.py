@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import class_named, lone_rename, renamed_from, same_layer, unclaimed
+from .claims import class_named, lone_renames, renamed_from, same_layer, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -124,20 +124,24 @@ def plan_run(
     config: Config,
     progress: Callable[[list[Path]], Iterable[Path]] | None = None,
     texts: dict[Path, str] | None = None,
+    renames: bool = True,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
-    A declaration whose inputs and files are as the lock recorded them is taken from it."""
+    `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
+    layer that is none). A declaration whose inputs and files are as the lock recorded them
+    is taken from it."""
     from .inputs import declaration_inputs, run_inputs
 
     lock = Lock.read(config.root)
     run = run_inputs(config)
     errors: list[Diagnostic] = []
     raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
-    renamed = renamed_from(lock, declarations, raws)  # declaration -> the key it was renamed from
+    # declaration -> the key it was renamed from
+    renamed = renamed_from(lock, declarations, raws) if renames else {}
     # A file and its class renamed at once: told once it is rendered. Its registration is new
     # either way (the class name is part of it), so its target does not depend on the answer.
-    lone = lone_rename(lock, declarations, raws, renamed)
+    lone = lone_renames(lock, declarations, raws, renamed) if renames else {}
     # Each declaration: its target and either its files from the lock or a job to render.
     slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
     for declaration in declarations:
@@ -165,7 +169,7 @@ def plan_run(
     unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
     # The test modules of the project's other declarations, which a run on part of it leaves
     # alone: they stay theirs.
-    tests_seen, registered_elsewhere = _others(lock, declarations, config)
+    tests_seen, registered_elsewhere = _others(lock, declarations)
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
     import_roots: set[Path] = set()
@@ -200,8 +204,9 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
-            if lone and lone[0] == t.declaration and same_layer(lock, lone[1], files[t.module]):
-                renamed[t.declaration] = lone[1]
+            was_it = lone.get(t.declaration)
+            if was_it is not None and same_layer(lock, was_it, files[t.module]):
+                renamed[t.declaration] = was_it
             was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
             if was is not None:
                 moved.update(_moved(lock, was, (t.module, t.test)))
@@ -281,11 +286,12 @@ def plan_run(
 
 
 def _others(
-    lock: Lock, declarations: list[Path], config: Config
+    lock: Lock, declarations: list[Path]
 ) -> tuple[dict[Path, Path], list[tuple[str, str, Path]]]:
     """The declarations the lock records, on disk and not among this run's `declarations` (a
-    run on part of the project leaves them alone): {test module: declaration}, and their
-    registrations (package, class, declaration) where the class is still the one recorded."""
+    run on part of the project leaves them alone): {test module: declaration}, where each
+    one's tests were written, and their registrations (package, class, declaration) where the
+    class is still the one recorded."""
     here = {lock.key(d) for d in declarations}
     tests: dict[Path, Path] = {}
     registered: list[tuple[str, str, Path]] = []
@@ -293,10 +299,8 @@ def _others(
         declaration = lock.root / key
         if not key.endswith(SUFFIXES) or key in here or not declaration.is_file():
             continue
-        try:
-            tests[target(declaration, config).test] = declaration
-        except DiagnosticError:  # its own run reports it
-            continue
+        for test in record.outputs[1:2]:  # where its tests were written (`--tests` may differ)
+            tests[lock.root / test] = declaration
         if record.name == class_named(_read(declaration) or b""):
             registered.append((record.package, record.name, declaration))
     return tests, registered

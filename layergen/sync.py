@@ -77,7 +77,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     frozen: dict[Path, list[str]] = {}  # members it lists under hand_written now
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
-        base = before.lock.base(module)
+        base = before.lock.merge_base(module, current)
         if markers.blocks(current, base):
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")

@@ -85,9 +85,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
         # A file put back as it was before a run that wrote conflicts into it is merged again
         # against the base that run used: the conflicts come back, and so does what merged.
-        base = lock.base_before_conflicts(origin, current)
-        if base is None:
-            base = lock.base(origin)
+        base = lock.merge_base(origin, current)
         settled = lock.owned(origin)
         if origin != path:
             lock.forget(origin)
@@ -122,9 +120,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         # then the lock keeps the base it was merged against (when nothing did, putting it
         # back is keeping their side, a settlement like any other).
         merged_more = markers.resolve(result.text, "ours", new) != current
-        conflicted = (
-            (current, base) if result.conflicts and merged_more and base is not None else None
-        )
+        kept = result.conflicts and merged_more and base is not None
+        conflicted = (current, base) if kept else None
         lock.record(path, new, plan.sources.get(path), acks, conflicted)
     for path, seen in plan.removed.items():  # generated for a declaration that is gone
         deleted.append(path)

@@ -70,6 +70,9 @@ class Record:
     default_package: str = ""
     # Declared layouts, (path in the layer, mesh axis per dim): the folder's layout map.
     layouts: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
+    # The declaration is gone and the record stays for its hand-edited files (orphans): they
+    # were reported, and no later declaration is taken for a rename of it by its shape.
+    orphaned: bool = False
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
@@ -92,6 +95,7 @@ class Record:
             **({"hand_written": list(self.hand_written)} if self.hand_written else {}),
             **({"default_package": self.default_package} if self.default_package else {}),
             **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
+            **({"orphaned": True} if self.orphaned else {}),
             "seal": self.seal,
         }
 
@@ -106,6 +110,7 @@ class Record:
             data["seal"],
             data.get("default_package", ""),
             tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
+            bool(data.get("orphaned", False)),
         )
 
 
@@ -126,6 +131,7 @@ class Lock:
         # the class, and the flags given once (handwritten.py), so a rerun needs none
         self.handwritten = dict(handwritten or {})
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
+        self._undo_texts: dict[str, str] = {}  # key -> the base of `Entry.undo`, recorded now
 
     @property
     def path(self) -> Path:
@@ -191,13 +197,14 @@ class Lock:
             self._texts[key] = self._stored(key, entry.digest)
         return self._texts[key]
 
-    def base_before_conflicts(self, path: Path, text: str) -> str | None:
-        """The base a run that wrote conflicts into `path` merged against, if `text` is the
-        file as it was before that run (put back); else None."""
+    def merge_base(self, path: Path, text: str) -> str | None:
+        """The base to merge `text`, the file as it is, against: the text generated last time,
+        or, when `text` is the file put back as it was before a run that wrote conflicts into
+        it, the base that run merged against (`Entry.undo`)."""
         entry = self.entries.get(self._key(path))
-        if entry is None or entry.undo is None or _digest(text) != entry.undo[0]:
-            return None
-        return self._stored(self._key(path), entry.undo[1])
+        if entry is not None and entry.undo is not None and _digest(text) == entry.undo[0]:
+            return self._stored(self._key(path), entry.undo[1])
+        return self.base(path)
 
     def _stored(self, key: str, digest: str) -> str:
         file = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
@@ -265,7 +272,7 @@ class Lock:
         drop it when none does."""
         record = self.records.pop(key, None)
         if record is not None and outputs:
-            self.records[key] = replace(record, outputs=outputs, seal=None)
+            self.records[key] = replace(record, outputs=outputs, seal=None, orphaned=True)
             self._rendered[key] = {o: self.entries[o].digest for o in outputs}
 
     def forget(self, path: Path) -> None:
@@ -294,6 +301,9 @@ class Lock:
         was = self.entries.get(key)
         if conflicted:
             undo = (_digest(conflicted[0]), _digest(conflicted[1]))
+            self._undo_texts[key] = conflicted[
+                1
+            ]  # stored under this name (the file may have moved)
         else:
             undo = was.undo if was is not None and was.digest == digest else None
         self.entries[key] = Entry(
@@ -322,6 +332,10 @@ class Lock:
                 key in self._texts and not file.exists()
             ):  # named by its digest: one on disk is this text
                 out[file] = self._texts[key]
+            if entry.undo and key in self._undo_texts:
+                undo = self.root / BASES / f"{key}.{entry.undo[1][:_DIGITS]}"
+                if not undo.exists():
+                    out[undo] = self._undo_texts[key]
         index = {
             k: {
                 "digest": e.digest,

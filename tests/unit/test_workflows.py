@@ -170,6 +170,41 @@ def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, 
     assert run("generate", "--check", "layers").exit_code == 0
 
 
+def conflicted_then_put_back(root: Path) -> None:
+    """A hand edit in `call`, a declaration change to `call` and to the params; the run writes
+    a conflict, and the person puts the file back as it was."""
+    edit(module_path(root), "        return x", "        # mine\n        return x")
+    mine = module(root)
+    edit(declaration_path(root), "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
+    edit(declaration_path(root), "call: x * scale * gain", "call: x * scale * gain + bias")
+    assert run("generate", "layers").exit_code == 1
+    module_path(root).write_text(mine)
+
+
+def test_sync_after_a_file_is_put_back_keeps_the_declaration_change(scaler_project):
+    """Found by a second attack: `sync` read the put-back module against the new base and
+    wrote it into the declaration, dropping the declaration's change (exit 0)."""
+    conflicted_then_put_back(scaler_project)
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 1 and "conflict" in result.output, result.output
+    assert "call: x * scale * gain + bias" in declaration_path(scaler_project).read_text()
+
+
+def test_a_file_put_back_at_the_new_path_of_a_renamed_declaration(scaler_project):
+    """Found by a second attack: a run that renamed the file and wrote conflicts into it left
+    the lock pointing at a base stored under the old name only (exit 2 from then on)."""
+    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
+    mine = module(scaler_project)
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    edit(declaration_path(scaler_project), "doc: Multiplies", "doc: Now multiplies")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    assert run("generate", "layers").exit_code == 1
+    (scaler_project / "layers" / "amp.py").write_text(mine)
+    for command in (("generate", "--check", "layers"), ("generate", "layers")):
+        result = run(*command)
+        assert result.exit_code == 1 and "[bad-lock]" not in result.output, result.output
+
+
 def test_a_conflict_in_an_emptied_module_can_be_settled(scaler_project):
     module_path(scaler_project).write_text("")
     edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
@@ -588,6 +623,72 @@ def test_a_run_on_part_of_the_project_sees_a_class_registered_by_the_rest(scaler
     assert snapshot(scaler_project) == before
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Renamed")  # not yet generated
     assert run("generate", "experimental").exit_code == 0
+
+
+def test_projects_with_a_tests_folder_per_folder_are_no_duplicates(scaler_project):
+    """Found by a second attack: a run on one folder with its own `--tests` compared the other
+    folder's tests under this run's tests folder (a false `duplicate-test`)."""
+    (scaler_project / "b").mkdir()
+    text = declaration_path(scaler_project).read_text().replace("Scaler", "OtherScaler")
+    (scaler_project / "b" / "scaler.layer.yaml").write_text(text)
+    assert run("generate", "b", "--tests", "tests_b").exit_code == 0
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "b", "--tests", "tests_b").exit_code == 0
+
+
+def test_a_lone_rename_is_followed_while_another_folder_gains_a_layer(scaler_project):
+    """Found by a second attack: a new declaration anywhere else in the run stopped the lone
+    rename in this folder from being followed (the edits left in an orphan)."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    (scaler_project / "b").mkdir()
+    (scaler_project / "b" / "brand.layer.yaml").write_text("layer: Brand\ncall: x * 2\n")
+    assert run("generate", "layers", "b").exit_code == 0
+    assert "    def mine(self):" in (scaler_project / "layers" / "gainer.py").read_text()
+
+
+def test_an_orphan_is_never_taken_for_a_rename_later(scaler_project):
+    """Found by a second attack: a deleted declaration's edited module, reported as an orphan,
+    was taken by a later new declaration of the same shape, and deleted without a word."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]
+    for command in (
+        ("generate", "layers"),  # a declaration of the same shape, written by hand
+        ("new", "Twin", "--params", "gain:float=1.0", "--weights", "scale"),
+    ):
+        twin = scaler_project / "layers" / "twin.layer.yaml"
+        if command[0] == "generate":
+            twin.write_text(DECLARATION.replace("Scaler", "Twin"))
+        result = run(*command)
+        assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+        assert "    def mine(self):" in module(scaler_project)
+        assert "def mine(" not in (scaler_project / "layers" / "twin.py").read_text()
+        twin.unlink()
+        (scaler_project / "layers" / "twin.py").unlink()
+
+
+def test_new_never_takes_a_declaration_deleted_in_the_same_run(scaler_project):
+    """`new` scaffolds a new layer: a declaration deleted beside it is no rename of it."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    declaration_path(scaler_project).unlink()
+    result = run("new", "Twin", "--params", "gain:float=1.0", "--weights", "scale")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "    def mine(self):" in module(scaler_project)
 
 
 def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
