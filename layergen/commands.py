@@ -103,6 +103,7 @@ def apply(
             unsettled = report_unsettled(outcome, echo)
             return 1 if unsettled or (changed and mode == "check") else 0
         created = [p for p in changed if not p.exists()]
+        removed = [p for p in outcome.deleted if p.exists() and not outcome.is_lock_file(p)]
         try:
             write(outcome.files, delete=outcome.deleted, expected=outcome.read)
             break
@@ -111,8 +112,11 @@ def apply(
                 raise DiagnosticError([changed_during_run(exc.path)]) from None
             run = replan()
     if not quiet:
-        listed = [p for p in outcome.files if not outcome.is_lock_file(p) or p == outcome.lock.path]
-        states = file_states(listed, changed, created, conflicted=list(outcome.conflicts))
+        listed = [p for p in outcome.files if not outcome.is_lock_file(p)] + removed
+        listed += [outcome.lock.path] if outcome.lock.path in outcome.files else []
+        states = file_states(
+            listed, changed, created, conflicted=list(outcome.conflicts), removed=removed
+        )
         for path, state in states.items():
             echo(f"{styled(state)} {shown(path)}")
         if len(states) > 1:

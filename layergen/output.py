@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-ORDER = ("created", "updated", "wrote", "conflicted", "unchanged")
+ORDER = ("created", "updated", "removed", "wrote", "conflicted", "unchanged")
 COLOURS = {
     "created": "green",
     "updated": "yellow",
+    "removed": "magenta",
     "wrote": "green",
     "conflicted": "red",
     "unchanged": None,
@@ -24,11 +25,16 @@ def file_states(
     changed: Collection[Path],
     created: Collection[Path] | None = None,
     conflicted: Collection[Path] = (),
+    removed: Collection[Path] = (),
 ) -> dict[Path, str]:
-    """`created`: the changed files that did not exist before (None: not known, say `wrote`)."""
+    """`created`: the changed files that did not exist before (None: not known, say `wrote`).
+    `removed`: files among `outputs` the run deleted (a renamed declaration's old files,
+    those of a deleted one)."""
     states = {}
     for path in outputs:
-        if path in conflicted:
+        if path in removed:
+            states[path] = "removed"
+        elif path in conflicted:
             states[path] = "conflicted"
         elif path not in changed:
             states[path] = "unchanged"

@@ -522,10 +522,14 @@ def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_p
     )
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
     declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
-    assert run("generate", "layers").exit_code == 0
+    result = run("generate", "layers")
+    assert result.exit_code == 0
     moved = (scaler_project / "layers" / "gainer.py").read_text()
     assert "class Gainer(" in moved and "    def mine(self):" in moved
     assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    # what went is said, as what came is
+    assert "removed    layers/scaler.py\n" in result.output
+    assert "removed    tests/test_scaler.py\n" in result.output
     assert run("generate", "--check", "layers").exit_code == 0
 
 
