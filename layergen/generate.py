@@ -395,6 +395,18 @@ def package_init(
         return _with_all(text)
     if existing is None:
         return _with_all(text + "\n" + "".join(missing))
+    # After the last import of a class, else before `__all__` (a class renamed: its import
+    # was the only one), else at the end.
+    imports = list(re.finditer(r"^from \.\w+ import .*\n", text, flags=re.MULTILINE))
+    names_list = ALL_PATTERN.search(text)
+    if imports:
+        at = imports[-1].end()
+        return _with_all(text[:at] + "".join(missing) + text[at:])
+    if names_list:
+        above = text[: names_list.start()].rstrip("\n")
+        return _with_all(
+            (above + "\n\n" if above else "") + "".join(missing) + "\n" + text[names_list.start() :]
+        )
     return _with_all(text + ("" if text.endswith("\n") or not text else "\n") + "".join(missing))
 
 

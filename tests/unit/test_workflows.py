@@ -818,6 +818,9 @@ def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
     init = package_imports(scaler_project)
     assert "from .scaler import Gainer\n" in init and "import Scaler" not in init
     assert '"Scaler"' not in init and '"Gainer"' in init
+    # in its place, as a fresh package's: found by an attack, the import went after `__all__`
+    assert init.endswith('\n\nfrom .scaler import Gainer\n\n__all__ = ["Gainer"]\n'), init
+    assert "\n\n\n" not in init
 
 
 def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
