@@ -6,9 +6,9 @@ UTF-8 (a valid `# coding: latin-1` module is enough), a folder where the file sh
 file that cannot be opened is a located diagnostic, never a traceback. Its Python is parsed
 through `parse_python`, which locates a syntax error the same way.
 
-Text comes back exactly as stored. `split_line_ends` gives it with `\\n` alone, for
-merging against what layergen generated, and which line ends the file had, so that
-`with_line_ends` can put them back (a CRLF module stays CRLF).
+Text comes back exactly as stored. `split_line_ends` gives it with `\\n` alone and no
+byte order mark, for merging against what layergen generated, and which line ends (and
+mark) the file had, so that `with_line_ends` can put them back (a CRLF module stays CRLF).
 """
 
 from __future__ import annotations
@@ -86,17 +86,25 @@ def same_text(path: Path, text: str) -> bool:
         return False
 
 
+_BOM = "\ufeff"  # a UTF-8 byte order mark, as some Windows editors save it
+
+
 def split_line_ends(text: str) -> tuple[str, str]:
-    """`text` with `\\n` line ends, and the ends it had: `\\r\\n` when its first line ends so."""
+    """`text` with `\\n` line ends and no byte order mark, and the form it had: its line ends
+    (`\\r\\n` when its first line ends so), after the mark if it began with one."""
+    mark = _BOM if text.startswith(_BOM) else ""
+    text = text.removeprefix(mark)
     first = text.find("\n")
     if first > 0 and text[first - 1] == "\r":
-        return text.replace("\r\n", "\n"), "\r\n"
-    return text, "\n"
+        return text.replace("\r\n", "\n"), mark + "\r\n"
+    return text, mark + "\n"
 
 
 def with_line_ends(text: str, ends: str) -> str:
-    """`text` (with `\\n` line ends) with the line ends `split_line_ends` found."""
-    return text if ends == "\n" else text.replace("\n", ends)
+    """`text` (with `\\n` line ends) in the form `split_line_ends` found."""
+    mark = _BOM if ends.startswith(_BOM) else ""
+    ends = ends.removeprefix(mark)
+    return mark + (text if ends == "\n" else text.replace("\n", ends))
 
 
 def parse_python(path: Path, text: str, doing: str = "read") -> libcst.Module:

@@ -182,6 +182,31 @@ def crlf(path: Path) -> None:
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
 
 
+def test_a_byte_order_mark_stays_through_a_merge(scaler_project):
+    """Found by an attack: a module saved with a UTF-8 byte order mark (some Windows editors)
+    lost it at the next merge."""
+    files = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
+    for relative in files:
+        path = scaler_project / relative
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert run("generate", "--check", "layers").exit_code == 0  # a byte order mark is no edit
+    path = scaler_project / "layers" / "scaler.py"
+    path.write_bytes(path.read_bytes().replace(b"* self.gain\n", b"* self.gain  # mine\n"))
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("initializer: ones", "initializer: zeros")
+    )
+    (scaler_project / "layers" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    assert run("generate", "layers").exit_code == 0
+    for relative in files:
+        data = (scaler_project / relative).read_bytes()
+        assert data.startswith(b"\xef\xbb\xbf") and not data.startswith(b"\xef\xbb\xbf" * 2)
+    text = path.read_bytes().decode("utf-8-sig")
+    assert "# mine\n" in text and 'initializer="zeros",\n' in text
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 def test_crlf_files_stay_crlf_through_a_merge_a_conflict_and_resolve(scaler_project):
     """Files checked out with CRLF line ends (git's autocrlf) keep them."""
     files = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
