@@ -103,39 +103,43 @@ def lone_renames(
 
 def same_layer(lock: Lock, key: str, module: str) -> bool:
     """Whether the generated `module` is the layer the gone declaration `key` generated,
-    renamed: `_alike` on the names of their classes' arguments and of what they set on `self`
-    (params, weights, sublayers, state). Their generated text alone tells nothing: every
-    layer's has the same frame."""
+    renamed: `_alike` on the names of their params (`get_config`'s keys) and weights
+    (`add_weight`'s names). Their generated text alone tells nothing: every layer's has the
+    same frame, and attributes such as `input_spec` or a seed generator."""
     outputs = lock.records[key].outputs
     was = lock.base(lock.root / outputs[0]) if outputs else None
     return _alike(_names(was, _layer_names), _names(module, _layer_names))
 
 
 def _alike(old: set[str], new: set[str]) -> bool:
-    """The same names, or at least half of them shared (as git pairs a rename by its lines).
-    A layer with no arguments and no weights has nothing else to be told by."""
-    return old == new or 2 * len(old & new) >= len(old | new)
+    """At least half of the names shared (as git pairs a rename by its lines). Layers with
+    no names to tell them by are not alike: a guess would move one's edits into the other."""
+    return 2 * len(old & new) >= len(old | new) > 0
 
 
 def _names(text: str | None, found: Callable[[ast.AST], Iterable[str]]) -> set[str]:
     try:
         tree = ast.parse(text or "")
     except SyntaxError:
-        return {"<not Python>"}  # alike nothing else
+        return set()
     return {name for node in ast.walk(tree) for name in found(node)}
 
 
 def _layer_names(node: ast.AST) -> Iterable[str]:
-    """Of a generated module: its `__init__`'s arguments, and the attributes set on `self`."""
-    if isinstance(node, ast.FunctionDef) and node.name == "__init__":
-        yield from (a.arg for a in node.args.args + node.args.kwonlyargs if a.arg != "self")
+    """Of a generated module: the keys of the dict `get_config` adds, and the weights'
+    names."""
+    if isinstance(node, ast.FunctionDef) and node.name == "get_config":
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Dict):
+                yield from (k.value for k in inner.keys if isinstance(k, ast.Constant))
     elif (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Store)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_weight"
     ):
-        yield node.attr
+        for keyword in node.keywords:
+            if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                yield keyword.value.value
 
 
 def _tested_names(node: ast.AST) -> Iterable[str]:
@@ -160,6 +164,8 @@ def unclaimed(lock: Lock, declarations: list[Path], moved: set[str]) -> Unclaime
         for output in record.outputs:
             path = lock.root / output
             seen = Seen.read(path)
+            if seen.text is None:  # deleted by hand (an orphan moved away): nothing to keep
+                lock.forget(path)
             if seen.text is not None and split_line_ends(seen.text)[0] != lock.base(path):
                 out.kept[path] = key
                 staying.append(output)

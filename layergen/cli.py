@@ -121,6 +121,7 @@ def new(
     from .generate import plan_run
     from .scaffold import declaration, file_name, parse_params
     from .schema import modeline, schema_path, schema_text
+    from .targets import target
     from .textfiles import Seen
 
     try:
@@ -140,6 +141,21 @@ def new(
                         "exists",
                         "the declaration already exists",
                         "pass --force to overwrite it",
+                    )
+                ]
+            )
+
+        module = target(path, config).module
+        if not path.exists() and module.exists():  # a hand-written layer, an orphan
+            _fail(
+                [
+                    Diagnostic(
+                        str(module),
+                        1,
+                        1,
+                        "exists",
+                        "a module of that name is already there; `new` writes a new one",
+                        "pick another class name or --dir, or move the file away",
                     )
                 ]
             )

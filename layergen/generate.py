@@ -227,6 +227,9 @@ def plan_run(
     errors.extend(
         duplicate_registrations(registered, texts, config.mesh_axes, registered_elsewhere)
     )
+    errors.extend(
+        _taken_origins(moved, {p: t.declaration for t, _, _ in slots for p in (t.module, t.test)})
+    )
     folders = folder_layouts(sharded, lock, [t.declaration for t, _, _ in slots])
     for folder, items in folders.items():
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
@@ -283,6 +286,25 @@ def plan_run(
         removed=left.removed,
         orphans=left.kept,
     )
+
+
+def _taken_origins(moved: dict[Path, Path], writers: dict[Path, Path]) -> list[Diagnostic]:
+    """A file a renamed declaration's new file takes its text from (`moved`: {new: old}) that
+    a declaration of this run also writes (`writers`: {file: declaration}): one of the two
+    would be lost."""
+    return [
+        Diagnostic(
+            str(writers[old]),
+            1,
+            1,
+            "duplicate-test" if old.name.startswith("test_") else "taken-module",
+            f"it would write {os.path.relpath(old)}, which was generated for the declaration"
+            f" renamed to {os.path.relpath(writers[new])} and moves to {os.path.relpath(new)} in this run",
+            "run layergen once with the rename alone, then add this declaration (or name it otherwise)",
+        )
+        for new, old in moved.items()
+        if old in writers and writers[old] != writers[new]
+    ]
 
 
 def _others(

@@ -242,6 +242,7 @@ class Lock:
         if (
             record is None
             or record.seal is None  # unsettled: a file of it still holds a conflict
+            or record.orphaned  # kept for files a deleted declaration left: not all of them
             or record.inputs != inputs
             or record.seal != record.sealed(self.entries)
         ):

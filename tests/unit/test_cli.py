@@ -55,7 +55,7 @@ def test_new_rejects_a_bad_param_type_and_writes_nothing(project):
 
 @pytest.mark.parametrize(
     "obstacle, code",
-    [("module", "python-syntax"), ("tests", "cannot-write")],
+    [("module", "exists"), ("tests", "cannot-write")],
 )
 def test_new_writes_nothing_when_its_run_fails(project, obstacle, code):
     """Found by an attack on 0.1: the declaration and the schema were written before the run

@@ -695,6 +695,98 @@ def test_new_never_takes_a_declaration_deleted_in_the_same_run(scaler_project):
     assert "    def mine(self):" in module(scaler_project)
 
 
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (None, None),  # two layers with no params or weights: nothing tells them apart
+        ("stochastic_depth", "gaussian_jitter"),  # alike only in `seed` and its generator
+    ],
+)
+def test_layers_alike_only_in_what_every_layer_has_are_no_rename(scaler_project, old, new):
+    """Found by a third attack: two layers with no params and no weights, or sharing only a
+    seed, were paired as a rename: the old module removed, its helper in the new one."""
+    layers = scaler_project / "layers"
+    if old is None:
+        (layers / "swish.layer.yaml").write_text("layer: Swish\ncall: x * ops.sigmoid(x)\n")
+        old, fresh = "swish", "layer: HardTanh\ncall: ops.clip(x, -1.0, 1.0)\n"
+        new = "hard_tanh"
+    else:
+        shutil.copy(EXAMPLES / f"{old}.layer.yaml", layers)
+        fresh = (EXAMPLES / f"{new}.layer.yaml").read_text()
+    assert run("generate", "layers").exit_code == 0
+    module_file = layers / f"{old}.py"
+    module_file.write_text(module_file.read_text() + "\n\ndef helper():\n    return 1\n")
+    (layers / f"{old}.layer.yaml").unlink()
+    (layers / f"{new}.layer.yaml").write_text(fresh)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "def helper(" in module_file.read_text()
+    assert "def helper(" not in (layers / f"{new}.py").read_text()
+
+
+def test_a_declaration_put_back_after_its_orphan_run_gets_its_tests_again(scaler_project):
+    """Found by a third attack: the record kept for the orphan was taken as is by the fast
+    path when the declaration came back: no test module, and `--check` said all was well."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    generated = module(scaler_project)
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declared = declaration_path(scaler_project).read_text()
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]; its test module removed
+    assert not generated_tests(scaler_project).exists()
+    declaration_path(scaler_project).write_text(declared)  # both put back (`git checkout`)
+    module_path(scaler_project).write_text(generated)
+    assert run("generate", "layers").exit_code == 0
+    assert generated_tests(scaler_project).is_file()
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert '"orphaned"' not in (scaler_project / "layergen.lock").read_text()
+
+
+def test_an_orphan_deleted_by_hand_leaves_the_lock(scaler_project):
+    """Found by a third attack: its entry and base text stayed in the lock for ever."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1
+    module_path(scaler_project).unlink()  # as the orphan message asks
+    assert run("generate", "layers").exit_code == 0
+    assert "layers/scaler" not in (scaler_project / "layergen.lock").read_text()
+    assert not list((scaler_project / ".layergen" / "base" / "layers").glob("scaler.py.*"))
+
+
+def test_a_renamed_declarations_old_module_name_taken_by_another_is_a_located_error(scaler_project):
+    """Found by a third attack: a declaration renamed, and a new one (a loss) given its old
+    name, gave a false `changed-during-run` on every run."""
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    shutil.copy(
+        EXAMPLES / "smooth_l1_error.loss.yaml", scaler_project / "layers" / "scaler.loss.yaml"
+    )
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "changed-during-run" not in result.output, result.output
+    assert (
+        "layers/scaler.loss.yaml:1:1: error:" in result.output and "amp.layer.yaml" in result.output
+    )
+    assert snapshot(scaler_project) == before
+
+
+def test_new_refuses_a_module_already_there(scaler_project):
+    """Found by a third attack: `new` merged its scaffold into an orphan module of the same
+    name (a deleted declaration's, edited by hand)."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1
+    before = snapshot(scaler_project)
+    result = run("new", "Scaler", "--params", "units:int")
+    assert result.exit_code == 2 and "[exists]" in result.output, result.output
+    assert "layers/scaler.py" in result.output
+    assert snapshot(scaler_project) == before
+
+
 def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
     """Found by the stateful test: `layergen tests` on a declaration's module took its tests
     over (the declaration's record dropped), and a later rename of the declaration left two
@@ -824,8 +916,15 @@ def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
 
 
 def test_tests_for_a_hand_written_layer_follow_a_class_rename(scaler_project):
-    # Two layers in the module: each has its test module, test_own_<class>.py.
-    layer = "\n\nclass {}(keras.layers.Layer):\n    def call(self, x):\n        return x\n"
+    # Two layers in the module: each has its test module, test_own_<class>.py. An argument
+    # tells a class renamed from another one (two classes with none are not paired).
+    layer = (
+        "\n\nclass {}(keras.layers.Layer):\n"
+        "    def __init__(self, factor=2.0, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.factor = factor\n\n"
+        "    def call(self, x):\n        return x * self.factor\n"
+    )
     (scaler_project / "layers" / "own.py").write_text(
         "import keras\n" + layer.format("Other") + layer.format("Mine")
     )
