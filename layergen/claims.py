@@ -4,8 +4,8 @@ The lock records, for each declaration, the files it generated. A declaration fi
 or moved claims those files: its module and test module are merged from the old ones, hand
 edits and hand-added tests included, and the old ones go. It is renamed when its class
 name is kept, or, when its class was renamed too, when it is the only new declaration and
-the gone one the only gone one in its folder and the layers they generate are mostly made
-of the same arguments, weights and sublayers (a guess that moves hand edits into another
+the gone one the only gone one in its folder and the layers they generate mostly keep the
+same params, weights, sublayers and state (a guess that moves hand edits into another
 class and deletes the old files would lose them). Files of a declaration that was deleted
 are claimed by nothing: a file still as generated is removed, and one with hand edits is
 kept and reported on every run, for the person to move what they need and delete it. A
@@ -79,15 +79,18 @@ def lone_renames(
     """Files renamed with their classes at once, maybe: {declaration: the key of a gone one},
     where a folder holds one new declaration left unpaired by `renamed_from`'s `found` and one
     gone declaration, of the same kind, that was there at the last run (an orphan, already
-    reported, is no candidate). `same_layer` tells, once the new one is rendered, whether it
+    reported, is no candidate) and whose class no declaration of this run declares. `same_layer` tells, once the new one is rendered, whether it
     is the old one renamed (as git pairs a lone rename by its content)."""
     new: dict[Path, list[Path]] = {}
     for d in declarations:
         if d not in found and lock.key(d) not in lock.records and raw.get(d):
             new.setdefault(d.parent, []).append(d)
+    # A gone declaration whose class a declaration of this run declares went there (two
+    # files swapped): it is no lone rename.
+    declared = {class_named(raw.get(d) or b"") for d in declarations}
     left: dict[Path, list[Path]] = {}
     for key, record in gone(lock, declarations).items():
-        if key not in found.values() and not record.orphaned:
+        if key not in found.values() and not record.orphaned and record.name not in declared:
             left.setdefault((lock.root / key).parent, []).append(lock.root / key)
     pairs = {}
     for folder, ones in new.items():
@@ -103,9 +106,9 @@ def lone_renames(
 
 def same_layer(lock: Lock, key: str, module: str) -> bool:
     """Whether the generated `module` is the layer the gone declaration `key` generated,
-    renamed: `_alike` on the names of their params (`get_config`'s keys) and weights
-    (`add_weight`'s names). Their generated text alone tells nothing: every layer's has the
-    same frame, and attributes such as `input_spec` or a seed generator."""
+    renamed: `_alike` on the names of what their classes keep on `self` (params, weights,
+    sublayers, state). Their generated text alone tells nothing: every layer's has the same
+    frame."""
     outputs = lock.records[key].outputs
     was = lock.base(lock.root / outputs[0]) if outputs else None
     return _alike(_names(was, _layer_names), _names(module, _layer_names))
@@ -125,21 +128,20 @@ def _names(text: str | None, found: Callable[[ast.AST], Iterable[str]]) -> set[s
     return {name for node in ast.walk(tree) for name in found(node)}
 
 
+# What layer.py.j2 keeps on `self` for any layer of a kind, whatever it declares.
+_FRAME = frozenset({"input_spec", "seed_generator", "supports_masking", "autocast"})
+
+
 def _layer_names(node: ast.AST) -> Iterable[str]:
-    """Of a generated module: the keys of the dict `get_config` adds, and the weights'
-    names."""
-    if isinstance(node, ast.FunctionDef) and node.name == "get_config":
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Dict):
-                yield from (k.value for k in inner.keys if isinstance(k, ast.Constant))
-    elif (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "add_weight"
+    """Of a generated module: the attributes its class sets on `self`, but the frame's."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and node.attr not in _FRAME
     ):
-        for keyword in node.keywords:
-            if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
-                yield keyword.value.value
+        yield node.attr
 
 
 def _tested_names(node: ast.AST) -> Iterable[str]:

@@ -113,7 +113,11 @@ def new(
         help="Folder for the declaration (default: the first [tool.layergen] path, else layers).",
     ),
     tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing declaration."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Overwrite an existing declaration; merge into a module already there.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
@@ -146,7 +150,7 @@ def new(
             )
 
         module = target(path, config).module
-        if not path.exists() and module.exists():  # a hand-written layer, an orphan
+        if not force and not path.exists() and not _as_generated(module, config.root):
             _fail(
                 [
                     Diagnostic(
@@ -155,7 +159,8 @@ def new(
                         1,
                         "exists",
                         "a module of that name is already there; `new` writes a new one",
-                        "pick another class name or --dir, or move the file away",
+                        "pick another class name or --dir, move the file away, or pass --force"
+                        " to merge the new layer into it (your edits are kept)",
                     )
                 ]
             )
@@ -187,6 +192,16 @@ def new(
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
     raise typer.Exit(code)
+
+
+def _as_generated(module: Path, root: Path) -> bool:
+    """Whether `module` is missing, or exactly what layergen generated there last: nothing of
+    a person's that `new` would merge into (a hand-written layer, an orphan's edits)."""
+    from .textfiles import read_text, split_line_ends
+    from .update.lock import Lock
+
+    text = read_text(module, missing_ok=True)
+    return text is None or split_line_ends(text)[0] == Lock.read(root).base(module)
 
 
 def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:

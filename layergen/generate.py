@@ -18,7 +18,7 @@ from .diagnostics import Diagnostic, DiagnosticError
 from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
 from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
-from .targets import SUFFIXES, Target, target
+from .targets import SUFFIXES, Target, stem, target
 from .textfiles import Seen, read_bytes, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
@@ -209,7 +209,8 @@ def plan_run(
                 renamed[t.declaration] = was_it
             was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
             if was is not None:
-                moved.update(_moved(lock, was, (t.module, t.test)))
+                was_key = renamed.get(t.declaration) or lock.key(t.declaration)
+                moved.update(_moved(lock, was_key, was, t.module, t.test))
                 old_module = config.root / was.outputs[0]
                 if (old_module, was.name) != (t.module, record.name):
                     unexported.append((old_module.parent, old_module.stem, was.name))
@@ -328,11 +329,19 @@ def _others(
     return tests, registered
 
 
-def _moved(lock: Lock, was: Record, now: tuple[Path, ...]) -> dict[Path, Path]:
-    """The files of a declaration's last generation that its new ones take their text from:
-    {new: old} where a rename or a move changed the path."""
-    old = [lock.root / key for key in was.outputs]
-    return {new: path for new, path in zip(now, old) if new != path}
+def _moved(lock: Lock, key: str, was: Record, module: Path, test: Path) -> dict[Path, Path]:
+    """The files of a declaration's last generation (`key`'s record `was`) that its new
+    `module` and `test` take their text from: {new: old} where a rename or a move changed the
+    path. Each by its role: the module stood beside its declaration, the test module is the
+    other (a record kept for orphans holds only the files that stayed)."""
+    declaration = lock.root / key
+    old_module = declaration.with_name(f"{stem(declaration)}.py")
+    found = {}
+    for old in (lock.root / output for output in was.outputs):
+        new = module if old == old_module else test
+        if new != old:
+            found[new] = old
+    return found
 
 
 def _read(path: Path) -> bytes | None:

@@ -773,6 +773,15 @@ def test_a_renamed_declarations_old_module_name_taken_by_another_is_a_located_er
     assert snapshot(scaler_project) == before
 
 
+def test_new_over_its_own_module_as_generated_starts_the_layer_over(scaler_project):
+    """Found by a fourth attack: `new` refused a module the lock records as generated and
+    nobody edited (the person deleted the declaration to start over)."""
+    declaration_path(scaler_project).unlink()
+    result = run("new", "Scaler", "--params", "units:int=4")
+    assert result.exit_code == 0, result.output
+    assert "self.units = units" in module(scaler_project)
+
+
 def test_new_refuses_a_module_already_there(scaler_project):
     """Found by a third attack: `new` merged its scaffold into an orphan module of the same
     name (a deleted declaration's, edited by hand)."""
@@ -785,6 +794,80 @@ def test_new_refuses_a_module_already_there(scaler_project):
     assert result.exit_code == 2 and "[exists]" in result.output, result.output
     assert "layers/scaler.py" in result.output
     assert snapshot(scaler_project) == before
+    # --force: the person's choice; the new layer is merged in, their edit kept
+    assert run("new", "Scaler", "--params", "units:int", "--force").exit_code in (0, 1)
+    assert "    # a note\n" in module(scaler_project) and "self.units = units" in module(
+        scaler_project
+    )
+
+
+PROJ_BLOCK = """\
+layer: ProjBlock
+inputs:
+  x: {min_rank: 2}
+sublayers:
+  proj: {class: keras.layers.Dense, args: {units: 8}}
+  norm: {class: keras.layers.LayerNormalization}
+call: norm(proj(x))
+output_shape: (*x[:-1], 8)
+"""
+
+
+def test_a_layer_of_sublayers_alone_renamed_with_its_file_takes_its_edits(scaler_project):
+    """Found by a fourth attack: with only params and weights compared, a layer made of
+    sublayers had nothing to be told by, and its rename was no longer followed."""
+    layers = scaler_project / "layers"
+    (layers / "proj_block.layer.yaml").write_text(PROJ_BLOCK)
+    assert run("generate", "layers").exit_code == 0
+    edit(
+        layers / "proj_block.py",
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    (layers / "proj_block.layer.yaml").unlink()
+    (layers / "dense_norm.layer.yaml").write_text(PROJ_BLOCK.replace("ProjBlock", "DenseNorm"))
+    assert run("generate", "layers").exit_code == 0
+    assert "    def mine(self):" in (layers / "dense_norm.py").read_text()
+    assert not (layers / "proj_block.py").exists()
+
+
+def test_a_declaration_put_back_after_an_orphan_run_of_its_tests_alone(scaler_project):
+    """Found by a fourth attack: when only the test module had stayed (edited by hand), the
+    declaration put back paired its new module with that test module by position: the
+    hand-added test went into the layer's module and the test module was removed."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    tests = generated_tests(scaler_project)
+    tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    declared = declaration_path(scaler_project).read_text()
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]: the test module
+    assert not module_path(scaler_project).exists()
+    declaration_path(scaler_project).write_text(declared)
+    assert run("generate", "layers").exit_code == 0
+    assert "def test_by_hand(" in tests.read_text()
+    assert "def test_by_hand(" not in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_two_declarations_swapping_files_never_move_one_edit_silently(scaler_project):
+    """Found by a fourth attack: `block.layer.yaml` and `block_v2.layer.yaml` swapped (v2
+    promoted): the lone-rename pairing gave each class the other's hand edit, exit 0. The
+    gone declaration's class is declared again in the run, so it is no lone rename."""
+    layers = scaler_project / "layers"
+    for stem, name in (("block", "Block"), ("block_v2", "BlockV2")):
+        (layers / f"{stem}.layer.yaml").write_text(DECLARATION.replace("Scaler", name))
+    assert run("generate", "layers").exit_code == 0
+    edit(
+        layers / "block_v2.py",
+        "    def call(self",
+        "    def only_v2(self):\n        return 2\n\n    def call(self",
+    )
+    (layers / "block.layer.yaml").rename(layers / "block_v1.layer.yaml")
+    (layers / "block_v2.layer.yaml").rename(layers / "block.layer.yaml")
+    result = run("generate", "layers")
+    assert "def only_v2(" not in (layers / "block_v1.py").read_text()
+    assert "def only_v2(" in (layers / "block_v2.py").read_text(), result.output
+    assert result.exit_code == 1 and "[orphan]" in result.output
 
 
 def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
