@@ -217,8 +217,8 @@ def report_orphans(orphans: dict[Path, str], echo: Echo) -> None:
     for path, what in orphans.items():
         echo(
             f"{shown(path)}:1: orphan: generated for {what}, which is gone, and edited by"
-            " hand since: it is kept; move what you need into the files of the declaration that"
-            " took its place, then delete it [orphan]",
+            " hand since: it is kept; move what you need where it belongs now (the files of"
+            " what took its place), then delete it [orphan]",
             err=True,
         )
 
