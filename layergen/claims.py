@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .diagnostics import Diagnostic
 from .kinds import kind_of_file
 from .targets import SUFFIXES
 from .textfiles import Seen, split_line_ends
@@ -71,6 +72,41 @@ def renamed_from(
         if keys and len(keys) == 1 and keys[0] not in found.values():
             found[declaration] = keys[0]
     return found
+
+
+def moved_away(
+    lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
+) -> list[Diagnostic]:
+    """Declarations that now declare another class while the class the lock recorded for them
+    is declared by a new declaration of this run: the class moved to another file and a new
+    one took its place (`attention.layer.yaml` kept as `attention_v1.layer.yaml`, a new
+    `attention.layer.yaml`). The files at the old place are the moved class's, with its hand
+    edits; which way they go cannot be told from the paths, so the run stops."""
+    new = {
+        class_named(raw.get(d) or b""): d
+        for d in declarations
+        if lock.key(d) not in lock.records and raw.get(d)
+    }
+    errors = []
+    for declaration in declarations:
+        record = lock.records.get(lock.key(declaration))
+        now = class_named(raw.get(declaration) or b"")
+        if record is None or record.orphaned or now in (None, record.name):
+            continue
+        if record.name in new:
+            errors.append(
+                Diagnostic(
+                    str(declaration),
+                    1,
+                    1,
+                    "taken-module",
+                    f"it now declares {now}, and {record.name}, which it declared, is declared by"
+                    f" {new[record.name]} now: {record.name}'s files and hand edits stand here",
+                    f"run layergen once with {new[record.name]} alone added (the move), then"
+                    f" declare {now}",
+                )
+            )
+    return errors
 
 
 def lone_renames(

@@ -11,7 +11,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import class_named, lone_renames, renamed_from, same_layer, unclaimed
+from .claims import (
+    class_named,
+    lone_renames,
+    moved_away,
+    renamed_from,
+    same_layer,
+    unclaimed,
+)
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -135,8 +142,8 @@ def plan_run(
 
     lock = Lock.read(config.root)
     run = run_inputs(config)
-    errors: list[Diagnostic] = []
     raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
+    errors: list[Diagnostic] = moved_away(lock, declarations, raws)
     # declaration -> the key it was renamed from
     renamed = renamed_from(lock, declarations, raws) if renames else {}
     # A file and its class renamed at once: told once it is rendered. Its registration is new
@@ -169,7 +176,9 @@ def plan_run(
     unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
     # The test modules of the project's other declarations, which a run on part of it leaves
     # alone: they stay theirs.
-    tests_seen, registered_elsewhere = _others(lock, declarations)
+    # {file: (its role, the declaration that writes it)}: this run's, and those of the
+    # project's other declarations, which a run on part of it leaves alone.
+    written, registered_elsewhere = _others(lock, declarations)
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
     import_roots: set[Path] = set()
@@ -186,19 +195,11 @@ def plan_run(
                 continue
             record, files = result.record, result.files
             sources.update(result.sources)
-        if t.test in tests_seen:
-            errors.append(
-                Diagnostic(
-                    str(t.declaration),
-                    1,
-                    1,
-                    "duplicate-test",
-                    f"its tests would overwrite those of {tests_seen[t.test]}",
-                    "rename one of the files",
-                )
-            )
+        clash = _overwritten(t, written)
+        if clash:
+            errors.append(clash)
             continue
-        tests_seen[t.test] = t.declaration
+        written.update({t.module: ("module", t.declaration), t.test: ("tests", t.declaration)})
         import_roots.add(t.import_root)
         outputs.update(files)
         if reused:
@@ -243,7 +244,7 @@ def plan_run(
             reused_paths.update(files)
         if folder != config.root:
             exports.setdefault(folder, []).append((LAYOUT_MODULE, "get_layout_map"))
-    if tests_seen:  # issue 13: the tests' shared helpers, merged and updated like generated files
+    if slots:  # issue 13: the tests' shared helpers, merged and updated like generated files
         support_file = config.tests_dir / "layergen_support.py"
         reused = lock.reusable(support_file, run)
         if reused:
@@ -310,23 +311,41 @@ def _taken_origins(moved: dict[Path, Path], writers: dict[Path, Path]) -> list[D
 
 def _others(
     lock: Lock, declarations: list[Path]
-) -> tuple[dict[Path, Path], list[tuple[str, str, Path]]]:
+) -> tuple[dict[Path, tuple[str, Path]], list[tuple[str, str, Path]]]:
     """The declarations the lock records, on disk and not among this run's `declarations` (a
-    run on part of the project leaves them alone): {test module: declaration}, where each
-    one's tests were written, and their registrations (package, class, declaration) where the
-    class is still the one recorded."""
+    run on part of the project leaves them alone): {file: (role, declaration)} for their
+    modules and tests, where the lock says they were written, and their registrations
+    (package, class, declaration) where the class is still the one recorded."""
     here = {lock.key(d) for d in declarations}
-    tests: dict[Path, Path] = {}
+    written: dict[Path, tuple[str, Path]] = {}
     registered: list[tuple[str, str, Path]] = []
     for key, record in lock.records.items():
         declaration = lock.root / key
         if not key.endswith(SUFFIXES) or key in here or not declaration.is_file():
             continue
-        for test in record.outputs[1:2]:  # where its tests were written (`--tests` may differ)
-            tests[lock.root / test] = declaration
+        for role, output in zip(("module", "tests"), record.outputs):
+            written[lock.root / output] = (role, declaration)
         if record.name == class_named(_read(declaration) or b""):
             registered.append((record.package, record.name, declaration))
-    return tests, registered
+    return written, registered
+
+
+def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic | None:
+    """The declaration `t` would write a file another one writes (`written`): two test modules
+    of one name, or a test module named like a module (`tests = "layers"` and a declaration
+    `test_foo.layer.yaml` beside `foo.layer.yaml`)."""
+    for mine, path in (("module", t.module), ("tests", t.test)):
+        if path in written and written[path][1] != t.declaration:
+            theirs, other = written[path]
+            return Diagnostic(
+                str(t.declaration),
+                1,
+                1,
+                "duplicate-test",
+                f"its {mine} would overwrite the {theirs} of {other} ({os.path.relpath(path)})",
+                "rename one of the files",
+            )
+    return None
 
 
 def _moved(lock: Lock, key: str, was: Record, module: Path, test: Path) -> dict[Path, Path]:

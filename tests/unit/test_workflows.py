@@ -864,10 +864,51 @@ def test_two_declarations_swapping_files_never_move_one_edit_silently(scaler_pro
     )
     (layers / "block.layer.yaml").rename(layers / "block_v1.layer.yaml")
     (layers / "block_v2.layer.yaml").rename(layers / "block.layer.yaml")
+    before = snapshot(scaler_project)
     result = run("generate", "layers")
-    assert "def only_v2(" not in (layers / "block_v1.py").read_text()
-    assert "def only_v2(" in (layers / "block_v2.py").read_text(), result.output
-    assert result.exit_code == 1 and "[orphan]" in result.output
+    assert result.exit_code == 2 and "[taken-module]" in result.output, result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_class_moved_to_a_new_file_and_a_new_one_in_its_place_is_a_located_error(
+    scaler_project,
+):
+    """Found by a fifth attack: the old version kept as `scaler_v1.layer.yaml` (class kept) and
+    a new layer written in `scaler.layer.yaml`: the old class's hand edits and hand-added
+    tests went to the new class (rewritten to name it), exit 0."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "scaler_v1.layer.yaml")
+    declaration_path(scaler_project).write_text("layer: Gated\ncall: x * 2\n")
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[taken-module]" in result.output, result.output
+    assert "layers/scaler.layer.yaml:1:1: error: it now declares Gated" in result.output
+    assert snapshot(scaler_project) == before
+    declaration_path(scaler_project).unlink()  # as the hint says: the move alone first
+    assert run("generate", "layers").exit_code == 0
+    assert "    def mine(self):" in (scaler_project / "layers" / "scaler_v1.py").read_text()
+
+
+def test_a_module_named_like_another_declarations_test_module_is_refused(scaler_project):
+    """Found by a fifth attack: with the tests beside the layers, `test_scaler.layer.yaml`
+    wrote its module over Scaler's test module (exit 0)."""
+    pyproject = scaler_project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "[tool.layergen]\ntests = 'layers'\n")
+    assert run("generate", "layers").exit_code == 0
+    assert (scaler_project / "layers" / "test_scaler.py").is_file()
+    (scaler_project / "layers" / "test_scaler.layer.yaml").write_text(
+        "layer: TestScaler\ncall: x * 2\n"
+    )
+    before = snapshot(scaler_project)
+    for layers in ("layers", "layers/test_scaler.layer.yaml"):  # the run on part of it too
+        result = run("generate", layers)
+        assert result.exit_code == 2 and "[duplicate-test]" in result.output, result.output
+        assert "module would overwrite the tests of" in result.output
+        assert snapshot(scaler_project) == before
 
 
 def test_tests_for_a_generated_module_are_refused_and_renames_still_follow(scaler_project):
