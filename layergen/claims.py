@@ -115,8 +115,9 @@ def lone_renames(
     """Files renamed with their classes at once, maybe: {declaration: the key of a gone one},
     where a folder holds one new declaration left unpaired by `renamed_from`'s `found` and one
     gone declaration, of the same kind, that was there at the last run (an orphan, already
-    reported, is no candidate) and whose class no declaration of this run declares. `same_layer` tells, once the new one is rendered, whether it
-    is the old one renamed (as git pairs a lone rename by its content)."""
+    reported, is no candidate) and whose class no declaration of this run declares.
+    `same_layer` tells, once the new one is rendered, whether it is the old one renamed (as
+    git pairs a lone rename by its content)."""
     new: dict[Path, list[Path]] = {}
     for d in declarations:
         if d not in found and lock.key(d) not in lock.records and raw.get(d):
@@ -235,10 +236,8 @@ def tests_of_gone_classes(
             earlier.append(path)
     new = [path for path in now if not path.exists()]
     if len(earlier) == 1 and len(new) == 1:
-        was, tested = _names(lock.base(earlier[0]), _tested_names), _names(
-            now[new[0]], _tested_names
-        )
-        if _alike(was, tested):
+        texts = (lock.base(earlier[0]), now[new[0]])
+        if _alike(*(_names(text, _tested_names) for text in texts)):
             return {new[0]: earlier[0]}, Unclaimed()
     out = Unclaimed()
     for path in earlier:

@@ -25,7 +25,7 @@ from .diagnostics import Diagnostic, DiagnosticError
 from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
 from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
-from .targets import SUFFIXES, Target, stem, target
+from .targets import SUFFIXES, Target, module_of, target
 from .textfiles import Seen, read_bytes, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
@@ -174,8 +174,6 @@ def plan_run(
     exports: dict[Path, list[tuple[str, str]]] = {}
     moved: dict[Path, Path] = {}  # a renamed declaration's new file -> its old one
     unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
-    # The test modules of the project's other declarations, which a run on part of it leaves
-    # alone: they stay theirs.
     # {file: (its role, the declaration that writes it)}: this run's, and those of the
     # project's other declarations, which a run on part of it leaves alone.
     written, registered_elsewhere = _others(lock, declarations)
@@ -208,9 +206,9 @@ def plan_run(
             was_it = lone.get(t.declaration)
             if was_it is not None and same_layer(lock, was_it, files[t.module]):
                 renamed[t.declaration] = was_it
-            was = lock.records.get(renamed.get(t.declaration) or lock.key(t.declaration))
+            was_key = renamed.get(t.declaration) or lock.key(t.declaration)
+            was = lock.records.get(was_key)
             if was is not None:
-                was_key = renamed.get(t.declaration) or lock.key(t.declaration)
                 moved.update(_moved(lock, was_key, was, t.module, t.test))
                 old_module = config.root / was.outputs[0]
                 if (old_module, was.name) != (t.module, record.name):
@@ -229,9 +227,7 @@ def plan_run(
     errors.extend(
         duplicate_registrations(registered, texts, config.mesh_axes, registered_elsewhere)
     )
-    errors.extend(
-        _taken_origins(moved, {p: t.declaration for t, _, _ in slots for p in (t.module, t.test)})
-    )
+    errors.extend(_taken_origins(moved, written))
     folders = folder_layouts(sharded, lock, [t.declaration for t, _, _ in slots])
     for folder, items in folders.items():
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
@@ -290,23 +286,30 @@ def plan_run(
     )
 
 
-def _taken_origins(moved: dict[Path, Path], writers: dict[Path, Path]) -> list[Diagnostic]:
+def _taken_origins(
+    moved: dict[Path, Path], written: dict[Path, tuple[str, Path]]
+) -> list[Diagnostic]:
     """A file a renamed declaration's new file takes its text from (`moved`: {new: old}) that
-    a declaration of this run also writes (`writers`: {file: declaration}): one of the two
+    another declaration also writes (`written`: {file: (role, declaration)}): one of the two
     would be lost."""
-    return [
-        Diagnostic(
-            str(writers[old]),
-            1,
-            1,
-            "duplicate-test" if old.name.startswith("test_") else "taken-module",
-            f"it would write {os.path.relpath(old)}, which was generated for the declaration"
-            f" renamed to {os.path.relpath(writers[new])} and moves to {os.path.relpath(new)} in this run",
-            "run layergen once with the rename alone, then add this declaration (or name it otherwise)",
-        )
-        for new, old in moved.items()
-        if old in writers and writers[old] != writers[new]
-    ]
+    errors = []
+    for new, old in moved.items():
+        if old in written and written[old][1] != written[new][1]:
+            role, declaration = written[old]
+            errors.append(
+                Diagnostic(
+                    str(declaration),
+                    1,
+                    1,
+                    "duplicate-test" if role == "tests" else "taken-module",
+                    f"it would write {os.path.relpath(old)}, which was generated for the"
+                    f" declaration renamed to {os.path.relpath(written[new][1])} and moves to"
+                    f" {os.path.relpath(new)} in this run",
+                    "run layergen once with the rename alone, then add this declaration"
+                    " (or name it otherwise)",
+                )
+            )
+    return errors
 
 
 def _others(
@@ -353,8 +356,7 @@ def _moved(lock: Lock, key: str, was: Record, module: Path, test: Path) -> dict[
     `module` and `test` take their text from: {new: old} where a rename or a move changed the
     path. Each by its role: the module stood beside its declaration, the test module is the
     other (a record kept for orphans holds only the files that stayed)."""
-    declaration = lock.root / key
-    old_module = declaration.with_name(f"{stem(declaration)}.py")
+    old_module = module_of(lock.root / key)
     found = {}
     for old in (lock.root / output for output in was.outputs):
         new = module if old == old_module else test
@@ -448,14 +450,14 @@ def package_init(
     # After the last import of a class, else before `__all__` (a class renamed: its import
     # was the only one), else at the end.
     imports = list(re.finditer(r"^from \.\w+ import .*\n", text, flags=re.MULTILINE))
-    names_list = ALL_PATTERN.search(text)
+    exported = ALL_PATTERN.search(text)
     if imports:
         at = imports[-1].end()
         return _with_all(text[:at] + "".join(missing) + text[at:])
-    if names_list:
-        above = text[: names_list.start()].rstrip("\n")
+    if exported:
+        above = text[: exported.start()].rstrip("\n")
         return _with_all(
-            (above + "\n\n" if above else "") + "".join(missing) + "\n" + text[names_list.start() :]
+            (above + "\n\n" if above else "") + "".join(missing) + "\n" + text[exported.start() :]
         )
     return _with_all(text + ("" if text.endswith("\n") or not text else "\n") + "".join(missing))
 

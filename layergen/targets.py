@@ -32,6 +32,11 @@ def stem(path: Path) -> str:
     return path.stem
 
 
+def module_of(declaration: Path) -> Path:
+    """The module a declaration generates: beside it, named after it."""
+    return declaration.parent / f"{stem(declaration)}.py"
+
+
 def target(declaration: Path, config: Config, registered: str | None = None) -> Target:
     """`registered`: the package the declaration's class was registered under when the lock
     last recorded it; it stays the default, so models saved with that class still load."""
@@ -78,7 +83,7 @@ def target(declaration: Path, config: Config, registered: str | None = None) -> 
     package = config.package or registered or config.project_name
     return Target(
         declaration,
-        folder / f"{name}.py",
+        module_of(declaration),
         config.tests_dir / f"test_{name}.py",
         dotted,
         package,

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -178,55 +179,46 @@ def test_sync_on_a_module_with_a_syntax_error_is_a_located_error(scaler_project)
 # -- 17. what users see after a merge ------------------------------------------------------------
 
 
-def crlf(path: Path) -> None:
-    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+WRITTEN = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
+
+
+def merge_in_the_form(root: Path, form: Callable[[bytes], bytes]) -> str:
+    """Every written file saved in `form` (line ends, a byte order mark); then a hand edit,
+    a declaration change and a new layer merged. The module's text, as stored."""
+    for relative in WRITTEN:
+        path = root / relative
+        path.write_bytes(form(path.read_bytes()))
+    assert run("generate", "--check", "layers").exit_code == 0  # the form is no edit
+    path = root / "layers" / "scaler.py"
+    edited = path.read_bytes().decode().replace("* self.gain", "* self.gain  # mine", 1)
+    path.write_bytes(edited.encode())
+    (root / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("initializer: ones", "initializer: zeros")
+    )
+    (root / "layers" / "other.layer.yaml").write_text(DECLARATION.replace("Scaler", "Other"))
+    result = run("generate", "layers")
+    assert result.exit_code == 0, result.output
+    return path.read_bytes().decode()
 
 
 def test_a_byte_order_mark_stays_through_a_merge(scaler_project):
     """Found by an attack: a module saved with a UTF-8 byte order mark (some Windows editors)
     lost it at the next merge."""
-    files = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
-    for relative in files:
-        path = scaler_project / relative
-        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    assert run("generate", "--check", "layers").exit_code == 0  # a byte order mark is no edit
-    path = scaler_project / "layers" / "scaler.py"
-    path.write_bytes(path.read_bytes().replace(b"* self.gain\n", b"* self.gain  # mine\n"))
-    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
-        DECLARATION.replace("initializer: ones", "initializer: zeros")
-    )
-    (scaler_project / "layers" / "other.layer.yaml").write_text(
-        DECLARATION.replace("Scaler", "Other")
-    )
-    assert run("generate", "layers").exit_code == 0
-    for relative in files:
+    mark = b"\xef\xbb\xbf"
+    text = merge_in_the_form(scaler_project, lambda data: mark + data)
+    for relative in WRITTEN:
         data = (scaler_project / relative).read_bytes()
-        assert data.startswith(b"\xef\xbb\xbf") and not data.startswith(b"\xef\xbb\xbf" * 2)
-    text = path.read_bytes().decode("utf-8-sig")
+        assert data.startswith(mark) and not data.startswith(mark * 2), relative
     assert "# mine\n" in text and 'initializer="zeros",\n' in text
     assert run("generate", "--check", "layers").exit_code == 0
 
 
 def test_crlf_files_stay_crlf_through_a_merge_a_conflict_and_resolve(scaler_project):
     """Files checked out with CRLF line ends (git's autocrlf) keep them."""
-    files = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]
-    for relative in files:
-        crlf(scaler_project / relative)
-    assert run("generate", "--check", "layers").exit_code == 0  # line ends are no edit
-    path = scaler_project / "layers" / "scaler.py"
-    path.write_bytes(path.read_bytes().replace(b"* self.gain\r\n", b"* self.gain  # mine\r\n"))
-    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
-        DECLARATION.replace("initializer: ones", "initializer: zeros")
-    )
-    (scaler_project / "layers" / "other.layer.yaml").write_text(
-        DECLARATION.replace("Scaler", "Other")
-    )
-    result = run("generate", "layers")
-    assert result.exit_code == 0, result.output
-    for relative in files:
+    text = merge_in_the_form(scaler_project, lambda data: data.replace(b"\n", b"\r\n"))
+    for relative in WRITTEN:
         data = (scaler_project / relative).read_bytes()
         assert data.count(b"\n") == data.count(b"\r\n") > 5, relative
-    text = (scaler_project / "layers" / "scaler.py").read_bytes().decode()
     assert "# mine\r\n" in text and 'initializer="zeros",\r\n' in text
     assert b"from .other import Other\r\n" in (scaler_project / "layers/__init__.py").read_bytes()
     assert run("generate", "--check", "layers").exit_code == 0

@@ -32,6 +32,21 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def add_method(module_file: Path) -> None:
+    """A hand edit: a method `mine` before the layer's `call`."""
+    edit(
+        module_file,
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+
+
+def add_bias(declaration: Path) -> None:
+    """A declaration change: a param `bias`, added in `call`."""
+    edit(declaration, "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
+    edit(declaration, "call: x * scale * gain", "call: x * scale * gain + bias")
+
+
 def declaration_path(root: Path) -> Path:
     return root / "layers" / "scaler.layer.yaml"
 
@@ -139,24 +154,23 @@ def test_conflict_markers_stand_on_lines_of_their_own(base, current, new):
     assert ours.rstrip("\n") == current.rstrip("\n") and theirs.rstrip("\n") == new.rstrip("\n")
 
 
+def conflicted_then_put_back(root: Path) -> None:
+    """A hand edit in `call`, a declaration change to `call` and to the params; the run writes
+    a conflict, and the person puts the file back as it was."""
+    edit(module_path(root), "        return x", "        # mine\n        return x")
+    mine = module(root)
+    add_bias(declaration_path(root))
+    assert run("generate", "layers").exit_code == 1  # the call conflicts; bias merged elsewhere
+    module_path(root).write_text(mine)
+
+
 @pytest.mark.parametrize("then", ["--force", "--check", "resolve"])
 def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, then):
     """Found by an attack on 0.1: a person who put their file back as it was before a run that
     wrote conflicts (an editor's undo, `git checkout`) lost the changes that had merged
     cleanly too: they read as hand edits against the new base, and `--check` said all was
     up to date."""
-    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
-    mine = module(scaler_project)
-    edit(
-        declaration_path(scaler_project),
-        "params:\n",
-        "params:\n  bias: {type: float, default: 0.0}\n",
-    )
-    edit(
-        declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale * gain + bias"
-    )
-    assert run("generate", "layers").exit_code == 1  # the call conflicts; bias merged elsewhere
-    module_path(scaler_project).write_text(mine)
+    conflicted_then_put_back(scaler_project)
     if then == "--check":
         assert run("generate", "--check", "layers").exit_code == 1
         return
@@ -168,17 +182,6 @@ def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, 
     code = module(scaler_project)
     assert "self.bias = bias" in code and '"bias": self.bias' in code
     assert run("generate", "--check", "layers").exit_code == 0
-
-
-def conflicted_then_put_back(root: Path) -> None:
-    """A hand edit in `call`, a declaration change to `call` and to the params; the run writes
-    a conflict, and the person puts the file back as it was."""
-    edit(module_path(root), "        return x", "        # mine\n        return x")
-    mine = module(root)
-    edit(declaration_path(root), "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
-    edit(declaration_path(root), "call: x * scale * gain", "call: x * scale * gain + bias")
-    assert run("generate", "layers").exit_code == 1
-    module_path(root).write_text(mine)
 
 
 def test_sync_after_a_file_is_put_back_keeps_the_declaration_change(scaler_project):
@@ -515,11 +518,7 @@ def test_a_renamed_declaration_file_takes_its_module_and_tests_along(scaler_proj
 
 def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_project):
     """Found by the stateful test: the hand edits were left in an orphan module (exit 1)."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
     declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
     result = run("generate", "layers")
@@ -535,11 +534,7 @@ def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_p
 
 def test_a_deleted_layer_and_a_new_loss_are_not_paired_as_a_rename(scaler_project):
     """The lone-rename pairing needs the same kind: a layer's hand edits never go to a loss."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     declaration_path(scaler_project).unlink()
     loss = Path(__file__).parents[2] / "examples" / "smooth_l1_error.loss.yaml"
     shutil.copy(loss, scaler_project / "layers" / loss.name)
@@ -572,20 +567,9 @@ def test_a_deleted_layer_and_a_new_unrelated_one_are_not_paired_as_a_rename(scal
 
 
 def test_a_file_and_class_rename_with_a_new_param_still_takes_the_hand_edits(scaler_project):
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
-    edit(
-        declaration_path(scaler_project),
-        "params:\n",
-        "params:\n  bias: {type: float, default: 0.0}\n",
-    )
-    edit(
-        declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale * gain + bias"
-    )
+    add_bias(declaration_path(scaler_project))
     declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
     assert run("generate", "layers").exit_code == 0
     moved = (scaler_project / "layers" / "gainer.py").read_text()
@@ -643,11 +627,7 @@ def test_projects_with_a_tests_folder_per_folder_are_no_duplicates(scaler_projec
 def test_a_lone_rename_is_followed_while_another_folder_gains_a_layer(scaler_project):
     """Found by a second attack: a new declaration anywhere else in the run stopped the lone
     rename in this folder from being followed (the edits left in an orphan)."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
     declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
     (scaler_project / "b").mkdir()
@@ -659,11 +639,7 @@ def test_a_lone_rename_is_followed_while_another_folder_gains_a_layer(scaler_pro
 def test_an_orphan_is_never_taken_for_a_rename_later(scaler_project):
     """Found by a second attack: a deleted declaration's edited module, reported as an orphan,
     was taken by a later new declaration of the same shape, and deleted without a word."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
     declaration_path(scaler_project).unlink()
     assert run("generate", "layers").exit_code == 1  # [orphan]
@@ -684,11 +660,7 @@ def test_an_orphan_is_never_taken_for_a_rename_later(scaler_project):
 
 def test_new_never_takes_a_declaration_deleted_in_the_same_run(scaler_project):
     """`new` scaffolds a new layer: a declaration deleted beside it is no rename of it."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     declaration_path(scaler_project).unlink()
     result = run("new", "Twin", "--params", "gain:float=1.0", "--weights", "scale")
     assert result.exit_code == 1 and "[orphan]" in result.output, result.output
@@ -819,11 +791,7 @@ def test_a_layer_of_sublayers_alone_renamed_with_its_file_takes_its_edits(scaler
     layers = scaler_project / "layers"
     (layers / "proj_block.layer.yaml").write_text(PROJ_BLOCK)
     assert run("generate", "layers").exit_code == 0
-    edit(
-        layers / "proj_block.py",
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(layers / "proj_block.py")
     (layers / "proj_block.layer.yaml").unlink()
     (layers / "dense_norm.layer.yaml").write_text(PROJ_BLOCK.replace("ProjBlock", "DenseNorm"))
     assert run("generate", "layers").exit_code == 0
@@ -876,11 +844,7 @@ def test_a_class_moved_to_a_new_file_and_a_new_one_in_its_place_is_a_located_err
     """Found by a fifth attack: the old version kept as `scaler_v1.layer.yaml` (class kept) and
     a new layer written in `scaler.layer.yaml`: the old class's hand edits and hand-added
     tests went to the new class (rewritten to name it), exit 0."""
-    edit(
-        module_path(scaler_project),
-        "    def call(self",
-        "    def mine(self):\n        return 1\n\n    def call(self",
-    )
+    add_method(module_path(scaler_project))
     declaration_path(scaler_project).rename(scaler_project / "layers" / "scaler_v1.layer.yaml")
     declaration_path(scaler_project).write_text("layer: Gated\ncall: x * 2\n")
     before = snapshot(scaler_project)
