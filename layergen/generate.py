@@ -179,6 +179,7 @@ def plan_run(
     written, registered_elsewhere = _others(lock, declarations)
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
+    unstated: dict[Path, frozenset[str]] = {}
     import_roots: set[Path] = set()
     registered: list[tuple[str, str, Path]] = []
     reused_paths: set[Path] = set()
@@ -193,6 +194,8 @@ def plan_run(
                 continue
             record, files = result.record, result.files
             sources.update(result.sources)
+            if result.unstated:
+                unstated[t.module] = result.unstated
         clash = _overwritten(t, written)
         if clash:
             errors.append(clash)
@@ -278,6 +281,7 @@ def plan_run(
         lock,
         companions,
         hand_written,
+        unstated=unstated,
         reused=frozenset(reused_paths),
         read=read,
         moved=moved,

@@ -43,6 +43,9 @@ class Rendered:
     record: Record | None = None
     errors: list[Diagnostic] = field(default_factory=list)
     black_results: dict[str, str] = field(default_factory=dict)  # those a worker used
+    # Members the person owns whose body the declaration does not state (`hand_written: [call]`
+    # without `call:`): layergen writes a stand-in once and has no generation of them to follow.
+    unstated: frozenset[str] = frozenset()
 
 
 def render_all(
@@ -104,6 +107,8 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         out.sources[path], out.files[path] = render_file(path, template, ctx, config, lock, edit)
     if out.errors:
         return Rendered(errors=out.errors)
+    if ir.call_written_by_layergen and "call" in ir.hand_written:
+        out.unstated = frozenset({f"{ir.name}.call"})
     out.record = Record(
         job.inputs,
         (lock.key(t.module), lock.key(t.test)),

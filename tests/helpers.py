@@ -148,3 +148,22 @@ def heldout_project(root: Path) -> list[Path]:
     )
     (root / "heldout" / "__init__.py").write_text("")
     return sorted(p for p in (root / "heldout").glob("*.py") if p.name != "__init__.py")
+
+
+def cli(*args: str):
+    """`layergen ARGS` in this process, as the unit tests run it: never a traceback."""
+    from typer.testing import CliRunner
+
+    from layergen.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` in the file by `new` (it must be there)."""
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))

@@ -70,11 +70,14 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         read[path] = Seen.read(path)
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
+            stale = _stale(lock.owned(path), new)  # said on every run until settled
+            if stale:
+                changed_owned[path] = [(name, members.line(new, name)) for name in stale]
             continue
         origin = _origin(plan, path, read)  # a renamed declaration's file: where it was
         if origin != path:
             deleted.append(origin)  # its text moves to `path`
-        owned = plan.hand_written.get(path, frozenset())
+        owned = plan.hand_written.get(path, frozenset()) - plan.unstated.get(path, frozenset())
         if read[origin].text is None:
             files[path] = new
             lock.record(path, new, plan.sources.get(path), _owned(owned, None, new, {})[0])
@@ -139,14 +142,22 @@ def _owned(
     """For members a person owns: the digest of the generation of each they have settled
     (the lock's, else the base's: when they took it over), and those whose generation is
     another now (the declaration changed them: said on every run until settled)."""
-    acks, stale = {}, []
+    acks = {}
     for name in sorted(owned):
-        generated = members.digest(members.member(new, name))
         was = members.member(base, name) if base is not None else None
-        acks[name] = settled.get(name) or (members.digest(was) if was is not None else generated)
-        if acks[name] != generated:
-            stale.append(name)
-    return acks, stale
+        acks[name] = settled.get(name) or members.digest(
+            was if was is not None else members.member(new, name)
+        )
+    return acks, _stale(acks, new)
+
+
+def _stale(acks: dict[str, str], new: str) -> list[str]:
+    """The owned members (`acks`: name -> the generation settled) generated otherwise now."""
+    return [
+        name
+        for name, ack in sorted(acks.items())
+        if members.digest(members.member(new, name)) != ack
+    ]
 
 
 def _origin(plan: Plan, path: Path, read: dict[Path, Seen]) -> Path:

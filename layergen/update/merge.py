@@ -107,7 +107,7 @@ def merge(
     comments kept (see `_Merger.carried`)."""
     if current == new:
         return Merged(current)
-    if current == base:
+    if current == base and not keep:
         return Merged(new)  # nobody touched the file since it was generated
     current_tree = cst.parse_module(current)  # the caller checked that it parses
     base_tree = cst.parse_module(
@@ -263,8 +263,9 @@ class _Merger:
             return current
         if name in self.take:
             return self.carried(current, new)
-        if base is not None and code(current) == code(base):
-            return new  # untouched by hand
+        holds_kept = any(kept.startswith(name + ".") for kept in self.keep)
+        if base is not None and code(current) == code(base) and not holds_kept:
+            return new  # untouched by hand (a class holding owned members merges member by member)
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
         return None

@@ -26,6 +26,8 @@ class Plan:
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
     )  # module -> members kept as written
+    # module -> owned members whose body the declaration does not state: kept, never followed
+    unstated: dict[Path, frozenset[str]] = field(default_factory=dict)
     # module -> members (`Class.call`) whose hand edit `sync` carried into the declaration: the
     # file takes their new generation (the same code, formatted as generated code is), the
     # person's comments in and above them kept.
