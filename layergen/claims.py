@@ -2,27 +2,24 @@
 
 The lock records, for each declaration, the files it generated. A declaration file renamed
 or moved claims those files: its module and test module are merged from the old ones, hand
-edits and hand-added tests included, and the old ones go. It is renamed when its class
-name is kept, or, when its class was renamed too, when it is the only new declaration and
-the gone one the only gone one in its folder and the layers they generate mostly keep the
-same params, weights, sublayers and state (a guess that moves hand edits into another
-class and deletes the old files would lose them). Files of a declaration that was deleted
-are claimed by nothing: a file still as generated is removed, and one with hand edits is
-kept and reported on every run, for the person to move what they need and delete it. A
-class that is no longer exported leaves its package's `__init__.py` (its import, and its
-name in `__all__`).
+edits and hand-added tests included, and the old ones go. A rename is followed only on
+evidence that cannot pair two different layers: the class name kept, or the declaration's
+text kept but for the class name, or a person's word (`layergen mv OLD NEW`). Files of a
+declaration that was deleted are claimed by nothing: a file still as generated is removed,
+and one with hand edits is kept and reported on every run, for the person to move what they
+need and delete it. A class that is no longer exported leaves its package's `__init__.py`
+(its import, and its name in `__all__`).
 """
 
 from __future__ import annotations
 
-import ast
+import hashlib
+import os
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic
-from .kinds import kind_of_file
 from .targets import SUFFIXES
 from .textfiles import Seen, split_line_ends
 from .update.lock import Lock, Record
@@ -56,44 +53,32 @@ def class_named(raw: bytes) -> str | None:
     return named.group(1).decode() if named else None
 
 
-def renamed_from(
-    lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
-) -> dict[Path, str]:
-    """{declaration: the key of the gone one it was renamed or moved from}: a declaration the
-    lock has no record of, whose class is the class of exactly one gone declaration."""
-    by_class: dict[str, list[str]] = {}
-    for key, record in gone(lock, declarations).items():
-        by_class.setdefault(record.name, []).append(key)
-    found: dict[Path, str] = {}
-    for declaration in declarations:
-        if lock.key(declaration) in lock.records or not raw.get(declaration):
-            continue
-        keys = by_class.get(class_named(raw[declaration] or b""))
-        if keys and len(keys) == 1 and keys[0] not in found.values():
-            found[declaration] = keys[0]
-    return found
-
-
 def moved_away(
     lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
 ) -> list[Diagnostic]:
     """Declarations that now declare another class while the class the lock recorded for them
-    is declared by a new declaration of this run: the class moved to another file and a new
+    is declared by another declaration of the project: the class moved to another file and a new
     one took its place (`attention.layer.yaml` kept as `attention_v1.layer.yaml`, a new
-    `attention.layer.yaml`). The files at the old place are the moved class's, with its hand
-    edits; which way they go cannot be told from the paths, so the run stops."""
-    new = {
-        class_named(raw.get(d) or b""): d
-        for d in declarations
-        if lock.key(d) not in lock.records and raw.get(d)
-    }
+    `attention.layer.yaml`), or two files swapped their classes. The files at the old place
+    are the moved class's, with its hand edits; which way they go cannot be told from the
+    paths, so the run stops."""
+    declared = {}  # class -> the declaration that declares it now, in the run or not
+    here = {lock.key(d) for d in declarations}
+    for key in lock.records:
+        path = lock.root / key
+        if key.endswith(SUFFIXES) and key not in here and path.is_file():
+            declared[class_named(_read(path))] = path
+    declared.update(
+        {class_named(raw.get(d) or b""): d for d in declarations if raw.get(d) is not None}
+    )
     errors = []
     for declaration in declarations:
         record = lock.records.get(lock.key(declaration))
         now = class_named(raw.get(declaration) or b"")
         if record is None or record.orphaned or now in (None, record.name):
             continue
-        if record.name in new:
+        other = declared.get(record.name)
+        if other is not None and other != declaration:
             errors.append(
                 Diagnostic(
                     str(declaration),
@@ -101,94 +86,71 @@ def moved_away(
                     1,
                     "taken-module",
                     f"it now declares {now}, and {record.name}, which it declared, is declared by"
-                    f" {new[record.name]} now: {record.name}'s files and hand edits stand here",
-                    f"run layergen once with {new[record.name]} alone added (the move), then"
-                    f" declare {now}",
+                    f" {os.path.relpath(other)} now: {record.name}'s files and hand edits stand"
+                    " beside this declaration",
+                    "move one class at a time: put the files back as they were, then"
+                    " `layergen mv OLD NEW` for each move (through a free name for a swap)",
                 )
             )
     return errors
 
 
-def lone_renames(
-    lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None], found: dict[Path, str]
-) -> dict[Path, str]:
-    """Files renamed with their classes at once, maybe: {declaration: the key of a gone one},
-    where a folder holds one new declaration left unpaired by `renamed_from`'s `found` and one
-    gone declaration, of the same kind, that was there at the last run (an orphan, already
-    reported, is no candidate) and whose class no declaration of this run declares.
-    `same_layer` tells, once the new one is rendered, whether it is the old one renamed (as
-    git pairs a lone rename by its content)."""
-    new: dict[Path, list[Path]] = {}
-    for d in declarations:
-        if d not in found and lock.key(d) not in lock.records and raw.get(d):
-            new.setdefault(d.parent, []).append(d)
-    # A gone declaration whose class a declaration of this run declares went there (two
-    # files swapped): it is no lone rename.
-    declared = {class_named(raw.get(d) or b"") for d in declarations}
-    left: dict[Path, list[Path]] = {}
-    for key, record in gone(lock, declarations).items():
-        if key not in found.values() and not record.orphaned and record.name not in declared:
-            left.setdefault((lock.root / key).parent, []).append(lock.root / key)
-    pairs = {}
-    for folder, ones in new.items():
-        was = left.get(folder, [])
-        if (
-            len(ones) == 1
-            and len(was) == 1
-            and kind_of_file(was[0].name) == kind_of_file(ones[0].name)
-        ):
-            pairs[ones[0]] = lock.key(was[0])
-    return pairs
+def with_class(text: str, name: str) -> str | None:
+    """The declaration's text declaring the class `name`; None if it names no class."""
+    named = _CLASS.search(text.encode())
+    if named is None:
+        return None
+    raw = text.encode()
+    return (raw[: named.start(1)] + name.encode() + raw[named.end(1) :]).decode()
 
 
-def same_layer(lock: Lock, key: str, module: str) -> bool:
-    """Whether the generated `module` is the layer the gone declaration `key` generated,
-    renamed: `_alike` on the names of what their classes keep on `self` (params, weights,
-    sublayers, state). Their generated text alone tells nothing: every layer's has the same
-    frame."""
-    outputs = lock.records[key].outputs
-    was = lock.base(lock.root / outputs[0]) if outputs else None
-    return _alike(_names(was, _layer_names), _names(module, _layer_names))
-
-
-def _alike(old: set[str], new: set[str]) -> bool:
-    """At least half of the names shared (as git pairs a rename by its lines). Layers with
-    no names to tell them by are not alike: a guess would move one's edits into the other."""
-    return 2 * len(old & new) >= len(old | new) > 0
-
-
-def _names(text: str | None, found: Callable[[ast.AST], Iterable[str]]) -> set[str]:
+def _read(path: Path) -> bytes:
     try:
-        tree = ast.parse(text or "")
-    except SyntaxError:
-        return set()
-    return {name for node in ast.walk(tree) for name in found(node)}
+        return path.read_bytes()
+    except OSError:  # its own run says why
+        return b""
 
 
-# What layer.py.j2 keeps on `self` for any layer of a kind, whatever it declares.
-_FRAME = frozenset({"input_spec", "seed_generator", "supports_masking", "autocast"})
+def content(raw: bytes) -> str:
+    """The digest of a declaration's text but its class name: the same for a declaration
+    renamed, file and class, without another change (as git pairs a rename by its content)."""
+    named = _CLASS.search(raw)
+    if named:
+        raw = raw[: named.start(1)] + b"\0" + raw[named.end(1) :]
+    return hashlib.sha256(raw).hexdigest()
 
 
-def _layer_names(node: ast.AST) -> Iterable[str]:
-    """Of a generated module: the attributes its class sets on `self`, but the frame's."""
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Store)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-        and node.attr not in _FRAME
-    ):
-        yield node.attr
-
-
-def _tested_names(node: ast.AST) -> Iterable[str]:
-    """Of a generated test module: the layer's arguments (`ARGS`) and weights (`declared`)."""
-    if (
-        isinstance(node, ast.Assign)
-        and [getattr(t, "id", None) for t in node.targets] in (["ARGS"], ["declared"])
-        and isinstance(node.value, ast.Dict)
-    ):
-        yield from (k.value for k in node.value.keys if isinstance(k, ast.Constant))
+def renamed_from(
+    lock: Lock, declarations: list[Path], raw: dict[Path, bytes | None]
+) -> dict[Path, str]:
+    """{declaration: the key of the gone one it was renamed or moved from}, for a declaration
+    the lock has no record of, on evidence that cannot pair two different layers:
+    - its class is the class of exactly one gone declaration (a file renamed or moved);
+    - or its text, class name aside, is the text of exactly one gone declaration, and no other
+      new declaration has that text (file and class renamed at once). A gone declaration
+      already reported as an orphan is no candidate.
+    Anything else is no rename: `layergen mv OLD NEW` says it is one."""
+    gone_ones = gone(lock, declarations)
+    by_class: dict[str, list[str]] = {}
+    by_content: dict[str, list[str]] = {}
+    for key, record in gone_ones.items():
+        by_class.setdefault(record.name, []).append(key)
+        if record.content and not record.orphaned:
+            by_content.setdefault(record.content, []).append(key)
+    new = [d for d in declarations if lock.key(d) not in lock.records and raw.get(d)]
+    found: dict[Path, str] = {}
+    for declaration in new:
+        keys = by_class.get(class_named(raw[declaration] or b""))
+        if keys and len(keys) == 1 and keys[0] not in found.values():
+            found[declaration] = keys[0]
+    unpaired = [d for d in new if d not in found]
+    texts = {d: content(raw[d] or b"") for d in unpaired}
+    for declaration in unpaired:
+        keys = by_content.get(texts[declaration], [])
+        alone = list(texts.values()).count(texts[declaration]) == 1
+        if len(keys) == 1 and alone and keys[0] not in found.values():
+            found[declaration] = keys[0]
+    return found
 
 
 def unclaimed(lock: Lock, declarations: list[Path], moved: set[str]) -> Unclaimed:
@@ -221,10 +183,10 @@ def tests_of_gone_classes(
     lock: Lock, tests_dir: Path, source: str, stem: str, now: dict[Path, str]
 ) -> tuple[dict[Path, Path], Unclaimed]:
     """The test modules `layergen tests` wrote for classes of the module `source` that it writes
-    no more. One such and one new test module (`now`: this run's, by path, with their texts),
-    testing a layer of mostly the same arguments and weights: the class was renamed, and the
-    new one takes the old one's text ({new: old}). Otherwise they are unclaimed: removed, or
-    kept and reported."""
+    no more. One such and one new test module (`now`: this run's, by path, with their texts)
+    that generate the same tests but for the class's name: the class was renamed, and the new
+    one takes the old one's text ({new: old}). Otherwise they are unclaimed: removed, or kept
+    and reported."""
     header = " ".join(f"generated by layergen from `{source}`.".split())
     earlier = []
     for key in list(lock.entries):
@@ -235,10 +197,8 @@ def tests_of_gone_classes(
         if header in " ".join((lock.base(path) or "")[:400].split()):
             earlier.append(path)
     new = [path for path in now if not path.exists()]
-    if len(earlier) == 1 and len(new) == 1:
-        texts = (lock.base(earlier[0]), now[new[0]])
-        if _alike(*(_names(text, _tested_names) for text in texts)):
-            return {new[0]: earlier[0]}, Unclaimed()
+    if len(earlier) == 1 and len(new) == 1 and _same_tests(lock, earlier[0], new[0], now[new[0]]):
+        return {new[0]: earlier[0]}, Unclaimed()
     out = Unclaimed()
     for path in earlier:
         seen = Seen.read(path)
@@ -249,3 +209,14 @@ def tests_of_gone_classes(
         else:
             out.kept[path] = f"a class of {source}"
     return {}, out
+
+
+def _same_tests(lock: Lock, old: Path, new: Path, text: str) -> bool:
+    """Whether the tests generated now (`text`, for `new`) are those generated last for `old`,
+    but for the class's name: the same class, renamed (its arguments, weights and shapes as
+    they were), as git pairs a rename by its content."""
+    was = lock.handwritten.get(lock.key(old), {}).get("class")
+    now = lock.handwritten.get(lock.key(new), {}).get("class")
+    if not was or not now:
+        return False
+    return re.sub(rf"\b{re.escape(now)}\b", was, text) == lock.base(old)

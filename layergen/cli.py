@@ -194,6 +194,32 @@ def new(
     raise typer.Exit(code)
 
 
+@app.command("mv")
+def mv(
+    old: Path = typer.Argument(..., help="The declaration as it was at the last run."),
+    new: Path = typer.Argument(..., help="Its new path (a folder keeps the file's name)."),
+    class_name: str | None = typer.Option(None, "--class", help="Rename its class too."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
+) -> None:
+    """Rename or move a declaration with its layer and tests, hand edits kept."""
+    from .move import plan_move
+
+    try:
+        config = _config(None, None)
+        old_path, new_path = Path(os.path.abspath(old)), Path(os.path.abspath(new))
+        if new_path.is_dir():
+            new_path = new_path / old_path.name
+
+        def planned():
+            return plan_move(old_path, new_path, config, class_name)
+
+        with _one_run(config):
+            code = _apply(planned(), planned, quiet=quiet)
+    except DiagnosticError as exc:
+        _fail(exc.diagnostics)
+    raise typer.Exit(code)
+
+
 def _as_generated(module: Path, root: Path) -> bool:
     """Whether `module` is missing, or exactly what layergen generated there last: nothing of
     a person's that `new` would merge into (a hand-written layer, an orphan's edits)."""

@@ -11,14 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import (
-    class_named,
-    lone_renames,
-    moved_away,
-    renamed_from,
-    same_layer,
-    unclaimed,
-)
+from .claims import class_named, moved_away, renamed_from, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -132,12 +125,14 @@ def plan_run(
     progress: Callable[[list[Path]], Iterable[Path]] | None = None,
     texts: dict[Path, str] | None = None,
     renames: bool = True,
+    follow: dict[Path, str] | None = None,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
     `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
-    layer that is none). A declaration whose inputs and files are as the lock recorded them
-    is taken from it."""
+    layer that is none). `follow`: renames a person stated ({declaration: the lock's key of
+    the one it was}, `layergen mv`). A declaration whose inputs and files are as the lock
+    recorded them is taken from it."""
     from .inputs import declaration_inputs, run_inputs
 
     lock = Lock.read(config.root)
@@ -146,9 +141,7 @@ def plan_run(
     errors: list[Diagnostic] = moved_away(lock, declarations, raws)
     # declaration -> the key it was renamed from
     renamed = renamed_from(lock, declarations, raws) if renames else {}
-    # A file and its class renamed at once: told once it is rendered. Its registration is new
-    # either way (the class name is part of it), so its target does not depend on the answer.
-    lone = lone_renames(lock, declarations, raws, renamed) if renames else {}
+    renamed.update(follow or {})
     # Each declaration: its target and either its files from the lock or a job to render.
     slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
     for declaration in declarations:
@@ -176,7 +169,7 @@ def plan_run(
     unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
     # {file: (its role, the declaration that writes it)}: this run's, and those of the
     # project's other declarations, which a run on part of it leaves alone.
-    written, registered_elsewhere = _others(lock, declarations)
+    written, registered_elsewhere = _others(lock, declarations, set(renamed.values()))
     companions: dict[Path, Path] = {}
     hand_written: dict[Path, frozenset[str]] = {}
     unstated: dict[Path, frozenset[str]] = {}
@@ -206,9 +199,6 @@ def plan_run(
         if reused:
             reused_paths.update(files)
         else:
-            was_it = lone.get(t.declaration)
-            if was_it is not None and same_layer(lock, was_it, files[t.module]):
-                renamed[t.declaration] = was_it
             was_key = renamed.get(t.declaration) or lock.key(t.declaration)
             was = lock.records.get(was_key)
             if was is not None:
@@ -317,13 +307,14 @@ def _taken_origins(
 
 
 def _others(
-    lock: Lock, declarations: list[Path]
+    lock: Lock, declarations: list[Path], followed: set[str]
 ) -> tuple[dict[Path, tuple[str, Path]], list[tuple[str, str, Path]]]:
     """The declarations the lock records, on disk and not among this run's `declarations` (a
-    run on part of the project leaves them alone): {file: (role, declaration)} for their
-    modules and tests, where the lock says they were written, and their registrations
-    (package, class, declaration) where the class is still the one recorded."""
-    here = {lock.key(d) for d in declarations}
+    run on part of the project leaves them alone) nor `followed` by one of them (keys):
+    {file: (role, declaration)} for their modules and tests, where the lock says they were
+    written, and their registrations (package, class, declaration) where the class is still
+    the one recorded."""
+    here = {lock.key(d) for d in declarations} | followed
     written: dict[Path, tuple[str, Path]] = {}
     registered: list[tuple[str, str, Path]] = []
     for key, record in lock.records.items():

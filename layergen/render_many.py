@@ -73,6 +73,7 @@ def render_all(
 
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     """One declaration's module and test module, or its located errors."""
+    from .claims import content
     from .declaration.load import load_declaration, parse_declaration
     from .render.context import build_context
     from .render.tests_context import build_test_context
@@ -117,6 +118,7 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         tuple(sorted(ir.hand_written)),
         default_package=t.package,
         layouts=tuple(ir.layouts.items()),
+        content=content(job.raw) if job.raw is not None else "",
     )
     return out
 

@@ -73,6 +73,9 @@ class Record:
     # The declaration is gone and the record stays for its hand-edited files (orphans): they
     # were reported, and no later declaration is taken for a rename of it by its shape.
     orphaned: bool = False
+    # Digest of the declaration's text but its class name (claims.content): a declaration
+    # renamed, file and class, with nothing else changed is followed by it.
+    content: str = ""
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
@@ -81,6 +84,8 @@ class Record:
         parts = [self.inputs, self.name, self.package, self.default_package, *self.hand_written]
         if self.layouts:  # (a record without them seals as before)
             parts.append(json.dumps(self.layouts))
+        if self.content:  # (likewise)
+            parts.append(f"content {self.content}")
         parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
@@ -96,6 +101,7 @@ class Record:
             **({"default_package": self.default_package} if self.default_package else {}),
             **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             **({"orphaned": True} if self.orphaned else {}),
+            **({"content": self.content} if self.content else {}),
             "seal": self.seal,
         }
 
@@ -111,6 +117,7 @@ class Record:
             data.get("default_package", ""),
             tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
             bool(data.get("orphaned", False)),
+            data.get("content", ""),
         )
 
 

@@ -566,15 +566,25 @@ def test_a_deleted_layer_and_a_new_unrelated_one_are_not_paired_as_a_rename(scal
     assert "def test_by_hand(" not in (scaler_project / "tests" / "test_rms_norm.py").read_text()
 
 
-def test_a_file_and_class_rename_with_a_new_param_still_takes_the_hand_edits(scaler_project):
+def test_a_file_and_class_rename_with_a_new_param_is_followed_when_the_person_says_so(
+    scaler_project,
+):
+    """Issue 34: file, class and params changed at once leave no evidence of a rename. A plain
+    run keeps the old edited module as an orphan; `layergen mv OLD NEW` follows it."""
     add_method(module_path(scaler_project))
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
     add_bias(declaration_path(scaler_project))
     declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
-    assert run("generate", "layers").exit_code == 0
+    before = snapshot(scaler_project)
+    result = run("generate", "--check", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output
+    assert snapshot(scaler_project) == before
+    assert run("mv", "layers/scaler.layer.yaml", "layers/gainer.layer.yaml").exit_code == 0
     moved = (scaler_project / "layers" / "gainer.py").read_text()
     assert "class Gainer(" in moved and "    def mine(self):" in moved
+    assert "self.bias = bias" in moved
     assert not module_path(scaler_project).exists()
+    assert run("generate", "--check", "layers").exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -792,8 +802,8 @@ def test_a_layer_of_sublayers_alone_renamed_with_its_file_takes_its_edits(scaler
     (layers / "proj_block.layer.yaml").write_text(PROJ_BLOCK)
     assert run("generate", "layers").exit_code == 0
     add_method(layers / "proj_block.py")
-    (layers / "proj_block.layer.yaml").unlink()
-    (layers / "dense_norm.layer.yaml").write_text(PROJ_BLOCK.replace("ProjBlock", "DenseNorm"))
+    (layers / "proj_block.layer.yaml").rename(layers / "dense_norm.layer.yaml")
+    edit(layers / "dense_norm.layer.yaml", "ProjBlock", "DenseNorm")
     assert run("generate", "layers").exit_code == 0
     assert "    def mine(self):" in (layers / "dense_norm.py").read_text()
     assert not (layers / "proj_block.py").exists()

@@ -1,0 +1,74 @@
+"""`layergen mv OLD NEW`: a person says a declaration was renamed or moved (issue 34).
+
+A rename with other changes (a new param, a new class name and a new weight) leaves no
+evidence layergen may follow on its own: the gone declaration's edited files would stay as
+orphans. This is the person's word for it. Two forms:
+
+- `OLD` is on disk: it moves to `NEW` (its class renamed with `--class`), and the layer's
+  module and tests move with it, hand edits and hand-added tests kept, in one run;
+- `OLD` is gone (renamed by hand, or in an editor) and `NEW` was never generated: `NEW`
+  takes OLD's files.
+
+Nothing else is guessed; anything else is a located error, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .claims import with_class
+from .config import Config
+from .diagnostics import Diagnostic, DiagnosticError
+from .textfiles import Seen, read_bytes
+from .update.lock import Lock
+from .update.plan import Plan
+
+
+def plan_move(old: Path, new: Path, config: Config, class_name: str | None = None) -> Plan:
+    """The run that follows the rename of `old` to `new` (absolute paths)."""
+    from .generate import plan_run
+    from .targets import SUFFIXES
+
+    lock = Lock.read(config.root)
+    key = lock.key(old)
+    record = lock.records.get(key)
+
+    def fail(path: Path, message: str, hint: str, code: str = "bad-move") -> DiagnosticError:
+        return DiagnosticError([Diagnostic(str(path), 1, 1, code, message, hint)])
+
+    if not new.name.endswith(SUFFIXES):
+        raise fail(new, "not a declaration's name", f"name it like {old.name}")
+    if record is None or record.orphaned:
+        raise fail(
+            old,
+            "layergen has generated nothing for this declaration (no record in layergen.lock)",
+            "name a declaration as it was at the last `layergen generate`",
+        )
+    if lock.key(new) in lock.records:
+        raise fail(
+            new,
+            "layergen generated files for this declaration already",
+            "`mv` follows a rename to a declaration not generated yet",
+        )
+    if old.exists():
+        if new.exists():
+            raise fail(new, "the file is already there", "pick a name that is free")
+        text = read_bytes(old).decode("utf-8")
+        if class_name is not None:
+            renamed = with_class(text, class_name) if class_name.isidentifier() else None
+            if renamed is None:
+                raise fail(old, "no class name to rename", "give `--class` a Python name")
+            text = renamed
+        run = plan_run([new], config, texts={new: text}, follow={new: key})
+        run.support[new] = text
+        run.read[new] = Seen.read(new)
+        run.removed[old] = Seen.read(old)
+        return run
+    if class_name is not None:
+        raise fail(
+            old, "the declaration is gone already", "edit the class name in NEW, without --class"
+        )
+    if not new.is_file():
+        raise fail(new, "no such declaration", f"rename {os.path.relpath(old)} first, or name it")
+    return plan_run([new], config, follow={new: key})
