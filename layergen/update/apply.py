@@ -119,13 +119,13 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         acks, stale = _owned(owned, base, new, settled)
         if stale:
             changed_owned[path] = [(name, members.line(result.text, name)) for name in stale]
-        # What merged cleanly besides the conflicts is lost if the person puts the file back:
-        # then the lock keeps the base it was merged against (when nothing did, putting it
-        # back is keeping their side, a settlement like any other).
+        # A file the run changed, put back as it was (an undo, a checkout), would read as hand
+        # edits undoing the run against the new base: the lock keeps the base it was merged
+        # against. Not where the run only wrote conflicts: putting that file back is keeping
+        # one's side, a settlement like any other.
         merged_more = markers.resolve(result.text, "ours", new) != current
-        kept = result.conflicts and merged_more and base is not None
-        conflicted = (current, base) if kept else None
-        lock.record(path, new, plan.sources.get(path), acks, conflicted)
+        undo = (current, base) if base is not None and merged_more else None
+        lock.record(path, new, plan.sources.get(path), acks, undo)
     for path, seen in plan.removed.items():  # generated for a declaration that is gone
         deleted.append(path)
         read[path] = seen
@@ -179,7 +179,9 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
         if module in plan.reused:  # the declaration did not change: no class was renamed
             continue
         source = module if module.is_file() else plan.moved.get(module, module)
-        base = lock.base(source) if source.is_file() else None
+        current = Seen.read(source).text
+        # The base it is merged against: an undone run's, whose class had the old name.
+        base = lock.merge_base(source, split_line_ends(current)[0]) if current else None
         if base is None or module not in plan.generated:
             continue
         old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))

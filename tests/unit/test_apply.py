@@ -37,3 +37,55 @@ def test_a_change_to_an_owned_build_is_said_on_every_run(scaler_project):
     assert cli("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     assert "self.shift = self.add_weight(" in module(scaler_project)
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def conflicted_run(root, rename_class: bool = False) -> dict:
+    """A hand edit in `call`, a declaration change to `call` and a new param (and maybe a new
+    class name); the run writes a conflict into the module and updates the tests cleanly.
+    Returns every file as it was before that run."""
+    from helpers import snapshot
+
+    layers = root / "layers"
+    edit(layers / "scaler.py", "        return x", "        # mine\n        return x")
+    before = snapshot(root)
+    declaration = layers / "scaler.layer.yaml"
+    edit(declaration, "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
+    edit(declaration, "call: x * scale * gain", "call: x * scale * gain + bias")
+    if rename_class:
+        edit(declaration, "layer: Scaler", "layer: Gainer")
+    assert cli("generate", "layers").exit_code == 1  # the call conflicts
+    return before
+
+
+def put_back(root, before: dict, *names: str) -> None:
+    for name in names:
+        (root / name).write_bytes(before[name])
+
+
+def test_every_file_a_run_wrote_is_merged_again_after_an_undo(scaler_project):
+    """Issue 34 item 9: a conflicted run undone with `git checkout`: the module was merged
+    again against the run's base, the test module the same run updated cleanly was not (its
+    new param read as deleted by hand, and the tests stopped checking it), `--check` 0."""
+    before = conflicted_run(scaler_project)
+    put_back(scaler_project, before, "layers/scaler.py", "tests/test_scaler.py")
+    assert cli("generate", "--check", "layers").exit_code == 1
+    assert cli("generate", "--force", "layers").exit_code == 0
+    tests = (scaler_project / "tests" / "test_scaler.py").read_text()
+    assert '"bias"' in tests, tests[:2000]
+    assert "self.bias = bias" in module(scaler_project)
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_an_undo_of_a_run_that_renamed_the_class_renames_it_again(scaler_project):
+    """Issue 34 item 4: a conflicted run that also renamed the class, undone with `git
+    checkout`: the hand edit survived only in a dead class of the old name."""
+    before = conflicted_run(scaler_project, rename_class=True)
+    put_back(scaler_project, before, "layers/scaler.py", "tests/test_scaler.py")
+    assert cli("generate", "layers").exit_code == 1  # the conflict, made again
+    code = module(scaler_project)
+    assert "class Scaler" not in code and "class Gainer(" in code
+    assert "        # mine\n" in code
+    assert cli("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    tests = (scaler_project / "tests" / "test_scaler.py").read_text()
+    assert "Scaler" not in tests and "Gainer" in tests
+    assert cli("generate", "--check", "layers").exit_code == 0
