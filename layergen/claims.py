@@ -47,6 +47,12 @@ def gone(lock: Lock, declarations: list[Path]) -> dict[str, Record]:
     }
 
 
+def class_position(raw: bytes) -> int:
+    """Where the class name stands in a declaration's text (0 if it names none)."""
+    named = _CLASS.search(raw)
+    return named.start(1) if named else 0
+
+
 def class_named(raw: bytes) -> str | None:
     """The class a declaration's text names, read without parsing it."""
     named = _CLASS.search(raw)

@@ -121,6 +121,7 @@ def new(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
+    from .config import outside_paths
     from .declaration.load import parse_declaration
     from .generate import plan_run
     from .scaffold import declaration, file_name, parse_params
@@ -135,6 +136,9 @@ def new(
             or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))
         ).resolve()
         path = folder / file_name(name)
+        outside = outside_paths(folder, config)
+        if outside:
+            _fail([outside])
         if path.exists() and not force:
             _fail(
                 [

@@ -324,3 +324,22 @@ def _toml_kind(value: object) -> str:
         return "an array of tables" if value and isinstance(value[0], dict) else "an array"
     kinds = {bool: "a boolean", str: "a string", int: "an integer", float: "a float"}
     return next((name for kind, name in kinds.items() if isinstance(value, kind)), "a date")
+
+
+def outside_paths(folder: Path, config: Config) -> Diagnostic | None:
+    """A folder none of the configured `paths` holds: `layergen generate` and its `--check`
+    (the pre-commit hook) would never see what is declared there."""
+    if not config.paths or any(
+        folder == path or folder.is_relative_to(path) for path in map(Path.resolve, config.paths)
+    ):
+        return None
+    shown = ", ".join(f'"{os.path.relpath(p, config.root)}"' for p in config.paths)
+    return Diagnostic(
+        str(folder),
+        None,
+        None,
+        "outside-paths",
+        f"the folder is outside `paths = [{shown}]` of [tool.layergen]: `layergen generate`"
+        " and its --check (the pre-commit hook) would never see the layer",
+        "add the folder to `paths` in pyproject.toml, or pick a --dir inside one of them",
+    )

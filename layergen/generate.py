@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import class_named, moved_away, renamed_from, unclaimed
+from .claims import class_named, class_position, moved_away, renamed_from, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -201,6 +201,10 @@ def plan_run(
         else:
             was_key = renamed.get(t.declaration) or lock.key(t.declaration)
             was = lock.records.get(was_key)
+            taken = _name_taken(t, raws[t.declaration], record.name, was)
+            if taken:
+                errors.append(taken)
+                continue
             if was is not None:
                 moved.update(_moved(lock, was_key, was, t.module, t.test))
                 old_module = config.root / was.outputs[0]
@@ -326,6 +330,39 @@ def _others(
         if record.name == class_named(_read(declaration) or b""):
             registered.append((record.package, record.name, declaration))
     return written, registered
+
+
+def _name_taken(t: Target, raw: bytes | None, name: str, was: Record | None) -> Diagnostic | None:
+    """The class a declaration now names is another thing already in its module (a helper a
+    person wrote, or imported): renaming the layer to it would shadow one with the other."""
+    import ast
+
+    if was is None or was.name == name or not t.module.is_file():
+        return None
+    try:
+        tree = ast.parse(t.module.read_bytes())
+    except (SyntaxError, ValueError, OSError):  # unsettled markers: the merge reports them
+        return None
+    bound = set()  # the names the module binds at its top
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Assign):
+            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    if name not in bound:
+        return None
+    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
+    return Diagnostic(
+        str(t.declaration),
+        line,
+        1,
+        "name-taken",
+        f"{os.path.relpath(t.module)} already defines `{name}` (not the layer {was.name}):"
+        " the renamed layer and it would shadow each other",
+        f"name the class otherwise, or rename your `{name}` in the module first",
+    )
 
 
 def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic | None:

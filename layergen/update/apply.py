@@ -89,7 +89,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         # A file put back as it was before a run that wrote conflicts into it is merged again
         # against the base that run used: the conflicts come back, and so does what merged.
         base = lock.merge_base(origin, current)
-        settled = lock.owned(origin)
+        settled = _renamed_keys(lock.owned(origin), renames.get(path, {}))
         if origin != path:
             lock.forget(origin)
         unsettled = markers.blocks(current, base)
@@ -149,6 +149,16 @@ def _owned(
             was if was is not None else members.member(new, name)
         )
     return acks, _stale(acks, new)
+
+
+def _renamed_keys(owned: dict[str, str], renames: dict[str, str]) -> dict[str, str]:
+    """The owned members (`Class.member`) of a class renamed in this run, under its new name:
+    what the person settled stays settled, and what they have not stays said."""
+    out = {}
+    for name, ack in owned.items():
+        owner, _, member = name.partition(".")
+        out[f"{renames.get(owner, owner)}.{member}"] = ack
+    return out
 
 
 def _stale(acks: dict[str, str], new: str) -> list[str]:

@@ -89,3 +89,18 @@ def test_an_undo_of_a_run_that_renamed_the_class_renames_it_again(scaler_project
     tests = (scaler_project / "tests" / "test_scaler.py").read_text()
     assert "Scaler" not in tests and "Gainer" in tests
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_change_to_an_owned_member_is_still_said_after_a_class_rename(scaler_project):
+    """Issue 34 item 6: a pending `[hand-written]` report disappeared when the class was
+    renamed in the declaration."""
+    declaration = scaler_project / "layers" / "scaler.layer.yaml"
+    edit(declaration, "call: x * scale * gain\n", "call: x * scale * gain\nhand_written: [build]\n")
+    assert cli("generate", "layers").exit_code == 0
+    edit(declaration, "initializer: ones", "initializer: zeros")
+    assert cli("generate", "layers").exit_code == 1
+    edit(declaration, "layer: Scaler", "layer: Gainer")
+    for args in (("generate", "layers"), ("generate", "--check", "layers")):
+        result = cli(*args)
+        assert result.exit_code == 1 and "`Gainer.build`" in result.output, result.output
+    assert "class Gainer(" in module(scaler_project)

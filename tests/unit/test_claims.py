@@ -150,3 +150,19 @@ def test_mv_refuses_what_it_cannot_follow(scaler_project):
         assert result.exit_code == 2 and f"[{code}]" in result.output, result.output
         assert f"layers/{where}:1:1: error:" in result.output
         assert snapshot(scaler_project) == before
+
+
+def test_a_class_renamed_to_the_name_of_a_helper_in_its_module_is_refused(scaler_project):
+    """Issue 34 item 7: the layer renamed to the name of a hand-written helper of its module:
+    the helper shadowed the layer."""
+    layers = scaler_project / "layers"
+    module_file = layers / "scaler.py"
+    module_file.write_text(module_file.read_text() + "\n\nclass Gain:\n    pass\n")
+    edit(layers / "scaler.layer.yaml", "layer: Scaler", "layer: Gain")
+    before = snapshot(scaler_project)
+    result = cli("generate", "layers")
+    assert result.exit_code == 2 and "[name-taken]" in result.output, result.output
+    assert "layers/scaler.layer.yaml:1:1: error: layers/scaler.py already defines `Gain`" in (
+        result.output
+    )
+    assert snapshot(scaler_project) == before
