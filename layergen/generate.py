@@ -268,6 +268,7 @@ def plan_run(
     if outputs:
         support.update(written := conftest(config, import_roots, sharded=any(folders.values())))
         read.update(dict.fromkeys(written, Seen(None)))
+    unsettled = _unsettled_elsewhere(lock, {*outputs, *moved.values(), *left.removed})
     return Plan(
         outputs,
         support,
@@ -281,7 +282,29 @@ def plan_run(
         moved=moved,
         removed=left.removed,
         orphans=left.kept,
+        unsettled=unsettled,
     )
+
+
+def _unsettled_elsewhere(lock: Lock, outputs: set[Path]) -> dict[Path, list[int]]:
+    """Generated files this run does not write nor move (`outputs`) that hold conflict markers,
+    by the lines
+    of their markers: a run on part of the project says so too, so no run, and no --check,
+    is green while a conflict waits anywhere."""
+    from .update import conflicts
+
+    found = {}
+    for key in lock.entries:
+        path = lock.root / key
+        if path in outputs or not key.endswith(".py"):
+            continue
+        text = Seen.read(path).text
+        if text is None or "<<<<<<<" not in text:
+            continue
+        blocks = conflicts.blocks(split_line_ends(text)[0], lock.base(path))
+        if blocks:
+            found[path] = [block.start + 1 for block in blocks]
+    return found
 
 
 def _taken_origins(

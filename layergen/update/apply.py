@@ -126,6 +126,10 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         merged_more = markers.resolve(result.text, "ours", new) != current
         undo = (current, base) if base is not None and merged_more else None
         lock.record(path, new, plan.sources.get(path), acks, undo)
+    for path, lines in plan.unsettled.items():  # outside the run: said all the same
+        from .merge import Conflict
+
+        conflicts[path] = [Conflict("", line) for line in lines]
     for path, seen in plan.removed.items():  # generated for a declaration that is gone
         deleted.append(path)
         read[path] = seen

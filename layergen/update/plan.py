@@ -39,6 +39,8 @@ class Plan:
     moved: dict[Path, Path] = field(default_factory=dict)  # new path -> the old file it takes
     removed: dict[Path, Seen] = field(default_factory=dict)  # as generated: deleted
     orphans: dict[Path, str] = field(default_factory=dict)  # hand-edited: kept and reported
+    # Generated files outside the run that hold unsettled conflicts: {path: marker lines}.
+    unsettled: dict[Path, list[int]] = field(default_factory=dict)
 
     @property
     def files(self) -> dict[Path, str]:
