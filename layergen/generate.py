@@ -103,6 +103,18 @@ def find_declarations(paths: list[Path]) -> list[Path]:
                     )
                 )
             found.extend(inside)
+        elif path.is_file() and not path.name.endswith(SUFFIXES):
+            errors.append(
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "not-a-declaration",
+                    "not a declaration: layergen renders files named like `my_layer.layer.yaml`",
+                    f"name the declaration itself ({', '.join(SUFFIXES)}), or its folder;"
+                    " `layergen sync` takes a generated module",
+                )
+            )
         elif path.is_file():
             found.append(path)
         else:

@@ -11,12 +11,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .claims import Unclaimed
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
 from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
-from .textfiles import Seen, read_text
+from .textfiles import Seen, read_text, split_line_ends
 
 
 def _example(arg) -> Any:
@@ -149,10 +150,31 @@ def test_context(
 
 
 def remembered(lock, config: Config) -> list[tuple[Path, str]]:
-    """(module, class) of every hand-written layer `layergen tests` wrote tests for."""
-    return sorted(
-        {(config.root / entry["module"], entry["class"]) for entry in lock.handwritten.values()}
-    )
+    """(module, class) of every hand-written layer `layergen tests` wrote tests for, whose
+    module is still there."""
+    modules = {(config.root / e["module"], e["class"]) for e in lock.handwritten.values()}
+    return sorted((module, name) for module, name in modules if module.is_file())
+
+
+def tests_of_gone_modules(lock) -> Unclaimed:
+    """The test modules `layergen tests` wrote for layers whose module is gone (deleted, or
+    renamed by hand): as generated, removed; edited, kept and said on every run until the
+    person deletes them. The lock forgets what is gone."""
+    out = Unclaimed()
+    for key, entry in list(lock.handwritten.items()):
+        if (lock.root / entry["module"]).is_file():
+            continue
+        path = lock.root / key
+        seen = Seen.read(path)
+        if seen.text is not None and split_line_ends(seen.text)[0] != lock.base(path):
+            out.kept[path] = f"`{entry['class']}` of {entry['module']}"
+            continue
+        del lock.handwritten[key]
+        if seen.text is None:
+            lock.forget(path)
+        else:
+            out.removed[path] = seen
+    return out
 
 
 def declared_by(module: Path, lock) -> str | None:
@@ -161,7 +183,11 @@ def declared_by(module: Path, lock) -> str | None:
     from .kinds import KINDS
 
     key = lock.key(module)
-    recorded = (d for d, record in lock.records.items() if key in record.outputs)
+    recorded = (  # an orphan's record is of a declaration that is gone
+        d
+        for d, record in lock.records.items()
+        if key in record.outputs and not record.orphaned and (lock.root / d).is_file()
+    )
     beside = (
         lock.key(module.with_name(module.stem + kind.suffix))
         for kind in KINDS.values()
@@ -181,7 +207,7 @@ def plan_tests(
     layer it wrote tests for), through the lock and the merge like every generated file: a
     test a person added stays. The flags given are kept in the lock for the next run.
     Returns the plan and the notes to show (a default input shape)."""
-    from .claims import Unclaimed, tests_of_gone_classes
+    from .claims import tests_of_gone_classes
     from .generate import conftest
     from .render_many import render_file
     from .targets import target
@@ -189,9 +215,11 @@ def plan_tests(
     from .update.plan import Plan
 
     lock = Lock.read(config.root)
+    wrote_any = bool(lock.handwritten)
+    gone = tests_of_gone_modules(lock) if path is None else Unclaimed()
     if path is None:
         chosen = remembered(lock, config)
-        if not chosen:
+        if not wrote_any:
             raise DiagnosticError(
                 [
                     Diagnostic(
@@ -271,7 +299,7 @@ def plan_tests(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
     support = conftest(config, sorted(set(roots)))
-    moved, left = {}, Unclaimed()
+    moved, left = {}, gone
     for module_path, name in chosen:
         if name is not None:  # one class asked for: the others' tests stay
             continue

@@ -215,9 +215,11 @@ def merge_pyproject(
         raise DiagnosticError(
             [Diagnostic(where, 1, 1, "bad-config", "`tool` and `tool.layergen` must be tables")]
         )
-    unknown = [key for key in section if key not in KEYS]
+    from .config import _dashed, _line_of
+
+    # Keys with dashes or underscores, as `load_config` reads them (`mesh_axes` = `mesh-axes`).
+    unknown = [key for key in section if _dashed(key) not in KEYS]
     if unknown:  # the same located errors as every other command gives
-        from .config import _line_of
 
         raise DiagnosticError(
             [

@@ -226,3 +226,44 @@ def test_a_toml_syntax_error_is_located_where_tomllib_found_it(project):
     )
     result = runner.invoke(app, ["generate"])
     assert "pyproject.toml:4:10: error: invalid TOML" in result.output, result.output
+
+
+def test_what_is_no_declaration_is_said_so(scaler_project):
+    """Issue 34 item 15: `generate layers/scaler.py` (or pyproject.toml) said "invalid YAML"."""
+    from helpers import cli
+
+    for name in ("layers/scaler.py", "pyproject.toml"):
+        result = cli("generate", name)
+        assert result.exit_code == 2 and "[not-a-declaration]" in result.output, result.output
+        assert f"{name}:1:1: error: not a declaration" in result.output
+
+
+def test_init_takes_mesh_axes_spelled_with_an_underscore(tmp_path, monkeypatch):
+    """Issue 34 item 15: the format documents `mesh_axes`, `generate` read it, `init` refused it."""
+    from helpers import cli
+
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\nmesh_axes = ['data', 'model']\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("init")
+    assert result.exit_code == 0, result.output
+    assert "mesh_axes = ['data', 'model']" in (tmp_path / "pyproject.toml").read_text()
+
+
+def test_tests_of_an_orphaned_module_are_not_refused_as_generated(scaler_project):
+    """Issue 34 item 15: `layergen tests` on a module whose declaration is gone (an orphan kept
+    for its hand edits) said it is generated from that declaration."""
+    from helpers import cli, edit
+
+    edit(
+        scaler_project / "layers" / "scaler.py",
+        "    def call(self",
+        "    def mine(self):\n        return 1\n\n    def call(self",
+    )
+    (scaler_project / "layers" / "scaler.layer.yaml").unlink()
+    assert cli("generate", "--check", "layers").exit_code in (1, 2)
+    (scaler_project / "layers" / "other.layer.yaml").write_text("layer: Other\ncall: x * 2\n")
+    assert cli("generate", "layers").exit_code == 1  # the orphan, said
+    result = cli("tests", "layers/scaler.py")
+    assert "[generated-module]" not in result.output, result.output
