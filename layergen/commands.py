@@ -194,6 +194,14 @@ def report_conflicts(conflicts, echo: Echo) -> None:
 
 def report_unsettled(outcome, echo: Echo) -> bool:
     """Say what waits for the person (conflicts, changes to their members, orphans); any?"""
+    for path in outcome.no_base:
+        echo(
+            f"{shown(path)}:1: warning: layergen has no base for this file (layergen.lock or"
+            " .layergen/base/ lost): what matches the generation is taken as generated, and"
+            " what differs is a conflict marked `in the file`, a hand edit or an older"
+            " generation: keep what is yours [no-base]",
+            err=True,
+        )
     report_conflicts(outcome.conflicts, echo)
     report_hand_written(outcome.hand_written, echo)
     report_orphans(outcome.orphans, echo)

@@ -139,6 +139,9 @@ class Lock:
         self.handwritten = dict(handwritten or {})
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
         self._undo_texts: dict[str, str] = {}  # key -> the base of `Entry.undo`, recorded now
+        # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
+        # merged as never generated, and said.
+        self.lost: set[str] = set()
 
     @property
     def path(self) -> Path:
@@ -201,7 +204,10 @@ class Lock:
             entry = self.entries.get(key)
             if entry is None:
                 return None
-            self._texts[key] = self._stored(key, entry.digest)
+            text = self._stored(key, entry.digest)
+            if text is None:
+                return None
+            self._texts[key] = text
         return self._texts[key]
 
     def merge_base(self, path: Path, text: str) -> str | None:
@@ -210,10 +216,14 @@ class Lock:
         it, the base that run merged against (`Entry.undo`)."""
         entry = self.entries.get(self._key(path))
         if entry is not None and entry.undo is not None and _digest(text) == entry.undo[0]:
-            return self._stored(self._key(path), entry.undo[1])
+            undone = self._stored(self._key(path), entry.undo[1])
+            if undone is not None:
+                return undone
         return self.base(path)
 
-    def _stored(self, key: str, digest: str) -> str:
+    def _stored(self, key: str, digest: str) -> str | None:
+        """The stored text of that digest; None (and `key` in `lost`) when it is missing or
+        altered: a clone of a repository that ignores `.layergen/` still runs."""
         file = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
         try:
             # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
@@ -221,16 +231,8 @@ class Lock:
         except (OSError, UnicodeDecodeError):
             text = None
         if text is None or _digest(text) != digest:
-            raise DiagnosticError(
-                [
-                    _unreadable(
-                        self.path,
-                        1,
-                        f"the base text of {key} is missing or altered ({file.relative_to(self.root).as_posix()})",
-                        "restore .layergen/ from version control with the lock",
-                    )
-                ]
-            )
+            self.lost.add(key)
+            return None
         return text
 
     def formatted(self, path: Path, source_digest: str) -> str | None:

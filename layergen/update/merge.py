@@ -24,6 +24,7 @@ from typing import Literal
 
 import libcst as cst
 
+from .conflicts import OURS, UNKNOWN
 from .conflicts import block as conflict_block
 from .diff3 import merge3_sides
 
@@ -125,10 +126,10 @@ def merge(
         result = result.with_changes(header=new_tree.header)
     if not merger.pending:
         return Merged(result.code)
-    return _with_markers(result, merger.pending)
+    return _with_markers(result, merger.pending, OURS if base is not None else UNKNOWN)
 
 
-def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
+def _with_markers(result: cst.Module, pending: list[_Pending], first: str = OURS) -> Merged:
     """The merged text with each conflict written between markers.
 
     The tree holds our side of every conflict; swapping in their side of one conflict
@@ -152,7 +153,7 @@ def _with_markers(result: cst.Module, pending: list[_Pending]) -> Merged:
                 )
     out = list(ours_lines)
     for i1, i2, ours, theirs, _ in sorted(hunks, key=lambda h: h[0], reverse=True):
-        out[i1:i2] = conflict_block(ours, theirs)
+        out[i1:i2] = conflict_block(ours, theirs, first)
     # Lines of the first marker of each conflict, in the final text.
     firsts: dict[int, int] = {}
     shift = 0

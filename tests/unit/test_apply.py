@@ -104,3 +104,40 @@ def test_a_change_to_an_owned_member_is_still_said_after_a_class_rename(scaler_p
         result = cli(*args)
         assert result.exit_code == 1 and "`Gainer.build`" in result.output, result.output
     assert "class Gainer(" in module(scaler_project)
+
+
+def test_a_lost_lock_labels_nothing_edited_by_hand(scaler_project):
+    """Issue 34 item 13: with `layergen.lock` and `.layergen/` gone, untouched generated code
+    was labelled "edited by hand", and keeping that side dropped the declaration change."""
+    import shutil
+
+    (scaler_project / "layergen.lock").unlink()
+    shutil.rmtree(scaler_project / ".layergen")
+    edit(
+        scaler_project / "layers" / "scaler.layer.yaml",
+        "call: x * scale * gain",
+        "call: x * scale + gain",
+    )
+    result = cli("generate", "layers")
+    assert result.exit_code == 1 and "[no-base]" in result.output, result.output
+    code = module(scaler_project)
+    assert "edited by hand" not in code and "<<<<<<< in the file (no base" in code
+    assert code.count("<<<<<<<") == 1  # the call alone: every other member is as generated
+    assert cli("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_lost_base_folder_is_no_dead_end(scaler_project):
+    """Issue 34 item 16: `.layergen/base/` missing with the lock there (a clone of a repository
+    that ignores `.layergen/`): every command exited 2, its hint naming no way out."""
+    import shutil
+
+    shutil.rmtree(scaler_project / ".layergen")
+    assert cli("generate", "--check", "layers").exit_code == 0  # the files are as recorded
+    edit(scaler_project / "layers" / "scaler.layer.yaml", "initializer: ones", "initializer: zeros")
+    result = cli("generate", "layers")
+    assert result.exit_code == 1 and "[no-base]" in result.output, result.output
+    assert cli("resolve", "layers/scaler.py", "--theirs").exit_code == 0
+    assert cli("generate", "layers").exit_code == 0
+    assert cli("generate", "--check", "layers").exit_code == 0
+    assert 'initializer="zeros"' in module(scaler_project)
