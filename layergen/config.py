@@ -180,6 +180,14 @@ def load_config(cwd: Path | None = None) -> Config:
         bad(
             "paths", "holds a NUL character, which no file name can", 'such as `paths = ["layers"]`'
         )
+    elif outside := [p for p in paths if not (root / p).resolve().is_relative_to(root.resolve())]:
+        # Declarations live in the project (their modules are imported from it); `/` would
+        # send `sync` and `watch` through the whole disk, /proc included.
+        bad(
+            "paths",
+            f"names {', '.join(map(repr, outside))}, outside the project {root}",
+            'name folders of the project, such as `paths = ["layers"]`',
+        )
     for key in ("tests", "templates"):
         if key in section and not isinstance(section[key], str):
             bad(key, "must be a folder name", f'such as `{key} = "{key}"`')

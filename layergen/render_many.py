@@ -101,11 +101,16 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         text, out.errors = apply_skips(text, ir.skips, str(t.declaration))
         return text
 
-    for path, template, ctx, edit in (
-        (t.module, ir.kind.template, context, None),
-        (t.test, ir.kind.test_template, test_context, skipped if ir.skips else None),
-    ):
-        out.sources[path], out.files[path] = render_file(path, template, ctx, config, lock, edit)
+    try:
+        for path, template, ctx, edit in (
+            (t.module, ir.kind.template, context, None),
+            (t.test, ir.kind.test_template, test_context, skipped if ir.skips else None),
+        ):
+            out.sources[path], out.files[path] = render_file(
+                path, template, ctx, config, lock, edit
+            )
+    except DiagnosticError as exc:  # a project template that fails
+        return Rendered(errors=exc.diagnostics)
     if out.errors:
         return Rendered(errors=out.errors)
     if ir.call_written_by_layergen and "call" in ir.hand_written:
@@ -134,15 +139,21 @@ def render_file(
     """A file's source digest and its formatted text. A source rendered before formats as it
     did then, and the lock has that text: black runs only for a new source. `edit`: applied
     to the rendered source before it is formatted."""
-    from .render.render import format_code, render_source, source_digest
+    from .render.render import format_code, render_source, source_digest, template_error
 
-    text = render_source(
-        template, context, user_templates=config.user_templates, line_length=config.line_length
-    )
-    if edit is not None:
-        text = edit(text)
-    digest = source_digest(text, config.black)
-    return digest, lock.formatted(path, digest) or format_code(text, config.black)
+    try:
+        text = render_source(
+            template, context, user_templates=config.user_templates, line_length=config.line_length
+        )
+        if edit is not None:
+            text = edit(text)
+        digest = source_digest(text, config.black)
+        return digest, lock.formatted(path, digest) or format_code(text, config.black)
+    except Exception as exc:  # a project template's mistake, located; layergen's own raise on
+        error = template_error(exc, template, config.user_templates)
+        if error is None:
+            raise
+        raise DiagnosticError([error]) from None
 
 
 def warm_up(config: Config) -> None:

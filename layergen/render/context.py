@@ -79,7 +79,7 @@ def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list
         out.append(head)
         rest = textwrap.wrap(
             " ".join(words),
-            width - indent,
+            max(width - indent, len(lead) + 1),  # a line length below the indent: a word a line
             initial_indent=lead,
             subsequent_indent=lead,
             break_long_words=False,

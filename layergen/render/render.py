@@ -92,7 +92,7 @@ def wrap(text: str, first: int, indent: int, width: int = 88) -> str:
 
     lines = textwrap.wrap(
         " " * first + text,
-        width,
+        max(width, first + 1),  # a line length below the indent: a word a line
         subsequent_indent=" " * indent,
         break_long_words=False,
         break_on_hyphens=False,
@@ -166,6 +166,39 @@ def render_source(
     """The template's output before black formats it; prose in it wraps at `line_length`."""
     template_ = environment(user_templates).get_template(template)
     return template_.render({"line_length": line_length, **context})
+
+
+def template_error(exc: Exception, template: str, user_templates: str | None):
+    """A located error for a project template that does not render (a Jinja syntax error, a
+    name its context lacks) or renders what is not Python; None when the template that failed
+    is layergen's own (a bug to see whole)."""
+    import traceback
+
+    import jinja2
+
+    from ..diagnostics import Diagnostic
+
+    if not user_templates or not (Path(user_templates) / template).is_file():
+        return None
+    import os
+
+    path = str(Path(user_templates) / template)
+    hint = f"fix {os.path.relpath(path)}, or delete it to use layergen's own {template}"
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        where = exc.filename or path
+        return Diagnostic(where, exc.lineno, 1, "bad-template", f"template: {exc.message}", hint)
+    if isinstance(exc, jinja2.TemplateError):
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+        line = lines[-1] if lines else 1
+        return Diagnostic(path, line, 1, "bad-template", f"template: {exc}", hint)
+    import black
+
+    if isinstance(exc, black.InvalidInput):
+        what = str(exc).splitlines()[0]
+        return Diagnostic(
+            path, 1, 1, "bad-template", f"the template renders what is not Python ({what})", hint
+        )
+    return None
 
 
 def format_code(code: str, style: BlackStyle = BLACK_DEFAULTS) -> str:
