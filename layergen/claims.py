@@ -117,6 +117,28 @@ def _read(path: Path) -> bytes:
         return b""
 
 
+def renamed_in_module(base: str | None, current: str, declared: str) -> str | None:
+    """The name the `declared` class has in the module now when a person renamed it there (an
+    IDE's rename): it was generated (`base`), no name in the module is it any more, and
+    exactly one class is new. Anything else is no rename of it."""
+    import ast
+
+    def classes(tree: ast.Module) -> set[str]:
+        return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    try:
+        was, now = ast.parse(base or ""), ast.parse(current)
+    except SyntaxError:  # conflict markers, or a typo: its own run says so
+        return None
+    if declared not in classes(was):
+        return None
+    names = {n.id for n in ast.walk(now) if isinstance(n, ast.Name)} | classes(now)
+    added = classes(now) - classes(was)
+    if declared in names or len(added) != 1:
+        return None
+    return added.pop()
+
+
 def content(raw: bytes) -> str:
     """The digest of a declaration's text but its class name: the same for a declaration
     renamed, file and class, without another change (as git pairs a rename by its content)."""

@@ -213,7 +213,8 @@ def plan_run(
         else:
             was_key = renamed.get(t.declaration) or lock.key(t.declaration)
             was = lock.records.get(was_key)
-            taken = _name_taken(t, raws[t.declaration], record.name, was)
+            taken = _name_taken(t, raws[t.declaration], record.name, was, lock)
+            taken = taken or _renamed_by_hand(t, raws[t.declaration], record.name, lock)
             if taken:
                 errors.append(taken)
                 continue
@@ -367,16 +368,25 @@ def _others(
     return written, registered
 
 
-def _name_taken(t: Target, raw: bytes | None, name: str, was: Record | None) -> Diagnostic | None:
+def _name_taken(
+    t: Target, raw: bytes | None, name: str, was: Record | None, lock: Lock
+) -> Diagnostic | None:
     """The class a declaration now names is another thing already in its module (a helper a
-    person wrote, or imported): renaming the layer to it would shadow one with the other."""
+    person wrote, or imported): renaming the layer to it would shadow one with the other.
+    Not the layer itself, renamed in the module first (`sync` carries that rename)."""
     import ast
 
-    if was is None or was.name == name or not t.module.is_file():
+    from .claims import renamed_in_module
+
+    current = Seen.read(t.module).text
+    if was is None or was.name == name or current is None:
         return None
+    text = split_line_ends(current)[0]
     try:
-        tree = ast.parse(t.module.read_bytes())
-    except (SyntaxError, ValueError, OSError):  # unsettled markers: the merge reports them
+        tree = ast.parse(text)
+    except SyntaxError:  # unsettled markers: the merge reports them
+        return None
+    if renamed_in_module(lock.merge_base(t.module, text), text, was.name) == name:
         return None
     bound = set()  # the names the module binds at its top
     for node in tree.body:
@@ -397,6 +407,32 @@ def _name_taken(t: Target, raw: bytes | None, name: str, was: Record | None) -> 
         f"{os.path.relpath(t.module)} already defines `{name}` (not the layer {was.name}):"
         " the renamed layer and it would shadow each other",
         f"name the class otherwise, or rename your `{name}` in the module first",
+    )
+
+
+def _renamed_by_hand(t: Target, raw: bytes | None, name: str, lock: Lock) -> Diagnostic | None:
+    """The module renamed the declared class (an IDE's rename): generating would keep the
+    declared class deleted and the renamed one as the person's, the package importing a
+    name that is gone. The declaration must say it first."""
+    from .claims import renamed_in_module
+
+    current = Seen.read(t.module).text
+    if current is None:
+        return None
+    text = split_line_ends(current)[0]
+    now = renamed_in_module(lock.merge_base(t.module, text), text, name)
+    if now is None:
+        return None
+    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
+    return Diagnostic(
+        str(t.declaration),
+        line,
+        1,
+        "renamed-by-hand",
+        f"{os.path.relpath(t.module)} renamed the class {name} to {now}, and the declaration"
+        f" still declares {name}",
+        f"run `layergen sync {os.path.relpath(t.module)}` to carry the rename into the"
+        f" declaration, or rename it back to {name}",
     )
 
 

@@ -70,9 +70,10 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     modules = modules_to_sync(paths, skip_undeclared=skip_undeclared)
     if not modules:
         return None
-    before = plan_run(list(modules.values()), config)
+    declared: dict[Path, Seen] = {d: Seen.read(d) for d in modules.values()}  # as read
+    renamed = _class_renames(modules, declared, config)
+    before = plan_run(list(modules.values()), config, texts=renamed)
     texts: dict[Path, str] = {}
-    declared: dict[Path, Seen] = {}  # each declaration as read
     carried: dict[Path, frozenset[str]] = {}
     frozen: dict[Path, list[str]] = {}  # members it lists under hand_written now
     for module, declaration in modules.items():
@@ -85,8 +86,9 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         name = _classes(new)[0]  # the declaration's class: helpers in the module are the person's
         owned = {m.split(".", 1)[1] for m in before.hand_written.get(module, ())}
         edited = _edited_members(base, current, new, name) - owned
-        declared[declaration] = Seen.read(declaration)
-        original, line_ends = split_line_ends(declared[declaration].text or "")
+        original, line_ends = split_line_ends(
+            renamed.get(declaration, declared[declaration].text or "")
+        )
         text = original
         if base is None or "__init__" in edited:
             text = synced_declaration(module, current, text)
@@ -106,10 +108,34 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
             run.lock.settle_owned(module, {**run.lock.owned(module), **new})
+    texts = {**renamed, **texts}  # a module with a conflict still carries its class's rename
     rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
     run.support.update(rewritten)
     run.read.update({d: declared[d] for d in rewritten})
     return run
+
+
+def _class_renames(
+    modules: dict[Path, Path], declared: dict[Path, Seen], config: Config
+) -> dict[Path, str]:
+    """{declaration: its text declaring the class under the name its module gave it}, for the
+    classes renamed in their modules (an IDE's rename, read from the module)."""
+    from .claims import class_named, renamed_in_module, with_class
+    from .update.lock import Lock
+
+    lock = Lock.read(config.root)
+    out = {}
+    for module, declaration in modules.items():
+        text = declared[declaration].text
+        current = Seen.read(module).text
+        name = class_named((text or "").encode())
+        if text is None or current is None or name is None:
+            continue
+        current = split_line_ends(current)[0]
+        now = renamed_in_module(lock.merge_base(module, current), current, name)
+        if now is not None:
+            out[declaration] = with_class(text, now) or text
+    return out
 
 
 def _with_call_if_it_renders(

@@ -166,3 +166,28 @@ def test_a_class_renamed_to_the_name_of_a_helper_in_its_module_is_refused(scaler
         result.output
     )
     assert snapshot(scaler_project) == before
+
+
+def test_a_class_renamed_in_its_module_by_an_ide_is_carried_by_sync(scaler_project):
+    """Issue 34 item 5: an IDE rename of the generated class (in the module): `sync` rewrote
+    `__init__.py` to import the old name, which no longer exists; `--check` 0, the package
+    did not import."""
+    layers = scaler_project / "layers"
+    add_method(layers / "scaler.py")
+    code = (layers / "scaler.py").read_text()
+    (layers / "scaler.py").write_text(
+        code.replace("class Scaler(", "class Gainer(").replace("super(Scaler", "super(Gainer")
+    )
+    before = snapshot(scaler_project)
+    result = cli("generate", "--check", "layers")
+    assert result.exit_code == 2 and "[renamed-by-hand]" in result.output, result.output
+    assert "layergen sync layers/scaler.py" in result.output
+    assert snapshot(scaler_project) == before
+    result = cli("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    assert "layer: Gainer\n" in (layers / "scaler.layer.yaml").read_text()
+    code = (layers / "scaler.py").read_text()
+    assert "class Gainer(" in code and "class Scaler" not in code and "    def mine(self):" in code
+    assert "from .scaler import Gainer" in (layers / "__init__.py").read_text()
+    assert "Gainer" in (scaler_project / "tests" / "test_scaler.py").read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
