@@ -6,6 +6,7 @@ Nothing here knows typer: the CLI and `watch` hand in their `echo`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,7 +46,25 @@ def generate(
             apply(run, mode=mode, prefer=prefer, quiet=True, echo=echo, replan=planned)
             record_goldens([p for p in run.generated if p.name.startswith("test_")])
             run = planned()
-        return apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
+        code = apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
+        return max(code, _handwritten_tests(roots, config, echo, mode, prefer, quiet))
+
+
+def _handwritten_tests(roots: list[Path], config, echo: Echo, mode, prefer, quiet) -> int:
+    """The tests `layergen tests` wrote for the hand-written layers under `roots`, derived
+    again from their code with the flags it remembers: `generate` and its `--check` (the
+    pre-commit hook) keep them in step as they keep generated files (issue 34)."""
+    from .handwritten import plan_tests, remembered
+    from .update.lock import Lock
+
+    within = [Path(os.path.abspath(r)) for r in roots]
+    if not remembered(Lock.read(config.root), config, within):
+        return 0
+
+    def planned():
+        return plan_tests(None, None, config, {}, None, within=within)[0]
+
+    return apply(planned(), mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
 
 
 def sync(

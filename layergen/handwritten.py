@@ -149,11 +149,16 @@ def test_context(
     return context, note
 
 
-def remembered(lock, config: Config) -> list[tuple[Path, str]]:
+def remembered(lock, config: Config, within: list[Path] | None = None) -> list[tuple[Path, str]]:
     """(module, class) of every hand-written layer `layergen tests` wrote tests for, whose
-    module is still there."""
+    module is still there (and in one of the folders or files `within`, if given)."""
     modules = {(config.root / e["module"], e["class"]) for e in lock.handwritten.values()}
-    return sorted((module, name) for module, name in modules if module.is_file())
+    return sorted(
+        (module, name)
+        for module, name in modules
+        if module.is_file()
+        and (within is None or any(module == w or module.is_relative_to(w) for w in within))
+    )
 
 
 def tests_of_gone_modules(lock) -> Unclaimed:
@@ -202,11 +207,13 @@ def plan_tests(
     config: Config,
     examples: dict[str, Any],
     input_shape: tuple[int, ...] | None,
+    within: list[Path] | None = None,
 ):
     """The run that writes tests for the layers of a hand-written module (no `path`: of every
-    layer it wrote tests for), through the lock and the merge like every generated file: a
-    test a person added stays. The flags given are kept in the lock for the next run.
-    Returns the plan and the notes to show (a default input shape)."""
+    layer it wrote tests for, in the folders `within` if given), through the lock and the
+    merge like every generated file: a test a person added stays. The flags given are kept
+    in the lock for the next run. Returns the plan and the notes to show (a default input
+    shape)."""
     from .claims import tests_of_gone_classes
     from .generate import conftest
     from .render_many import render_file
@@ -218,7 +225,7 @@ def plan_tests(
     wrote_any = bool(lock.handwritten)
     gone = tests_of_gone_modules(lock) if path is None else Unclaimed()
     if path is None:
-        chosen = remembered(lock, config)
+        chosen = remembered(lock, config, within)
         if not wrote_any:
             raise DiagnosticError(
                 [
@@ -254,6 +261,9 @@ def plan_tests(
             )
     generated, sources, roots, notes, errors = {}, {}, [], [], []
     made: dict[Path, list[Path]] = {}  # module -> the test modules written for it
+    moved: dict[Path, Path] = {}  # a test module the tests folder setting moved: {new: old}
+    # Where each layer's tests were written last: a new tests folder takes them along.
+    written = {(e["module"], e["class"]): key for key, e in lock.handwritten.items()}
     for module_path, name in chosen:
         t = target(module_path, config)  # the import path and tests folder, as for a declaration
         roots.append(t.import_root)
@@ -263,7 +273,10 @@ def plan_tests(
             alone = len(everyone) == 1
             stem = module_path.stem if alone else f"{module_path.stem}_{snake(cls.name)}"
             test = config.tests_dir / f"test_{stem}.py"
-            memory = lock.handwritten.get(lock.key(test), {})
+            was = written.get((lock.key(module_path), cls.name), lock.key(test))
+            if was != lock.key(test):
+                moved[test] = lock.root / was
+            memory = lock.handwritten.pop(was, {})
             given = {**memory.get("examples", {}), **examples}
             shape = input_shape or (
                 tuple(memory["input_shape"]) if "input_shape" in memory else None
@@ -299,7 +312,7 @@ def plan_tests(
         support_files(config.tests_dir, user_templates=config.user_templates)
     )  # the tests import it (issue 13)
     support = conftest(config, sorted(set(roots)))
-    moved, left = {}, gone
+    left = gone
     for module_path, name in chosen:
         if name is not None:  # one class asked for: the others' tests stay
             continue
