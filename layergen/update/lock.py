@@ -46,10 +46,10 @@ class Entry:
     # Members written by hand (`hand_written`) -> digest of their generated version the person
     # last settled: when the generation of one changes, every run says so until it is settled.
     owned: tuple[tuple[str, str], ...] = ()
-    # Set by a run that wrote conflicts into the file: (digest of the file as it was before,
-    # digest of the base it was merged against). A file put back as it was (an undo, a
-    # checkout) is merged against that base again: against the new one, every change that
-    # had merged cleanly would read as a hand edit undoing it.
+    # Set by a run that changed the file: (digest of the file as it was before, digest of the
+    # base it was merged against), both texts kept in `.layergen/base/`. A file put back as
+    # it was (an undo, a checkout), wholly or member by member, is merged against that base
+    # again: against the new one, the run's changes would read as hand edits undoing them.
     undo: tuple[str, str] | None = None
 
 
@@ -138,7 +138,8 @@ class Lock:
         # the class, and the flags given once (handwritten.py), so a rerun needs none
         self.handwritten = dict(handwritten or {})
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
-        self._undo_texts: dict[str, str] = {}  # key -> the base of `Entry.undo`, recorded now
+        # key -> the texts of `Entry.undo` recorded now: the file before the run, its base
+        self._undo_texts: dict[str, tuple[str, str]] = {}
         # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
         # merged as never generated, and said.
         self.lost: set[str] = set()
@@ -206,6 +207,7 @@ class Lock:
                 return None
             text = self._stored(key, entry.digest)
             if text is None:
+                self.lost.add(key)
                 return None
             self._texts[key] = text
         return self._texts[key]
@@ -214,16 +216,25 @@ class Lock:
         """The base to merge `text`, the file as it is, against: the text generated last time,
         or, when `text` is the file put back as it was before a run that wrote conflicts into
         it, the base that run merged against (`Entry.undo`)."""
-        entry = self.entries.get(self._key(path))
-        if entry is not None and entry.undo is not None and _digest(text) == entry.undo[0]:
-            undone = self._stored(self._key(path), entry.undo[1])
-            if undone is not None:
-                return undone
-        return self.base(path)
+        key = self._key(path)
+        entry = self.entries.get(key)
+        if entry is None or entry.undo is None:
+            return self.base(path)
+        old = self._stored(key, entry.undo[1])
+        if old is not None and _digest(text) == entry.undo[0]:
+            return old
+        # Put back, then edited further: the members put back are merged against `old`.
+        before = self._stored(key, entry.undo[0])  # (not stored by layergen 0.1's locks)
+        new = self.base(path)
+        if old is None or before is None or new is None:
+            return new
+        from .members import put_back
+
+        return put_back(old, new, before, text)
 
     def _stored(self, key: str, digest: str) -> str | None:
-        """The stored text of that digest; None (and `key` in `lost`) when it is missing or
-        altered: a clone of a repository that ignores `.layergen/` still runs."""
+        """The stored text of that digest; None when it is missing or altered (a clone of a
+        repository that ignores `.layergen/` still runs)."""
         file = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
         try:
             # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
@@ -231,7 +242,6 @@ class Lock:
         except (OSError, UnicodeDecodeError):
             text = None
         if text is None or _digest(text) != digest:
-            self.lost.add(key)
             return None
         return text
 
@@ -311,9 +321,7 @@ class Lock:
         was = self.entries.get(key)
         if conflicted:
             undo = (_digest(conflicted[0]), _digest(conflicted[1]))
-            self._undo_texts[key] = conflicted[
-                1
-            ]  # stored under this name (the file may have moved)
+            self._undo_texts[key] = conflicted  # stored under this name (the file may have moved)
         else:
             undo = was.undo if was is not None and was.digest == digest else None
         self.entries[key] = Entry(
@@ -343,9 +351,10 @@ class Lock:
             ):  # named by its digest: one on disk is this text
                 out[file] = self._texts[key]
             if entry.undo and key in self._undo_texts:
-                undo = self.root / BASES / f"{key}.{entry.undo[1][:_DIGITS]}"
-                if not undo.exists():
-                    out[undo] = self._undo_texts[key]
+                for digest, text in zip(entry.undo, self._undo_texts[key]):
+                    undo = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
+                    if not undo.exists():
+                        out[undo] = text
         index = {
             k: {
                 "digest": e.digest,
@@ -386,7 +395,7 @@ class Lock:
         wanted = {
             folder / f"{k}.{digest[:_DIGITS]}"
             for k, e in self.entries.items()
-            for digest in (e.digest, *(e.undo[1:] if e.undo else ()))
+            for digest in (e.digest, *(e.undo or ()))
         }
         return [p for p in folder.rglob("*") if p.is_file() and p not in wanted]
 

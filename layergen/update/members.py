@@ -63,3 +63,49 @@ def with_member(text: str, qualified: str, new: cst.CSTNode) -> str:
 
 def _name(node: cst.CSTNode) -> str | None:
     return getattr(getattr(node, "name", None), "value", None)
+
+
+def put_back(old: str, new: str, before: str, current: str) -> str:
+    """The base to merge `current` against after a run that moved the base from `old` to
+    `new` over a file that was `before`: `new`, but for each member the run changed that
+    `current` holds as it was `before` (put back by an undo, the rest of the file edited
+    since): that member's `old` base, so the run's change to it is merged again instead of
+    reading as a hand edit undoing it."""
+    try:
+        trees = [cst.parse_module(text) for text in (old, new, before, current)]
+    except cst.ParserSyntaxError:  # markers still in it: the merge reports them
+        return new
+    was, now, then, here = (_leaves(tree) for tree in trees)
+    changed = [  # by the run, and as they were before it now
+        name
+        for name in now.keys() & was.keys() & then.keys() & here.keys()
+        if code(was[name]) != code(now[name]) and code(here[name]) == code(then[name])
+    ]
+    # A member the run changed and nobody had touched, back as it was, tells an undo. Without
+    # one, members back as they were are conflicts the person settled by keeping their side.
+    if not any(code(then[name]) == code(was[name]) for name in changed):
+        return new
+    return trees[1].visit(_Swap({id(now[name]): was[name] for name in changed})).code
+
+
+def _leaves(tree: cst.Module) -> dict[str, cst.CSTNode]:
+    """The members of a module by qualified name: its statements, and its classes' members."""
+    from .merge import _units
+
+    out = {}
+    for key, node in _units(tree.body):
+        if isinstance(node, cst.ClassDef):
+            out.update({f"{key}.{k}": child for k, child in _units(node.body.body)})
+        else:
+            out[key] = node
+    return out
+
+
+class _Swap(cst.CSTTransformer):
+    """Replaces nodes, found by identity, with others."""
+
+    def __init__(self, by_id: dict[int, cst.CSTNode]):
+        self.by_id = by_id
+
+    def on_leave(self, original, updated):
+        return self.by_id.get(id(original), updated)

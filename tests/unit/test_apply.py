@@ -141,3 +141,21 @@ def test_a_lost_base_folder_is_no_dead_end(scaler_project):
     assert cli("generate", "layers").exit_code == 0
     assert cli("generate", "--check", "layers").exit_code == 0
     assert 'initializer="zeros"' in module(scaler_project)
+
+
+def test_an_undo_followed_by_one_more_edit_is_still_an_undo(scaler_project):
+    """Issue 34 item 10: an editor's undo to the text before a conflicted run, one more
+    keystroke, then save: only a byte-exact put-back was recognised, so the declaration's
+    changes read as deleted by hand; `--check` 0, the new param never reached the layer."""
+    before = conflicted_run(scaler_project)
+    put_back(scaler_project, before, "layers/scaler.py")
+    edit(
+        scaler_project / "layers" / "scaler.py",
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # one more keystroke\n",
+    )
+    assert cli("generate", "--check", "layers").exit_code == 1
+    assert cli("generate", "layers").exit_code == 1  # the call's conflict, made again
+    code = module(scaler_project)
+    assert "self.bias = bias" in code and '"bias": self.bias' in code
+    assert "        # one more keystroke\n" in code and "        # mine\n" in code

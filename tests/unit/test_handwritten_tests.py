@@ -66,7 +66,9 @@ def test_generate_check_sees_the_tests_of_a_hand_written_layer_go_stale(scaler_p
     edit(module, "return x * self.factor", "return x * self.factor + self.bias")
     edit(module, '"factor": self.factor}', '"factor": self.factor, "bias": self.bias}')
     result = cli("generate", "--check", "layers")
-    assert result.exit_code == 1 and "would change tests/test_gain.py" in result.output, result.output
+    assert (
+        result.exit_code == 1 and "would change tests/test_gain.py" in result.output
+    ), result.output
     assert cli("generate", "layers").exit_code == 0
     assert '"bias"' in tests.read_text() and "def test_mine" in tests.read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
