@@ -63,7 +63,7 @@ CALLS = ["x * scale * gain", "x * scale + gain", "(x - gain) * scale"]
 MEMBERS = ["__init__", "call", "build", "get_config", "compute_output_shape"]
 STEMS = ["scaler", "gain_layer"]
 CLASSES = ["Scaler", "Gainer"]
-YOURS, MIDDLE = "<<<<<<< yours", "======="
+YOURS, MIDDLE = "<<<<<<< ", "======="  # "yours", or "in the file" where no base is known
 STEPS = 0  # steps run (counted by an invariant)
 
 
@@ -146,6 +146,8 @@ class EditingAProject(RuleBasedStateMachine):
         # call stands while the declared call is still this one.
         self.base_call: str | None = rendered_call(self.spec)
         self.synced = False  # sync stated the code's call in the declaration: the person's
+        self.tests_dir = "tests"  # [tool.layergen] tests
+        self.owned_build = False  # `hand_written: [build]` in the declaration
         self.write_declaration()
         os.chdir(self.root)
         assert self.cli("generate", "layers").exit_code == 0
@@ -171,13 +173,12 @@ class EditingAProject(RuleBasedStateMachine):
 
     @property
     def test_module(self) -> Path:
-        return self.root / "tests" / f"test_{self.stem}.py"
+        return self.root / self.tests_dir / f"test_{self.stem}.py"
 
     def python_files(self) -> list[Path]:
+        tests = [*self.root.glob("tests/test_*.py"), *self.root.glob("checks/test_*.py")]
         return sorted(
-            p
-            for p in [*self.root.glob("layers/*.py"), *self.root.glob("tests/test_*.py")]
-            if p.name != "__init__.py"
+            p for p in [*self.root.glob("layers/*.py"), *tests] if p.name != "__init__.py"
         )
 
     def texts(self) -> str:
@@ -193,7 +194,8 @@ class EditingAProject(RuleBasedStateMachine):
         path = self.declaration_path
         if path.exists():
             self.marks = {m for m in self.marks if m not in read(path)}
-        path.write_text(declaration(self.spec))
+        owned = "hand_written: [build]\n" if self.owned_build else ""
+        path.write_text(declaration(self.spec) + owned)
 
     def cli(self, *args: str):
         result = runner.invoke(app, list(args))
@@ -404,7 +406,8 @@ class EditingAProject(RuleBasedStateMachine):
         result = self.cli("generate", "layers")
         assert result.exit_code in (0, 1), result.output
         if result.exit_code == 1:
-            assert "[conflict]" in result.output and self.has_markers(), result.output
+            said = "[conflict]" in result.output and self.has_markers()
+            assert said or "[hand-written]" in result.output, result.output
             return
         assert not self.has_markers()
         assert self.cli("generate", "--check", "layers").exit_code == 0, "generate left work undone"
@@ -421,7 +424,7 @@ class EditingAProject(RuleBasedStateMachine):
         if "__init__" not in ours:
             assert f"def __init__(self, gain={spec['default']}" in code, "stale default"
             assert ("self.shift = shift" in code) == spec["shift"], "stale shift parameter"
-        if "build" not in ours:
+        if "build" not in ours and not self.owned_build:
             made = "self.offset = self.add_weight(" in code
             assert made == spec["offset"], "build does not create the declared weights"
         kept = self.call_by_hand and rendered_call(spec) == self.base_call
@@ -454,9 +457,11 @@ class EditingAProject(RuleBasedStateMachine):
             assert "error:" in result.output and read(self.declaration_path) == before
             return
         if result.exit_code == 1:
-            assert "[conflict]" in result.output and self.has_markers(), result.output
+            said = "[conflict]" in result.output and self.has_markers()
+            assert said or "[hand-written]" in result.output, result.output
         synced = YAML(typ="safe").load(read(self.declaration_path))
-        assert not synced.get("hand_written"), f"sync froze members: {synced['hand_written']}"
+        frozen = set(synced.get("hand_written") or ()) - ({"build"} if self.owned_build else set())
+        assert not frozen, f"sync froze members: {sorted(frozen)}"
         if read(self.declaration_path) != before:  # the code's call now stated: the person's
             self.synced = True
         elif result.exit_code == 0 and self.code_call() == rendered_call(self.spec):
@@ -543,6 +548,132 @@ class EditingAProject(RuleBasedStateMachine):
             assert "[changed-during-run]" in result.output, result.output
         if result.exit_code == 0:
             self.the_declaration_is_in_the_code()
+
+    # -- moves of issue 34: ownership, renames by a person's act, undo, lost state ------------
+
+    @rule()
+    def toggle_hand_written_build(self):
+        """The person takes `build` over (or gives it back): while owned, no run rewrites it."""
+        self.owned_build = not self.owned_build
+        self.write_declaration()
+
+    @precondition(lambda self: not self.has_markers() and not self.owned_build)
+    @rule()
+    def an_owned_build_is_never_rewritten(self):
+        """Take `build` over, change what the declaration would generate for it, and run:
+        the build stays as it was, said on every run until settled, then given back."""
+        if not self.module.exists() or f"class {self.spec['cls']}(" not in read(self.module):
+            return
+        self.owned_build = True
+        self.write_declaration()
+        if self.cli("generate", "layers").exit_code != 0 or self.has_markers():
+            return  # other pending work: the rule below is for a settled project
+        build = read(self.module).split("def build")[1].split("    def ")[0]
+        self.spec["offset"] = not self.spec["offset"]
+        self.write_declaration()
+        for args in (("generate", "layers"), ("generate", "--check", "layers")):
+            result = self.cli(*args)
+            assert result.exit_code == 1 and "[hand-written]" in result.output, result.output
+            assert read(self.module).split("def build")[1].split("    def ")[0] == build
+        assert (
+            self.cli("resolve", str(self.module.relative_to(self.root)), "--theirs").exit_code == 0
+        )
+        self.owned_build = False
+        self.write_declaration()
+
+    @precondition(lambda self: not self.has_markers())
+    @rule(keystroke=st.booleans())
+    def undo_a_run(self, keystroke):
+        """`generate`, then the module and its tests put back as they were (git checkout, or an
+        editor's undo and, maybe, one more keystroke): the next runs merge the run again, and
+        the oracle is back where it was before it."""
+        files = [self.module, self.test_module]
+        if not all(f.exists() for f in files):
+            return
+        before = {f: f.read_bytes() for f in files}
+        state = {k: v for k, v in vars(self).items() if k not in ("count", "count_from")}
+        self.cli("generate", "layers")
+        if not all(f.exists() for f in files):  # a rename moved them: no undo of that here
+            return
+        for f, data in before.items():
+            f.write_bytes(data)
+        vars(self).update({k: v for k, v in state.items() if k != "marks"})
+        self.marks = state["marks"]
+        if keystroke:
+            self.comment_at_a_member("build", above=False)
+
+    @precondition(lambda self: not self.has_markers())
+    @rule(what=st.sampled_from(["lock", "bases", "both"]))
+    def lose_the_lock(self, what):
+        """A clone without `layergen.lock`, or without `.layergen/` (ignored by git), then a
+        run: nothing is lost, nothing is called a hand edit, and what layergen cannot tell
+        (a hand edit, or an older generation) is a conflict the person settles by keeping
+        what is theirs (the declaration is not asked of those members afterwards)."""
+        if what in ("lock", "both"):
+            (self.root / "layergen.lock").unlink(missing_ok=True)
+        if what in ("bases", "both"):
+            shutil.rmtree(self.root / ".layergen", ignore_errors=True)
+        result = self.cli("generate", "layers")
+        assert result.exit_code in (0, 1), result.output
+        assert "edited by hand" not in self.texts()
+        if self.has_markers():
+            found = self.conflicted()
+            marked = [
+                str(p.relative_to(self.root)) for p in self.python_files() if YOURS in read(p)
+            ]
+            assert self.cli("resolve", *marked, "--ours").exit_code == 0
+            self.settled_ours |= {member for member, _ in found}
+
+    @rule()
+    def move_with_mv(self):
+        """`layergen mv`: the person's word for a rename; refused (nothing written) when the
+        declaration is not the one the last run generated."""
+        other = STEMS[1 - STEMS.index(self.stem)]
+        before = snapshot(self.root)
+        result = self.cli("mv", f"layers/{self.stem}.layer.yaml", f"layers/{other}.layer.yaml")
+        assert result.exit_code in (0, 1, 2), result.output
+        if result.exit_code == 2:
+            assert "error:" in result.output and snapshot(self.root) == before, result.output
+            return
+        self.stem = other
+        if result.exit_code == 0:
+            assert not (self.root / "layers" / f"{STEMS[1 - STEMS.index(other)]}.py").exists()
+
+    @precondition(lambda self: not self.has_markers())
+    @rule()
+    def rename_the_class_in_the_module_then_sync(self):
+        """An IDE's rename of the class in the module: `generate` refuses it until `sync`
+        carries it into the declaration."""
+        if not self.module.exists():
+            return
+        old, new = self.spec["cls"], CLASSES[1 - CLASSES.index(self.spec["cls"])]
+        code = read(self.module)
+        if f"class {old}(" not in code or f"class {new}" in code:
+            return
+        self.edit_module(lambda text: re.sub(rf"\b{old}\b", new, text))
+        result = self.cli("sync", "layers")
+        assert result.exit_code in (0, 1, 2), result.output
+        if result.exit_code == 2:
+            return  # (the declaration's own file was renamed and not generated yet)
+        assert f"layer: {new}\n" in read(self.declaration_path), read(self.declaration_path)
+        self.spec["cls"] = new
+        self.synced = self.synced or result.exit_code == 0
+
+    @rule()
+    def switch_the_tests_folder(self):
+        """`[tool.layergen] tests` changed: the test modules (and hand-added tests) follow."""
+        self.tests_dir = "checks" if self.tests_dir == "tests" else "tests"
+        (self.root / "pyproject.toml").write_text(
+            f"[project]\nname = 'demo'\n\n[tool.layergen]\ntests = '{self.tests_dir}'\n"
+        )
+
+    @rule()
+    def generate_part_of_the_project(self):
+        """A run on the declaration alone: the same outcome as a run on its folder."""
+        if not self.declaration_path.exists():
+            return
+        result = self.cli("generate", str(self.declaration_path.relative_to(self.root)))
+        assert result.exit_code in (0, 1), result.output
 
     # -- invariants ---------------------------------------------------------------------------
 
