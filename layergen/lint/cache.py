@@ -3,8 +3,8 @@
 A file's findings are kept under a key made of its path and text and those of every file
 they can depend on (deps.Graph), the registration functions of the run, the settings and
 the checker's own source: change any of them and the file is checked again. What a file
-defines and names (deps.Names) and its registration functions are kept by its text's hash,
-so a repeat run parses nothing.
+defines and names (deps.Names), its registration functions and its class headers
+(deps.headers) are kept by its text's hash, so a repeat run parses nothing.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class CheckCache:
     def __init__(self, settings: CheckSettings):
         self.path = settings.root / FOLDER / NAME
         self.salt = _salt(settings)
-        self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars]
+        self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars, headers]
         self.findings: dict[str, list] = {}  # key -> [[code, line, col, message, hint, fix]]
         self.used: set[str] = set()
         try:
@@ -60,15 +60,20 @@ class CheckCache:
         except (OSError, ValueError, KeyError, TypeError):
             pass  # no cache, or one we cannot read: start afresh
 
-    def summary(self, digest: str) -> tuple[Names, list[str]] | None:
+    def summary(self, digest: str) -> tuple[Names, set[str], str] | None:
         found = self.summaries.get(digest)
         if found is None:
             return None
         self.used.add(digest)
-        return Names(frozenset(found[0]), frozenset(found[1])), found[2]
+        return Names(frozenset(found[0]), frozenset(found[1])), set(found[2]), found[3]
 
-    def remember(self, digest: str, names: Names, registrars: set[str]) -> None:
-        self.summaries[digest] = [sorted(names.defined), sorted(names.used), sorted(registrars)]
+    def remember(self, digest: str, names: Names, registrars: set[str], headers: str) -> None:
+        self.summaries[digest] = [
+            sorted(names.defined),
+            sorted(names.used),
+            sorted(registrars),
+            headers,
+        ]
         self.used.add(digest)
 
     def get(self, key: str) -> list[Finding] | None:

@@ -13,6 +13,7 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from .cache import CheckCache, text_hash
 from .checks import Finding, Run, check_class
 from .deps import Graph, Names, digest, prefilter
+from .deps import headers as class_headers
 from .kinds import classify
 from .rules import RULES
 from .settings import CheckSettings
@@ -136,11 +137,12 @@ def _check_files(
         read[path] = text
     names: dict[Path, Names] = {}
     registrars: dict[Path, set[str]] = {}  # the registration functions each file defines
+    headers: dict[Path, str] = {}  # what a parent's rules read of the file (deps.headers)
     hashes = {path: text_hash(text) for path, text in read.items()} if cache else {}
     for path, text_key in hashes.items():
         known = cache.summary(text_key)
         if known is not None:
-            names[path], registrars[path] = known[0], set(known[1])
+            names[path], registrars[path], headers[path] = known
     kept = [  # parsed now unless the cache knows what it defines and names
         path
         for path in (list(read) if read_all else prefilter(read, names))
@@ -151,11 +153,15 @@ def _check_files(
             registrars[path] = report.files[path].registrars
             if cache is not None:
                 names.setdefault(path, Names.of(read[path]))
-                cache.remember(hashes[path], names[path], registrars[path])
+                headers[path] = class_headers(report.files[path])
+                cache.remember(hashes[path], names[path], registrars[path], headers[path])
     everyone = set(settings.registrars).union(*registrars.values())
     keys, wanted = {}, kept
     if cache is not None:
-        keys, wanted = _cached(cache, report, read, kept, names, hashes, everyone)
+        keys, wanted = _cached(cache, report, read, kept, names, hashes, headers, everyone)
+    # In the order of `paths`, whatever order they were parsed in: the first class of a
+    # name is the one the rules find by that name, with the cache or without.
+    report.files = {path: report.files[path] for path in read if path in report.files}
     if only is not None:
         wanted = [path for path in wanted if path in only]
     for path, found in _check(report.files, wanted, everyone, settings).items():
@@ -171,13 +177,13 @@ def _check_files(
     return report
 
 
-def _cached(cache, report, read, kept, names, hashes, registrars):
+def _cached(cache, report, read, kept, names, hashes, headers, registrars):
     """Take the findings the cache holds; parse what the other files need. Returns the
     key of every file and the files still to check."""
     graph = Graph(kept, names)
     own = {path: digest([str(path), hashes[path]]) for path in kept}
-    everyone = [cache.salt, *sorted(registrars)]
-    keys = {path: digest(everyone, [key]) for path, key in graph.keys(own).items()}
+    everyone = digest([cache.salt, *sorted(registrars)])  # once: there may be thousands
+    keys = {path: digest([everyone, key]) for path, key in graph.keys(own, headers).items()}
     wanted = []
     for path in kept:
         found = cache.get(keys[path])
@@ -185,7 +191,7 @@ def _cached(cache, report, read, kept, names, hashes, registrars):
             wanted.append(path)
         elif found:
             report.findings[path] = found
-    needed = set().union(*(graph.context(path) for path in wanted))
+    needed = graph.context(wanted)
     for path in kept:
         if path in needed:
             _parse(report, path, read[path])
