@@ -6,7 +6,9 @@ import fnmatch
 import gc
 import os
 import re
-from dataclasses import dataclass, field
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -17,7 +19,7 @@ from .deps import headers as class_headers
 from .kinds import classify
 from .rules import RULES
 from .settings import CheckSettings
-from .source import SourceFile, read_source
+from .source import SourceFile, decode, encoding_of, read_source
 
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 # Test files and folders build layers to test them (unregistered, without config, ...):
@@ -31,6 +33,7 @@ class Report:
     files: dict[Path, SourceFile] = field(default_factory=dict)
     findings: dict[Path, list[Finding]] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)  # unreadable files: exit 2
+    undecodable: dict[Path, str] = field(default_factory=dict)  # why Python cannot decode it
     checked: int = 0
 
     def diagnostics(self, shown=str) -> list[Diagnostic]:
@@ -95,6 +98,18 @@ def check_files(*args, **kwargs) -> Report:
             gc.enable()
 
 
+@contextmanager
+def _deep_enough():
+    """Python parses an expression nested about 3,000 deep (3 times its recursion limit);
+    the rules walk expressions recursively, up to 4 frames a level: what parsed is checked."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12 * limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def _check_files(
     paths: list[Path],
     settings: CheckSettings,
@@ -126,13 +141,14 @@ def _check_files(
             continue
         if text is None:
             try:
-                with open(path, encoding="utf-8", newline="") as handle:  # line endings kept
-                    text = handle.read()
-            except (OSError, UnicodeDecodeError) as exc:
+                text, undecodable = decode(path.read_bytes())
+            except OSError as exc:
                 report.errors.append(
                     Diagnostic(str(path), 1, 1, "unreadable", f"cannot read the file: {exc}")
                 )
                 continue
+            if undecodable:  # invalid Python, as Python would say: a finding, if it matters
+                report.undecodable[path] = undecodable
         report.checked += 1
         read[path] = text
     names: dict[Path, Names] = {}
@@ -164,7 +180,9 @@ def _check_files(
     report.files = {path: report.files[path] for path in read if path in report.files}
     if only is not None:
         wanted = [path for path in wanted if path in only]
-    for path, found in _check(report.files, wanted, everyone, settings).items():
+    with _deep_enough():
+        checked = _check(report.files, wanted, everyone, settings)
+    for path, found in checked.items():
         if cache is not None:
             cache.put(keys[path], found)
         if found:
@@ -203,20 +221,25 @@ def _parse(report: Report, path: Path, text: str) -> bool:
     which is a finding of its own: the other files are checked all the same."""
     if path in report.files:
         return True
-    try:
-        report.files[path] = read_source(str(path), text)
-        return True
-    except SyntaxError as exc:
-        report.findings[path] = [
-            Finding(
-                "python-syntax",
-                exc.lineno or 1,
-                exc.offset or 1,
-                f"invalid Python: {exc.msg}",
-                "fix the syntax: the file's classes are not checked until it parses",
-            )
-        ]
-        return False
+    line, col, message = 1, 1, report.undecodable.get(path)
+    if message is None:
+        try:
+            report.files[path] = read_source(str(path), text)
+            return True
+        except SyntaxError as exc:
+            line, col, message = exc.lineno or 1, exc.offset or 1, exc.msg
+        except RecursionError:  # under the interpreter's own limit: CPython cannot compile it
+            message = "an expression too deeply nested for Python to compile"
+    report.findings[path] = [
+        Finding(
+            "python-syntax",
+            line,
+            col,
+            f"invalid Python: {message}",
+            "fix the syntax: the file's classes are not checked until it parses",
+        )
+    ]
+    return False
 
 
 def _check(
@@ -254,6 +277,8 @@ def _check(
             for f in check_class(source, cls, run)
             if f.code in settings.select and not _silenced(source, f)
         ]
+        if encoding_of(source.text) != "utf-8":  # --fix writes UTF-8: the cookie would lie
+            found = [replace(f, fix=None) for f in found]
         result[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
     return result
 

@@ -10,7 +10,10 @@ so `import keras.ops as K`, `from keras import layers as L` and
 from __future__ import annotations
 
 import ast
+import codecs
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 
@@ -66,6 +69,30 @@ class SourceFile:
             return None
         parts.append(self.imports.get(node.id, node.id))
         return ".".join(reversed(parts))
+
+
+def decode(data: bytes) -> tuple[str, str | None]:
+    """A file's text as Python reads it: UTF-8, or what its PEP 263 coding cookie says;
+    with why Python cannot read it, if it cannot (its bytes then stand as surrogates, so
+    two files decoded alike are alike). Line endings are kept; so is a byte-order mark."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode("utf-8" if encoding == "utf-8-sig" else encoding), None
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        reason = str(exc) if isinstance(exc, SyntaxError) else f"not valid UTF-8 ({exc})"
+        return data.decode("utf-8", "surrogateescape"), reason
+
+
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
+def encoding_of(text: str) -> str:
+    """The encoding a file's coding cookie names (in its first two lines), else UTF-8."""
+    found = COOKIE.search("\n".join(text.split("\n", 2)[:2]))
+    try:
+        return codecs.lookup(found.group(1)).name if found else "utf-8"
+    except LookupError:
+        return found.group(1)
 
 
 # Python's line breaks (`str.splitlines` also breaks at form feeds, which Python does not).
