@@ -141,7 +141,7 @@ class Run:
     classes: dict[str, ClassInfo]  # by name (the first of a name)
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
-    subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
+    subclasses: dict[int, list[ClassInfo]]  # by the id of their direct parent
     homes: dict[str, SourceFile]  # the file of each class in `classes`
     select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
 
@@ -250,7 +250,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     call = _super_init(init)
     forwarded = _forwarded(init, call)
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
-    children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
+    children = [c for c in run.subclasses.get(id(cls), []) if "__init__" in c.methods]
     set_by_children = (
         set.intersection(*(_bound(init, _super_init(c.methods["__init__"])) for c in children))
         if children
@@ -489,7 +489,7 @@ def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Find
     if (
         cls.name.startswith(("_", "Base", "Abstract"))
         or cls.name in source.registered_names
-        or cls.name in run.subclasses
+        or id(cls) in run.subclasses
     ):
         return  # private, abstract or a base of other classes here: not saved by its own name
     for decorator in cls.decorators:

@@ -247,19 +247,13 @@ def _check(
 ) -> dict[Path, list[Finding]]:
     """The findings of the `wanted` files, the classes of all `files` known to the rules."""
     sources = list(files.values())
-    classify(sources)
+    subclasses = classify(sources)
     classes: dict = {}
     homes: dict = {}
     for source in sources:
         for cls in source.classes:
             classes.setdefault(cls.name, cls)
             homes.setdefault(cls.name, source)
-    subclasses: dict = {}
-    for cls in (c for source in sources for c in source.classes):
-        direct = {b.rsplit(".", 1)[-1] for b in cls.bases}
-        for parent in cls.parents:
-            if parent.name in direct:
-                subclasses.setdefault(parent.name, []).append(cls)
     result = {}
     for path in wanted:
         source = files[path]
