@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .configs import read_config
-from .kinds import keras_base
+from .kinds import find_class, keras_base
 from .rules import RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
@@ -138,11 +138,11 @@ class Finding:
 class Run:
     """What the checks need to know about the other files of the run."""
 
-    classes: dict[str, ClassInfo]  # by name (the first of a name)
+    classes: dict[str, list[tuple[SourceFile, ClassInfo]]]  # by name (see kinds.find_class)
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
     subclasses: dict[int, list[ClassInfo]]  # by the id of their direct parent
-    homes: dict[str, SourceFile]  # the file of each class in `classes`
+    homes: dict[int, SourceFile]  # the file of each class, by its id
     select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
 
 
@@ -719,13 +719,9 @@ def _layer_class(
     if not name:
         return None
     short = name.rsplit(".", 1)[-1]
-    found = run.classes.get(short)
-    if (
-        found is not None
-        and found.kind == "layer"
-        and ("." not in name or name.startswith((".", "keras.src.")) or not keras_base(name))
-    ):
-        return short, found
+    found = find_class(run.classes, source, name)  # the class the import names, not a namesake
+    if found is not None and found[1].kind == "layer":
+        return short, found[1]
     known = keras_base(name)
     if (
         known
@@ -784,13 +780,14 @@ def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
 
 def _sublayer_classes(
     source: SourceFile, cls: ClassInfo, run: Run
-) -> dict[str, dict[str, ast.Call]]:
-    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), each with
-    the call that creates it."""
+) -> dict[str, dict[str, ClassInfo | None]]:
+    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), by
+    name, each with its ClassInfo when read in this run."""
     if "_sublayers" in cls.__dict__:  # several rules ask, and other classes' rules
         return cls.__dict__["_sublayers"]
-    held: dict[str, dict[str, ast.Call]] = cls.__dict__.setdefault("_sublayers", {})
+    held: dict[str, dict[str, ClassInfo | None]] = cls.__dict__.setdefault("_sublayers", {})
     for owner in [*reversed(cls.parents), cls]:
+        home = run.homes.get(id(owner), source)  # a parent's names are its own file's
         for function in owner.methods.values():
             me = self_name(function)
             for node in walk(function):
@@ -817,9 +814,9 @@ def _sublayer_classes(
                     continue
                 for inner in walk(value):
                     if isinstance(inner, ast.Call):
-                        found = _layer_class(source, inner.func, run)
+                        found = _layer_class(home, inner.func, run)
                         if found:
-                            held.setdefault(attr, {}).setdefault(found[0], inner)
+                            held.setdefault(attr, {}).setdefault(*found)
     return held
 
 
@@ -862,7 +859,7 @@ def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator
     unbuilt = {
         attr: created
         for attr, created in _sublayer_classes(source, cls, run).items()
-        if attr not in built and any(_has_weights(name, run) for name in created)
+        if attr not in built and any(_has_weights(*pair, run) for pair in created.items())
     }
     if unbuilt:
         first, *more = sorted(unbuilt)
@@ -878,12 +875,11 @@ def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator
         )
 
 
-def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
+def _has_weights(name: str, cls: ClassInfo | None, run: Run, seen: frozenset = frozenset()) -> bool:
     """Whether a layer class owns variables; False when we cannot tell."""
-    if name in WEIGHTED_LAYERS:
+    if name in WEIGHTED_LAYERS and cls is None:
         return True
-    cls = run.classes.get(name)
-    if cls is None or cls.kind != "layer" or name in seen:
+    if cls is None or cls.kind != "layer" or id(cls) in seen:
         return False
     owners = [cls, *cls.parents]
     if any(  # weights made in `__init__` exist before any build
@@ -893,15 +889,18 @@ def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
         if m != "__init__"
     ):
         return True
-    held = _sublayer_classes(run.homes[name], cls, run)
-    return any(_has_weights(n, run, seen | {name}) for created in held.values() for n in created)
+    held = _sublayer_classes(run.homes[id(cls)], cls, run)
+    return any(
+        _has_weights(*pair, run, seen | {id(cls)})
+        for created in held.values()
+        for pair in created.items()
+    )
 
 
-def _training_sensitive(name: str, run: Run, seen=()) -> bool:
-    if name in TRAINING_LAYERS:
+def _training_sensitive(name: str, cls: ClassInfo | None, run: Run) -> bool:
+    if name in TRAINING_LAYERS and cls is None:
         return True
-    cls = run.classes.get(name)
-    if cls is None or cls.kind != "layer" or name in seen:
+    if cls is None or cls.kind != "layer":
         return False
     for owner in [cls, *cls.parents]:
         call = owner.methods.get("call")
@@ -917,7 +916,7 @@ def _training_not_passed(
     held = {
         attr: names
         for attr, names in _sublayer_classes(source, cls, run).items()
-        if any(_training_sensitive(n, run) for n in names)
+        if any(_training_sensitive(*pair, run) for pair in names.items())
     }
     if not held:
         return

@@ -252,8 +252,8 @@ def _check(
     homes: dict = {}
     for source in sources:
         for cls in source.classes:
-            classes.setdefault(cls.name, cls)
-            homes.setdefault(cls.name, source)
+            classes.setdefault(cls.name, []).append((source, cls))
+            homes[id(cls)] = source
     result = {}
     for path in wanted:
         source = files[path]

@@ -35,6 +35,8 @@ TOP_LEVEL = {
     "keras.Constraint": "constraint",
 }
 KERAS2_PREFIXES = ("tensorflow.python.keras.", "tensorflow.keras.", "tf_keras.")
+# Classes of these are not Keras classes, whatever methods they have (after keras_base).
+OTHER_FRAMEWORKS = ("torch.", "tensorflow.", "jax.", "flax.", "haiku.", "equinox.", "numpy.")
 
 
 def keras_base(name: str) -> tuple[str, bool, bool] | None:
@@ -69,7 +71,7 @@ def classify(files: list[SourceFile]) -> dict[int, list[ClassInfo]]:
         for base in cls.bases:
             known = keras_base(base)
             # A class read in this run wins (Keras's own source too), except Keras's bare bases.
-            parent = None if known and known[1] else _find(by_name, source, base)
+            parent = None if known and known[1] else find_class(by_name, source, base)
             known = known if parent is None else None
             if known:
                 kind, plain, keras3 = known
@@ -78,7 +80,9 @@ def classify(files: list[SourceFile]) -> dict[int, list[ClassInfo]]:
                 cls.parent_opaque |= not plain
                 continue
             if parent is None:
-                unknown |= base not in ("", "object", "abc.ABC", "typing.Generic")
+                unknown |= base not in ("", "object", "abc.ABC", "typing.Generic") and not (
+                    base.startswith(OTHER_FRAMEWORKS)  # torch.nn.Module, tf.Module: not Keras
+                )
                 continue
             visit(*parent, active)
             parent_cls = parent[1]
@@ -108,7 +112,7 @@ def classify(files: list[SourceFile]) -> dict[int, list[ClassInfo]]:
     return subclasses
 
 
-def _find(by_name, source: SourceFile, base: str):
+def find_class(by_name, source: SourceFile, base: str):
     """The class of the run that `base` names, by what its import names: the class of that
     name in the module it names (`from pkg.blocks import Block`, `blocks.Block`, `.blocks.Block`),
     else in a module of the package it names (`from pkg import Block`, re-exported), nearest

@@ -68,7 +68,20 @@ class SourceFile:
         if not isinstance(node, ast.Name):
             return None
         parts.append(self.imports.get(node.id, node.id))
-        return ".".join(reversed(parts))
+        return canonical(".".join(reversed(parts)))
+
+
+def canonical(name: str) -> str:
+    """The Keras a name stands for, however it arrives: `tensorflow.compat.v2` (and v1) is
+    TensorFlow's own API, so `tf.compat.v2.keras` is `tensorflow.keras`; a package's own
+    module named `tf_keras` (`from mypkg.internal import tf_keras`) is Keras 2's shim."""
+    if "compat.v" in name:
+        name = re.sub(r"^tensorflow\.compat\.v[12](?=\.|$)", "tensorflow", name)
+    if ".tf_keras" in name:
+        parts = name.split(".")
+        if "tf_keras" in parts[1:]:
+            name = ".".join(parts[parts.index("tf_keras", 1) :])
+    return name
 
 
 def decode(data: bytes) -> tuple[str, str | None]:
@@ -113,14 +126,14 @@ def read_source(path: str, text: str) -> SourceFile:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    imports[alias.asname] = alias.name
+                    imports[alias.asname] = canonical(alias.name)
                 else:
                     top = alias.name.split(".")[0]
                     imports[top] = top
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             for alias in node.names:
-                imports[alias.asname or alias.name] = (
+                imports[alias.asname or alias.name] = canonical(
                     f"{module}.{alias.name}" if module.strip(".") else module + alias.name
                 )
     for node in tree.body:  # `layers = tf_keras.layers`: an import under another name

@@ -116,3 +116,66 @@ def test_a_base_is_found_through_what_its_import_names(tmp_path):
         if check(root, files) != {("mypkg/child.py", "config-missing", 4)}:
             failed.append(imports)
     assert not failed
+
+
+def test_code_of_another_framework_is_not_taken_for_keras(tmp_path):
+    """Issue 37, item 3: a package's PyTorch emulation of Keras (its own `Layer` on
+    `torch.nn.Module`, with `build` and `call`) gave sublayer-dtype findings, and a
+    TensorFlow object named like a project's Keras layer
+    (`tf.tpu.experimental.embedding.TPUEmbedding`) was taken for that layer, and `--fix`
+    added `dtype=` to a constructor that has no such argument."""
+    files = {
+        "mypkg/torch_layers.py": """\
+            import torch
+
+
+            class Layer(torch.nn.Module):
+                def build(self, input_shape):
+                    pass
+
+                def call(self, x):
+                    return x
+
+
+            class Dense(Layer):
+                def __init__(self, units):
+                    super().__init__()
+                    self.units = units
+
+
+            class Block(Layer):
+                def __init__(self, units):
+                    super().__init__()
+                    self.dense = Dense(units)
+
+                def call(self, x):
+                    return self.dense(x)
+            """,
+        "mypkg/embedding.py": """\
+            import keras
+            import tensorflow as tf
+
+
+            @keras.saving.register_keras_serializable()
+            class TPUEmbedding(keras.layers.Layer):
+                def __init__(self, features, **kwargs):
+                    super().__init__(**kwargs)
+                    self.features = features
+
+                def get_config(self):
+                    return {**super().get_config(), "features": self.features}
+
+
+            @keras.saving.register_keras_serializable()
+            class Model(keras.layers.Layer):
+                def __init__(self, features, **kwargs):
+                    super().__init__(**kwargs)
+                    self.features = features
+                    self.tpu = tf.tpu.experimental.embedding.TPUEmbedding(features, None)
+                    self.own = TPUEmbedding(features)
+
+                def get_config(self):
+                    return {**super().get_config(), "features": self.features}
+            """,
+    }
+    assert check(tmp_path, files) == {("mypkg/embedding.py", "sublayer-dtype", 21)}
