@@ -206,14 +206,28 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if kwarg is None:
         if not _config_has_base_keys(source, cls):
             return  # `from_config` never passes `name=`: a choice, not a bug that waits for loading
+        # `super().__init__(dtype="float32")`: `**kwargs` beside it would take `dtype`
+        # from `from_config` too, and pass it twice.
+        fixed = (
+            sorted(k.arg for k in call.keywords if k.arg in BASE_ARGUMENTS and k.arg not in params)
+            if call is not None
+            else []
+        )
+        hint = "add `**kwargs` and pass it to `super().__init__`"
+        if fixed:
+            hint += f" (after popping {', '.join(f'`{k}`' for k in fixed)} from it, which you pass yourself)"
         yield _at(
             source,
             init,
             "init-kwargs",
             f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
             "`trainable=` cannot be passed, and `from_config` fails",
-            "add `**kwargs` and pass it to `super().__init__`",
-            fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None,
+            hint,
+            fix=(
+                ("init-kwargs", cls.name, cls.node.lineno)
+                if call is not None and not fixed
+                else None
+            ),
         )
         return
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
@@ -256,8 +270,11 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         if children
         else set()
     )
+    rebuilt = _rebuilt(init, [cls, *cls.parents])
     params = [
-        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
+        p
+        for p in _init_params(init)
+        if p not in BASE_ARGUMENTS | forwarded | set_by_children | rebuilt
     ]
     if not params:
         return
@@ -286,7 +303,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     ]
     if not missing:
         return
-    values = [(p, _stored_as(source, init, p)) for p in missing]
+    values = [(p, _stored_as(source, init, p, [cls, *cls.parents])) for p in missing]
     if own is not None:
         target = _position(source, read_config(own).target)
     else:  # a new get_config; the bases of these kinds have none worth extending (a
@@ -311,6 +328,27 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             else None
         ),
     )
+
+
+def _rebuilt(init: ast.FunctionDef, owners: list[ClassInfo]) -> set[str]:
+    """The arguments a `from_config` of the class passes to the constructor itself
+    (`cls(layer, **config)`): it rebuilds them from the config its own way, so a key of
+    their name is not what it needs (and would be passed twice)."""
+    method = next((o.methods["from_config"] for o in owners if "from_config" in o.methods), None)
+    if method is None:
+        return set()
+    maker = self_name(method)  # `cls`
+    named = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
+    rebuilt: set[str] = set()
+    for node in walk(method):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == maker:
+            positional = []
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    break
+                positional.append(arg)
+            rebuilt |= set(named[: len(positional)]) | {k.arg for k in node.keywords if k.arg}
+    return rebuilt
 
 
 def _position(source: SourceFile, target: tuple | None) -> tuple | None:
@@ -446,9 +484,14 @@ def _keras_parent_config(cls: ClassInfo) -> bool:
     return False
 
 
-def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | None:
+def _stored_as(
+    source: SourceFile, init: ast.FunctionDef, param: str, owners: list[ClassInfo]
+) -> str | None:
     """The code that gives back an `__init__` argument: `self.units`, or
-    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`.
+    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`,
+    or `keras.initializers.serialize(self.init)` for `self.init = init` read only where Keras
+    takes an initializer (`add_weight(initializer=self.init)`): a config holds it as Keras
+    writes it, which JSON can hold and `get` reads back.
     """
     me = self_name(init)
     found = None
@@ -460,7 +503,9 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
         if attr is None:
             continue
         if isinstance(value, ast.Name) and value.id == param:
-            return f"self.{attr}"
+            helper = _helper_of(attr, owners)
+            module = _keras_module(source, helper) if helper else None
+            return f"{module}.serialize(self.{attr})" if module else f"self.{attr}"
         if (
             isinstance(value, ast.Call)
             and len(value.args) == 1
@@ -475,6 +520,50 @@ def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | N
             ):
                 found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
     return found
+
+
+KERAS_TAKES = {
+    "initializer": "initializers",
+    "regularizer": "regularizers",
+    "constraint": "constraints",
+}
+
+
+def _helper_of(attr: str, owners: list[ClassInfo]) -> str | None:
+    """`initializers` when every read of `self.<attr>` is a keyword where Keras takes an
+    initializer (`initializer=`, `kernel_initializer=`), and so on; None otherwise."""
+    kinds, reads, passed = set(), 0, 0
+    for owner in owners:
+        for function in owner.methods.values():
+            me = self_name(function)
+            for node in walk(function):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                    reads += self_attribute(node, me) == attr
+                elif isinstance(node, ast.Call):
+                    for keyword in node.keywords:
+                        if keyword.arg and self_attribute(keyword.value, me) == attr:
+                            passed += 1
+                            kinds.add(
+                                next(
+                                    (h for k, h in KERAS_TAKES.items() if keyword.arg.endswith(k)),
+                                    None,
+                                )
+                            )
+    return kinds.pop() if reads and reads == passed and len(kinds) == 1 else None
+
+
+def _keras_module(source: SourceFile, helper: str) -> str | None:
+    """How the file spells `keras.<helper>` (`keras.initializers`, `initializers`,
+    `tf.keras.initializers`); None when it imports none of them."""
+    for local, name in source.imports.items():
+        if name in (f"keras.{helper}", f"tensorflow.keras.{helper}", f"tf_keras.{helper}"):
+            return local
+    for local, name in source.imports.items():
+        if name in ("keras", "tf_keras", "tensorflow.keras"):
+            return f"{local}.{helper}"
+        if name == "tensorflow":
+            return f"{local}.keras.{helper}"
+    return None
 
 
 # --- registration -------------------------------------------------------------------------
