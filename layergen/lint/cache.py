@@ -51,7 +51,9 @@ class CheckCache:
         self.path = settings.root / FOLDER / NAME
         self.salt = _salt(settings)
         self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars, headers]
-        self.findings: dict[str, list] = {}  # key -> [[code, line, col, message, hint, fix]]
+        self.findings: dict[str, list] = (
+            {}
+        )  # key -> [[[code, line, col, message, hint, fix]], not run]
         self.used: set[str] = set()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -76,15 +78,18 @@ class CheckCache:
         ]
         self.used.add(digest)
 
-    def get(self, key: str) -> list[Finding] | None:
-        found = self.findings.get(key)
-        if found is None:
+    def get(self, key: str) -> tuple[list[Finding], list[str]] | None:
+        """A file's findings and the selected rules not run on it."""
+        known = self.findings.get(key)
+        if known is None:
             return None
         self.used.add(key)
-        return [Finding(c, ln, col, m, h, _tuples(fix)) for c, ln, col, m, h, fix in found]
+        found, not_run = known
+        return [Finding(c, ln, col, m, h, _tuples(fix)) for c, ln, col, m, h, fix in found], not_run
 
-    def put(self, key: str, findings: list[Finding]) -> None:
-        self.findings[key] = [[f.code, f.line, f.col, f.message, f.hint, f.fix] for f in findings]
+    def put(self, key: str, findings: list[Finding], not_run: list[str]) -> None:
+        found = [[f.code, f.line, f.col, f.message, f.hint, f.fix] for f in findings]
+        self.findings[key] = [found, not_run]
         self.used.add(key)
 
     def save(self) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .configs import read_config
 from .kinds import find_class, keras_base
-from .rules import RULES
+from .rules import KERAS3_ONLY, RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
@@ -151,10 +151,18 @@ CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "sta
 WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
 
 
+def not_run(source: SourceFile, cls: ClassInfo, run: Run) -> frozenset[str]:
+    """The selected rules `check_class` does not run on a class, which it checks: those for
+    Keras 3 only, on a Keras 2 class."""
+    if cls.kind is None or cls.keras3 or _keras_internal(source, cls):
+        return frozenset()
+    return run.select & KERAS3_ONLY
+
+
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if cls.kind is None or _keras_internal(source, cls):
         return
-    on = run.select
+    on = run.select - not_run(source, cls, run)
     if "init-kwargs" in on:
         yield from _init_kwargs(source, cls)
     if "config-missing" in on:

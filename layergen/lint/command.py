@@ -105,6 +105,19 @@ def check(
         if fixed:
             parts.append(f"{len(fixed)} file{'s' if len(fixed) != 1 else ''} fixed")
         typer.echo(f"{'; '.join(parts)} ({report.checked} files checked)", err=True)
+        skipped = {p: set(n) & settings.named for p, n in report.not_run.items()}
+        skipped = {p: n for p, n in skipped.items() if n}
+        if skipped:  # a rule asked for by name, silently not run, would read as a clean file
+            codes = ", ".join(f"`{c}`" for c in sorted(set().union(*skipped.values())))
+            files = sorted(_shown(p) for p in skipped)
+            shown = ", ".join(files[:5]) + (
+                f", and {len(files) - 5} more" if len(files) > 5 else ""
+            )
+            typer.echo(
+                f"{codes} not run on {len(files)} file{'s' if len(files) != 1 else ''},"
+                f" for Keras 3 only: {'they are' if len(files) != 1 else 'it is'} Keras 2 ({shown})",
+                err=True,
+            )
     raise typer.Exit(1 if diagnostics else 0)
 
 

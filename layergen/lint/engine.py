@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .cache import CheckCache, text_hash
-from .checks import Finding, Run, check_class
+from .checks import Finding, Run, check_class, not_run
 from .deps import Graph, Names, digest, prefilter
 from .deps import headers as class_headers
 from .kinds import classify
@@ -34,6 +34,7 @@ class Report:
     findings: dict[Path, list[Finding]] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)  # unreadable files: exit 2
     undecodable: dict[Path, str] = field(default_factory=dict)  # why Python cannot decode it
+    not_run: dict[Path, list[str]] = field(default_factory=dict)  # selected rules not run
     checked: int = 0
 
     def diagnostics(self, shown=str) -> list[Diagnostic]:
@@ -182,15 +183,18 @@ def _check_files(
         wanted = [path for path in wanted if path in only]
     with _deep_enough():
         checked = _check(report.files, wanted, everyone, settings)
-    for path, found in checked.items():
+    for path, (found, skipped) in checked.items():
         if cache is not None:
-            cache.put(keys[path], found)
+            cache.put(keys[path], found, skipped)
         if found:
             report.findings[path] = found
+        if skipped:
+            report.not_run[path] = skipped
     if cache is not None:
         cache.save()
     if only is not None:
         report.findings = {p: f for p, f in report.findings.items() if p in only}
+        report.not_run = {p: n for p, n in report.not_run.items() if p in only}
         report.checked = sum(1 for path in read if path in only)
     return report
 
@@ -204,11 +208,15 @@ def _cached(cache, report, read, kept, names, hashes, headers, registrars):
     keys = {path: digest([everyone, key]) for path, key in graph.keys(own, headers).items()}
     wanted = []
     for path in kept:
-        found = cache.get(keys[path])
-        if found is None:
+        known = cache.get(keys[path])
+        if known is None:
             wanted.append(path)
-        elif found:
+            continue
+        found, skipped = known
+        if found:
             report.findings[path] = found
+        if skipped:
+            report.not_run[path] = skipped
     needed = graph.context(wanted)
     for path in kept:
         if path in needed:
@@ -244,8 +252,9 @@ def _parse(report: Report, path: Path, text: str) -> bool:
 
 def _check(
     files: dict[Path, SourceFile], wanted: list[Path], registrars: set[str], settings: CheckSettings
-) -> dict[Path, list[Finding]]:
-    """The findings of the `wanted` files, the classes of all `files` known to the rules."""
+) -> dict[Path, tuple[list[Finding], list[str]]]:
+    """The findings of the `wanted` files, the classes of all `files` known to the rules,
+    and the selected rules not run on each (checks.not_run)."""
     sources = list(files.values())
     subclasses = classify(sources)
     classes: dict = {}
@@ -273,7 +282,8 @@ def _check(
         ]
         if encoding_of(source.text) != "utf-8":  # --fix writes UTF-8: the cookie would lie
             found = [replace(f, fix=None) for f in found]
-        result[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
+        skipped = set().union(*(not_run(source, cls, run) for cls in source.classes))
+        result[path] = (sorted(found, key=lambda f: (f.line, f.col, f.code)), sorted(skipped))
     return result
 
 

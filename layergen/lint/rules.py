@@ -17,6 +17,7 @@ class Rule:
     # On unless --select or `select` says otherwise: the rules whose findings are bugs,
     # at 90% precision or more on real code (benchmarks/check_corpus.py).
     default: bool = True
+    keras3_only: bool = False  # not run on Keras 2 classes (checks.check_class)
 
     def explain(self) -> str:
         fix = "`layergen check --fix` rewrites it." if self.fixable else "Not fixed automatically."
@@ -66,6 +67,7 @@ RULES = {
             "self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)",
             fixable=True,
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "weight-in-call",
@@ -94,6 +96,7 @@ RULES = {
             "do not exist on JAX or torch. `self.add_weight(...)` makes a tracked, saved, backend-neutral weight.",
             "self.b = tf.Variable(tf.zeros([units]), trainable=True)",
             'self.b = self.add_weight(shape=(units,), initializer="zeros")',
+            keras3_only=True,
         ),
         Rule(
             "unregistered",
@@ -106,6 +109,7 @@ RULES = {
             '@keras.saving.register_keras_serializable(package="my_layers")\nclass Scale(keras.layers.Layer): ...',
             fixable=True,
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "numpy-in-call",
@@ -126,6 +130,7 @@ RULES = {
             "def call(self, x):\n    return tf.matmul(x, self.kernel)",
             "def call(self, x):\n    return ops.matmul(x, self.kernel)",
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "unused-weight",
@@ -159,6 +164,7 @@ RULES = {
             "def call(self, x):\n    if ops.max(x) > 1.0:\n        x = x / ops.max(x)\n    return x",
             "def call(self, x):\n    return ops.where(ops.max(x) > 1.0, x / ops.max(x), x)",
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "state-rebound",
@@ -179,6 +185,7 @@ RULES = {
             "def __init__(self, units, **kwargs):\n    super().__init__(**kwargs)\n    self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)\n\n"
             "def call(self, x):\n    return self.dense(x)\n\ndef compute_output_shape(self, input_shape):\n    return (*input_shape[:-1], self.units)",
             "def build(self, input_shape):\n    self.dense.build(input_shape)",
+            keras3_only=True,
         ),
         Rule(
             "python-syntax",
@@ -192,3 +199,4 @@ RULES = {
     ]
 }
 DEFAULT_RULES = frozenset(code for code, rule in RULES.items() if rule.default)
+KERAS3_ONLY = frozenset(code for code, rule in RULES.items() if rule.keras3_only)
