@@ -24,7 +24,7 @@ def check(
         None, "--explain", help="Explain a rule code, with an example."
     ),
     select: str | None = typer.Option(
-        None, "--select", help="Only these rule codes (comma-separated)."
+        None, "--select", help="Only these rule codes (comma-separated), or ALL."
     ),
     ignore: str | None = typer.Option(
         None, "--ignore", help="Skip these rule codes (comma-separated)."
