@@ -56,7 +56,8 @@ def prefilter(texts: dict[Path, str], names: dict[Path, Names] | None = None) ->
     ]
     if maybe:
         for path in [*needed, *maybe]:
-            names.setdefault(path, Names.of(texts[path]))
+            if path not in names:  # (not setdefault: it would read the text all the same)
+                names[path] = Names.of(texts[path])
         used = set().union(*(names[p].used for p in needed))
         defined = set().union(*(names[p].defined for p in needed))
         grown = True

@@ -169,7 +169,8 @@ def _check_files(
         if path in report.files:
             registrars[path] = report.files[path].registrars
             if cache is not None:
-                names.setdefault(path, Names.of(read[path]))
+                if path not in names:  # the prefilter may have read them
+                    names[path] = Names.of(read[path])
                 headers[path] = class_headers(report.files[path])
                 cache.remember(hashes[path], names[path], registrars[path], headers[path])
     everyone = set(settings.registrars).union(*registrars.values())

@@ -101,3 +101,21 @@ def test_one_edited_file_is_checked_again_with_what_it_needs_only(tmp_path):
     again = check_files(files, settings, cache=CheckCache(settings))
     assert len(again.files) == 41
     assert found(again) == found(check_files(files, settings))
+
+
+def test_a_file_s_names_are_read_once(tmp_path, monkeypatch):
+    """Issue 37, item 7: what a file names was read twice in a run that writes the cache
+    (`setdefault` computes its default all the same): a fifth of keras/src's first run."""
+    files, settings = chain(tmp_path, 20, linked=False)
+    (tmp_path / "helpers.py").write_text("class Point:\n    x = 0\n")  # read by the prefilter
+    files = python_files([tmp_path], settings)
+    read = []
+    made = deps.Names.of.__func__
+
+    def counted(cls, text):
+        read.append(text)
+        return made(cls, text)
+
+    monkeypatch.setattr(deps.Names, "of", classmethod(counted))
+    check_files(files, settings, cache=CheckCache(settings))
+    assert len(read) == len(set(read)) == len(files)
