@@ -35,6 +35,7 @@ TOP_LEVEL = {
     "keras.Constraint": "constraint",
 }
 KERAS2_PREFIXES = ("tensorflow.python.keras.", "tensorflow.keras.", "tf_keras.")
+PUBLIC = ("keras.", "tensorflow.", "tf_keras.", "torch.", "flax.", "jax.")
 # Classes of these are not Keras classes, whatever methods they have (after keras_base).
 OTHER_FRAMEWORKS = ("torch.", "tensorflow.", "jax.", "flax.", "haiku.", "equinox.", "numpy.")
 
@@ -126,6 +127,8 @@ def find_class(by_name, source: SourceFile, base: str):
         if star is None:
             return None
         base = f"{star[:-2]}.{base}"
+    if base.startswith(PUBLIC) and not base.startswith("keras.src."):
+        return None  # Keras's (or another framework's) public name: not a file of the run
     module, _, short = _absolute(source, base).rpartition(".")
     wanted = tuple(module.split("."))
     best = None

@@ -179,3 +179,31 @@ def test_code_of_another_framework_is_not_taken_for_keras(tmp_path):
             """,
     }
     assert check(tmp_path, files) == {("mypkg/embedding.py", "sublayer-dtype", 21)}
+
+
+def test_keras_public_names_are_keras_s_even_in_a_folder_named_keras(tmp_path):
+    """Issue 37, item 3: `keras.Model(...)` is Keras's Model (not a sublayer to give a dtype
+    policy), not a project class named Model in a module under a folder named keras."""
+    files = {
+        "lib/keras/models.py": """\
+            import keras
+
+
+            class Model(keras.layers.Layer):
+                def call(self, x):
+                    return x
+            """,
+        "lib/extractor.py": """\
+            import keras
+
+
+            class Extractor(keras.layers.Layer):
+                def __init__(self, inner, **kwargs):
+                    super().__init__(**kwargs)
+                    self.inner = keras.Model(inner.inputs, inner.outputs)
+
+                def call(self, x):
+                    return self.inner(x)
+            """,
+    }
+    assert check(tmp_path, files) == set()
