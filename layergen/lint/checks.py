@@ -207,7 +207,10 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if init is None or cls.kind not in ("layer", "loss"):
         return
     params, kwarg, call = _init_params(init), init.args.kwarg, _super_init(init)
-    if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
+    # What the base's config holds: a Loss's is `name` and `reduction` (Loss.from_config is
+    # `cls(**config)`), a layer's `name`, `dtype`, `trainable`.
+    base = {"name", "reduction"} if cls.kind == "loss" else {"name", "dtype"}
+    if base <= set(params):
         return  # takes the base arguments one by one
     if any("from_config" in owner.methods for owner in [cls, *cls.parents]):
         return  # its own `from_config` decides what reaches `__init__`
@@ -228,8 +231,14 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
             source,
             init,
             "init-kwargs",
-            f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
-            "`trainable=` cannot be passed, and `from_config` fails",
+            (
+                f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
+                "`trainable=` cannot be passed, and `from_config` fails"
+                if cls.kind != "loss"
+                else f"`{cls.name}.__init__` takes no `**kwargs`: "
+                + " and ".join(f"`{k}=`" for k in sorted(base - set(params)))
+                + " from its config cannot be passed back, and `from_config` fails"
+            ),
             hint,
             fix=(
                 ("init-kwargs", cls.name, cls.node.lineno)

@@ -161,3 +161,45 @@ def test_fixes_write_what_a_saved_file_can_hold_and_load(tmp_path):
         "names": ["Scale('zeros', 'l2')", [2, 3]],
     }
     assert round_trips(tmp_path, fixed, made) == {"objects": "ok", "names": "ok"}
+
+
+LOSSES = """\
+    import keras
+
+
+    class Distill(keras.losses.Loss):
+        \"\"\"Takes `name` but not `reduction`, which Loss.get_config saves.\"\"\"
+
+        def __init__(self, temperature=3.0, name="distill"):
+            super().__init__(name=name)
+            self.temperature = temperature
+
+        def call(self, y_true, y_pred):
+            return keras.ops.mean((y_true - y_pred) / self.temperature)
+
+        def get_config(self):
+            return {**super().get_config(), "temperature": self.temperature}
+
+
+    class Complete(keras.losses.Loss):
+        def __init__(self, temperature=3.0, name="complete", reduction="sum_over_batch_size"):
+            super().__init__(name=name, reduction=reduction)
+            self.temperature = temperature
+
+        def call(self, y_true, y_pred):
+            return keras.ops.mean(y_pred)
+
+        def get_config(self):
+            return {**super().get_config(), "temperature": self.temperature}
+    """
+
+
+def test_a_loss_that_cannot_take_its_reduction_back(tmp_path):
+    """Issue 37, item 6: a loss whose `__init__` takes `name` but not `reduction` was let
+    through, and `Loss.from_config` (`cls(**config)`) raises on every reload."""
+    found, fixed = check_and_fix(tmp_path, LOSSES)
+    assert found == [("init-kwargs", 7)]
+    made = {"distill": ["Distill(5.0)", None], "complete": ["Complete(5.0)", None]}
+    before = round_trips(tmp_path, textwrap.dedent(LOSSES), made)
+    assert "reduction" in before["distill"] and before["complete"] == "ok"
+    assert round_trips(tmp_path, fixed, made) == {"distill": "ok", "complete": "ok"}
