@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .configs import read_config
 from .kinds import find_class, keras_base
+from .reload import forwarded_values, missing_keys
 from .rules import KERAS3_ONLY, RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
@@ -146,6 +147,7 @@ class Run:
     select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
 
 
+RELOAD_RULES = {"forwarded-value": forwarded_values, "config-key-mismatch": missing_keys}
 # The rules `_call_checks` finds (one walk of `call` for all of them).
 CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
 WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
@@ -169,6 +171,10 @@ def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Findin
         yield from _config_missing(source, cls, run)
     if "unregistered" in on:
         yield from _unregistered(source, cls, run)
+    for code, rule in RELOAD_RULES.items():
+        if code in on:
+            for node, message, hint in rule(source, cls):
+                yield _at(source, node, code, message, hint)
     if cls.kind != "layer":
         return
     weights = _weights(cls)

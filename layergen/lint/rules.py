@@ -188,6 +188,28 @@ RULES = {
             keras3_only=True,
         ),
         Rule(
+            "forwarded-value",
+            "error",
+            "an argument is passed on to `super().__init__` under another value",
+            "The parent's `get_config` saves the value it was given, not the argument: `from_config` then builds\n"
+            "the object with that value in the argument's place, and a reloaded layer behaves differently (a\n"
+            '`padding="symmetric"` passed on as `"valid"` comes back as `"valid"`).',
+            'def __init__(self, filters, padding="symmetric", **kwargs):\n    super().__init__(filters, 3, padding="valid", **kwargs)\n    self.mode = padding',
+            'def get_config(self):\n    return {**super().get_config(), "padding": self.mode}',
+            default=False,
+        ),
+        Rule(
+            "config-key-mismatch",
+            "error",
+            "`from_config` reads a key `get_config` never writes",
+            'A key read without a default (`config["k"]`, `config.pop("k")`) that no `get_config` of the class\n'
+            "(nor the `super().get_config()` it reaches) writes raises KeyError on every reload.",
+            'def get_config(self):\n    return {**super().get_config(), "hashing_config": ...}\n\n'
+            '@classmethod\ndef from_config(cls, config):\n    hashing = Hashing.from_config(config.pop("hash_config"))',
+            '    hashing = Hashing.from_config(config.pop("hashing_config"))',
+            default=False,
+        ),
+        Rule(
             "python-syntax",
             "error",
             "the file is not valid Python",
