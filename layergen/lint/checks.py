@@ -527,8 +527,10 @@ def _stored_as(
             continue
         if isinstance(value, ast.Name) and value.id == param:
             helper = _helper_of(attr, owners)
-            module = _keras_module(source, helper) if helper else None
-            return f"{module}.serialize(self.{attr})" if module else f"self.{attr}"
+            if helper is None:
+                return f"self.{attr}"
+            module = _keras_module(source, helper)  # None: no way to spell it, no fix
+            return f"{module}.serialize(self.{attr})" if module else None
         if (
             isinstance(value, ast.Call)
             and len(value.args) == 1

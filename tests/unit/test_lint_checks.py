@@ -164,6 +164,16 @@ def test_fixes_write_what_a_saved_file_can_hold_and_load(tmp_path):
         "names": ["Scale('zeros', 'l2')", [2, 3]],
     }
     assert round_trips(tmp_path, fixed, made) == {"objects": "ok", "names": "ok"}
+    # A file that cannot spell `keras.regularizers` gets no fix, rather than a raw object.
+    (tmp_path / "round_trip.py").unlink()
+    found, fixed = check_and_fix(
+        tmp_path,
+        WEIGHTS.replace("import keras\n", "from keras import layers\n").replace(
+            "keras.layers.", "layers."
+        ),
+    )
+    assert "config-missing" in dict(found)
+    assert '"kernel_regularizer": self.kernel_regularizer' not in fixed
 
 
 LOSSES = """\
