@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configs import read_config
+from .configs import read_config, rebuilt_by_from_config, stored_as
 from .kinds import find_class, keras_base
 from .reload import forwarded_values, missing_keys
 from .rules import KERAS3_ONLY, RULES
@@ -122,7 +122,6 @@ WEIGHTED_LAYERS = frozenset(
     ]
 )
 WEIGHT_MAKERS = ("add_weight", "add_variable")
-CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
 
 
 @dataclass
@@ -293,7 +292,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         if children
         else set()
     )
-    rebuilt = _rebuilt(init, [cls, *cls.parents])
+    rebuilt = rebuilt_by_from_config(init, [cls, *cls.parents])
     params = [
         p
         for p in _init_params(init)
@@ -326,7 +325,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     ]
     if not missing:
         return
-    values = [(p, _stored_as(source, init, p, [cls, *cls.parents])) for p in missing]
+    values = [(p, stored_as(source, init, p, [cls, *cls.parents])) for p in missing]
     if own is not None:
         target = _position(source, read_config(own).target)
     else:  # a new get_config; the bases of these kinds have none worth extending (a
@@ -351,27 +350,6 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             else None
         ),
     )
-
-
-def _rebuilt(init: ast.FunctionDef, owners: list[ClassInfo]) -> set[str]:
-    """The arguments a `from_config` of the class passes to the constructor itself
-    (`cls(layer, **config)`): it rebuilds them from the config its own way, so a key of
-    their name is not what it needs (and would be passed twice)."""
-    method = next((o.methods["from_config"] for o in owners if "from_config" in o.methods), None)
-    if method is None:
-        return set()
-    maker = self_name(method)  # `cls`
-    named = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
-    rebuilt: set[str] = set()
-    for node in walk(method):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == maker:
-            positional = []
-            for arg in node.args:
-                if isinstance(arg, ast.Starred):
-                    break
-                positional.append(arg)
-            rebuilt |= set(named[: len(positional)]) | {k.arg for k in node.keywords if k.arg}
-    return rebuilt
 
 
 def _position(source: SourceFile, target: tuple | None) -> tuple | None:
@@ -505,90 +483,6 @@ def _keras_parent_config(cls: ClassInfo) -> bool:
             if known and not known[1]:
                 return True
     return False
-
-
-def _stored_as(
-    source: SourceFile, init: ast.FunctionDef, param: str, owners: list[ClassInfo]
-) -> str | None:
-    """The code that gives back an `__init__` argument: `self.units`, or
-    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`,
-    or `keras.initializers.serialize(self.init)` for `self.init = init` read only where Keras
-    takes an initializer (`add_weight(initializer=self.init)`): a config holds it as Keras
-    writes it, which JSON can hold and `get` reads back.
-    """
-    me = self_name(init)
-    found = None
-    for node in walk(init):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        attr = self_attribute(node.targets[0], me)
-        value = node.value
-        if attr is None:
-            continue
-        if isinstance(value, ast.Name) and value.id == param:
-            helper = _helper_of(attr, owners)
-            if helper is None:
-                return f"self.{attr}"
-            module = _keras_module(source, helper)  # None: no way to spell it, no fix
-            return f"{module}.serialize(self.{attr})" if module else None
-        if (
-            isinstance(value, ast.Call)
-            and len(value.args) == 1
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id == param
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr == "get"
-        ):
-            module = source.resolve(value.func.value) or ""
-            if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
-                ("keras", "tensorflow")
-            ):
-                found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
-    return found
-
-
-KERAS_TAKES = {
-    "initializer": "initializers",
-    "regularizer": "regularizers",
-    "constraint": "constraints",
-}
-
-
-def _helper_of(attr: str, owners: list[ClassInfo]) -> str | None:
-    """`initializers` when every read of `self.<attr>` is a keyword where Keras takes an
-    initializer (`initializer=`, `kernel_initializer=`), and so on; None otherwise."""
-    kinds, reads, passed = set(), 0, 0
-    for owner in owners:
-        for function in owner.methods.values():
-            me = self_name(function)
-            for node in walk(function):
-                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                    reads += self_attribute(node, me) == attr
-                elif isinstance(node, ast.Call):
-                    for keyword in node.keywords:
-                        if keyword.arg and self_attribute(keyword.value, me) == attr:
-                            passed += 1
-                            kinds.add(
-                                next(
-                                    (h for k, h in KERAS_TAKES.items() if keyword.arg.endswith(k)),
-                                    None,
-                                )
-                            )
-    return kinds.pop() if reads and reads == passed and len(kinds) == 1 else None
-
-
-def _keras_module(source: SourceFile, helper: str) -> str | None:
-    """How the file spells `keras.<helper>` (`keras.initializers`, `initializers`,
-    `tf.keras.initializers`); None when it imports none of them."""
-    for local, name in source.imports.items():
-        if name in (f"keras.{helper}", f"tensorflow.keras.{helper}", f"tf_keras.{helper}"):
-            return local
-    for local, name in source.imports.items():
-        if name in ("keras", "tf_keras", "tensorflow.keras"):
-            return f"{local}.{helper}"
-        if name == "tensorflow":
-            return f"{local}.keras.{helper}"
-    return None
 
 
 # --- registration -------------------------------------------------------------------------
