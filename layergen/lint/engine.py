@@ -14,7 +14,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostic, DiagnosticError
 from .cache import CheckCache, text_hash
 from .checks import Finding, Run, check_class, not_run
-from .deps import Graph, Names, digest, prefilter
+from .deps import Graph, Names, digest, may_be_keras, prefilter
 from .deps import headers as class_headers
 from .kinds import classify
 from .rules import RULES
@@ -160,17 +160,30 @@ def _check_files(
         known = cache.summary(text_key)
         if known is not None:
             names[path], registrars[path], headers[path] = known
-    kept = [  # parsed now unless the cache knows what it defines and names
+
+    def known(path: Path) -> bool:  # parsed now unless the cache knows what it holds
+        return (cache is not None and path in registrars) or _parse(report, path, read[path])
+
+    # The files that may be Keras classes are parsed first: the prefilter reads the names
+    # their code uses (Names.of_source), and those of the others from their text.
+    ok = {path for path in read if (read_all or may_be_keras(read[path])) and known(path)}
+
+    def names_of(path: Path) -> Names:
+        if path not in names:
+            source = report.files.get(path)
+            names[path] = Names.of_source(source) if source else Names.of(read[path])
+        return names[path]
+
+    kept = [
         path
-        for path in (list(read) if read_all else prefilter(read, names))
-        if (cache is not None and path in registrars) or _parse(report, path, read[path])
+        for path in (list(read) if read_all else prefilter(read, names_of))
+        if path in ok or (not may_be_keras(read[path]) and known(path))
     ]
     for path in kept:
         if path in report.files:
             registrars[path] = report.files[path].registrars
             if cache is not None:
-                if path not in names:  # the prefilter may have read them
-                    names[path] = Names.of(read[path])
+                names_of(path)
                 headers[path] = class_headers(report.files[path])
                 cache.remember(hashes[path], names[path], registrars[path], headers[path])
     everyone = set(settings.registrars).union(*registrars.values())

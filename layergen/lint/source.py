@@ -265,6 +265,35 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return nodes
 
 
+def identifiers(tree: ast.Module) -> frozenset[str]:
+    """The names a module's code uses (not its strings, docstrings or comments): the only
+    names a rule can look a class up by."""
+    found: set[str] = set()
+    add, update = found.add, found.update
+    name, attribute, alias, import_from, class_def = (
+        ast.Name,
+        ast.Attribute,
+        ast.alias,
+        ast.ImportFrom,
+        ast.ClassDef,
+    )
+    for node in walk(tree):
+        kind = type(node)
+        if kind is name:
+            add(node.id)
+        elif kind is attribute:
+            add(node.attr)
+        elif kind is alias:
+            update(node.name.split("."))
+            if node.asname:
+                add(node.asname)
+        elif kind is import_from and node.module:
+            update(node.module.split("."))
+        elif kind is class_def:
+            add(node.name)
+    return frozenset(found)
+
+
 def self_name(function: ast.FunctionDef) -> str | None:
     args = function.args.posonlyargs + function.args.args
     return args[0].arg if args else None
