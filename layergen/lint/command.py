@@ -78,12 +78,22 @@ def check(
         _fail(report.errors)
     fixed: dict[Path, str] = {}
     if fix or diff:
+        from .engine import deep_enough
         from .fixes import apply_fixes
 
         for path, findings in report.findings.items():
             fixes = [f.fix for f in findings if f.fix is not None]
             if fixes:
-                text = apply_fixes(report.files[path].text, fixes, settings.style)
+                try:
+                    with deep_enough():
+                        text = apply_fixes(report.files[path].text, fixes, settings.style)
+                except RecursionError:  # what Python parses, libcst or black may not
+                    typer.echo(
+                        f"{_shown(path)}: not fixed: an expression too deeply nested to"
+                        " rewrite safely",
+                        err=True,
+                    )
+                    continue
                 if text != report.files[path].text:
                     fixed[path] = text
         if diff:

@@ -100,7 +100,7 @@ def check_files(*args, **kwargs) -> Report:
 
 
 @contextmanager
-def _deep_enough():
+def deep_enough():
     """Python parses an expression nested about 3,000 deep (3 times its recursion limit);
     the rules walk expressions recursively, up to 4 frames a level: what parsed is checked."""
     limit = sys.getrecursionlimit()
@@ -195,7 +195,7 @@ def _check_files(
     report.files = {path: report.files[path] for path in read if path in report.files}
     if only is not None:
         wanted = [path for path in wanted if path in only]
-    with _deep_enough():
+    with deep_enough():
         checked = _check(report.files, wanted, everyone, settings)
     for path, (found, skipped) in checked.items():
         if cache is not None:

@@ -120,3 +120,18 @@ def test_the_command_reports_them_and_goes_on(tmp_path):
     assert "Traceback" not in result.stderr
     assert "latin.py:11:5: error:" in result.stdout and "[config-missing]" in result.stdout
     assert "deep.py:1:1: error:" in result.stdout and "[python-syntax]" in result.stdout
+
+
+def test_a_deep_expression_is_fixed_like_any_other(tmp_path):
+    """Issue 37, item 8: what Python parses, --fix rewrites (libcst and black recurse too):
+    it was a RecursionError traceback."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    deep = DEEP.format(terms=" + ".join(["x"] * 2000)).replace(
+        "class Deep(keras.layers.Layer):",
+        "class Deep(keras.layers.Layer):\n"
+        "    def __init__(self, n):\n        super().__init__()\n        self.n = n\n",
+    )
+    (tmp_path / "deep.py").write_text(deep)
+    result = layergen("check", "--fix", "--select", "init-kwargs", ".", cwd=tmp_path)
+    assert "Traceback" not in result.stderr and result.returncode == 0, result.stderr
+    assert "def __init__(self, n, **kwargs):" in (tmp_path / "deep.py").read_text()
