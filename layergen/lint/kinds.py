@@ -97,11 +97,13 @@ def classify(files: list[SourceFile]) -> dict[int, list[ClassInfo]]:
         if unknown:
             cls.parent_opaque = True
             cls.keras3 = cls.keras3 and not source.keras2  # a base we cannot read: the file's Keras
-            # A base we cannot read: a layer if it looks like one (Keras's call + build or get_config).
+            # A base we cannot read: a layer if it looks like one (Keras's call + build or
+            # get_config), in a file of Keras, not one that only imports another framework.
             if (
                 cls.kind is None
                 and "call" in cls.methods
                 and ({"build", "get_config"} & cls.methods.keys())
+                and not _other_framework(source)
             ):
                 cls.kind = "layer"
         active.discard(id(cls))
@@ -111,6 +113,14 @@ def classify(files: list[SourceFile]) -> dict[int, list[ClassInfo]]:
         for cls in source.classes:
             visit(source, cls, set())
     return subclasses
+
+
+def _other_framework(source: SourceFile) -> bool:
+    """The file imports PyTorch, JAX or Flax, and neither Keras nor TensorFlow."""
+    tops = {name.split(".")[0] for name in source.imports.values()}
+    return bool(tops & {"torch", "jax", "flax", "haiku", "equinox"}) and not (
+        tops & {"keras", "tensorflow", "tf_keras"}
+    )
 
 
 def find_class(by_name, source: SourceFile, base: str):

@@ -178,6 +178,24 @@ def test_code_of_another_framework_is_not_taken_for_keras(tmp_path):
                     return {**super().get_config(), "features": self.features}
             """,
     }
+    # Its base from a module the run does not read: a PyTorch file's class is no layer.
+    files["mypkg/torch_more.py"] = """\
+        import torch
+
+        from mypkg.unread import Layer
+
+
+        class Wide(Layer):
+            def __init__(self, units):
+                super().__init__()
+                self.units = units
+
+            def build(self, input_shape):
+                self.w = torch.zeros(input_shape[-1], self.units)
+
+            def call(self, x):
+                return x @ self.w
+        """
     assert check(tmp_path, files) == {("mypkg/embedding.py", "sublayer-dtype", 21)}
 
 
