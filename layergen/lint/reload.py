@@ -26,8 +26,8 @@ def forwarded_values(source: SourceFile, cls: ClassInfo) -> Iterator[tuple]:
     built with padding="valid", unless the class's own `get_config` saves the argument."""
     init = cls.methods.get("__init__")
     call = next((n for n in walk(init) if is_super_call(n, "__init__")), None) if init else None
-    if call is None:
-        return
+    if call is None or "from_config" in cls.methods:
+        return  # (its own from_config may give the argument back its own way)
     params = {a.arg for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]}
     own = _own_keys(cls)
     if own is None:

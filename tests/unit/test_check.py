@@ -259,6 +259,12 @@ CASES = {
             REG
             + "class C(layers.Conv2D):\n    def __init__(self, filters, padding=None, **kwargs):\n"
             "        super().__init__(filters, 3, padding='valid', **kwargs)\n",
+            REG
+            + "class C(layers.Conv2D):\n    def __init__(self, filters, padding='same', **kwargs):\n"
+            "        super().__init__(filters, 3, padding='valid', **kwargs)\n        self.mode = padding\n"
+            "    def get_config(self):\n        return {**super().get_config(), 'mode': self.mode}\n"
+            "    @classmethod\n    def from_config(cls, config):\n"
+            "        return cls(padding=config.pop('mode'), **config)\n",
         ],
     ),
     "config-key-mismatch": (
