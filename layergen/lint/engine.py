@@ -166,7 +166,8 @@ def _check_files(
 
     # The files that may be Keras classes are parsed first: the prefilter reads the names
     # their code uses (Names.of_source), and those of the others from their text.
-    ok = {path for path in read if (read_all or may_be_keras(read[path])) and known(path)}
+    first = {path for path in read if read_all or may_be_keras(read[path])}
+    ok = {path for path in read if path in first and known(path)}  # in order
 
     def names_of(path: Path) -> Names:
         if path not in names:
@@ -177,7 +178,7 @@ def _check_files(
     kept = [
         path
         for path in (list(read) if read_all else prefilter(read, names_of))
-        if path in ok or (not may_be_keras(read[path]) and known(path))
+        if path in ok or (path not in first and known(path))
     ]
     for path in kept:
         if path in report.files:
