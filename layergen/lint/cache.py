@@ -3,8 +3,8 @@
 A file's findings are kept under a key made of its path and text and those of every file
 they can depend on (deps.Graph), the registration functions of the run, the settings and
 the checker's own source: change any of them and the file is checked again. What a file
-defines and names (deps.Names) and its registration functions are kept by its text's hash,
-so a repeat run parses nothing.
+defines and names (deps.Names), its registration functions and its class headers
+(deps.headers) are kept by its text's hash, so a repeat run parses nothing.
 """
 
 from __future__ import annotations
@@ -50,8 +50,10 @@ class CheckCache:
     def __init__(self, settings: CheckSettings):
         self.path = settings.root / FOLDER / NAME
         self.salt = _salt(settings)
-        self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars]
-        self.findings: dict[str, list] = {}  # key -> [[code, line, col, message, hint, fix]]
+        self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars, headers]
+        self.findings: dict[str, list] = (
+            {}
+        )  # key -> [[[code, line, col, message, hint, fix]], not run]
         self.used: set[str] = set()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -60,26 +62,34 @@ class CheckCache:
         except (OSError, ValueError, KeyError, TypeError):
             pass  # no cache, or one we cannot read: start afresh
 
-    def summary(self, digest: str) -> tuple[Names, list[str]] | None:
+    def summary(self, digest: str) -> tuple[Names, set[str], str] | None:
         found = self.summaries.get(digest)
         if found is None:
             return None
         self.used.add(digest)
-        return Names(frozenset(found[0]), frozenset(found[1])), found[2]
+        return Names(frozenset(found[0]), frozenset(found[1])), set(found[2]), found[3]
 
-    def remember(self, digest: str, names: Names, registrars: set[str]) -> None:
-        self.summaries[digest] = [sorted(names.defined), sorted(names.used), sorted(registrars)]
+    def remember(self, digest: str, names: Names, registrars: set[str], headers: str) -> None:
+        self.summaries[digest] = [
+            sorted(names.defined),
+            sorted(names.used),
+            sorted(registrars),
+            headers,
+        ]
         self.used.add(digest)
 
-    def get(self, key: str) -> list[Finding] | None:
-        found = self.findings.get(key)
-        if found is None:
+    def get(self, key: str) -> tuple[list[Finding], list[str]] | None:
+        """A file's findings and the selected rules not run on it."""
+        known = self.findings.get(key)
+        if known is None:
             return None
         self.used.add(key)
-        return [Finding(c, ln, col, m, h, _tuples(fix)) for c, ln, col, m, h, fix in found]
+        found, not_run = known
+        return [Finding(c, ln, col, m, h, _tuples(fix)) for c, ln, col, m, h, fix in found], not_run
 
-    def put(self, key: str, findings: list[Finding]) -> None:
-        self.findings[key] = [[f.code, f.line, f.col, f.message, f.hint, f.fix] for f in findings]
+    def put(self, key: str, findings: list[Finding], not_run: list[str]) -> None:
+        found = [[f.code, f.line, f.col, f.message, f.hint, f.fix] for f in findings]
+        self.findings[key] = [found, not_run]
         self.used.add(key)
 
     def save(self) -> None:

@@ -14,9 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configs import read_config
-from .kinds import keras_base
-from .rules import RULES
+from .configs import read_config, rebuilt_by_from_config, stored_as
+from .kinds import find_class, keras_base
+from .reload import forwarded_values, missing_keys
+from .rules import KERAS3_ONLY, RULES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .tensors import Tensors, backend_op
 
@@ -121,7 +122,6 @@ WEIGHTED_LAYERS = frozenset(
     ]
 )
 WEIGHT_MAKERS = ("add_weight", "add_variable")
-CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
 
 
 @dataclass
@@ -138,29 +138,42 @@ class Finding:
 class Run:
     """What the checks need to know about the other files of the run."""
 
-    classes: dict[str, ClassInfo]  # by name (the first of a name)
+    classes: dict[str, list[tuple[SourceFile, ClassInfo]]]  # by name (see kinds.find_class)
     registrars: set[str]  # decorator names that register (configured or found)
     package: str
-    subclasses: dict[str, list[ClassInfo]]  # by the name of their direct parent
-    homes: dict[str, SourceFile]  # the file of each class in `classes`
+    subclasses: dict[int, list[ClassInfo]]  # by the id of their direct parent
+    homes: dict[int, SourceFile]  # the file of each class, by its id
     select: frozenset[str] = frozenset(RULES)  # the rules to run (a rule off costs nothing)
 
 
+RELOAD_RULES = {"forwarded-value": forwarded_values, "config-key-mismatch": missing_keys}
 # The rules `_call_checks` finds (one walk of `call` for all of them).
 CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
 WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
 
 
+def not_run(source: SourceFile, cls: ClassInfo, run: Run) -> frozenset[str]:
+    """The selected rules `check_class` does not run on a class, which it checks: those for
+    Keras 3 only, on a Keras 2 class."""
+    if cls.kind is None or cls.keras3 or _keras_internal(source, cls):
+        return frozenset()
+    return run.select & KERAS3_ONLY
+
+
 def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if cls.kind is None or _keras_internal(source, cls):
         return
-    on = run.select
+    on = run.select - not_run(source, cls, run)
     if "init-kwargs" in on:
         yield from _init_kwargs(source, cls)
     if "config-missing" in on:
         yield from _config_missing(source, cls, run)
     if "unregistered" in on:
         yield from _unregistered(source, cls, run)
+    for code, rule in RELOAD_RULES.items():
+        if code in on:
+            for node, message, hint in rule(source, cls):
+                yield _at(source, node, code, message, hint)
     if cls.kind != "layer":
         return
     weights = _weights(cls)
@@ -199,21 +212,44 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     if init is None or cls.kind not in ("layer", "loss"):
         return
     params, kwarg, call = _init_params(init), init.args.kwarg, _super_init(init)
-    if {"name", "dtype"} <= set(params) or (cls.kind == "loss" and "name" in params):
+    # What the base's config holds: a Loss's is `name` and `reduction` (Loss.from_config is
+    # `cls(**config)`), a layer's `name`, `dtype`, `trainable`.
+    base = {"name", "reduction"} if cls.kind == "loss" else {"name", "dtype"}
+    if base <= set(params):
         return  # takes the base arguments one by one
     if any("from_config" in owner.methods for owner in [cls, *cls.parents]):
         return  # its own `from_config` decides what reaches `__init__`
     if kwarg is None:
         if not _config_has_base_keys(source, cls):
             return  # `from_config` never passes `name=`: a choice, not a bug that waits for loading
+        # `super().__init__(dtype="float32")`: `**kwargs` beside it would take `dtype`
+        # from `from_config` too, and pass it twice.
+        fixed = (
+            sorted(k.arg for k in call.keywords if k.arg in BASE_ARGUMENTS and k.arg not in params)
+            if call is not None
+            else []
+        )
+        hint = "add `**kwargs` and pass it to `super().__init__`"
+        if fixed:
+            hint += f" (after popping {', '.join(f'`{k}`' for k in fixed)} from it, which you pass yourself)"
         yield _at(
             source,
             init,
             "init-kwargs",
-            f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
-            "`trainable=` cannot be passed, and `from_config` fails",
-            "add `**kwargs` and pass it to `super().__init__`",
-            fix=("init-kwargs", cls.name, cls.node.lineno) if call is not None else None,
+            (
+                f"`{cls.name}.__init__` takes no `**kwargs`: `name=`, `dtype=` and "
+                "`trainable=` cannot be passed, and `from_config` fails"
+                if cls.kind != "loss"
+                else f"`{cls.name}.__init__` takes no `**kwargs`: "
+                + " and ".join(f"`{k}=`" for k in sorted(base - set(params)))
+                + " from its config cannot be passed back, and `from_config` fails"
+            ),
+            hint,
+            fix=(
+                ("init-kwargs", cls.name, cls.node.lineno)
+                if call is not None and not fixed
+                else None
+            ),
         )
         return
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
@@ -250,14 +286,17 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     call = _super_init(init)
     forwarded = _forwarded(init, call)
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
-    children = [c for c in run.subclasses.get(cls.name, []) if "__init__" in c.methods]
+    children = [c for c in run.subclasses.get(id(cls), []) if "__init__" in c.methods]
     set_by_children = (
         set.intersection(*(_bound(init, _super_init(c.methods["__init__"])) for c in children))
         if children
         else set()
     )
+    rebuilt = rebuilt_by_from_config(init, [cls, *cls.parents])
     params = [
-        p for p in _init_params(init) if p not in BASE_ARGUMENTS | forwarded | set_by_children
+        p
+        for p in _init_params(init)
+        if p not in BASE_ARGUMENTS | forwarded | set_by_children | rebuilt
     ]
     if not params:
         return
@@ -286,7 +325,7 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
     ]
     if not missing:
         return
-    values = [(p, _stored_as(source, init, p)) for p in missing]
+    values = [(p, stored_as(source, init, p, [cls, *cls.parents])) for p in missing]
     if own is not None:
         target = _position(source, read_config(own).target)
     else:  # a new get_config; the bases of these kinds have none worth extending (a
@@ -446,37 +485,6 @@ def _keras_parent_config(cls: ClassInfo) -> bool:
     return False
 
 
-def _stored_as(source: SourceFile, init: ast.FunctionDef, param: str) -> str | None:
-    """The code that gives back an `__init__` argument: `self.units`, or
-    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`.
-    """
-    me = self_name(init)
-    found = None
-    for node in walk(init):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        attr = self_attribute(node.targets[0], me)
-        value = node.value
-        if attr is None:
-            continue
-        if isinstance(value, ast.Name) and value.id == param:
-            return f"self.{attr}"
-        if (
-            isinstance(value, ast.Call)
-            and len(value.args) == 1
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id == param
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr == "get"
-        ):
-            module = source.resolve(value.func.value) or ""
-            if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
-                ("keras", "tensorflow")
-            ):
-                found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
-    return found
-
-
 # --- registration -------------------------------------------------------------------------
 
 
@@ -489,7 +497,7 @@ def _unregistered(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Find
     if (
         cls.name.startswith(("_", "Base", "Abstract"))
         or cls.name in source.registered_names
-        or cls.name in run.subclasses
+        or id(cls) in run.subclasses
     ):
         return  # private, abstract or a base of other classes here: not saved by its own name
     for decorator in cls.decorators:
@@ -719,13 +727,9 @@ def _layer_class(
     if not name:
         return None
     short = name.rsplit(".", 1)[-1]
-    found = run.classes.get(short)
-    if (
-        found is not None
-        and found.kind == "layer"
-        and ("." not in name or name.startswith((".", "keras.src.")) or not keras_base(name))
-    ):
-        return short, found
+    found = find_class(run.classes, source, name)  # the class the import names, not a namesake
+    if found is not None and found[1].kind == "layer":
+        return short, found[1]
     known = keras_base(name)
     if (
         known
@@ -784,13 +788,14 @@ def _preprocessing(name: str, cls: ClassInfo | None) -> bool:
 
 def _sublayer_classes(
     source: SourceFile, cls: ClassInfo, run: Run
-) -> dict[str, dict[str, ast.Call]]:
-    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), each with
-    the call that creates it."""
+) -> dict[str, dict[str, ClassInfo | None]]:
+    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), by
+    name, each with its ClassInfo when read in this run."""
     if "_sublayers" in cls.__dict__:  # several rules ask, and other classes' rules
         return cls.__dict__["_sublayers"]
-    held: dict[str, dict[str, ast.Call]] = cls.__dict__.setdefault("_sublayers", {})
+    held: dict[str, dict[str, ClassInfo | None]] = cls.__dict__.setdefault("_sublayers", {})
     for owner in [*reversed(cls.parents), cls]:
+        home = run.homes.get(id(owner), source)  # a parent's names are its own file's
         for function in owner.methods.values():
             me = self_name(function)
             for node in walk(function):
@@ -817,9 +822,9 @@ def _sublayer_classes(
                     continue
                 for inner in walk(value):
                     if isinstance(inner, ast.Call):
-                        found = _layer_class(source, inner.func, run)
+                        found = _layer_class(home, inner.func, run)
                         if found:
-                            held.setdefault(attr, {}).setdefault(found[0], inner)
+                            held.setdefault(attr, {}).setdefault(*found)
     return held
 
 
@@ -862,7 +867,7 @@ def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator
     unbuilt = {
         attr: created
         for attr, created in _sublayer_classes(source, cls, run).items()
-        if attr not in built and any(_has_weights(name, run) for name in created)
+        if attr not in built and any(_has_weights(*pair, run) for pair in created.items())
     }
     if unbuilt:
         first, *more = sorted(unbuilt)
@@ -878,12 +883,11 @@ def _unbuilt_sublayers(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator
         )
 
 
-def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
+def _has_weights(name: str, cls: ClassInfo | None, run: Run, seen: frozenset = frozenset()) -> bool:
     """Whether a layer class owns variables; False when we cannot tell."""
-    if name in WEIGHTED_LAYERS:
+    if name in WEIGHTED_LAYERS and cls is None:
         return True
-    cls = run.classes.get(name)
-    if cls is None or cls.kind != "layer" or name in seen:
+    if cls is None or cls.kind != "layer" or id(cls) in seen:
         return False
     owners = [cls, *cls.parents]
     if any(  # weights made in `__init__` exist before any build
@@ -893,15 +897,18 @@ def _has_weights(name: str, run: Run, seen: frozenset = frozenset()) -> bool:
         if m != "__init__"
     ):
         return True
-    held = _sublayer_classes(run.homes[name], cls, run)
-    return any(_has_weights(n, run, seen | {name}) for created in held.values() for n in created)
+    held = _sublayer_classes(run.homes[id(cls)], cls, run)
+    return any(
+        _has_weights(*pair, run, seen | {id(cls)})
+        for created in held.values()
+        for pair in created.items()
+    )
 
 
-def _training_sensitive(name: str, run: Run, seen=()) -> bool:
-    if name in TRAINING_LAYERS:
+def _training_sensitive(name: str, cls: ClassInfo | None, run: Run) -> bool:
+    if name in TRAINING_LAYERS and cls is None:
         return True
-    cls = run.classes.get(name)
-    if cls is None or cls.kind != "layer" or name in seen:
+    if cls is None or cls.kind != "layer":
         return False
     for owner in [cls, *cls.parents]:
         call = owner.methods.get("call")
@@ -917,7 +924,7 @@ def _training_not_passed(
     held = {
         attr: names
         for attr, names in _sublayer_classes(source, cls, run).items()
-        if any(_training_sensitive(n, run) for n in names)
+        if any(_training_sensitive(*pair, run) for pair in names.items())
     }
     if not held:
         return

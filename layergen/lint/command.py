@@ -24,7 +24,7 @@ def check(
         None, "--explain", help="Explain a rule code, with an example."
     ),
     select: str | None = typer.Option(
-        None, "--select", help="Only these rule codes (comma-separated)."
+        None, "--select", help="Only these rule codes (comma-separated), or ALL."
     ),
     ignore: str | None = typer.Option(
         None, "--ignore", help="Skip these rule codes (comma-separated)."
@@ -78,12 +78,22 @@ def check(
         _fail(report.errors)
     fixed: dict[Path, str] = {}
     if fix or diff:
+        from .engine import deep_enough
         from .fixes import apply_fixes
 
         for path, findings in report.findings.items():
             fixes = [f.fix for f in findings if f.fix is not None]
             if fixes:
-                text = apply_fixes(report.files[path].text, fixes, settings.style)
+                try:
+                    with deep_enough():
+                        text = apply_fixes(report.files[path].text, fixes, settings.style)
+                except RecursionError:  # what Python parses, libcst or black may not
+                    typer.echo(
+                        f"{_shown(path)}: not fixed: an expression too deeply nested to"
+                        " rewrite safely",
+                        err=True,
+                    )
+                    continue
                 if text != report.files[path].text:
                     fixed[path] = text
         if diff:
@@ -105,6 +115,19 @@ def check(
         if fixed:
             parts.append(f"{len(fixed)} file{'s' if len(fixed) != 1 else ''} fixed")
         typer.echo(f"{'; '.join(parts)} ({report.checked} files checked)", err=True)
+        skipped = {p: set(n) & settings.named for p, n in report.not_run.items()}
+        skipped = {p: n for p, n in skipped.items() if n}
+        if skipped:  # a rule asked for by name, silently not run, would read as a clean file
+            codes = ", ".join(f"`{c}`" for c in sorted(set().union(*skipped.values())))
+            files = sorted(_shown(p) for p in skipped)
+            shown = ", ".join(files[:5]) + (
+                f", and {len(files) - 5} more" if len(files) > 5 else ""
+            )
+            typer.echo(
+                f"{codes} not run on {len(files)} file{'s' if len(files) != 1 else ''},"
+                f" for Keras 3 only: {'they are' if len(files) != 1 else 'it is'} Keras 2 ({shown})",
+                err=True,
+            )
     raise typer.Exit(1 if diagnostics else 0)
 
 

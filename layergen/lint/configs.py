@@ -1,5 +1,6 @@
 """What `get_config` returns, read backwards from its `return`: the keys it writes, whether
-it reaches `super().get_config()`, and where `--fix` adds a missing key.
+it reaches `super().get_config()`, and where `--fix` adds a missing key; and what a missing
+key should hold (`stored_as`), unless `from_config` rebuilds the argument itself.
 
 Only what flows into the returned value counts: a lookup table built in the method is not
 the config, and a key added to it would not be saved.
@@ -10,7 +11,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .source import is_super_call, walk
+from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
+
+CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
 
 
 @dataclass
@@ -160,6 +163,114 @@ class _Flow:
             if not last.args:
                 return ("call", last)
         return ("name", value.id, returned)
+
+
+# --- what a key holds ---------------------------------------------------------------------
+
+
+def stored_as(
+    source: SourceFile, init: ast.FunctionDef, param: str, owners: list[ClassInfo]
+) -> str | None:
+    """The code that gives back an `__init__` argument: `self.units`, or
+    `keras.activations.serialize(self.activation)` for `self.activation = keras.activations.get(activation)`,
+    or `keras.initializers.serialize(self.init)` for `self.init = init` read only where Keras
+    takes an initializer (`add_weight(initializer=self.init)`): a config holds it as Keras
+    writes it, which JSON can hold and `get` reads back.
+    """
+    me = self_name(init)
+    found = None
+    for node in walk(init):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        attr = self_attribute(node.targets[0], me)
+        value = node.value
+        if attr is None:
+            continue
+        if isinstance(value, ast.Name) and value.id == param:
+            helper = _helper_of(attr, owners)
+            if helper is None:
+                return f"self.{attr}"
+            module = _keras_module(source, helper)  # None: no way to spell it, no fix
+            return f"{module}.serialize(self.{attr})" if module else None
+        if (
+            isinstance(value, ast.Call)
+            and len(value.args) == 1
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id == param
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "get"
+        ):
+            module = source.resolve(value.func.value) or ""
+            if module.rsplit(".", 1)[-1] in CONFIG_HELPERS and module.startswith(
+                ("keras", "tensorflow")
+            ):
+                found = found or f"{source.segment(value.func.value)}.serialize(self.{attr})"
+    return found
+
+
+KERAS_TAKES = {
+    "initializer": "initializers",
+    "regularizer": "regularizers",
+    "constraint": "constraints",
+}
+
+
+def _helper_of(attr: str, owners: list[ClassInfo]) -> str | None:
+    """`initializers` when every read of `self.<attr>` is a keyword where Keras takes an
+    initializer (`initializer=`, `kernel_initializer=`), and so on; None otherwise."""
+    kinds, reads, passed = set(), 0, 0
+    for owner in owners:
+        for function in owner.methods.values():
+            me = self_name(function)
+            for node in walk(function):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                    reads += self_attribute(node, me) == attr
+                elif isinstance(node, ast.Call):
+                    for keyword in node.keywords:
+                        if keyword.arg and self_attribute(keyword.value, me) == attr:
+                            passed += 1
+                            kinds.add(
+                                next(
+                                    (h for k, h in KERAS_TAKES.items() if keyword.arg.endswith(k)),
+                                    None,
+                                )
+                            )
+    return kinds.pop() if reads and reads == passed and len(kinds) == 1 else None
+
+
+def _keras_module(source: SourceFile, helper: str) -> str | None:
+    """How the file spells `keras.<helper>` (`keras.initializers`, `initializers`,
+    `tf.keras.initializers`); None when it imports none of them."""
+    for local, name in source.imports.items():
+        if name in (f"keras.{helper}", f"tensorflow.keras.{helper}", f"tf_keras.{helper}"):
+            return local
+    for local, name in source.imports.items():
+        if name in ("keras", "tf_keras", "tensorflow.keras"):
+            return f"{local}.{helper}"
+        if name == "tensorflow":
+            return f"{local}.keras.{helper}"
+    return None
+
+
+def rebuilt_by_from_config(init: ast.FunctionDef, owners: list[ClassInfo]) -> set[str]:
+    """The arguments a `from_config` of the class passes to the constructor itself
+    (`cls(layer, **config)`): it rebuilds them from the config its own way, so a key of
+    their name is not what it needs (and would be passed twice)."""
+    method = next((o.methods["from_config"] for o in owners if "from_config" in o.methods), None)
+    if method is None:
+        return set()
+    maker = self_name(method)  # `cls`
+    named = [a.arg for a in [*init.args.posonlyargs, *init.args.args][1:]]
+    rebuilt: set[str] = set()
+    for node in walk(method):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == maker:
+            positional = []
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    break
+                positional.append(arg)
+            rebuilt |= set(named[: len(positional)]) | {k.arg for k in node.keywords if k.arg}
+    return rebuilt
 
 
 def _string(node: ast.AST | None) -> str | None:

@@ -6,17 +6,20 @@ import fnmatch
 import gc
 import os
 import re
-from dataclasses import dataclass, field
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .cache import CheckCache, text_hash
-from .checks import Finding, Run, check_class
-from .deps import Graph, Names, digest, prefilter
+from .checks import Finding, Run, check_class, not_run
+from .deps import Graph, Names, digest, may_be_keras, prefilter
+from .deps import headers as class_headers
 from .kinds import classify
 from .rules import RULES
 from .settings import CheckSettings
-from .source import SourceFile, read_source
+from .source import SourceFile, decode, encoding_of, read_source
 
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 # Test files and folders build layers to test them (unregistered, without config, ...):
@@ -30,6 +33,8 @@ class Report:
     files: dict[Path, SourceFile] = field(default_factory=dict)
     findings: dict[Path, list[Finding]] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)  # unreadable files: exit 2
+    undecodable: dict[Path, str] = field(default_factory=dict)  # why Python cannot decode it
+    not_run: dict[Path, list[str]] = field(default_factory=dict)  # selected rules not run
     checked: int = 0
 
     def diagnostics(self, shown=str) -> list[Diagnostic]:
@@ -94,6 +99,18 @@ def check_files(*args, **kwargs) -> Report:
             gc.enable()
 
 
+@contextmanager
+def deep_enough():
+    """Python parses an expression nested about 3,000 deep (3 times its recursion limit);
+    the rules walk expressions recursively, up to 4 frames a level: what parsed is checked."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12 * limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def _check_files(
     paths: list[Path],
     settings: CheckSettings,
@@ -125,67 +142,97 @@ def _check_files(
             continue
         if text is None:
             try:
-                with open(path, encoding="utf-8", newline="") as handle:  # line endings kept
-                    text = handle.read()
-            except (OSError, UnicodeDecodeError) as exc:
+                text, undecodable = decode(path.read_bytes())
+            except OSError as exc:
                 report.errors.append(
                     Diagnostic(str(path), 1, 1, "unreadable", f"cannot read the file: {exc}")
                 )
                 continue
+            if undecodable:  # invalid Python, as Python would say: a finding, if it matters
+                report.undecodable[path] = undecodable
         report.checked += 1
         read[path] = text
     names: dict[Path, Names] = {}
     registrars: dict[Path, set[str]] = {}  # the registration functions each file defines
+    headers: dict[Path, str] = {}  # what a parent's rules read of the file (deps.headers)
     hashes = {path: text_hash(text) for path, text in read.items()} if cache else {}
     for path, text_key in hashes.items():
         known = cache.summary(text_key)
         if known is not None:
-            names[path], registrars[path] = known[0], set(known[1])
-    kept = [  # parsed now unless the cache knows what it defines and names
+            names[path], registrars[path], headers[path] = known
+
+    def known(path: Path) -> bool:  # parsed now unless the cache knows what it holds
+        return (cache is not None and path in registrars) or _parse(report, path, read[path])
+
+    # The files that may be Keras classes are parsed first: the prefilter reads the names
+    # their code uses (Names.of_source), and those of the others from their text.
+    first = {path for path in read if read_all or may_be_keras(read[path])}
+    ok = {path for path in read if path in first and known(path)}  # in order
+
+    def names_of(path: Path) -> Names:
+        if path not in names:
+            source = report.files.get(path)
+            names[path] = Names.of_source(source) if source else Names.of(read[path])
+        return names[path]
+
+    kept = [
         path
-        for path in (list(read) if read_all else prefilter(read, names))
-        if (cache is not None and path in registrars) or _parse(report, path, read[path])
+        for path in (list(read) if read_all else prefilter(read, names_of))
+        if path in ok or (path not in first and known(path))
     ]
     for path in kept:
         if path in report.files:
             registrars[path] = report.files[path].registrars
             if cache is not None:
-                names.setdefault(path, Names.of(read[path]))
-                cache.remember(hashes[path], names[path], registrars[path])
+                names_of(path)
+                headers[path] = class_headers(report.files[path])
+                cache.remember(hashes[path], names[path], registrars[path], headers[path])
     everyone = set(settings.registrars).union(*registrars.values())
     keys, wanted = {}, kept
     if cache is not None:
-        keys, wanted = _cached(cache, report, read, kept, names, hashes, everyone)
+        keys, wanted = _cached(cache, report, read, kept, names, hashes, headers, everyone)
+    # In the order of `paths`, whatever order they were parsed in: the first class of a
+    # name is the one the rules find by that name, with the cache or without.
+    report.files = {path: report.files[path] for path in read if path in report.files}
     if only is not None:
         wanted = [path for path in wanted if path in only]
-    for path, found in _check(report.files, wanted, everyone, settings).items():
+    with deep_enough():
+        checked = _check(report.files, wanted, everyone, settings)
+    for path, (found, skipped) in checked.items():
         if cache is not None:
-            cache.put(keys[path], found)
+            cache.put(keys[path], found, skipped)
         if found:
             report.findings[path] = found
+        if skipped:
+            report.not_run[path] = skipped
     if cache is not None:
         cache.save()
     if only is not None:
         report.findings = {p: f for p, f in report.findings.items() if p in only}
+        report.not_run = {p: n for p, n in report.not_run.items() if p in only}
         report.checked = sum(1 for path in read if path in only)
     return report
 
 
-def _cached(cache, report, read, kept, names, hashes, registrars):
+def _cached(cache, report, read, kept, names, hashes, headers, registrars):
     """Take the findings the cache holds; parse what the other files need. Returns the
     key of every file and the files still to check."""
     graph = Graph(kept, names)
     own = {path: digest([str(path), hashes[path]]) for path in kept}
-    everyone = [cache.salt, *sorted(registrars)]
-    keys = {path: digest(everyone, [key]) for path, key in graph.keys(own).items()}
+    everyone = digest([cache.salt, *sorted(registrars)])  # once: there may be thousands
+    keys = {path: digest([everyone, key]) for path, key in graph.keys(own, headers).items()}
     wanted = []
     for path in kept:
-        found = cache.get(keys[path])
-        if found is None:
+        known = cache.get(keys[path])
+        if known is None:
             wanted.append(path)
-        elif found:
+            continue
+        found, skipped = known
+        if found:
             report.findings[path] = found
-    needed = set().union(*(graph.context(path) for path in wanted))
+        if skipped:
+            report.not_run[path] = skipped
+    needed = graph.context(wanted)
     for path in kept:
         if path in needed:
             _parse(report, path, read[path])
@@ -197,40 +244,40 @@ def _parse(report: Report, path: Path, text: str) -> bool:
     which is a finding of its own: the other files are checked all the same."""
     if path in report.files:
         return True
-    try:
-        report.files[path] = read_source(str(path), text)
-        return True
-    except SyntaxError as exc:
-        report.findings[path] = [
-            Finding(
-                "python-syntax",
-                exc.lineno or 1,
-                exc.offset or 1,
-                f"invalid Python: {exc.msg}",
-                "fix the syntax: the file's classes are not checked until it parses",
-            )
-        ]
-        return False
+    line, col, message = 1, 1, report.undecodable.get(path)
+    if message is None:
+        try:
+            report.files[path] = read_source(str(path), text)
+            return True
+        except SyntaxError as exc:
+            line, col, message = exc.lineno or 1, exc.offset or 1, exc.msg
+        except RecursionError:  # under the interpreter's own limit: CPython cannot compile it
+            message = "an expression too deeply nested for Python to compile"
+    report.findings[path] = [
+        Finding(
+            "python-syntax",
+            line,
+            col,
+            f"invalid Python: {message}",
+            "fix the syntax: the file's classes are not checked until it parses",
+        )
+    ]
+    return False
 
 
 def _check(
     files: dict[Path, SourceFile], wanted: list[Path], registrars: set[str], settings: CheckSettings
-) -> dict[Path, list[Finding]]:
-    """The findings of the `wanted` files, the classes of all `files` known to the rules."""
+) -> dict[Path, tuple[list[Finding], list[str]]]:
+    """The findings of the `wanted` files, the classes of all `files` known to the rules,
+    and the selected rules not run on each (checks.not_run)."""
     sources = list(files.values())
-    classify(sources)
+    subclasses = classify(sources)
     classes: dict = {}
     homes: dict = {}
     for source in sources:
         for cls in source.classes:
-            classes.setdefault(cls.name, cls)
-            homes.setdefault(cls.name, source)
-    subclasses: dict = {}
-    for cls in (c for source in sources for c in source.classes):
-        direct = {b.rsplit(".", 1)[-1] for b in cls.bases}
-        for parent in cls.parents:
-            if parent.name in direct:
-                subclasses.setdefault(parent.name, []).append(cls)
+            classes.setdefault(cls.name, []).append((source, cls))
+            homes[id(cls)] = source
     result = {}
     for path in wanted:
         source = files[path]
@@ -248,7 +295,10 @@ def _check(
             for f in check_class(source, cls, run)
             if f.code in settings.select and not _silenced(source, f)
         ]
-        result[path] = sorted(found, key=lambda f: (f.line, f.col, f.code))
+        if encoding_of(source.text) != "utf-8":  # --fix writes UTF-8: the cookie would lie
+            found = [replace(f, fix=None) for f in found]
+        skipped = set().union(*(not_run(source, cls, run) for cls in source.classes))
+        result[path] = (sorted(found, key=lambda f: (f.line, f.col, f.code)), sorted(skipped))
     return result
 
 

@@ -17,6 +17,7 @@ class Rule:
     # On unless --select or `select` says otherwise: the rules whose findings are bugs,
     # at 90% precision or more on real code (benchmarks/check_corpus.py).
     default: bool = True
+    keras3_only: bool = False  # not run on Keras 2 classes (checks.check_class)
 
     def explain(self) -> str:
         fix = "`layergen check --fix` rewrites it." if self.fixable else "Not fixed automatically."
@@ -66,6 +67,7 @@ RULES = {
             "self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)",
             fixable=True,
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "weight-in-call",
@@ -94,6 +96,7 @@ RULES = {
             "do not exist on JAX or torch. `self.add_weight(...)` makes a tracked, saved, backend-neutral weight.",
             "self.b = tf.Variable(tf.zeros([units]), trainable=True)",
             'self.b = self.add_weight(shape=(units,), initializer="zeros")',
+            keras3_only=True,
         ),
         Rule(
             "unregistered",
@@ -106,6 +109,7 @@ RULES = {
             '@keras.saving.register_keras_serializable(package="my_layers")\nclass Scale(keras.layers.Layer): ...',
             fixable=True,
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "numpy-in-call",
@@ -126,6 +130,7 @@ RULES = {
             "def call(self, x):\n    return tf.matmul(x, self.kernel)",
             "def call(self, x):\n    return ops.matmul(x, self.kernel)",
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "unused-weight",
@@ -159,6 +164,7 @@ RULES = {
             "def call(self, x):\n    if ops.max(x) > 1.0:\n        x = x / ops.max(x)\n    return x",
             "def call(self, x):\n    return ops.where(ops.max(x) > 1.0, x / ops.max(x), x)",
             default=False,
+            keras3_only=True,
         ),
         Rule(
             "state-rebound",
@@ -179,6 +185,29 @@ RULES = {
             "def __init__(self, units, **kwargs):\n    super().__init__(**kwargs)\n    self.dense = keras.layers.Dense(units, dtype=self.dtype_policy)\n\n"
             "def call(self, x):\n    return self.dense(x)\n\ndef compute_output_shape(self, input_shape):\n    return (*input_shape[:-1], self.units)",
             "def build(self, input_shape):\n    self.dense.build(input_shape)",
+            keras3_only=True,
+        ),
+        Rule(
+            "forwarded-value",
+            "error",
+            "an argument is passed on to `super().__init__` under another value",
+            "The parent's `get_config` saves the value it was given, not the argument: `from_config` then builds\n"
+            "the object with that value in the argument's place, and a reloaded layer behaves differently (a\n"
+            '`padding="symmetric"` passed on as `"valid"` comes back as `"valid"`).',
+            'def __init__(self, filters, padding="symmetric", **kwargs):\n    super().__init__(filters, 3, padding="valid", **kwargs)\n    self.mode = padding',
+            'def get_config(self):\n    return {**super().get_config(), "padding": self.mode}',
+            default=False,
+        ),
+        Rule(
+            "config-key-mismatch",
+            "error",
+            "`from_config` reads a key `get_config` never writes",
+            'A key read without a default (`config["k"]`, `config.pop("k")`) that no `get_config` of the class\n'
+            "(nor the `super().get_config()` it reaches) writes raises KeyError on every reload.",
+            'def get_config(self):\n    return {**super().get_config(), "hashing_config": ...}\n\n'
+            '@classmethod\ndef from_config(cls, config):\n    hashing = Hashing.from_config(config.pop("hash_config"))',
+            '    hashing = Hashing.from_config(config.pop("hashing_config"))',
+            default=False,
         ),
         Rule(
             "python-syntax",
@@ -192,3 +221,4 @@ RULES = {
     ]
 }
 DEFAULT_RULES = frozenset(code for code, rule in RULES.items() if rule.default)
+KERAS3_ONLY = frozenset(code for code, rule in RULES.items() if rule.keras3_only)

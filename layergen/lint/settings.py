@@ -11,7 +11,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .rules import DEFAULT_RULES, RULES
 
 KEYS = {
-    "select": "rule codes to run (default: the rules on by default; see `--explain`)",
+    "select": "rule codes to run, or ALL (default: the rules on by default; see `--explain`)",
     "ignore": "rule codes to skip",
     "registration-decorators": "project decorators that call register_keras_serializable (names or dotted paths)",
     "exclude": "folder or file names (globs) to skip when searching for Python files, beside test files",
@@ -24,6 +24,7 @@ class CheckSettings:
     paths: list[Path] = field(default_factory=list)  # [tool.layergen] paths
     package: str | None = None  # [tool.layergen] package, for the registration fix
     select: frozenset[str] = DEFAULT_RULES
+    named: frozenset[str] = frozenset()  # the rules selected by name (the summary's care)
     registrars: frozenset[str] = frozenset()
     exclude: tuple[str, ...] = ()
     style: BlackStyle = BLACK_DEFAULTS  # the project's black, for the lines --fix writes
@@ -69,7 +70,10 @@ def load_settings(
             )
     if errors:
         raise DiagnosticError(errors)
-    chosen = set(select or section.get("select") or DEFAULT_RULES)
+    named = set(select or section.get("select") or [])
+    if "ALL" in named:  # ruff's spelling
+        named = (named - {"ALL"}) | set(RULES)
+    chosen = named or set(DEFAULT_RULES)
     dropped = set(section.get("ignore", [])) | set(ignore or [])
     unknown = [
         (code, "--select/--ignore" if code in (select or []) + (ignore or []) else where)
@@ -95,6 +99,7 @@ def load_settings(
         paths=config.paths,
         package=config.package,
         select=frozenset(chosen - dropped),
+        named=frozenset(named - dropped),
         registrars=frozenset(section.get("registration-decorators", [])),
         exclude=tuple(section.get("exclude", [])),
         style=config.black,

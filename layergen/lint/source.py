@@ -10,7 +10,10 @@ so `import keras.ops as K`, `from keras import layers as L` and
 from __future__ import annotations
 
 import ast
+import codecs
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 
@@ -65,7 +68,44 @@ class SourceFile:
         if not isinstance(node, ast.Name):
             return None
         parts.append(self.imports.get(node.id, node.id))
-        return ".".join(reversed(parts))
+        return canonical(".".join(reversed(parts)))
+
+
+def canonical(name: str) -> str:
+    """The Keras a name stands for, however it arrives: `tensorflow.compat.v2` (and v1) is
+    TensorFlow's own API, so `tf.compat.v2.keras` is `tensorflow.keras`; a package's own
+    module named `tf_keras` (`from mypkg.internal import tf_keras`) is Keras 2's shim."""
+    if "compat.v" in name:
+        name = re.sub(r"^tensorflow\.compat\.v[12](?=\.|$)", "tensorflow", name)
+    if ".tf_keras" in name:
+        parts = name.split(".")
+        if "tf_keras" in parts[1:]:
+            name = ".".join(parts[parts.index("tf_keras", 1) :])
+    return name
+
+
+def decode(data: bytes) -> tuple[str, str | None]:
+    """A file's text as Python reads it: UTF-8, or what its PEP 263 coding cookie says;
+    with why Python cannot read it, if it cannot (its bytes then stand as surrogates, so
+    two files decoded alike are alike). Line endings are kept; so is a byte-order mark."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode("utf-8" if encoding == "utf-8-sig" else encoding), None
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        reason = str(exc) if isinstance(exc, SyntaxError) else f"not valid UTF-8 ({exc})"
+        return data.decode("utf-8", "surrogateescape"), reason
+
+
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
+def encoding_of(text: str) -> str:
+    """The encoding a file's coding cookie names (in its first two lines), else UTF-8."""
+    found = COOKIE.search("\n".join(text.split("\n", 2)[:2]))
+    try:
+        return codecs.lookup(found.group(1)).name if found else "utf-8"
+    except LookupError:
+        return found.group(1)
 
 
 # Python's line breaks (`str.splitlines` also breaks at form feeds, which Python does not).
@@ -86,14 +126,14 @@ def read_source(path: str, text: str) -> SourceFile:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    imports[alias.asname] = alias.name
+                    imports[alias.asname] = canonical(alias.name)
                 else:
                     top = alias.name.split(".")[0]
                     imports[top] = top
         elif isinstance(node, ast.ImportFrom):
             module = "." * node.level + (node.module or "")
             for alias in node.names:
-                imports[alias.asname or alias.name] = (
+                imports[alias.asname or alias.name] = canonical(
                     f"{module}.{alias.name}" if module.strip(".") else module + alias.name
                 )
     for node in tree.body:  # `layers = tf_keras.layers`: an import under another name
@@ -223,6 +263,35 @@ def walk(node: ast.AST) -> list[ast.AST]:
                 elif isinstance(value, node_type):
                     append(value)
     return nodes
+
+
+def identifiers(tree: ast.Module) -> frozenset[str]:
+    """The names a module's code uses (not its strings, docstrings or comments): the only
+    names a rule can look a class up by."""
+    found: set[str] = set()
+    add, update = found.add, found.update
+    name, attribute, alias, import_from, class_def = (
+        ast.Name,
+        ast.Attribute,
+        ast.alias,
+        ast.ImportFrom,
+        ast.ClassDef,
+    )
+    for node in walk(tree):
+        kind = type(node)
+        if kind is name:
+            add(node.id)
+        elif kind is attribute:
+            add(node.attr)
+        elif kind is alias:
+            update(node.name.split("."))
+            if node.asname:
+                add(node.asname)
+        elif kind is import_from and node.module:
+            update(node.module.split("."))
+        elif kind is class_def:
+            add(node.name)
+    return frozenset(found)
 
 
 def self_name(function: ast.FunctionDef) -> str | None:

@@ -243,6 +243,49 @@ CASES = {
             "    def compute_output_shape(self, s):\n        return s\n",
         ],
     ),
+    "forwarded-value": (
+        "class C(layers.Conv2D):\n    def __init__(self, filters, padding='symmetric', **kwargs):\n"
+        "        super().__init__(filters, 3, padding='valid', **kwargs)\n        self.mode = padding\n",
+        [
+            REG
+            + "class C(layers.Conv2D):\n    def __init__(self, filters, padding='VALID', **kwargs):\n"
+            "        super().__init__(filters, 3, padding=padding.lower(), **kwargs)\n"
+            "        self.mode = padding.lower()\n",
+            REG
+            + "class C(layers.Conv2D):\n    def __init__(self, filters, padding='symmetric', **kwargs):\n"
+            "        super().__init__(filters, 3, padding='valid', **kwargs)\n        self.mode = padding\n"
+            "    def get_config(self):\n        return {**super().get_config(), 'padding': self.mode}\n"
+            "    @classmethod\n    def from_config(cls, config):\n        return cls(**config)\n",
+            REG
+            + "class C(layers.Conv2D):\n    def __init__(self, filters, padding=None, **kwargs):\n"
+            "        super().__init__(filters, 3, padding='valid', **kwargs)\n",
+            REG
+            + "class C(layers.Conv2D):\n    def __init__(self, filters, padding='same', **kwargs):\n"
+            "        super().__init__(filters, 3, padding='valid', **kwargs)\n        self.mode = padding\n"
+            "    def get_config(self):\n        return {**super().get_config(), 'mode': self.mode}\n"
+            "    @classmethod\n    def from_config(cls, config):\n"
+            "        return cls(padding=config.pop('mode'), **config)\n",
+        ],
+    ),
+    "config-key-mismatch": (
+        "class H(layers.Layer):\n    def __init__(self, hashing, **kwargs):\n"
+        "        super().__init__(**kwargs)\n        self.hashing = hashing\n"
+        "    def get_config(self):\n        return {**super().get_config(), 'hashing_config': 1}\n"
+        "    @classmethod\n    def from_config(cls, config):\n"
+        "        return cls(config.pop('hash_config'), **config)\n",
+        [
+            REG + "class H(layers.Layer):\n    def __init__(self, bins=4, **kwargs):\n"
+            "        super().__init__(**kwargs)\n        self.bins = bins\n"
+            "    def get_config(self):\n        return {**super().get_config(), 'bins': self.bins}\n"
+            "    @classmethod\n    def from_config(cls, config):\n"
+            "        config['bins'] = config.pop('num_bins', config.get('bins', 4))\n"
+            "        return cls(**{**config, 'name': config['name']})\n",
+            REG
+            + "class H(layers.Dense):\n    def get_config(self):\n        return super().get_config()\n"
+            "    @classmethod\n    def from_config(cls, config):\n"
+            "        config.pop('units')\n        return cls(3, **config)\n",
+        ],
+    ),
     "python-syntax": (
         "class A(layers.Layer:\n    pass\n",
         [REG + "class A(layers.Layer):\n    def call(self, x):\n        return x  # class A(:\n"],
