@@ -104,6 +104,9 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             if prefer != "generated":
                 files[path] = as_stored
                 conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
+                stale = _owned(owned, base, new, settled)[1]  # said while markers wait too
+                if stale:
+                    changed_owned[path] = [(name, members.line(current, name)) for name in stale]
                 if origin != path:  # the base stays: the markers were made against it
                     lock.record(path, base)
                 continue
