@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,8 @@ KEPT_BINDINGS = frozenset(["self", "ops", "keras"])
 # scopes, which must match `[A-Za-z0-9_.\\/>-]*` (`Ω` generated, then every test failed).
 NOT_ASCII = "is not ASCII: Keras makes it a layer's name, and TensorFlow takes ASCII names only"
 ASCII_HINT = "use ASCII letters, digits and `_`"
+# A weight's Keras name: a part of its variable path (TensorFlow takes ASCII names only).
+WEIGHT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 MAX_RANK = 16
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
@@ -380,7 +383,9 @@ class _Analyzer:
             for item in names:
                 if (section, item) in bad:
                     continue
-                if item in locals_.get(section, ()) or (section == "inputs" and item in updated):
+                if (
+                    item in locals_.get(section, ()) and not self._sole_input(section, item)
+                ) or (section == "inputs" and item in updated):
                     self.error(
                         (section, item),
                         "reserved-name",
@@ -404,6 +409,11 @@ class _Analyzer:
                         "rename one of them (`import x as y`)",
                         key=True,
                     )
+
+    def _sole_input(self, section: str, name: str) -> bool:
+        """`inputs` as the one tensor input: `call(self, inputs)`, as keras-hub writes it (the
+        generated code names the list of several inputs so, and binds it to the one input)."""
+        return section == "inputs" and name == "inputs" and self.result.inputs == ["inputs"]
 
     def _check_params(self) -> None:
         for name in self.decl.params:
@@ -501,6 +511,7 @@ class _Analyzer:
                         "bad-bound",
                         f"`{attr}` must be between 0 and {MAX_RANK}, got {value}",
                     )
+        self._check_weight_names()
         for name, weight in decl.weights.items():
             loc = ("weights", name)
             self._shape(loc + ("shape",), weight.shape, inputs, params)
@@ -628,6 +639,34 @@ class _Analyzer:
             self.code(("init",), decl.init, params, set(), expression=False)
         if decl.noise is not None and decl.noise.shape is not None:
             self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
+
+    def _check_weight_names(self) -> None:
+        """A weight's `name`: the last part of its variable path, so no `/`, ASCII (TensorFlow
+        scopes), and no other weight's (a layout map key would match both)."""
+        keras_names = {n: w.name or n.lstrip("_") for n, w in self.decl.weights.items()}
+        for name, weight in self.decl.weights.items():
+            if weight.name is None:
+                continue
+            loc = ("weights", name, "name")
+            if not WEIGHT_NAME.fullmatch(weight.name):
+                self.error(
+                    loc,
+                    "bad-name",
+                    f"weight name `{weight.name}` is not a Keras variable name",
+                    "ASCII letters, digits, `_`, `.` and `-`: it is the last part of the"
+                    " weight's path, which `/` separates",
+                )
+                continue
+            other = next(
+                (n for n, k in keras_names.items() if k == weight.name and n != name), None
+            )
+            if other is not None:
+                self.error(
+                    loc,
+                    "duplicate-name",
+                    f"weight `{other}` is named `{weight.name}` in Keras too",
+                    "two weights of one path: give each its own `name`",
+                )
 
     def _check_created_in_init(self) -> None:
         """`create: init` for a sublayer whose args read an input's shape (once parsed)."""

@@ -77,6 +77,11 @@ class Weight:
     autocast: bool = True  # False: never cast to the compute dtype when read
     layout: tuple[str | None, ...] | None = None  # the mesh axis of each dim
     aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
+    keras_name: str = ""  # its path's last part: the declared `name`, else the key without `_`
+
+    def __post_init__(self) -> None:
+        if not self.keras_name:
+            object.__setattr__(self, "keras_name", self.name.lstrip("_"))
 
 
 @dataclass(frozen=True)
@@ -235,7 +240,7 @@ class Declared:
     def layouts(self) -> dict[str, tuple[str | None, ...]]:
         """Every declared layout, by the weight's path inside the layer (`kernel`,
         `router/kernel`): what the package's LayoutMap shards."""
-        found = {w.name: w.layout for w in self.weights if w.layout is not None}
+        found = {w.keras_name: w.layout for w in self.weights if w.layout is not None}
         for sub in self.sublayers:
             found.update({f"{sub.keras_name}/{path}": axes for path, axes in sub.layout.items()})
         return found
@@ -370,6 +375,7 @@ def _weight(a: Analysis, name: str) -> Weight:
         autocast=w.autocast and a.decl.compute_dtype != "float32",
         layout=tuple(w.layout) if w.layout is not None else None,
         aggregation=w.aggregation,
+        keras_name=w.name or "",
     )
 
 

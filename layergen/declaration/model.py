@@ -95,6 +95,9 @@ class Input(Strict):
 
 class Weight(Strict):
     shape: ShapeValue
+    # Its Keras name, the last part of its path (what checkpoints and layout maps read),
+    # where it differs from the key, which is the attribute code reads.
+    name: str | None = None
     initializer: str | None = None
     regularizer: str | None = None
     constraint: str | None = None

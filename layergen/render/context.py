@@ -281,7 +281,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     for w in ir.weights:
         shape = shape_tuple(w.shape.code, shape_rename, input_set)
         rank = shape_rank(w.shape.code, input_set)
-        args = {"name": literal(w.name.lstrip("_")), "shape": shape}
+        args = {"name": literal(w.keras_name), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(w.initializer, param_rename)
