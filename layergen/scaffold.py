@@ -173,6 +173,8 @@ def _example(kind: str) -> str:
         "regularizer": "l2",
         "constraint": "non_neg",
         "dtype": "float32",
+        "layer": '"keras.layers.Dense(4)"',  # code that makes the object
+        "callable": "keras.activations.relu",
     }[kind]
 
 

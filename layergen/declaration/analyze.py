@@ -24,7 +24,10 @@ from ..kinds import KINDS
 from . import layouts
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, shape_rank
-from .model import BOUNDS, Declaration, Input, Param
+
+# OBJECT_TYPES: their example values are expressions, their only default is null, and
+# `get_config` serializes them as Keras's wrappers do.
+from .model import BOUNDS, OBJECT_TYPES, Declaration, Input, Param
 from .yamlfile import Document, Pos
 
 LAYER_ONLY_KEYS = (
@@ -383,9 +386,9 @@ class _Analyzer:
             for item in names:
                 if (section, item) in bad:
                     continue
-                if (
-                    item in locals_.get(section, ()) and not self._sole_input(section, item)
-                ) or (section == "inputs" and item in updated):
+                if (item in locals_.get(section, ()) and not self._sole_input(section, item)) or (
+                    section == "inputs" and item in updated
+                ):
                     self.error(
                         (section, item),
                         "reserved-name",
@@ -466,7 +469,22 @@ class _Analyzer:
                         "bad-bound",
                         f"no value is {BOUNDS[low_key][1]} {low} and {BOUNDS[high_key][1]} {high}",
                     )
+            if param.type in OBJECT_TYPES and self.kind != "layer":
+                self.error(
+                    loc + ("type",),
+                    "bad-type",
+                    f"a {param.type} param is for layers; a {self.kind} takes plain values",
+                )
+                continue
             if param.required or param.default is None:
+                continue
+            if param.type in OBJECT_TYPES:
+                self.error(
+                    loc + ("default",),
+                    "bad-default",
+                    f"a {param.type} param's default is null: its value is an object the caller makes",
+                    "`default: null`, and make the object in `call` when it is None",
+                )
                 continue
             problem = value_problem(param, param.default)
             if problem:
@@ -927,20 +945,47 @@ class _Analyzer:
             if param is None:
                 if name in self.ignore:
                     continue
-                if self.decl.base is None:
+                # A base class's own argument, where layergen knows the class's arguments.
+                base = layer_classes().get(self.decl.base) if self.decl.base else None
+                if self.decl.base is None or (base is not None and name not in base):
+                    known = sorted({*self.result.params, *(base or ())})
                     self.error(
                         loc,
                         "unknown-param",
-                        f"`{name}` is not a param",
-                        did_you_mean(name, self.result.params),
+                        f"`{name}` is not a param"
+                        + (f" nor an argument of `{self.decl.base}`" if base else ""),
+                        did_you_mean(name, known),
                         key=True,
+                    )
+                continue
+            if param.type in OBJECT_TYPES and value is not None:
+                if isinstance(value, str):
+                    self.code(loc, value, set(), set(), expression=True)
+                else:
+                    self.error(
+                        loc,
+                        "bad-example",
+                        f"example value of `{name}` is Python code that makes the {param.type},"
+                        f" got {value!r}",
+                        f'quote an expression: {name}: "keras.layers.Dense(3)"',
                     )
                 continue
             problem = value_problem(param, value) if value is not None else None
             if problem:
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+        for name, param in self.result.params.items():
+            if param.type in OBJECT_TYPES and param.required and name not in example.params:
+                self.error(
+                    ("params", name),
+                    "missing-example",
+                    f"required {param.type} param `{name}` has no example value to test with",
+                    f'give one in `example.params`: {name}: "keras.layers.Dense(4)"',
+                    key=True,
+                )
         if "example" in self.doc.data:
             for name, param in self.result.params.items():
+                if param.type in OBJECT_TYPES:
+                    continue  # reported above
                 if param.required and name not in example.params:
                     self.error(
                         ("example",),

@@ -17,6 +17,7 @@ from .layouts import sublayer_name
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
+from .model import OBJECT_TYPES as OBJECT_TYPES
 from .model import Param as Param
 from .yamlfile import Pos
 
@@ -487,7 +488,9 @@ def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ..
     given = example.params
     args = {}
     for name, param in a.params.items():
-        if name in given:
+        if name in given and isinstance(given[name], str) and param.type in OBJECT_TYPES:
+            args[name] = a.code("example", "params", name)  # the code that makes the object
+        elif name in given:
             args[name] = given[name]
         elif not param.required:
             args[name] = param.default

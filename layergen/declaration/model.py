@@ -25,7 +25,11 @@ ParamType = Literal[
     "regularizer",
     "constraint",
     "dtype",
+    "layer",  # a Keras layer, serialized with `keras.saving.serialize_keras_object`
+    "callable",  # a function or other callable object, serialized the same way
 ]
+# Types whose value is an object the caller makes (not a literal): see ParamType.
+OBJECT_TYPES = frozenset(["layer", "callable"])
 Scalar = str | int | float | bool | None
 ShapeValue = str | int | list[str | int]
 # A weight's layout: the device mesh axis each of its dims is split over (None: not split).

@@ -14,6 +14,7 @@ import libcst as cst
 from ..declaration.code import Code, body, expression_node, is_input_shape, shape_rank
 from ..declaration.ir import (
     BOUNDS,
+    OBJECT_TYPES,
     Branches,
     Construction,
     Declared,
@@ -101,6 +102,8 @@ def param_store(name: str, param: Param) -> str:
 def param_config(name: str, param: Param) -> str:
     if param.type in KERAS_OBJECT_TYPES:
         return f"keras.{param.type}s.serialize(self.{name})"
+    if param.type in OBJECT_TYPES:  # as keras.layers.Wrapper does; `from_config` undoes it
+        return f"keras.saving.serialize_keras_object(self.{name})"
     return f"self.{name}"
 
 
@@ -156,6 +159,8 @@ def _raise(condition: str, name: str, expected: str) -> str:
 
 def param_doc(name: str, param: Param) -> str:
     text = param.doc or {
+        "layer": "a Keras layer",
+        "callable": "a callable",
         "activation": "activation function; `None` means linear",
         "initializer": "initializer",
         "regularizer": "regularizer, or `None`",
@@ -237,6 +242,8 @@ def build_context(
         "methods": [m for m in methods if m["name"] not in generated],
         "overrides": {m["name"]: m for m in methods if m["name"] in generated},
         "inputs": ir.input_names,
+        # Params holding objects: `from_config` deserializes what `get_config` serialized.
+        "deserialized": [n for n, p in ir.params.items() if p.type in OBJECT_TYPES],
     }
     if ir.kind.name == "layer":
         ctx.update(_layer(ir, self_rename, line_length))
@@ -348,6 +355,8 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
         "weights": weights,
         "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        # `build` traces `call` to build the sublayers, and the layers params hold.
+        "traced": _traces(ir),
         # Weights with a declared layout, by path in the layer: `build` warns when a
         # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
         "layout_paths": tuple(ir.layouts),
@@ -422,13 +431,18 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
     for i, loss in enumerate(ir.losses):
         add = f"self.add_loss({loss.render(rename)})"
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
-    if not lines or not ir.sublayers:
+    if not lines or not _traces(ir):
         return lines
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
         f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
+
+
+def _traces(ir: Declared) -> bool:
+    """Whether `build` traces `call`: to build the sublayers, and the layers params hold."""
+    return bool(ir.sublayers) or any(p.type == "layer" for p in ir.params.values())
 
 
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:

@@ -179,7 +179,7 @@ def example_doc(ir: Declared, width: int) -> list[str] | None:
         return None
     given = example.params
     args = {
-        name: given[name] if name in given else example.args[name]
+        name: example.args[name]  # as given; an object param's, the code that makes it
         for name, param in ir.params.items()
         if name in given or param.required
     }

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import BLACK_DEFAULTS, BlackStyle
+from ..declaration.code import Code
 
 
 @functools.cache
@@ -31,6 +32,7 @@ def environment(user_templates: str | None = None):
     env.filters["block"] = block
     env.filters["wrap"] = wrap
     env.filters["import_block"] = import_block
+    env.filters["imported_names"] = imported_names
     return env
 
 
@@ -40,6 +42,8 @@ def literal(value: Any) -> str:
     Emitting black's style up front is not cosmetic: black normalizing every
     string of a generated test module doubles the time it takes.
     """
+    if isinstance(value, Code):  # code that makes the value (an object param's example)
+        return value.render()
     if isinstance(value, str):
         text = repr(value)
         if text[0] == '"' or value.count('"') > value.count("'"):
@@ -52,6 +56,13 @@ def literal(value: Any) -> str:
     if isinstance(value, tuple):
         return "(" + ", ".join(map(literal, value)) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
+
+
+def imported_names(names: list[str]) -> str:
+    """The names of one `from ... import` in isort's order (ruff's `order-by-type`):
+    constants, then classes, then the others."""
+    ordered = sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+    return ", ".join(ordered)
 
 
 def block(code: str, width: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -65,6 +66,8 @@ UNKNOWN_LAYER_FACTS = {
     "weights_read": [],  # weights the inference call reads: each changes the output
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
+    # Names the module imports that the example's object params are made with (`imports`).
+    "from_module": [],
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -92,7 +95,9 @@ def layer_test_context(
         "name": name,
         "module": module,
         "source": docstring_text(source),
-        "args": args,
+        # Plain values, and the code that makes each object param's anew for each layer.
+        "args": {k: v for k, v in args.items() if not isinstance(v, Code)},
+        "objects": {k: v.render() for k, v in args.items() if isinstance(v, Code)},
         **inputs,
         **UNKNOWN_LAYER_FACTS,
         **facts,
@@ -174,7 +179,7 @@ def build_test_context(
     if ir.kind.name != "layer":
         return build_object_test_context(ir, module=module, source=source)
     example = ir.example
-    arg_rename = {p: f"ARGS[{literal(p)}]" for p in ir.params}
+    arg_rename = {p: _arg(p, example.args) for p in ir.params}
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     layer_rename["training"] = "True"
@@ -237,7 +242,9 @@ def build_test_context(
         inputs=inputs_context(example.input_shapes, example.input_dtypes, example.input_range),
         output_shapes=output_shapes,
         weights=weights,
-        exact_weight_count=not ir.sublayers and ir.base is None,
+        exact_weight_count=not ir.sublayers
+        and ir.base is None
+        and not any(p.type == "layer" for p in ir.params.values()),
         has_trainable=has_trainable,
         losses=[loss.render(layer_rename) for loss in ir.losses],
         updates=[
@@ -285,8 +292,30 @@ def build_test_context(
         ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
+        from_module=_imported_by_objects(ir),
         **stated_numbers(ir),
     )
+
+
+def _imported_by_objects(ir: Declared) -> list[str]:
+    """Names of the layer module's `imports` that its example's object params are made with
+    (`ReversibleEmbedding(...)`): the test module imports them from the layer module, which
+    has them, whatever package or relative path it imported them from."""
+    imported = {
+        (alias.asname or alias.name).split(".")[0]
+        for line in ir.imports
+        for statement in ast.parse(line).body
+        for alias in statement.names
+    }
+    read = {f.name for v in ir.example.args.values() if isinstance(v, Code) for f in v.free}
+    return sorted(imported & read)
+
+
+def _arg(name: str, args: dict[str, Any]) -> str:
+    """A param's example value in the test module: in ARGS, or made (an object param)."""
+    if isinstance(args.get(name), Code):
+        return f"make_objects()[{literal(name)}]"
+    return f"ARGS[{literal(name)}]"
 
 
 def _reads(names: set[str], *codes: Code) -> bool:
@@ -321,7 +350,7 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
         used = {f.name for f in code.free}
         members = [n for n in [*ir.params, *ir.weight_names] if n in used]
         values = {
-            n: f"ARGS[{literal(n)}]" if n in ir.params else f"support.numpy(layer.{n})"
+            n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
         }
         inputs = ir.input_names

@@ -26,15 +26,13 @@ def errors(text: str) -> list[tuple[int, int, str]]:
 
 def test_inputs_may_name_the_only_tensor_input():
     """Issue 35, item 5: keras-hub's `call(self, inputs)` is kept."""
-    a = analysis(
-        """\
+    a = analysis("""\
         layer: A
         inputs:
           inputs: {min_rank: 2}
           start_index: {type: int, default: 0}
         call: inputs * start_index
-        """
-    )
+        """)
     assert a.ir.input_names == ["inputs"]
 
 
@@ -83,3 +81,81 @@ def test_a_weights_keras_name_is_checked(name, where, code):
         "call:", "  bias: '(hidden_dim,)'\ncall:"
     )
     assert (*where, code) in errors(text)
+
+
+# -- item 4: params that hold a layer or a callable ---------------------------------------
+
+WRAPPER = """\
+layer: Wrap
+params:
+  layer: {type: layer, doc: The wrapped layer.}
+  fn: {type: callable, default: null}
+call: layer(x) if fn is None else fn(layer(x))
+example:
+  params: {layer: "keras.layers.Dense(3)", fn: keras.activations.relu}
+  input_shape: [2, 3]
+"""
+
+
+def test_a_param_may_hold_a_layer_or_a_callable_given_as_code_in_the_example():
+    """Issue 35, item 4: the example's values are expressions, made anew by each test."""
+    a = analysis(WRAPPER)
+    assert [p.type for p in a.ir.params.values()] == ["layer", "callable"]
+    assert a.ir.example.args["layer"].render() == "keras.layers.Dense(3)"
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        # An undeclared key: a located error, not a string passed to the constructor.
+        (
+            "fn: keras.activations.relu}",
+            "fn: keras.activations.relu, lyr: x}",
+            (7, 72),
+            "unknown-param",
+        ),
+        ('"keras.layers.Dense(3)"', '"keras.layers.Dens(3"', (7, 37), "python-syntax"),
+        ('"keras.layers.Dense(3)"', '"Dense(3)"', (7, 20), "unknown-name"),
+        ('"keras.layers.Dense(3)"', "3", (7, 19), "bad-example"),
+        (
+            "fn: {type: callable, default: null}",
+            "fn: {type: callable, default: relu}",
+            (4, 33),
+            "bad-default",
+        ),
+        ('{layer: "keras.layers.Dense(3)", ', "{", (3, 3), "missing-example"),
+    ],
+)
+def test_object_params_and_example_params_are_checked(old, new, where, code):
+    """Issue 35, item 4: an undeclared `example.params` key, an object param's example that is
+    not an expression over known names, or a default other than null, is a located error."""
+    found = errors(WRAPPER.replace(old, new))
+    assert any(f[2] == code for f in found), found
+    assert (*where, code) in found
+
+
+def test_a_required_object_param_needs_an_example_even_without_one():
+    """Issue 35, item 4: no value is made up for a layer."""
+    text = "layer: Wrap\nparams:\n  layer: layer\ncall: layer(x)\n"
+    assert (3, 3, "missing-example") in errors(text)
+
+
+@pytest.mark.parametrize(
+    "base, key, ok",
+    [
+        ("keras.layers.Dense", "units", True),  # the base class's own argument
+        ("keras.layers.Dense", "name", True),  # every layer's
+        ("keras.layers.Dense", "unit", False),
+        ("keras.layers.Wrapper", "layer", True),
+        ("my_project.Base", "anything", True),  # a class layergen does not know
+    ],
+)
+def test_example_params_of_a_known_base_class_are_checked(base, key, ok):
+    """Issue 35, item 4: with a Keras base class, a key it does not take is located."""
+    text = (
+        f"layer: A\nbase: {base}\nexample:\n  params: {{{key}: 3}}\nimports: [import my_project]\n"
+    )
+    if ok:
+        analysis(text)
+    else:
+        assert (4, 12, "unknown-param") in errors(text)

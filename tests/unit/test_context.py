@@ -7,7 +7,8 @@ import textwrap
 
 from layergen.declaration.load import parse_declaration
 from layergen.render.context import build_context
-from layergen.render.render import format_code, render_source
+from layergen.render.render import format_code, render, render_source
+from layergen.render.tests_context import build_test_context
 
 
 def module_source(text: str) -> str:
@@ -27,15 +28,13 @@ def method(source: str, name: str) -> str:
 
 def test_an_input_named_inputs_is_calls_argument():
     """Issue 35, item 5: keras-hub's `call(self, inputs)` and its mask."""
-    source = module_source(
-        """\
+    source = module_source("""\
         layer: A
         inputs:
           inputs: {min_rank: 2}
         masking: mask
         call: inputs * 2
-        """
-    )
+        """)
     assert "def call(self, inputs, mask=None):" in source
     assert "return inputs * 2" in method(source, "call")
     assert "def compute_mask(self, inputs, mask=None):" in source
@@ -43,17 +42,81 @@ def test_an_input_named_inputs_is_calls_argument():
 
 def test_a_weights_keras_name_is_its_add_weight_name_and_its_attribute_stays():
     """Issue 35, item 5: the attribute is the key, the variable path ends in `name`."""
-    source = module_source(
-        """\
+    source = module_source("""\
         layer: A
         weights:
           rel_embeddings: {shape: "(4, 3)", name: rel_embedding, layout: [null, model]}
           _bias: {shape: "(3,)"}
         call: x + rel_embeddings[0] + _bias
-        """
-    )
+        """)
     build = method(source, "build")
     assert 'self.rel_embeddings = self.add_weight(\n            name="rel_embedding",' in build
     assert 'self._bias = self.add_weight(\n            name="bias",' in build
     assert "self.rel_embeddings[0]" in method(source, "call")
     assert 'path in ("rel_embedding",)' in build  # the layout's path
+
+
+# -- item 4: params that hold a layer or a callable ---------------------------------------
+
+WRAPPER = """\
+layer: Wrap
+params:
+  layer: {type: layer, doc: The wrapped layer.}
+  fn: {type: callable, default: null}
+call: layer(x) if fn is None else fn(layer(x))
+example:
+  params: {layer: "keras.layers.Dense(3)", fn: keras.activations.relu}
+  input_shape: [2, 3]
+"""
+
+
+def test_object_params_are_serialized_and_deserialized_as_keras_wrappers_do():
+    """Issue 35, item 4: as keras.layers.Wrapper, with keras.saving's public functions."""
+    source = module_source(WRAPPER)
+    init, config = method(source, "__init__"), method(source, "get_config")
+    assert "self.layer = layer\n" in init and init.endswith("self.fn = fn")
+    assert '"layer": keras.saving.serialize_keras_object(self.layer),' in config
+    assert '"fn": keras.saving.serialize_keras_object(self.fn),' in config
+    from_config = method(source, "from_config")
+    assert "    @classmethod\n    def from_config(cls, config):" in source
+    assert '"layer": keras.saving.deserialize_keras_object(config["layer"]),' in from_config
+    assert "return super().from_config(config)" in from_config
+    # The wrapped layer is built where `build` traces `call`, so that its weights load.
+    assert "self.call(" in method(source, "build")
+    # The docstring's example makes the layer.
+    assert "layer = Wrap(layer=keras.layers.Dense(3), fn=keras.activations.relu)" in source
+
+
+def test_generated_tests_make_object_params_anew_for_each_layer():
+    """Issue 35, item 4: two layers never share a wrapped layer (mixed precision, clones)."""
+    a = parse_declaration("layers/wrap.layer.yaml", WRAPPER.encode())
+    context = build_test_context(a.ir, module="layers.wrap", source="wrap.layer.yaml")
+    tests = render("layer_test.py.j2", context)
+    assert "ARGS = {}\n" in tests
+    assert '"layer": keras.layers.Dense(3),' in tests
+    assert '**ARGS, **make_objects(overrides.get("dtype")), **overrides' in tests
+    assert "for name in [*ARGS, *make_objects()]:" in tests
+    compile(tests, "<generated>", "exec")
+
+
+def test_object_params_render_as_black_writes_them():
+    """Issue 35, item 4: the new members need no work from black (it formats twice)."""
+    a = parse_declaration("layers/wrap.layer.yaml", WRAPPER.encode())
+    rendered = [
+        render_source("layer.py.j2", build_context(a.ir, package="p", source="s")),
+        render_source("layer_test.py.j2", build_test_context(a.ir, module="p.m", source="s")),
+    ]
+    for source in rendered:
+        assert format_code(source) == source
+
+
+def test_names_the_objects_are_made_with_come_from_the_layer_module():
+    """Issue 35, item 4: `MaskedLMHead(token_embedding=ReversibleEmbedding(...))`, imported
+    relatively by the layer's module: the test module imports it from there."""
+    text = WRAPPER.replace('"keras.layers.Dense(3)"', '"ReversibleEmbedding(5, 3)"').replace(
+        "layer: Wrap\n", "layer: Wrap\nimports: [from .reversible import ReversibleEmbedding]\n"
+    )
+    a = parse_declaration("layers/wrap.layer.yaml", text.encode())
+    tests = render("layer_test.py.j2", build_test_context(a.ir, module="layers.wrap", source="s"))
+    assert "\nfrom layers.wrap import ReversibleEmbedding, Wrap\n" in tests
+    assert '"layer": ReversibleEmbedding(5, 3),' in tests
