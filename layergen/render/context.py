@@ -317,12 +317,13 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             when = "False"
         weights.append({"name": w.name, "args": args, "when": when, "prelude": prelude})
 
+    # What `build` traces `call` on: a batch of one, since the batch may be unknown (None,
+    # under `keras.Input`) and `call` may use it with a weight (`ops.tile` of a class token);
+    # no weight's shape depends on it.
     symbolic = [
-        (
-            f"keras.KerasTensor({shape_names[i.name]}, dtype={literal(i.dtype)})"
-            if i.dtype
-            else f"keras.KerasTensor({shape_names[i.name]}, dtype=self.compute_dtype)"
-        )
+        f"keras.KerasTensor((1, *{shape_names[i.name]}[1:]), dtype="
+        + (literal(i.dtype) if i.dtype else "self.compute_dtype")
+        + ")"
         for i in ir.inputs
     ]
 

@@ -120,3 +120,38 @@ def test_names_the_objects_are_made_with_come_from_the_layer_module():
     tests = render("layer_test.py.j2", build_test_context(a.ir, module="layers.wrap", source="s"))
     assert "\nfrom layers.wrap import ReversibleEmbedding, Wrap\n" in tests
     assert '"layer": ReversibleEmbedding(5, 3),' in tests
+
+
+# -- item 1: `build` traces `call` on a concrete batch ------------------------------------
+
+CLASS_TOKEN = """\
+layer: ClassTokenEmbedding
+params:
+  hidden_dim: {type: int, min: 1}
+inputs:
+  x: {rank: 3}
+  y: {rank: 3}
+weights:
+  class_token: {shape: "(1, 1, hidden_dim)", initializer: random_normal}
+sublayers:
+  projection: {class: keras.layers.Dense, args: {units: hidden_dim}}
+call: |
+  tokens = ops.tile(class_token, (ops.shape(x)[0], 1, 1))
+  return ops.concatenate([tokens, projection(x + y)], axis=1)
+output_shape: (x[0], x[1] + 1, hidden_dim)
+"""
+
+
+def test_build_traces_call_with_a_batch_of_one_for_an_unknown_batch():
+    """Issue 35, item 1: under `keras.Input` the batch is None, and a call that uses it with
+    a weight (`ops.tile` of a class token) cannot be traced on it."""
+    build = method(module_source(CLASS_TOKEN), "build")
+    assert (
+        "self.call(\n            [\n"
+        "                keras.KerasTensor((1, *x_shape[1:]), dtype=self.compute_dtype),\n"
+        "                keras.KerasTensor((1, *y_shape[1:]), dtype=self.compute_dtype),\n"
+    ) in build
+    one = method(
+        module_source(CLASS_TOKEN.replace("  y: {rank: 3}\n", "").replace(" + y", "")), "build"
+    )
+    assert "self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))" in one

@@ -1,0 +1,41 @@
+"""Issue 35, the format's items: the declarations of `tests/fixtures/whole_models/` generate,
+their generated tests pass on TensorFlow, JAX and torch, and so do the checks of
+`check_layers.py` (an input named `inputs`, a weight's Keras name apart from its attribute,
+params holding a layer or a callable, `build` under a batch of None). About a minute."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from helpers import FIXTURES, layergen, make_project, pytest_runs
+
+pytestmark = pytest.mark.e2e
+
+WHOLE_MODELS = FIXTURES / "whole_models"
+BACKENDS = ["tensorflow", "jax", "torch"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("whole_models"), {"layers": WHOLE_MODELS})
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stderr
+    shutil.copy(WHOLE_MODELS / "check_layers.py", root / "tests" / "test_check_layers.py")
+    return root
+
+
+@pytest.fixture(scope="module")
+def outcomes(project):
+    return pytest_runs(project)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_generated_tests_and_checks_pass(outcomes, backend):
+    results = outcomes(backend)
+    failed = sorted(name for name, outcome in results.items() if outcome != "passed")
+    assert not failed, failed
+    checks = [n for n in results if n.startswith("test_check_layers::")]
+    assert len(checks) == 3, checks
+    assert len(results) >= 3 * 10, sorted(results)
