@@ -68,6 +68,12 @@ class Analysis:
     codes: dict[tuple, Code] = field(default_factory=dict)
 
     @property
+    def shaped(self) -> list[str]:
+        """The tensor inputs, keyword ones included: what `build` knows the shape of."""
+        tensors = [n for n, s in self.keywords.items() if s.type == "tensor"]
+        return [*self.inputs, *tensors]
+
+    @property
     def path(self) -> str:
         return self.doc.path
 
@@ -530,17 +536,16 @@ class _Analyzer:
                         f"`{attr}` must be between 0 and {MAX_RANK}, got {value}",
                     )
         self._check_weight_names()
+        shaped = set(self.result.shaped)  # what `build` knows the shape of
         for name, weight in decl.weights.items():
             loc = ("weights", name)
-            self._shape(loc + ("shape",), weight.shape, inputs, params)
+            self._shape(loc + ("shape",), weight.shape, shaped, params)
             for attr in ("initializer", "regularizer", "constraint"):
                 value = getattr(weight, attr)
                 if value is not None:
                     self._keras_object(loc + (attr,), value, attr)
             if isinstance(weight.when, str):
-                self.code(
-                    loc + ("when",), weight.when, set(), params, expression=True, what="param"
-                )
+                self.code(loc + ("when",), weight.when, shaped, params, expression=True)
             if weight.dtype and weight.dtype not in DTYPES:
                 self.error(
                     loc + ("dtype",),
@@ -571,6 +576,8 @@ class _Analyzer:
             if sub.class_ is not None:
                 self._dotted(loc + ("class",), sub.class_)
             self._args(loc + ("args",), sub.args, sub.class_ or "keras.Sequential")
+            if isinstance(sub.when, str):
+                self.code(loc + ("when",), sub.when, shaped, params, expression=True)
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
                 self._args(loc + ("layers", i, "args"), item.args, item.class_)
@@ -687,8 +694,9 @@ class _Analyzer:
                 )
 
     def _check_created_in_init(self) -> None:
-        """`create: init` for a sublayer whose args read an input's shape (once parsed)."""
-        inputs = set(self.result.inputs)
+        """`create: init` for a sublayer whose args or `when` read an input's shape (once
+        parsed)."""
+        inputs = set(self.result.shaped)
         for name, sub in self.decl.sublayers.items():
             if sub.create != "init":
                 continue
@@ -696,13 +704,16 @@ class _Analyzer:
                 ("sublayers", name, "layers", i, "args") for i in range(len(sub.layers or []))
             ]
             codes = [c for loc, c in self.result.codes.items() if loc[:-1] in places]
-            if any(f.name in inputs for code in codes for f in code.free):
-                self.error(
-                    ("sublayers", name, "create"),
-                    "conflicting-keys",
-                    "its args read an input's shape, known only in `build`",
-                    "`create: build`, or args over the params alone",
-                )
+            when = self.result.codes.get(("sublayers", name, "when"))
+            for what, found in (("its args read", codes), ("its `when` reads", [when])):
+                if any(f.name in inputs for code in found if code for f in code.free):
+                    self.error(
+                        ("sublayers", name, "create"),
+                        "conflicting-keys",
+                        f"{what} an input's shape, known only in `build`",
+                        "`create: build`, or args over the params alone",
+                    )
+                    break
 
     def _check_keywords(self) -> None:
         """Inputs with a `default`: keyword arguments of `call`, after the tensor inputs."""
@@ -1290,7 +1301,7 @@ class _Analyzer:
         """A sublayer's arguments: expressions over the params and, as in a weight's shape,
         the input shapes (such a sublayer is created in `build`). Keywords of Keras's own
         classes are checked against the table of their constructors."""
-        shapes = set(self.result.inputs)
+        shapes = set(self.result.shaped)
         takes = layer_classes().get(class_)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)

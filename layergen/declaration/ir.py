@@ -46,6 +46,7 @@ class Keyword:
     type: str
     default: Any
     doc: str | None = None
+    dtype: str | None = None  # a tensor's declared dtype
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class Sublayer:
     # The layouts of its weights by their path inside it; the name Keras gives it leads them.
     layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     keras_name: str | None = None
+    created: bool | Code = True  # True: always; False: never; a condition (its `when`)
 
     @property
     def classes(self) -> list[str]:
@@ -226,6 +228,25 @@ class Declared:
     def input_names(self) -> list[str]:
         return [i.name for i in self.inputs]
 
+    @property
+    def tensor_keywords(self) -> list[str]:
+        """Keyword inputs that are tensors: `build` may be given their shapes."""
+        return [k.name for k in self.keywords if k.type == "tensor"]
+
+    @property
+    def build_reads_keywords(self) -> bool:
+        """Whether what `build` creates reads a tensor keyword input's shape (keras-hub's
+        cross-attention, made when an `encoder_sequence` shape is given): `build` then takes
+        every tensor input's shape by name, as Keras passes them."""
+        keywords = set(self.tensor_keywords)
+        codes = [w.shape.code for w in self.weights]
+        codes += [w.created for w in self.weights if isinstance(w.created, Code)]
+        for sub in self.sublayers:
+            for c in [Construction(sub.class_, sub.args), *(sub.sequence or ())]:
+                codes += [v for v in c.args.values() if isinstance(v, Code)]
+            codes += [sub.created] if isinstance(sub.created, Code) else []
+        return any(f.name in keywords for code in codes for f in code.free)
+
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)
 
@@ -259,7 +280,9 @@ def build_ir(a: Analysis) -> Declared:
         )
         for n in a.inputs
     )
-    keywords = tuple(Keyword(n, s.type, s.default, s.doc) for n, s in a.keywords.items())
+    keywords = tuple(
+        Keyword(n, s.type, s.default, s.doc, s.dtype) for n, s in a.keywords.items()
+    )
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
     losses = tuple(
@@ -397,14 +420,17 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
             _construction(a, (*loc, "layers", i), item.class_, item.args)
             for i, item in enumerate(sub.layers)
         )
-    inputs = set(a.inputs)
-    reads = any(
-        f.name in inputs
+    created = sub.when if isinstance(sub.when, bool) else True
+    if isinstance(sub.when, str):
+        created = a.code(*loc, "when")
+    inputs = set(a.shaped)
+    codes = [
+        value
         for c in (sequence if sequence is not None else [own])
         for value in c.args.values()
         if isinstance(value, Code)
-        for f in value.free
-    )
+    ] + ([created] if isinstance(created, Code) else [])
+    reads = any(f.name in inputs for code in codes for f in code.free)
     layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
     return Sublayer(
         name,
@@ -414,6 +440,7 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         reads or sub.create == "build",
         layout,
         sublayer_name(name, sub.args),
+        created,
     )
 
 

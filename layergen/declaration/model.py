@@ -132,6 +132,9 @@ class Sublayer(Strict):
     # Where it is created: in `build` when its args read an input's shape, else in
     # `__init__`, unless this says so (a checkpoint's order follows the reference's).
     create: Literal["init", "build"] | None = None
+    # Created only when true (else the attribute is None): over the params, and the tensor
+    # inputs' shapes, None for a keyword input `build` is not given.
+    when: str | bool | None = None
 
 
 class Op(Strict):

@@ -284,10 +284,25 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
     param_rename = {p: f"self.{p}" for p in ir.params}
 
+    # `build` takes the first input's shape, or, when what it creates reads a tensor keyword
+    # input's shape, every tensor input's shape by name (`<input>_shape`), as Keras passes them.
+    shaped = ir.tensor_keywords if ir.build_reads_keywords else []
+    if shaped:
+        first = "inputs_shape" if several else f"{inputs[0]}_shape"
+        build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
+        build_args = [first, *(f"{k}_shape=None" for k in shaped)]
+        build_unpack = f"{', '.join(shape_names.values())} = {first}" if several else None
+    else:
+        build_names = shape_names
+        build_args = ["input_shape"]
+        build_unpack = ", ".join(shape_names.values()) + " = input_shape" if several else None
+    build_rename = {**build_names, **{p: f"self.{p}" for p in ir.params}}
+    build_set = set(build_names)
+
     weights = []
     for w in ir.weights:
-        shape = shape_tuple(w.shape.code, shape_rename, input_set)
-        rank = shape_rank(w.shape.code, input_set)
+        shape = shape_tuple(w.shape.code, build_rename, build_set)
+        rank = shape_rank(w.shape.code, build_set)
         args = {"name": literal(w.keras_name), "shape": shape}
         prelude = None
         if w.initializer is not None:
@@ -310,22 +325,22 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["autocast"] = "False"
         if w.aggregation:
             args["aggregation"] = literal(w.aggregation)
-        when = None
-        if isinstance(w.created, Code):
-            when = w.created.render(param_rename)
-        elif w.created is False:
-            when = "False"
+        when = _when(w.created, build_rename)
         weights.append({"name": w.name, "args": args, "when": when, "prelude": prelude})
 
     # What `build` traces `call` on: a batch of one, since the batch may be unknown (None,
     # under `keras.Input`) and `call` may use it with a weight (`ops.tile` of a class token);
     # no weight's shape depends on it.
-    symbolic = [
-        f"keras.KerasTensor((1, *{shape_names[i.name]}[1:]), dtype="
-        + (literal(i.dtype) if i.dtype else "self.compute_dtype")
-        + ")"
-        for i in ir.inputs
-    ]
+    def symbolic(shape: str, dtype: str | None) -> str:
+        dtype = literal(dtype) if dtype else "self.compute_dtype"
+        return f"keras.KerasTensor((1, *{shape}[1:]), dtype={dtype})"
+
+    traced = [symbolic(build_names[i.name], i.dtype) for i in ir.inputs]
+    trace = ("[" + ", ".join(traced) + "]") if several else traced[0]
+    for k in ir.keywords:  # given to `call` when `build` was given their shapes
+        if k.name in shaped:
+            shape = build_names[k.name]
+            trace += f", {k.name}=(None if {shape} is None else {symbolic(shape, k.dtype)})"
 
     def spec(i, axes: bool) -> str:
         """`InputSpec` of an input; `axes`: with the dims fixed once built, as in `build`."""
@@ -333,7 +348,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         if i.rank is not None or i.min_rank is not None:
             parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
         if axes and i.axes:
-            shape = shape_names[i.name]
+            shape = build_names[i.name]
             axes = [f"self.{a}" if isinstance(a, str) else str(a) for a in i.axes]
             parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in axes) + "}")
         return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
@@ -354,14 +369,16 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
+        "build_args": build_args,
+        "build_unpack": build_unpack,
         "weights": weights,
-        "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, build_rename, ir.params) for sub in ir.sublayers],
         # `build` traces `call` to build the sublayers, and the layers params hold.
         "traced": _traces(ir),
         # Weights with a declared layout, by path in the layer: `build` warns when a
         # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
         "layout_paths": tuple(ir.layouts),
-        "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
+        "trace": trace,
         "input_spec": input_spec,
         "built_input_spec": built_input_spec,  # with the axes `build` fixes
         "masking": ir.masking,
@@ -389,6 +406,13 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     }
 
 
+def _when(created: bool | Code, rename: dict[str, str]) -> str | None:
+    """The condition a weight or sublayer is created under; None: always."""
+    if isinstance(created, Code):
+        return created.render(rename)
+    return None if created else "False"
+
+
 def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     if value.param is not None:
         return f"self.{value.param}"
@@ -409,7 +433,12 @@ def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, 
         items = [_construct(c, rename) for c in sub.sequence]
         named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
-    return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
+    return {
+        "name": sub.name,
+        "construct": construct,
+        "in_build": sub.reads_input_shapes,
+        "when": _when(sub.created, rename),
+    }
 
 
 def _construct(c: Construction, rename: dict[str, str], name: str | None = None) -> str:

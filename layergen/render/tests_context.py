@@ -68,6 +68,8 @@ UNKNOWN_LAYER_FACTS = {
     "layout_module": None,  # the module of the folder's `get_layout_map`
     # Names the module imports that the example's object params are made with (`imports`).
     "from_module": [],
+    # What `build` creates depends on the keyword tensors `call` is given: a layer for each.
+    "keywords_build": False,
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -181,6 +183,8 @@ def build_test_context(
     example = ir.example
     arg_rename = {p: _arg(p, example.args) for p in ir.params}
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names}
+    # The tests build the layer on its tensor inputs alone: a keyword input's shape is None.
+    shape_rename |= {k: "None" for k in ir.tensor_keywords}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
@@ -275,10 +279,14 @@ def build_test_context(
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
         state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
-        sublayers=[s.name for s in ir.sublayers],
+        # Those made under a `when` may be None: the keyword test makes them.
+        sublayers=[s.name for s in ir.sublayers if s.created is True],
         policy_sublayers=[
-            s.name for s in ir.sublayers if s.sequence is None and "dtype" not in s.args
+            s.name
+            for s in ir.sublayers
+            if s.sequence is None and "dtype" not in s.args and s.created is True
         ],
+        keywords_build=ir.build_reads_keywords,
         weights_read=[
             w for w in ir.weight_names if inference is not None and _reads({w}, inference)
         ],

@@ -1,7 +1,8 @@
 """Issue 35, the format's items: the declarations of `tests/fixtures/whole_models/` generate,
 their generated tests pass on TensorFlow, JAX and torch, and so do the checks of
 `check_layers.py` (an input named `inputs`, a weight's Keras name apart from its attribute,
-params holding a layer or a callable, `build` under a batch of None). About a minute."""
+params holding a layer or a callable, `build` under a batch of None, sublayers made under a
+`when` over the keyword inputs given). About a minute."""
 
 from __future__ import annotations
 
@@ -37,5 +38,5 @@ def test_generated_tests_and_checks_pass(outcomes, backend):
     failed = sorted(name for name, outcome in results.items() if outcome != "passed")
     assert not failed, failed
     checks = [n for n in results if n.startswith("test_check_layers::")]
-    assert len(checks) == 3, checks
+    assert len(checks) == 4, checks
     assert len(results) >= 3 * 10, sorted(results)

@@ -159,3 +159,52 @@ def test_example_params_of_a_known_base_class_are_checked(base, key, ok):
         analysis(text)
     else:
         assert (4, 12, "unknown-param") in errors(text)
+
+
+# -- item 2: structure decided by the inputs ----------------------------------------------
+
+DECODER = """\
+layer: Decoder
+params:
+  use_ffn: {type: bool, default: true}
+inputs:
+  decoder_sequence: {rank: 3}
+  encoder_sequence: {default: null, rank: 3}
+  cache_index: {type: int, default: 0}
+sublayers:
+  cross:
+    class: keras.layers.Dense
+    args: {units: "encoder_sequence[-1]"}
+    when: encoder_sequence is not None
+call: decoder_sequence
+"""
+
+
+def test_a_sublayers_when_and_args_may_read_tensor_keyword_inputs():
+    """Issue 35, item 2: an input name stands for its shape, None when it is not given."""
+    (sub,) = analysis(DECODER).ir.sublayers
+    assert sub.reads_input_shapes and sub.created.render() == "encoder_sequence is not None"
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        (
+            "when: encoder_sequence is not None",
+            "when: encoder is not None",
+            (12, 11),
+            "unknown-name",
+        ),
+        # A Python keyword argument has no shape.
+        ('"encoder_sequence[-1]"', '"cache_index"', (11, 20), "unknown-name"),
+        (
+            "    when: encoder_sequence",
+            "    create: init\n    when: encoder_sequence",
+            (12, 13),
+            "conflicting-keys",
+        ),
+    ],
+)
+def test_a_sublayers_when_is_checked(old, new, where, code):
+    """Issue 35, item 2: unknown names, and a sublayer made in `__init__` that needs a shape."""
+    assert (*where, code) in errors(DECODER.replace(old, new))

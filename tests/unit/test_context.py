@@ -155,3 +155,92 @@ def test_build_traces_call_with_a_batch_of_one_for_an_unknown_batch():
         module_source(CLASS_TOKEN.replace("  y: {rank: 3}\n", "").replace(" + y", "")), "build"
     )
     assert "self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))" in one
+
+
+# -- item 2: structure decided by the inputs ----------------------------------------------
+
+DECODER = """\
+layer: Decoder
+params:
+  num_heads: {type: int, min: 1}
+  use_ffn: {type: bool, default: true}
+inputs:
+  decoder_sequence: {rank: 3}
+  encoder_sequence: {default: null, rank: 3}
+  decoder_padding_mask: {default: null, dtype: int32}
+sublayers:
+  self_attention:
+    class: keras.layers.MultiHeadAttention
+    args: {num_heads: num_heads, key_dim: "decoder_sequence[-1] // num_heads"}
+  cross_attention:
+    class: keras.layers.MultiHeadAttention
+    args: {num_heads: num_heads, key_dim: "encoder_sequence[-1] // num_heads"}
+    when: encoder_sequence is not None
+  ffn:
+    class: keras.layers.Dense
+    args: {units: 4}
+    when: use_ffn
+call: |
+  x = decoder_sequence + self_attention(decoder_sequence, decoder_sequence)
+  if cross_attention is not None and encoder_sequence is not None:
+      x = x + cross_attention(x, encoder_sequence)
+  return x if ffn is None else ffn(x)
+"""
+
+
+def test_build_gets_every_tensor_inputs_shape_and_creates_sublayers_under_when():
+    """Issue 35, item 2: keras-hub's TransformerDecoder creates its cross-attention only when
+    `build` gets an encoder shape; Keras passes `build` the shape of each tensor argument of
+    `call` it names `<argument>_shape`."""
+    source = module_source(DECODER)
+    build = method(source, "build")
+    assert (
+        "def build(\n        self,\n        decoder_sequence_shape,\n"
+        "        encoder_sequence_shape=None,\n        decoder_padding_mask_shape=None,\n    ):"
+    ) in build
+    assert "key_dim=decoder_sequence_shape[-1] // self.num_heads," in build
+    assert (
+        "        if encoder_sequence_shape is not None:\n"
+        "            self.cross_attention = keras.layers.MultiHeadAttention(\n"
+    ) in build
+    assert "        else:\n            self.cross_attention = None\n" in build
+    # In declared order, each where its args can be computed: the others in `__init__`.
+    assert build.index("self.self_attention =") < build.index("self.cross_attention =")
+    init = method(source, "__init__")
+    assert "        if self.use_ffn:\n            self.ffn = keras.layers.Dense(" in init
+    assert "        else:\n            self.ffn = None" in init
+    # `call` is traced with the keyword tensors `build` was given.
+    flat = "".join(build.split())
+    assert (
+        "encoder_sequence=(Noneifencoder_sequence_shapeisNone"
+        "elsekeras.KerasTensor((1,*encoder_sequence_shape[1:]),dtype=self.compute_dtype))"
+    ) in flat
+    assert 'keras.KerasTensor((1,*decoder_padding_mask_shape[1:]),dtype="int32")' in flat
+    # `compute_output_shape` keeps taking the first input's shape.
+    assert "def compute_output_shape(self, input_shape):" in source
+
+
+def test_layers_whose_build_reads_no_keyword_keep_their_build():
+    """Issue 35, item 2: the declarations of before render as they did."""
+    text = DECODER.replace("encoder_sequence[-1]", "decoder_sequence[-1]").replace(
+        "    when: encoder_sequence is not None\n", ""
+    )
+    build = method(module_source(text), "build")
+    assert build.startswith("def build(self, input_shape):")
+    assert "self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))" in build
+
+
+def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
+    """Issue 35, item 2: the cross-attention exists only in a layer built with an encoder:
+    the keyword test builds one per keyword, and the sublayers made under a `when` may be
+    None in the others."""
+    text = (
+        DECODER
+        + "example:\n  params: {num_heads: 2}\n  call_args:\n    encoder_sequence: [[[1.0]]]\n"
+    )
+    a = parse_declaration("layers/decoder.layer.yaml", text.encode())
+    tests = render("layer_test.py.j2", build_test_context(a.ir, module="layers.d", source="s"))
+    keyword_test = tests[tests.index("def test_each_keyword_argument_of_call") :]
+    assert keyword_test.index("for name, value") < keyword_test.index("layer = make_layer()")
+    assert "layer.self_attention.built" in tests
+    assert "layer.cross_attention.built" not in tests and "layer.ffn.built" not in tests
