@@ -27,7 +27,7 @@ from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, 
 
 # OBJECT_TYPES: their example values are expressions, their only default is null, and
 # `get_config` serializes them as Keras's wrappers do.
-from .model import BOUNDS, OBJECT_TYPES, Declaration, Input, Param
+from .model import BOUNDS, OBJECT_TYPES, Declaration, Input, Output, Param
 from .yamlfile import Document, Pos
 
 LAYER_ONLY_KEYS = (
@@ -645,8 +645,11 @@ class _Analyzer:
                 "give `output_shape` or `outputs`, not both",
                 key=True,
             )
+        # Output shapes may read the keyword inputs: a value, or a tensor's shape (None when
+        # not given); `compute_output_shape` then takes them.
+        outputs_see = inputs | set(self.result.keywords)
         if decl.output_shape is not None:
-            self._shape(("output_shape",), decl.output_shape, inputs, params)
+            self._shape(("output_shape",), decl.output_shape, outputs_see, params)
         if decl.output_type is not None and decl.outputs is None:
             self.error(
                 ("output_type",),
@@ -659,7 +662,24 @@ class _Analyzer:
             self.error(("outputs",), "missing-key", "`outputs` names at least one output", key=True)
         for name, shape in (decl.outputs or {}).items():
             self._identifier(("outputs", name), name, "output", reserved=False)
-            self._shape(("outputs", name), shape, inputs, params)
+            if not isinstance(shape, Output):
+                self._shape(("outputs", name), shape, outputs_see, params)
+                continue
+            loc = ("outputs", name, "when")
+            self._shape(("outputs", name, "shape"), shape.shape, outputs_see, params)
+            if isinstance(shape.when, str):
+                self.code(loc, shape.when, outputs_see, params, expression=True)
+            rewrites = "output_type: dict" if decl.output_type == "dict" else None
+            if decl.compute_dtype == "float32":
+                rewrites = "compute_dtype: float32"
+            if shape.when is not None and rewrites:
+                self.error(
+                    loc,
+                    "conflicting-keys",
+                    f"an output under `when` with `{rewrites}`, which rewrites what `call`"
+                    " returns as all the outputs",
+                    "return the outputs as a tuple, or leave out `when`",
+                )
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
         if decl.noise is not None and decl.noise.shape is not None:
@@ -1103,7 +1123,13 @@ class _Analyzer:
     def _check_stated_numbers(self) -> None:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
         example, decl, inputs = self.decl.example, self.decl, self.result.inputs
-        outputs = list(decl.outputs) if decl.outputs and len(decl.outputs) > 1 else None
+        # The outputs every call returns: stated numbers leave those under a `when` out.
+        always = [
+            n
+            for n, s in (decl.outputs or {}).items()
+            if not (isinstance(s, Output) and s.when is not None and s.when is not True)
+        ]
+        outputs = always if len(always) > 1 else None
         for key, names, what in (
             ("inputs", inputs if len(inputs) > 1 else None, "input"),
             ("expected", outputs, "output"),

@@ -18,6 +18,7 @@ from .layouts import sublayer_name
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
 from .model import OBJECT_TYPES as OBJECT_TYPES
+from .model import Output as OutputSpec
 from .model import Param as Param
 from .yamlfile import Pos
 
@@ -221,6 +222,8 @@ class Declared:
     outputs_by_name: bool  # the layer returns a dict of `outputs`
     example: Example
     hand_written: frozenset[str] = field(default_factory=frozenset)
+    # Outputs returned only when their condition holds (over the call's keyword inputs).
+    output_when: dict[str, Code | bool] = field(default_factory=dict)
     noise: Noise | None = None
     skips: tuple[Skip, ...] = ()
 
@@ -232,6 +235,17 @@ class Declared:
     def tensor_keywords(self) -> list[str]:
         """Keyword inputs that are tensors: `build` may be given their shapes."""
         return [k.name for k in self.keywords if k.type == "tensor"]
+
+    @property
+    def output_shapes_read_keywords(self) -> bool:
+        """Whether the output shapes (or which outputs there are) depend on `call`'s keyword
+        inputs: `compute_output_shape` and `compute_output_spec` then take them."""
+        keywords = {k.name for k in self.keywords}
+        shapes = [self.output_shape] if self.output_shape else list((self.outputs or {}).values())
+        codes = [s.code for s in shapes] + [
+            c for c in self.output_when.values() if isinstance(c, Code)
+        ]
+        return bool(self.output_when) or any(f.name in keywords for c in codes for f in c.free)
 
     @property
     def build_reads_keywords(self) -> bool:
@@ -280,9 +294,7 @@ def build_ir(a: Analysis) -> Declared:
         )
         for n in a.inputs
     )
-    keywords = tuple(
-        Keyword(n, s.type, s.default, s.doc, s.dtype) for n, s in a.keywords.items()
-    )
+    keywords = tuple(Keyword(n, s.type, s.default, s.doc, s.dtype) for n, s in a.keywords.items())
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
     losses = tuple(
@@ -329,10 +341,22 @@ def build_ir(a: Analysis) -> Declared:
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
         output_shape=_shape(a, ("output_shape",), decl.output_shape),
         outputs=(
-            {n: _shape(a, ("outputs", n), s) for n, s in decl.outputs.items()}
+            {
+                n: (
+                    _shape(a, ("outputs", n, "shape"), s.shape)
+                    if isinstance(s, OutputSpec)
+                    else _shape(a, ("outputs", n), s)
+                )
+                for n, s in decl.outputs.items()
+            }
             if decl.outputs is not None
             else None
         ),
+        output_when={
+            n: a.code("outputs", n, "when") if isinstance(s.when, str) else s.when
+            for n, s in (decl.outputs or {}).items()
+            if isinstance(s, OutputSpec) and s.when is not None and s.when is not True
+        },
         outputs_by_name=decl.output_type == "dict",
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),

@@ -137,6 +137,14 @@ class Sublayer(Strict):
     when: str | bool | None = None
 
 
+class Output(Strict):
+    """A named output with a condition: returned only when `when` holds (a call argument,
+    `return_attention_scores`, or a cache given)."""
+
+    shape: ShapeValue
+    when: str | bool | None = None
+
+
 class Op(Strict):
     args: list[str]
     forward: str
@@ -225,7 +233,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     init: str | None = None
     methods: dict[str, Method] = {}
     output_shape: ShapeValue | None = None
-    outputs: dict[str, ShapeValue] | None = None
+    outputs: dict[str, ShapeValue | Output] | None = None
     output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     noise: Noise | None = None

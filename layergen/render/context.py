@@ -394,7 +394,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         ),
         "call_body": _call_body(ir, call_rename),
         "takes_training": _takes_training(ir),
-        "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
+        **_output_shapes(ir, shape_rename, input_set, shape_names, several),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
@@ -571,6 +571,58 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
     if len(names) == 1:  # one output: the value itself, not a tuple of one
         return "{" + f"{literal(names[0])}: {out(value)}" + "}"
     return f"{{name: {out('value')} for name, value in zip({keys}, {value})}}"
+
+
+def _output_shapes(
+    ir: Declared, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str], several
+) -> dict[str, Any]:
+    """`compute_output_shape`, and the `compute_output_spec` that passes it the keyword
+    arguments of `call` when the output shapes (or which outputs there are) depend on them:
+    a value as it is, a tensor as its shape, None when not given (as Keras's
+    MultiHeadAttention takes `return_attention_scores`)."""
+    if not ir.output_shapes_read_keywords:
+        shape = _output_shape(ir, rename, inputs, shape_names)
+        return {
+            "output_shape": shape,
+            "output_shape_args": ["input_shape"],
+            "output_shape_body": f"return {shape}",
+            "output_spec_keywords": None,
+        }
+    rename = {**rename, **{k.name: k.name for k in ir.keywords}}
+    rename |= {k: f"{k}_shape" for k in ir.tensor_keywords}
+    inputs = inputs | set(ir.tensor_keywords)
+    args = ["input_shape"]
+    passed = []  # what compute_output_spec passes on
+    for k in ir.keywords:
+        if k.type == "tensor":
+            args.append(f"{k.name}_shape=None")
+            passed.append(f"{k.name}_shape=None if {k.name} is None else {k.name}.shape")
+        else:
+            args.append(f"{k.name}={literal(k.default)}")
+            passed.append(f"{k.name}={k.name}")
+    shape = _output_shape(ir, rename, inputs, shape_names)
+    body = f"return {shape}\n"
+    if ir.output_when:
+        shapes = [(n, shape_tuple(s.code, rename, inputs)) for n, s in (ir.outputs or {}).items()]
+        first = []
+        while shapes and shapes[0][0] not in ir.output_when:
+            first.append(shapes.pop(0)[1])
+        lines = [f"shapes = [{', '.join(first)}]"]
+        for name, shape_code in shapes:
+            when = ir.output_when.get(name)
+            if when is None:
+                lines.append(f"shapes.append({shape_code})")
+            elif isinstance(when, Code):
+                lines.append(f"if {when.render(rename)}:\n    shapes.append({shape_code})")
+        lines.append("return shapes[0] if len(shapes) == 1 else tuple(shapes)")
+        body = "\n".join(lines) + "\n"
+    return {
+        "output_shape": shape,
+        "output_shape_args": args,
+        "output_shape_body": body,
+        "output_spec_keywords": passed,
+        "output_spec_first": "[t.shape for t in inputs]" if several else None,
+    }
 
 
 def _output_shape(

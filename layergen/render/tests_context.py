@@ -70,6 +70,8 @@ UNKNOWN_LAYER_FACTS = {
     "from_module": [],
     # What `build` creates depends on the keyword tensors `call` is given: a layer for each.
     "keywords_build": False,
+    # The output shapes depend on keyword arguments: the keyword test checks the symbolic ones.
+    "keywords_shape_outputs": False,
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -189,13 +191,25 @@ def build_test_context(
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
 
+    # The outputs of a call with the keyword inputs' defaults: a tensor's shape is None.
+    out_rename = shape_rename | {
+        k.name: literal(k.default) for k in ir.keywords if k.type != "tensor"
+    }
+    out_inputs = inputs | set(ir.tensor_keywords)
     output_shapes = None
     if "compute_output_shape" in ir.method_names:
         pass  # the declared method says what it says: the tests trace `call` to check it
     elif ir.output_shape is not None:
-        output_shapes = [shape_tuple(ir.output_shape.code, shape_rename, inputs)]
+        output_shapes = [shape_tuple(ir.output_shape.code, out_rename, out_inputs)]
     elif ir.outputs is not None:
-        output_shapes = [shape_tuple(s.code, shape_rename, inputs) for s in ir.outputs.values()]
+        output_shapes = []
+        for name, s in ir.outputs.items():
+            shape = shape_tuple(s.code, out_rename, out_inputs)
+            when = ir.output_when.get(name)
+            if isinstance(when, Code):  # returned only when its condition holds
+                shape = f"*([{shape}] if {when.render(out_rename)} else [])"
+            if when is not False:
+                output_shapes.append(shape)
     elif ir.base is None:
         output_shapes = [f"tuple({ir.input_names[0]}_shape)"]
 
@@ -287,6 +301,7 @@ def build_test_context(
             if s.sequence is None and "dtype" not in s.args and s.created is True
         ],
         keywords_build=ir.build_reads_keywords,
+        keywords_shape_outputs=ir.output_shapes_read_keywords,
         weights_read=[
             w for w in ir.weight_names if inference is not None and _reads({w}, inference)
         ],
@@ -334,7 +349,9 @@ def _reads(names: set[str], *codes: Code) -> bool:
 def stated_numbers(ir: Declared) -> dict[str, Any]:
     """The test constants and checks of the numbers a declaration states (issue 13)."""
     example = ir.example
-    outputs = list(ir.outputs) if ir.outputs and len(ir.outputs) > 1 else None
+    # Stated numbers are of the outputs every call returns (not those under a `when`).
+    always = [n for n in ir.outputs or {} if n not in ir.output_when]
+    outputs = always if len(always) > 1 else None
 
     def per_output(value):
         return [value[n] for n in outputs] if outputs else [value]

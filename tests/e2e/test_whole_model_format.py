@@ -2,7 +2,8 @@
 their generated tests pass on TensorFlow, JAX and torch, and so do the checks of
 `check_layers.py` (an input named `inputs`, a weight's Keras name apart from its attribute,
 params holding a layer or a callable, `build` under a batch of None, sublayers made under a
-`when` over the keyword inputs given). About a minute."""
+`when` over the keyword inputs given, symbolic outputs that take call arguments). About a
+minute."""
 
 from __future__ import annotations
 
@@ -35,8 +36,14 @@ def outcomes(project):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_generated_tests_and_checks_pass(outcomes, backend):
     results = outcomes(backend)
-    failed = sorted(name for name, outcome in results.items() if outcome != "passed")
+    # A layer without trainable weights skips the fit test (its gradient test checks it).
+    weightless = "test_attend::test_compiled_fit_step_trains_every_weight"
+    failed = sorted(
+        name
+        for name, outcome in results.items()
+        if outcome != "passed" and not (outcome == "skipped" and name == weightless)
+    )
     assert not failed, failed
     checks = [n for n in results if n.startswith("test_check_layers::")]
-    assert len(checks) == 4, checks
+    assert len(checks) == 5, checks
     assert len(results) >= 3 * 10, sorted(results)

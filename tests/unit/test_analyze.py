@@ -208,3 +208,30 @@ def test_a_sublayers_when_and_args_may_read_tensor_keyword_inputs():
 def test_a_sublayers_when_is_checked(old, new, where, code):
     """Issue 35, item 2: unknown names, and a sublayer made in `__init__` that needs a shape."""
     assert (*where, code) in errors(DECODER.replace(old, new))
+
+
+# -- item 6: symbolic shapes that take call arguments -------------------------------------
+
+SCORES = """\
+layer: Attend
+inputs:
+  x: {rank: 3}
+  return_attention_scores: {type: bool, default: false}
+call: x
+outputs:
+  outputs: x
+  attention_scores: {shape: "(x[0], x[1], x[1])", when: return_attention_scores}
+"""
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        ("when: return_attention_scores", "when: return_scores", (8, 57), "unknown-name"),
+        ("outputs:\n", "output_type: dict\noutputs:\n", (9, 57), "conflicting-keys"),
+        ("call: x\n", "call: x\ncompute_dtype: float32\n", (9, 57), "conflicting-keys"),
+    ],
+)
+def test_an_outputs_when_is_checked(old, new, where, code):
+    """Issue 35, item 6: unknown names; and a structure layergen itself rewrites."""
+    assert (*where, code) in errors(SCORES.replace(old, new))

@@ -244,3 +244,73 @@ def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
     assert keyword_test.index("for name, value") < keyword_test.index("layer = make_layer()")
     assert "layer.self_attention.built" in tests
     assert "layer.cross_attention.built" not in tests and "layer.ffn.built" not in tests
+
+
+# -- item 6: symbolic shapes that take call arguments -------------------------------------
+
+SCORES = """\
+layer: Attend
+params:
+  num_heads: {type: int, default: 2}
+inputs:
+  x: {rank: 3}
+  cache: {default: null, rank: 3}
+  return_attention_scores: {type: bool, default: false}
+call: |
+  scores = ops.ones((ops.shape(x)[0], num_heads, ops.shape(x)[1], ops.shape(x)[1]))
+  outputs = x if cache is None else (x, cache + 1.0)
+  if return_attention_scores:
+      return (outputs, scores) if cache is None else (*outputs, scores)
+  return outputs
+outputs:
+  outputs: x
+  cache: {shape: cache, when: cache is not None}
+  attention_scores:
+    shape: (x[0], num_heads, x[1], x[1])
+    when: return_attention_scores
+"""
+
+
+def test_output_shapes_take_the_call_arguments_they_read():
+    """Issue 35, item 6: a functional model built with a cache or `return_attention_scores`
+    gets its symbolic outputs from the declaration, as Keras's MultiHeadAttention does."""
+    source = module_source(SCORES)
+    shape = method(source, "compute_output_shape")
+    assert shape.startswith(
+        "def compute_output_shape(\n        self, input_shape, cache_shape=None,"
+        " return_attention_scores=False\n    ):"
+    )
+    assert "shapes = [tuple(input_shape)]" in shape
+    assert "if cache_shape is not None:\n            shapes.append(tuple(cache_shape))" in shape
+    assert "if return_attention_scores:\n            shapes.append(\n" in shape
+    assert "return shapes[0] if len(shapes) == 1 else tuple(shapes)" in shape
+    spec = "".join(method(source, "compute_output_spec").split())
+    assert spec.startswith(
+        "defcompute_output_spec(self,x,cache=None,return_attention_scores=False):"
+    )
+    assert (
+        "shapes=self.compute_output_shape(x.shape,cache_shape=NoneifcacheisNoneelsecache.shape,"
+        "return_attention_scores=return_attention_scores,)"
+    ) in spec
+    assert "returnkeras.tree.map_shape_structure(" in spec
+
+
+def test_output_shapes_that_read_no_call_argument_render_as_before():
+    """Issue 35, item 6: nothing changes for the declarations of before."""
+    text = SCORES.replace("  cache: {shape: cache, when: cache is not None}\n", "").replace(
+        "    shape: (x[0], num_heads, x[1], x[1])\n    when: return_attention_scores\n",
+        "    shape: (x[0], num_heads, x[1], x[1])\n",
+    )
+    source = module_source(text)
+    assert (
+        "def compute_output_shape(self, input_shape):\n        return (\n"
+        "            tuple(input_shape),\n"
+    ) in source
+    assert "def compute_output_spec" not in source
+
+
+def test_the_docstring_says_when_an_output_is_returned():
+    """Issue 35, item 6."""
+    source = module_source(SCORES)
+    assert "`cache`: same shape as `cache`. Returned when `cache is not None`." in source
+    assert "input_dim1)`. Returned when `return_attention_scores`." in source

@@ -136,6 +136,13 @@ def like(inputs, arrays):
     return list(arrays) if isinstance(inputs, list) else arrays[0]
 
 
+def symbolic(arrays):
+    """Symbolic tensors of the shapes and dtypes of `arrays` (one, or a list)."""
+    if isinstance(arrays, list):
+        return [symbolic(a) for a in arrays]
+    return keras.KerasTensor(arrays.shape, dtype=str(arrays.dtype))
+
+
 def numpy(value):
     return ops.convert_to_numpy(value)
 
