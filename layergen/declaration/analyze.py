@@ -145,6 +145,7 @@ class _Analyzer:
         self._check_example()
         self._check_free_names()
         self._check_created_in_init()
+        self._check_output_shape_names()
         if self.errors:
             raise DiagnosticError(self.errors)
         return self.result
@@ -734,6 +735,34 @@ class _Analyzer:
                         "`create: build`, or args over the params alone",
                     )
                     break
+
+    def _check_output_shape_names(self) -> None:
+        """When the output shapes read `call`'s keyword inputs, `compute_output_shape` takes
+        them (a tensor as `<name>_shape`) beside its own names: none may be one of those."""
+        keywords = self.result.keywords
+        outputs = [
+            c for loc, c in self.result.codes.items() if loc[0] in ("outputs", "output_shape")
+        ]
+        if not any(f.name in keywords for c in outputs for f in c.free) and not any(
+            isinstance(s, Output) and s.when not in (None, True)
+            for s in (self.decl.outputs or {}).values()
+        ):
+            return
+        several = len(self.result.inputs) > 1
+        taken = {"input_shape", "shapes", "self", "keras", "len", "tuple"}
+        taken |= {f"{n}_shape" for n in self.result.inputs} if several else set()
+        for name, spec in keywords.items():
+            argument = f"{name}_shape" if spec.type == "tensor" else name
+            if argument in taken:
+                self.error(
+                    ("inputs", name),
+                    "reserved-name",
+                    f"`compute_output_shape` takes keyword input `{name}` as `{argument}`,"
+                    " a name it uses itself",
+                    f"rename the input, such as `{name}_value`",
+                    key=True,
+                )
+            taken.add(argument)
 
     def _check_keywords(self) -> None:
         """Inputs with a `default`: keyword arguments of `call`, after the tensor inputs."""

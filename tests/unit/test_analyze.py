@@ -235,3 +235,30 @@ outputs:
 def test_an_outputs_when_is_checked(old, new, where, code):
     """Issue 35, item 6: unknown names; and a structure layergen itself rewrites."""
     assert (*where, code) in errors(SCORES.replace(old, new))
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "shapes: {type: int, default: 0}",  # a local of compute_output_shape
+        "input_shape: {type: int, default: 0}",  # its first argument
+        "x_shape: {type: int, default: 0}",  # the first input's shape, unpacked
+        "cache_shape: {type: int, default: 0}",  # the shape of the keyword `cache`
+    ],
+)
+def test_keyword_inputs_must_not_clash_with_compute_output_shapes_names(keyword):
+    """Issue 35, item 6: `compute_output_shape` takes the keyword inputs when the outputs
+    read them; one named like its own arguments or locals is a located error."""
+    keywords = f"  y: {{rank: 3}}\n  cache: {{default: null}}\n  {keyword}\n"
+    text = SCORES.replace("  return_attention_scores:", keywords + "  return_attention_scores:")
+    text = text.replace("call: x", "call: x + y")
+    assert (6, 3, "reserved-name") in errors(text)
+
+
+def test_those_names_stay_free_where_the_outputs_read_no_keyword():
+    """Issue 35, item 6: declarations of before keep generating."""
+    text = SCORES.replace("when: return_attention_scores", "when: true").replace(
+        "  return_attention_scores:",
+        "  shapes: {type: int, default: 0}\n  return_attention_scores:",
+    )
+    analysis(text)
