@@ -8,6 +8,8 @@ minute."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -26,6 +28,26 @@ def project(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     shutil.copy(WHOLE_MODELS / "check_layers.py", root / "tests" / "test_check_layers.py")
     return root
+
+
+def test_generated_code_is_lint_clean(project):
+    """As the examples' (tests/e2e/test_generated.py): ruff, black, 88 columns."""
+    exclude = "tests/test_check_layers.py"  # copied in, not generated
+    ruff = ["ruff", "check", "--isolated", "--select", "E4,E7,E9,F,I", "--exclude", exclude, "."]
+    black = ["black", "--check", "--quiet", "--exclude", exclude, "."]
+    for command in (ruff, black):
+        result = subprocess.run(
+            [sys.executable, "-m", *command], cwd=project, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+    long = [
+        f"{path}:{number}"
+        for path in project.rglob("*.py")
+        if path.name != "test_check_layers.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if len(line) > 88
+    ]
+    assert not long, long
 
 
 @pytest.fixture(scope="module")
