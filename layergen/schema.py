@@ -122,6 +122,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
         "Output",
         "when",
     ): "An expression over the params and call's keyword inputs; `call` returns this output only when it holds.",
+    (
+        "Sublayer",
+        "build",
+    ): "The shape its build takes, or its build's arguments by name ({query_shape: x}): built from them in declared order, without tracing call.",
     ("Output", "shape"): "A shape expression over the inputs, the keyword inputs and the params.",
     ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
     (

@@ -579,6 +579,12 @@ class _Analyzer:
             self._args(loc + ("args",), sub.args, sub.class_ or "keras.Sequential")
             if isinstance(sub.when, str):
                 self.code(loc + ("when",), sub.when, shaped, params, expression=True)
+            if isinstance(sub.build, dict):  # its build's arguments: `query_shape: x`
+                for key, shape in sub.build.items():
+                    self._identifier(loc + ("build", key), key, "argument", reserved=False)
+                    self._shape(loc + ("build", key), shape, shaped, params)
+            elif sub.build is not None:
+                self._shape(loc + ("build",), sub.build, shaped, params)
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
                 self._args(loc + ("layers", i, "args"), item.args, item.class_)

@@ -108,6 +108,8 @@ class Sublayer:
     layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     keras_name: str | None = None
     created: bool | Code = True  # True: always; False: never; a condition (its `when`)
+    # The shape its `build` takes, or its build's arguments by name; None: built by the trace.
+    build: Shape | dict[str, Shape] | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -259,6 +261,8 @@ class Declared:
             for c in [Construction(sub.class_, sub.args), *(sub.sequence or ())]:
                 codes += [v for v in c.args.values() if isinstance(v, Code)]
             codes += [sub.created] if isinstance(sub.created, Code) else []
+            built = sub.build.values() if isinstance(sub.build, dict) else [sub.build]
+            codes += [shape.code for shape in built if shape is not None]
         return any(f.name in keywords for code in codes for f in code.free)
 
     def input(self, name: str) -> Input:
@@ -465,6 +469,11 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         layout,
         sublayer_name(name, sub.args),
         created,
+        (
+            {k: _shape(a, (*loc, "build", k), v) for k, v in sub.build.items()}
+            if isinstance(sub.build, dict)
+            else _shape(a, (*loc, "build"), sub.build)
+        ),
     )
 
 

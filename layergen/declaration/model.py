@@ -135,6 +135,9 @@ class Sublayer(Strict):
     # Created only when true (else the attribute is None): over the params, and the tensor
     # inputs' shapes, None for a keyword input `build` is not given.
     when: str | bool | None = None
+    # The shape its `build` takes, or its build's arguments (`query_shape: x`): it is then
+    # built from them in `build`, in declared order, instead of by tracing `call`.
+    build: ShapeValue | dict[str, ShapeValue] | None = None
 
 
 class Output(Strict):

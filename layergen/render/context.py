@@ -372,7 +372,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "build_args": build_args,
         "build_unpack": build_unpack,
         "weights": weights,
-        "sublayers": [_sublayer(sub, build_rename, ir.params) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, build_rename, build_set, ir.params) for sub in ir.sublayers],
         # `build` traces `call` to build the sublayers, and the layers params hold.
         "traced": _traces(ir),
         # Weights with a declared layout, by path in the layer: `build` warns when a
@@ -421,7 +421,9 @@ def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     return value.code.render(param_rename)
 
 
-def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, Any]:
+def _sublayer(
+    sub: Sublayer, shape_rename: dict[str, str], shaped: set[str], params
+) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
     # In `__init__` the params are stored before the sublayers are created: their Keras
@@ -433,11 +435,22 @@ def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, 
         items = [_construct(c, rename) for c in sub.sequence]
         named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
+    def shape(s) -> str:  # an input's shape as `build` got it; a tuple otherwise
+        if is_input_shape(expression_node(s.code), shaped):
+            return s.code.render(shape_rename)
+        return shape_tuple(s.code, shape_rename, shaped)
+
+    built = None  # the arguments of its `build`, in `build` (where shapes are known)
+    if isinstance(sub.build, dict):
+        built = ", ".join(f"{k}={shape(s)}" for k, s in sub.build.items())
+    elif sub.build is not None:
+        built = shape(sub.build)
     return {
         "name": sub.name,
         "construct": construct,
         "in_build": sub.reads_input_shapes,
         "when": _when(sub.created, rename),
+        "build": built,
     }
 
 
@@ -471,8 +484,10 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
 
 
 def _traces(ir: Declared) -> bool:
-    """Whether `build` traces `call`: to build the sublayers, and the layers params hold."""
-    return bool(ir.sublayers) or any(p.type == "layer" for p in ir.params.values())
+    """Whether `build` traces `call`: to build the sublayers that state no shapes to build
+    from, and the layers params hold."""
+    unbuilt = any(s.build is None for s in ir.sublayers)
+    return unbuilt or any(p.type == "layer" for p in ir.params.values())
 
 
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:

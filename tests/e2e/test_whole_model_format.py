@@ -67,5 +67,5 @@ def test_generated_tests_and_checks_pass(outcomes, backend):
     )
     assert not failed, failed
     checks = [n for n in results if n.startswith("test_check_layers::")]
-    assert len(checks) == 5, checks
+    assert len(checks) == 6, checks
     assert len(results) >= 3 * 10, sorted(results)

@@ -262,3 +262,14 @@ def test_those_names_stay_free_where_the_outputs_read_no_keyword():
         "  shapes: {type: int, default: 0}\n  return_attention_scores:",
     )
     analysis(text)
+
+
+def test_a_sublayers_build_shapes_are_checked():
+    """Issue 35, item 1: a sublayer's `build` shapes are shape expressions, names checked."""
+    text = DECODER.replace(
+        "    when: encoder_sequence is not None\n",
+        "    when: encoder_sequence is not None\n"
+        "    build: {query_shape: decoder_sequence, value_shape: encoder}\n",
+    )
+    assert (13, 57, "unknown-name") in errors(text)
+    analysis(text.replace("value_shape: encoder}", "value_shape: encoder_sequence}"))

@@ -315,3 +315,76 @@ def test_the_docstring_says_when_an_output_is_returned():
     source = module_source(SCORES)
     assert "`cache`: same shape as `cache`. Returned when `cache is not None`." in source
     assert "input_dim1)`. Returned when `return_attention_scores`." in source
+
+
+# -- item 1: sublayers built from declared shapes, without tracing `call` -----------------
+
+BUILT = """\
+layer: Block
+params:
+  num_heads: {type: int, default: 2}
+inputs:
+  decoder_sequence: {rank: 3}
+  encoder_sequence: {default: null, rank: 3}
+sublayers:
+  _self_attention_layer:
+    class: keras.layers.MultiHeadAttention
+    args: {num_heads: num_heads, key_dim: "decoder_sequence[-1] // num_heads"}
+    build: {query_shape: decoder_sequence, value_shape: decoder_sequence}
+  _self_attention_layer_norm:
+    class: keras.layers.LayerNormalization
+    create: build
+    build: decoder_sequence
+  _cross_attention_layer:
+    class: keras.layers.MultiHeadAttention
+    args: {num_heads: num_heads, key_dim: "decoder_sequence[-1] // num_heads"}
+    when: encoder_sequence is not None
+    build: {query_shape: decoder_sequence, value_shape: encoder_sequence}
+  _output_dense:
+    class: keras.layers.Dense
+    args: {units: 4}
+    build: (*decoder_sequence[:-1], decoder_sequence[-1])
+call: |
+  length = ops.shape(decoder_sequence)[1]
+  mask = ops.tril(ops.ones((length, length), "bool"))
+  x = _self_attention_layer(decoder_sequence, decoder_sequence, attention_mask=mask)
+  x = _self_attention_layer_norm(x + decoder_sequence)
+  if encoder_sequence is not None:
+      x = x + _cross_attention_layer(x, encoder_sequence)
+  return _output_dense(x)
+"""
+
+
+def test_sublayers_with_a_build_shape_are_built_from_it_in_declared_order():
+    """Issue 35, item 1: a causal mask over a sequence of unknown length cannot be traced
+    (keras-hub's TransformerDecoder under `keras.Input(shape=(None, 4))`); a sublayer that
+    states the shapes its `build` takes is created and built in declared order, as keras-hub's
+    hand-written `build` does, and `call` is not traced when every sublayer states them."""
+    build = method(module_source(BUILT), "build")
+    order = [
+        "self._self_attention_layer = ",
+        "self._self_attention_layer.build(\n"
+        "            query_shape=decoder_sequence_shape, value_shape=decoder_sequence_shape\n"
+        "        )",
+        "self._self_attention_layer_norm = ",
+        "self._self_attention_layer_norm.build(decoder_sequence_shape)",
+        "self._cross_attention_layer = ",
+        "self._cross_attention_layer.build(",
+        "self._output_dense.build(\n            (*decoder_sequence_shape[:-1], decoder_sequence_shape[-1])\n",
+    ]
+    places = [build.index(piece) for piece in order]
+    assert places == sorted(places), places
+    # Under its `when`, the cross-attention is built only when it is made.
+    assert (
+        "        if encoder_sequence_shape is not None:\n"
+        "            self._cross_attention_layer = keras.layers.MultiHeadAttention("
+    ) in build
+    assert "else:\n            self._cross_attention_layer = None\n" in build
+    assert "        if self._cross_attention_layer is not None:\n" in build
+    assert "self.call(" not in build
+
+
+def test_a_sublayer_without_a_build_shape_is_still_built_by_tracing_call():
+    """Issue 35, item 1: the others are built by the trace, after those that state shapes."""
+    build = method(module_source(BUILT.replace("    build: decoder_sequence\n", "")), "build")
+    assert build.index("self._output_dense.build(") < build.index("self.call(")
