@@ -435,6 +435,7 @@ def _sublayer(
         items = [_construct(c, rename) for c in sub.sequence]
         named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
+
     def shape(s) -> str:  # an input's shape as `build` got it; a tuple otherwise
         if is_input_shape(expression_node(s.code), shaped):
             return s.code.render(shape_rename)

@@ -87,16 +87,21 @@ def make_inputs(shapes, dtypes, value_range=None, seed=0):
     return arrays
 
 
-def make_model(layer, shapes, dtypes):
-    """A functional model around `layer`, one `keras.Input` per layer input."""
+def make_model(layer, shapes, dtypes, keywords=None):
+    """A functional model around `layer`, one `keras.Input` per layer input, and one per
+    array of `keywords`, passed to the layer by name."""
     inputs = [
         keras.Input(shape=shape[1:], dtype=dtypes[name], name=name)
         for name, shape in shapes.items()
     ]
-    outputs = layer(inputs if len(inputs) > 1 else inputs[0])
+    given = {
+        name: keras.Input(shape=value.shape[1:], dtype=str(value.dtype), name=name)
+        for name, value in (keywords or {}).items()
+    }
+    outputs = layer(inputs if len(inputs) > 1 else inputs[0], **given)
     if isinstance(outputs, tuple):
         outputs = list(outputs)
-    return keras.Model(inputs, outputs)
+    return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
 
 
 def per_example_outputs(model, inputs):
