@@ -82,10 +82,6 @@ class Weight:
     aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
     keras_name: str = ""  # its path's last part: the declared `name`, else the key without `_`
 
-    def __post_init__(self) -> None:
-        if not self.keras_name:
-            object.__setattr__(self, "keras_name", self.name.lstrip("_"))
-
 
 @dataclass(frozen=True)
 class Construction:
@@ -427,7 +423,7 @@ def _weight(a: Analysis, name: str) -> Weight:
         autocast=w.autocast and a.decl.compute_dtype != "float32",
         layout=tuple(w.layout) if w.layout is not None else None,
         aggregation=w.aggregation,
-        keras_name=w.name or "",
+        keras_name=w.name or name.lstrip("_"),
     )
 
 
