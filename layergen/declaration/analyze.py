@@ -745,14 +745,12 @@ class _Analyzer:
     def _check_output_shape_names(self) -> None:
         """When the output shapes read `call`'s keyword inputs, `compute_output_shape` takes
         them (a tensor as `<name>_shape`) beside its own names: none may be one of those."""
-        keywords = self.result.keywords
         outputs = [
             c for loc, c in self.result.codes.items() if loc[0] in ("outputs", "output_shape")
         ]
-        if not any(f.name in keywords for c in outputs for f in c.free) and not any(
-            isinstance(s, Output) and s.when not in (None, True)
-            for s in (self.decl.outputs or {}).values()
-        ):
+        read = {f.name for c in outputs for f in c.free}
+        keywords = {n: s for n, s in self.result.keywords.items() if n in read}
+        if not keywords:
             return
         several = len(self.result.inputs) > 1
         taken = {"input_shape", "shapes", "self", "keras", "len", "tuple"}

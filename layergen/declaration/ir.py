@@ -237,13 +237,18 @@ class Declared:
     @property
     def output_shapes_read_keywords(self) -> bool:
         """Whether the output shapes (or which outputs there are) depend on `call`'s keyword
-        inputs: `compute_output_shape` and `compute_output_spec` then take them."""
-        keywords = {k.name for k in self.keywords}
+        inputs: `compute_output_shape` and `compute_output_spec` then take those they read."""
+        return bool(self.output_when) or bool(self.output_keywords)
+
+    @property
+    def output_keywords(self) -> list[Keyword]:
+        """The keyword inputs the output shapes and their `when`s read, in `call`'s order."""
         shapes = [self.output_shape] if self.output_shape else list((self.outputs or {}).values())
         codes = [s.code for s in shapes] + [
             c for c in self.output_when.values() if isinstance(c, Code)
         ]
-        return bool(self.output_when) or any(f.name in keywords for c in codes for f in c.free)
+        read = {f.name for c in codes for f in c.free}
+        return [k for k in self.keywords if k.name in read]
 
     @property
     def build_reads_keywords(self) -> bool:

@@ -604,12 +604,13 @@ def _output_shapes(
             "output_shape_body": f"return {shape}",
             "output_spec_keywords": None,
         }
-    rename = {**rename, **{k.name: k.name for k in ir.keywords}}
-    rename |= {k: f"{k}_shape" for k in ir.tensor_keywords}
-    inputs = inputs | set(ir.tensor_keywords)
+    taken = ir.output_keywords  # what the shapes read: a value, or a tensor's shape
+    rename = {**rename, **{k.name: k.name for k in taken}}
+    rename |= {k.name: f"{k.name}_shape" for k in taken if k.type == "tensor"}
+    inputs = inputs | {k.name for k in taken if k.type == "tensor"}
     args = ["input_shape"]
     passed = []  # what compute_output_spec passes on
-    for k in ir.keywords:
+    for k in taken:
         if k.type == "tensor":
             args.append(f"{k.name}_shape=None")
             passed.append(f"{k.name}_shape=None if {k.name} is None else {k.name}.shape")

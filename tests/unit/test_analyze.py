@@ -252,6 +252,9 @@ def test_keyword_inputs_must_not_clash_with_compute_output_shapes_names(keyword)
     keywords = f"  y: {{rank: 3}}\n  cache: {{default: null}}\n  {keyword}\n"
     text = SCORES.replace("  return_attention_scores:", keywords + "  return_attention_scores:")
     text = text.replace("call: x", "call: x + y")
+    name = keyword.split(":")[0]  # the outputs read it, and `cache`
+    when = f"return_attention_scores and cache is None and {name} is not None"
+    text = text.replace("when: return_attention_scores", f"when: {when}")
     assert (6, 3, "reserved-name") in errors(text)
 
 
