@@ -118,7 +118,7 @@ def import_block(lines: list[str]) -> str:
     import sys
 
     sections: list[list[str]] = [[], [], []]
-    for line in dict.fromkeys(lines):
+    for line in dict.fromkeys(_merged(lines)):
         module = line.split()[1]
         if module.startswith("."):
             sections[2].append(line)
@@ -129,6 +129,32 @@ def import_block(lines: list[str]) -> str:
         return (line.startswith("from "), line.split()[1].lower(), line)
 
     return "\n\n".join("\n".join(sorted(section, key=order)) for section in sections if section)
+
+
+def _merged(lines: list[str]) -> list[str]:
+    """`from m import a` and `from m import b` as one `from m import a, b`, as isort writes
+    them (lines that rename a name stay apart, as its `combine-as-imports` default keeps them)."""
+    names: dict[str, list[str]] = {}
+    out: list[str] = []
+    for line in lines:
+        parts = line.split(" import ", 1)
+        kept = any(token in line for token in (" as ", "(", "#", ";"))  # written as is
+        if not line.startswith("from ") or len(parts) != 2 or kept:
+            out.append(line)
+            continue
+        module = parts[0]
+        if module not in names:
+            names[module] = []
+            out.append(module)  # its place, filled in below
+        names[module] += [n.strip() for n in parts[1].split(",") if n.strip()]
+    return [
+        (
+            f"{line} import {imported_names(list(dict.fromkeys(names[line])))}"
+            if line in names
+            else line
+        )
+        for line in out
+    ]
 
 
 def _bytecode_cache(jinja2):

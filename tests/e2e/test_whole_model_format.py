@@ -7,6 +7,7 @@ minute."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -58,14 +59,20 @@ def outcomes(project):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_generated_tests_and_checks_pass(outcomes, backend):
     results = outcomes(backend)
-    # A layer without trainable weights skips the fit test (its gradient test checks it).
-    weightless = "test_attend::test_compiled_fit_step_trains_every_weight"
+    # A layer without trainable weights skips the fit test (its gradient test checks it);
+    # the comparison with keras-hub's own TransformerDecoder needs keras-hub 0.32.
+    skippable = {"test_attend::test_compiled_fit_step_trains_every_weight"}
+    if importlib.util.find_spec("keras_hub") is None:
+        skippable.add(
+            "test_check_layers::"
+            "test_keras_hubs_transformer_decoder_and_its_declaration_compute_alike"
+        )
     failed = sorted(
         name
         for name, outcome in results.items()
-        if outcome != "passed" and not (outcome == "skipped" and name == weightless)
+        if outcome != "passed" and not (outcome == "skipped" and name in skippable)
     )
     assert not failed, failed
     checks = [n for n in results if n.startswith("test_check_layers::")]
-    assert len(checks) == 6, checks
+    assert len(checks) == 7, checks
     assert len(results) >= 3 * 10, sorted(results)
