@@ -382,8 +382,12 @@ def test_sublayers_with_a_build_shape_are_built_from_it_in_declared_order():
         "        if encoder_sequence_shape is not None:\n"
         "            self._cross_attention_layer = keras.layers.MultiHeadAttention("
     ) in build
-    assert "else:\n            self._cross_attention_layer = None\n" in build
-    assert "        if self._cross_attention_layer is not None:\n" in build
+    assert (
+        "            self._cross_attention_layer.build(\n"
+        "                query_shape=decoder_sequence_shape, value_shape=encoder_sequence_shape\n"
+        "            )\n"
+        "        else:\n            self._cross_attention_layer = None\n"
+    ) in build
     assert "self.call(" not in build
 
 
@@ -391,3 +395,21 @@ def test_a_sublayer_without_a_build_shape_is_still_built_by_tracing_call():
     """Issue 35, item 1: the others are built by the trace, after those that state shapes."""
     build = method(module_source(BUILT.replace("    build: decoder_sequence\n", "")), "build")
     assert build.index("self._output_dense.build(") < build.index("self.call(")
+
+
+def test_a_sublayer_made_in_init_under_when_is_built_when_it_exists():
+    """Issue 35, item 1: made in `__init__` (its `when` over the params), built in `build`."""
+    text = BUILT.replace("params:\n", "params:\n  use_ffn: {type: bool, default: true}\n")
+    text = text.replace(
+        "  _output_dense:\n    class: keras.layers.Dense\n",
+        "  _output_dense:\n    class: keras.layers.Dense\n    when: use_ffn\n",
+    )
+    text = text.replace(
+        "return _output_dense(x)", "return x if _output_dense is None else _output_dense(x)"
+    )
+    source = module_source(text)
+    assert "if self.use_ffn:\n            self._output_dense = keras.layers.Dense(" in source
+    assert (
+        "        if self._output_dense is not None:\n            self._output_dense.build("
+        in method(source, "build")
+    )
