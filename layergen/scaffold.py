@@ -86,7 +86,7 @@ def declaration(
                 f"  {pname}: {{type: {json.dumps(kind) if '[' in kind else kind}{bounds}{default_text}}}"
             )
             del entry
-    if len(inputs) > 1:
+    if inputs != ["x"]:  # the default input is `x`
         lines.append("inputs:")
         lines.extend(f"  {i}: {{}}" for i in inputs)
     width = " + ".join(f"{i}[-1]" for i in inputs)
@@ -173,6 +173,8 @@ def _example(kind: str) -> str:
         "regularizer": "l2",
         "constraint": "non_neg",
         "dtype": "float32",
+        "layer": '"keras.layers.Dense(4)"',  # code that makes the object
+        "callable": "keras.activations.relu",
     }[kind]
 
 

@@ -109,7 +109,24 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Weight",
         "when",
-    ): "A param expression; when false the weight is not created and its name is None.",
+    ): "An expression over the params and the inputs' shapes; when false the weight is not created and its name is None.",
+    (
+        "Weight",
+        "name",
+    ): "Its Keras name (the last part of its path) where it differs from the key, its attribute.",
+    (
+        "Sublayer",
+        "when",
+    ): "An expression over the params and the inputs' shapes (None for a keyword input not given); when false the sublayer is None.",
+    (
+        "Output",
+        "when",
+    ): "An expression over the params and call's keyword inputs; `call` returns this output only when it holds.",
+    (
+        "Sublayer",
+        "build",
+    ): "The shape its build takes, or its build's arguments by name ({query_shape: x}): built from them in declared order, without tracing call.",
+    ("Output", "shape"): "A shape expression over the inputs, the keyword inputs and the params.",
     ("Sublayer", "class"): "Dotted class of the sublayer, such as keras.layers.Dense.",
     (
         "Sublayer",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,10 @@ from ..kinds import KINDS
 from . import layouts
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, shape_rank
-from .model import BOUNDS, Declaration, Input, Param
+
+# OBJECT_TYPES: their example values are expressions, their only default is null, and
+# `get_config` serializes them as Keras's wrappers do.
+from .model import BOUNDS, OBJECT_TYPES, Declaration, Input, Output, Param
 from .yamlfile import Document, Pos
 
 LAYER_ONLY_KEYS = (
@@ -47,6 +51,8 @@ KEPT_BINDINGS = frozenset(["self", "ops", "keras"])
 # scopes, which must match `[A-Za-z0-9_.\\/>-]*` (`Ω` generated, then every test failed).
 NOT_ASCII = "is not ASCII: Keras makes it a layer's name, and TensorFlow takes ASCII names only"
 ASCII_HINT = "use ASCII letters, digits and `_`"
+# A weight's Keras name: a part of its variable path (TensorFlow takes ASCII names only).
+WEIGHT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 MAX_RANK = 16
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
@@ -60,6 +66,12 @@ class Analysis:
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     keywords: dict[str, Input]  # a layer's keyword call arguments (inputs with a `default`)
     codes: dict[tuple, Code] = field(default_factory=dict)
+
+    @property
+    def shaped(self) -> list[str]:
+        """The tensor inputs, keyword ones included: what `build` knows the shape of."""
+        tensors = [n for n, s in self.keywords.items() if s.type == "tensor"]
+        return [*self.inputs, *tensors]
 
     @property
     def path(self) -> str:
@@ -133,6 +145,7 @@ class _Analyzer:
         self._check_example()
         self._check_free_names()
         self._check_created_in_init()
+        self._check_output_shape_names()
         if self.errors:
             raise DiagnosticError(self.errors)
         return self.result
@@ -380,7 +393,9 @@ class _Analyzer:
             for item in names:
                 if (section, item) in bad:
                     continue
-                if item in locals_.get(section, ()) or (section == "inputs" and item in updated):
+                if (item in locals_.get(section, ()) and not self._sole_input(section, item)) or (
+                    section == "inputs" and item in updated
+                ):
                     self.error(
                         (section, item),
                         "reserved-name",
@@ -404,6 +419,11 @@ class _Analyzer:
                         "rename one of them (`import x as y`)",
                         key=True,
                     )
+
+    def _sole_input(self, section: str, name: str) -> bool:
+        """`inputs` as the one tensor input: `call(self, inputs)`, as keras-hub writes it (the
+        generated code names the list of several inputs so, and binds it to the one input)."""
+        return section == "inputs" and name == "inputs" and self.result.inputs == ["inputs"]
 
     def _check_params(self) -> None:
         for name in self.decl.params:
@@ -456,7 +476,22 @@ class _Analyzer:
                         "bad-bound",
                         f"no value is {BOUNDS[low_key][1]} {low} and {BOUNDS[high_key][1]} {high}",
                     )
+            if param.type in OBJECT_TYPES and self.kind != "layer":
+                self.error(
+                    loc + ("type",),
+                    "bad-type",
+                    f"a {param.type} param is for layers; a {self.kind} takes plain values",
+                )
+                continue
             if param.required or param.default is None:
+                continue
+            if param.type in OBJECT_TYPES:
+                self.error(
+                    loc + ("default",),
+                    "bad-default",
+                    f"a {param.type} param's default is null: its value is an object the caller makes",
+                    "`default: null`, and make the object in `call` when it is None",
+                )
                 continue
             problem = value_problem(param, param.default)
             if problem:
@@ -501,17 +536,17 @@ class _Analyzer:
                         "bad-bound",
                         f"`{attr}` must be between 0 and {MAX_RANK}, got {value}",
                     )
+        self._check_weight_names()
+        shaped = set(self.result.shaped)  # what `build` knows the shape of
         for name, weight in decl.weights.items():
             loc = ("weights", name)
-            self._shape(loc + ("shape",), weight.shape, inputs, params)
+            self._shape(loc + ("shape",), weight.shape, shaped, params)
             for attr in ("initializer", "regularizer", "constraint"):
                 value = getattr(weight, attr)
                 if value is not None:
                     self._keras_object(loc + (attr,), value, attr)
             if isinstance(weight.when, str):
-                self.code(
-                    loc + ("when",), weight.when, set(), params, expression=True, what="param"
-                )
+                self.code(loc + ("when",), weight.when, shaped, params, expression=True)
             if weight.dtype and weight.dtype not in DTYPES:
                 self.error(
                     loc + ("dtype",),
@@ -542,6 +577,14 @@ class _Analyzer:
             if sub.class_ is not None:
                 self._dotted(loc + ("class",), sub.class_)
             self._args(loc + ("args",), sub.args, sub.class_ or "keras.Sequential")
+            if isinstance(sub.when, str):
+                self.code(loc + ("when",), sub.when, shaped, params, expression=True)
+            if isinstance(sub.build, dict):  # its build's arguments: `query_shape: x`
+                for key, shape in sub.build.items():
+                    self._identifier(loc + ("build", key), key, "argument", reserved=False)
+                    self._shape(loc + ("build", key), shape, shaped, params)
+            elif sub.build is not None:
+                self._shape(loc + ("build",), sub.build, shaped, params)
             for i, item in enumerate(sub.layers or []):
                 self._dotted(loc + ("layers", i, "class"), item.class_)
                 self._args(loc + ("layers", i, "args"), item.args, item.class_)
@@ -609,8 +652,11 @@ class _Analyzer:
                 "give `output_shape` or `outputs`, not both",
                 key=True,
             )
+        # Output shapes may read the keyword inputs: a value, or a tensor's shape (None when
+        # not given); `compute_output_shape` then takes them.
+        outputs_see = inputs | set(self.result.keywords)
         if decl.output_shape is not None:
-            self._shape(("output_shape",), decl.output_shape, inputs, params)
+            self._shape(("output_shape",), decl.output_shape, outputs_see, params)
         if decl.output_type is not None and decl.outputs is None:
             self.error(
                 ("output_type",),
@@ -623,15 +669,61 @@ class _Analyzer:
             self.error(("outputs",), "missing-key", "`outputs` names at least one output", key=True)
         for name, shape in (decl.outputs or {}).items():
             self._identifier(("outputs", name), name, "output", reserved=False)
-            self._shape(("outputs", name), shape, inputs, params)
+            if not isinstance(shape, Output):
+                self._shape(("outputs", name), shape, outputs_see, params)
+                continue
+            loc = ("outputs", name, "when")
+            self._shape(("outputs", name, "shape"), shape.shape, outputs_see, params)
+            if isinstance(shape.when, str):
+                self.code(loc, shape.when, outputs_see, params, expression=True)
+            rewrites = "output_type: dict" if decl.output_type == "dict" else None
+            if decl.compute_dtype == "float32":
+                rewrites = "compute_dtype: float32"
+            if shape.when is not None and rewrites:
+                self.error(
+                    loc,
+                    "conflicting-keys",
+                    f"an output under `when` with `{rewrites}`, which rewrites what `call`"
+                    " returns as all the outputs",
+                    "return the outputs as a tuple, or leave out `when`",
+                )
         if decl.init is not None:
             self.code(("init",), decl.init, params, set(), expression=False)
         if decl.noise is not None and decl.noise.shape is not None:
             self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
 
+    def _check_weight_names(self) -> None:
+        """A weight's `name`: the last part of its variable path, so no `/`, ASCII (TensorFlow
+        scopes), and no other weight's (a layout map key would match both)."""
+        keras_names = {n: w.name or n.lstrip("_") for n, w in self.decl.weights.items()}
+        for name, weight in self.decl.weights.items():
+            if weight.name is None:
+                continue
+            loc = ("weights", name, "name")
+            if not WEIGHT_NAME.fullmatch(weight.name):
+                self.error(
+                    loc,
+                    "bad-name",
+                    f"weight name `{weight.name}` is not a Keras variable name",
+                    "ASCII letters, digits, `_`, `.` and `-`: it is the last part of the"
+                    " weight's path, which `/` separates",
+                )
+                continue
+            other = next(
+                (n for n, k in keras_names.items() if k == weight.name and n != name), None
+            )
+            if other is not None:
+                self.error(
+                    loc,
+                    "duplicate-name",
+                    f"weight `{other}` is named `{weight.name}` in Keras too",
+                    "two weights of one path: give each its own `name`",
+                )
+
     def _check_created_in_init(self) -> None:
-        """`create: init` for a sublayer whose args read an input's shape (once parsed)."""
-        inputs = set(self.result.inputs)
+        """`create: init` for a sublayer whose args or `when` read an input's shape (once
+        parsed)."""
+        inputs = set(self.result.shaped)
         for name, sub in self.decl.sublayers.items():
             if sub.create != "init":
                 continue
@@ -639,13 +731,42 @@ class _Analyzer:
                 ("sublayers", name, "layers", i, "args") for i in range(len(sub.layers or []))
             ]
             codes = [c for loc, c in self.result.codes.items() if loc[:-1] in places]
-            if any(f.name in inputs for code in codes for f in code.free):
+            when = self.result.codes.get(("sublayers", name, "when"))
+            for what, found in (("its args read", codes), ("its `when` reads", [when])):
+                if any(f.name in inputs for code in found if code for f in code.free):
+                    self.error(
+                        ("sublayers", name, "create"),
+                        "conflicting-keys",
+                        f"{what} an input's shape, known only in `build`",
+                        "`create: build`, or args over the params alone",
+                    )
+                    break
+
+    def _check_output_shape_names(self) -> None:
+        """When the output shapes read `call`'s keyword inputs, `compute_output_shape` takes
+        them (a tensor as `<name>_shape`) beside its own names: none may be one of those."""
+        outputs = [
+            c for loc, c in self.result.codes.items() if loc[0] in ("outputs", "output_shape")
+        ]
+        read = {f.name for c in outputs for f in c.free}
+        keywords = {n: s for n, s in self.result.keywords.items() if n in read}
+        if not keywords:
+            return
+        several = len(self.result.inputs) > 1
+        taken = {"input_shape", "shapes", "self", "keras", "len", "tuple"}
+        taken |= {f"{n}_shape" for n in self.result.inputs} if several else set()
+        for name, spec in keywords.items():
+            argument = f"{name}_shape" if spec.type == "tensor" else name
+            if argument in taken:
                 self.error(
-                    ("sublayers", name, "create"),
-                    "conflicting-keys",
-                    "its args read an input's shape, known only in `build`",
-                    "`create: build`, or args over the params alone",
+                    ("inputs", name),
+                    "reserved-name",
+                    f"`compute_output_shape` takes keyword input `{name}` as `{argument}`,"
+                    " a name it uses itself",
+                    f"rename the input, such as `{name}_value`",
+                    key=True,
                 )
+            taken.add(argument)
 
     def _check_keywords(self) -> None:
         """Inputs with a `default`: keyword arguments of `call`, after the tensor inputs."""
@@ -888,20 +1009,47 @@ class _Analyzer:
             if param is None:
                 if name in self.ignore:
                     continue
-                if self.decl.base is None:
+                # A base class's own argument, where layergen knows the class's arguments.
+                base = layer_classes().get(self.decl.base) if self.decl.base else None
+                if self.decl.base is None or (base is not None and name not in base):
+                    known = sorted({*self.result.params, *(base or ())})
                     self.error(
                         loc,
                         "unknown-param",
-                        f"`{name}` is not a param",
-                        did_you_mean(name, self.result.params),
+                        f"`{name}` is not a param"
+                        + (f" nor an argument of `{self.decl.base}`" if base else ""),
+                        did_you_mean(name, known),
                         key=True,
+                    )
+                continue
+            if param.type in OBJECT_TYPES and value is not None:
+                if isinstance(value, str):
+                    self.code(loc, value, set(), set(), expression=True)
+                else:
+                    self.error(
+                        loc,
+                        "bad-example",
+                        f"example value of `{name}` is Python code that makes the {param.type},"
+                        f" got {value!r}",
+                        f'quote an expression: {name}: "keras.layers.Dense(3)"',
                     )
                 continue
             problem = value_problem(param, value) if value is not None else None
             if problem:
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+        for name, param in self.result.params.items():
+            if param.type in OBJECT_TYPES and param.required and name not in example.params:
+                self.error(
+                    ("params", name),
+                    "missing-example",
+                    f"required {param.type} param `{name}` has no example value to test with",
+                    f'give one in `example.params`: {name}: "keras.layers.Dense(4)"',
+                    key=True,
+                )
         if "example" in self.doc.data:
             for name, param in self.result.params.items():
+                if param.type in OBJECT_TYPES:
+                    continue  # reported above
                 if param.required and name not in example.params:
                     self.error(
                         ("example",),
@@ -1008,7 +1156,13 @@ class _Analyzer:
     def _check_stated_numbers(self) -> None:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
         example, decl, inputs = self.decl.example, self.decl, self.result.inputs
-        outputs = list(decl.outputs) if decl.outputs and len(decl.outputs) > 1 else None
+        # The outputs every call returns: stated numbers leave those under a `when` out.
+        always = [
+            n
+            for n, s in (decl.outputs or {}).items()
+            if not (isinstance(s, Output) and s.when is not None and s.when is not True)
+        ]
+        outputs = always if len(always) > 1 else None
         for key, names, what in (
             ("inputs", inputs if len(inputs) > 1 else None, "input"),
             ("expected", outputs, "output"),
@@ -1206,7 +1360,7 @@ class _Analyzer:
         """A sublayer's arguments: expressions over the params and, as in a weight's shape,
         the input shapes (such a sublayer is created in `build`). Keywords of Keras's own
         classes are checked against the table of their constructors."""
-        shapes = set(self.result.inputs)
+        shapes = set(self.result.shaped)
         takes = layer_classes().get(class_)
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)

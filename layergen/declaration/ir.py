@@ -17,6 +17,8 @@ from .layouts import sublayer_name
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
+from .model import OBJECT_TYPES as OBJECT_TYPES
+from .model import Output as OutputSpec
 from .model import Param as Param
 from .yamlfile import Pos
 
@@ -45,6 +47,7 @@ class Keyword:
     type: str
     default: Any
     doc: str | None = None
+    dtype: str | None = None  # a tensor's declared dtype
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Weight:
     autocast: bool = True  # False: never cast to the compute dtype when read
     layout: tuple[str | None, ...] | None = None  # the mesh axis of each dim
     aggregation: str | None = None  # how replicas' values combine (`add_weight(aggregation=)`)
+    keras_name: str = ""  # its path's last part: the declared `name`, else the key without `_`
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,9 @@ class Sublayer:
     # The layouts of its weights by their path inside it; the name Keras gives it leads them.
     layout: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     keras_name: str | None = None
+    created: bool | Code = True  # True: always; False: never; a condition (its `when`)
+    # The shape its `build` takes, or its build's arguments by name; None: built by the trace.
+    build: Shape | dict[str, Shape] | None = None
 
     @property
     def classes(self) -> list[str]:
@@ -213,12 +220,51 @@ class Declared:
     outputs_by_name: bool  # the layer returns a dict of `outputs`
     example: Example
     hand_written: frozenset[str] = field(default_factory=frozenset)
+    # Outputs returned only when their condition holds (over the call's keyword inputs).
+    output_when: dict[str, Code | bool] = field(default_factory=dict)
     noise: Noise | None = None
     skips: tuple[Skip, ...] = ()
 
     @property
     def input_names(self) -> list[str]:
         return [i.name for i in self.inputs]
+
+    @property
+    def tensor_keywords(self) -> list[str]:
+        """Keyword inputs that are tensors: `build` may be given their shapes."""
+        return [k.name for k in self.keywords if k.type == "tensor"]
+
+    @property
+    def output_shapes_read_keywords(self) -> bool:
+        """Whether the output shapes (or which outputs there are) depend on `call`'s keyword
+        inputs: `compute_output_shape` and `compute_output_spec` then take those they read."""
+        return bool(self.output_when) or bool(self.output_keywords)
+
+    @property
+    def output_keywords(self) -> list[Keyword]:
+        """The keyword inputs the output shapes and their `when`s read, in `call`'s order."""
+        shapes = [self.output_shape] if self.output_shape else list((self.outputs or {}).values())
+        codes = [s.code for s in shapes] + [
+            c for c in self.output_when.values() if isinstance(c, Code)
+        ]
+        read = {f.name for c in codes for f in c.free}
+        return [k for k in self.keywords if k.name in read]
+
+    @property
+    def build_reads_keywords(self) -> bool:
+        """Whether what `build` creates reads a tensor keyword input's shape (keras-hub's
+        cross-attention, made when an `encoder_sequence` shape is given): `build` then takes
+        every tensor input's shape by name, as Keras passes them."""
+        keywords = set(self.tensor_keywords)
+        codes = [w.shape.code for w in self.weights]
+        codes += [w.created for w in self.weights if isinstance(w.created, Code)]
+        for sub in self.sublayers:
+            for c in [Construction(sub.class_, sub.args), *(sub.sequence or ())]:
+                codes += [v for v in c.args.values() if isinstance(v, Code)]
+            codes += [sub.created] if isinstance(sub.created, Code) else []
+            built = sub.build.values() if isinstance(sub.build, dict) else [sub.build]
+            codes += [shape.code for shape in built if shape is not None]
+        return any(f.name in keywords for code in codes for f in code.free)
 
     def input(self, name: str) -> Input:
         return next(i for i in self.inputs if i.name == name)
@@ -235,7 +281,7 @@ class Declared:
     def layouts(self) -> dict[str, tuple[str | None, ...]]:
         """Every declared layout, by the weight's path inside the layer (`kernel`,
         `router/kernel`): what the package's LayoutMap shards."""
-        found = {w.name: w.layout for w in self.weights if w.layout is not None}
+        found = {w.keras_name: w.layout for w in self.weights if w.layout is not None}
         for sub in self.sublayers:
             found.update({f"{sub.keras_name}/{path}": axes for path, axes in sub.layout.items()})
         return found
@@ -253,7 +299,7 @@ def build_ir(a: Analysis) -> Declared:
         )
         for n in a.inputs
     )
-    keywords = tuple(Keyword(n, s.type, s.default, s.doc) for n, s in a.keywords.items())
+    keywords = tuple(Keyword(n, s.type, s.default, s.doc, s.dtype) for n, s in a.keywords.items())
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
     losses = tuple(
@@ -300,10 +346,22 @@ def build_ir(a: Analysis) -> Declared:
         compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
         output_shape=_shape(a, ("output_shape",), decl.output_shape),
         outputs=(
-            {n: _shape(a, ("outputs", n), s) for n, s in decl.outputs.items()}
+            {
+                n: (
+                    _shape(a, ("outputs", n, "shape"), s.shape)
+                    if isinstance(s, OutputSpec)
+                    else _shape(a, ("outputs", n), s)
+                )
+                for n, s in decl.outputs.items()
+            }
             if decl.outputs is not None
             else None
         ),
+        output_when={
+            n: a.code("outputs", n, "when") if isinstance(s.when, str) else s.when
+            for n, s in (decl.outputs or {}).items()
+            if isinstance(s, OutputSpec) and s.when is not None and s.when is not True
+        },
         outputs_by_name=decl.output_type == "dict",
         example=_example(a, inputs, keywords),
         hand_written=frozenset(decl.hand_written),
@@ -370,6 +428,7 @@ def _weight(a: Analysis, name: str) -> Weight:
         autocast=w.autocast and a.decl.compute_dtype != "float32",
         layout=tuple(w.layout) if w.layout is not None else None,
         aggregation=w.aggregation,
+        keras_name=w.name or name.lstrip("_"),
     )
 
 
@@ -390,14 +449,17 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
             _construction(a, (*loc, "layers", i), item.class_, item.args)
             for i, item in enumerate(sub.layers)
         )
-    inputs = set(a.inputs)
-    reads = any(
-        f.name in inputs
+    created = sub.when if isinstance(sub.when, bool) else True
+    if isinstance(sub.when, str):
+        created = a.code(*loc, "when")
+    inputs = set(a.shaped)
+    codes = [
+        value
         for c in (sequence if sequence is not None else [own])
         for value in c.args.values()
         if isinstance(value, Code)
-        for f in value.free
-    )
+    ] + ([created] if isinstance(created, Code) else [])
+    reads = any(f.name in inputs for code in codes for f in code.free)
     layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
     return Sublayer(
         name,
@@ -407,6 +469,12 @@ def _sublayer(a: Analysis, name: str) -> Sublayer:
         reads or sub.create == "build",
         layout,
         sublayer_name(name, sub.args),
+        created,
+        (
+            {k: _shape(a, (*loc, "build", k), v) for k, v in sub.build.items()}
+            if isinstance(sub.build, dict)
+            else _shape(a, (*loc, "build"), sub.build)
+        ),
     )
 
 
@@ -481,7 +549,9 @@ def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ..
     given = example.params
     args = {}
     for name, param in a.params.items():
-        if name in given:
+        if name in given and isinstance(given[name], str) and param.type in OBJECT_TYPES:
+            args[name] = a.code("example", "params", name)  # the code that makes the object
+        elif name in given:
             args[name] = given[name]
         elif not param.required:
             args[name] = param.default

@@ -25,7 +25,11 @@ ParamType = Literal[
     "regularizer",
     "constraint",
     "dtype",
+    "layer",  # a Keras layer, serialized with `keras.saving.serialize_keras_object`
+    "callable",  # a function or other callable object, serialized the same way
 ]
+# Types whose value is an object the caller makes (not a literal): see ParamType.
+OBJECT_TYPES = frozenset(["layer", "callable"])
 Scalar = str | int | float | bool | None
 ShapeValue = str | int | list[str | int]
 # A weight's layout: the device mesh axis each of its dims is split over (None: not split).
@@ -95,6 +99,9 @@ class Input(Strict):
 
 class Weight(Strict):
     shape: ShapeValue
+    # Its Keras name, the last part of its path (what checkpoints and layout maps read),
+    # where it differs from the key, which is the attribute code reads.
+    name: str | None = None
     initializer: str | None = None
     regularizer: str | None = None
     constraint: str | None = None
@@ -125,6 +132,20 @@ class Sublayer(Strict):
     # Where it is created: in `build` when its args read an input's shape, else in
     # `__init__`, unless this says so (a checkpoint's order follows the reference's).
     create: Literal["init", "build"] | None = None
+    # Created only when true (else the attribute is None): over the params, and the tensor
+    # inputs' shapes, None for a keyword input `build` is not given.
+    when: str | bool | None = None
+    # The shape its `build` takes, or its build's arguments (`query_shape: x`): it is then
+    # built from them in `build`, in declared order, instead of by tracing `call`.
+    build: ShapeValue | dict[str, ShapeValue] | None = None
+
+
+class Output(Strict):
+    """A named output with a condition: returned only when `when` holds (a call argument,
+    `return_attention_scores`, or a cache given)."""
+
+    shape: ShapeValue
+    when: str | bool | None = None
 
 
 class Op(Strict):
@@ -215,7 +236,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     init: str | None = None
     methods: dict[str, Method] = {}
     output_shape: ShapeValue | None = None
-    outputs: dict[str, ShapeValue] | None = None
+    outputs: dict[str, ShapeValue | Output] | None = None
     output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     noise: Noise | None = None

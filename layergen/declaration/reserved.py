@@ -94,7 +94,19 @@ METHOD_ARGUMENT = frozenset({"self"})
 
 # Module globals the generated class module reads: an `imports` line must not bind them.
 MODULE = frozenset(
-    ["keras", "ops", "ValueError", "isinstance", "len", "super", "tuple", "zip", "type", "warnings"]
+    [
+        "keras",
+        "ops",
+        "ValueError",
+        "isinstance",
+        "len",
+        "super",
+        "tuple",
+        "zip",
+        "type",
+        "warnings",
+        "classmethod",
+    ]
 )
 
 # Module globals the generated test module reads (and the class module's): the class
@@ -102,6 +114,7 @@ MODULE = frozenset(
 TEST_MODULE = MODULE | frozenset(
     [
         "ARGS",
+        "CALL_ARGS",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
         "LAYOUTS",
@@ -133,9 +146,11 @@ TEST_MODULE = MODULE | frozenset(
         "get_layout_map",
         "make_data",
         "make_inputs",
+        "make_call_args",
         "make_layer",
         "make_model",
         "make_object",
+        "make_objects",
         "shape_list",
         "sorted",
         "type",

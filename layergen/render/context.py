@@ -14,6 +14,7 @@ import libcst as cst
 from ..declaration.code import Code, body, expression_node, is_input_shape, shape_rank
 from ..declaration.ir import (
     BOUNDS,
+    OBJECT_TYPES,
     Branches,
     Construction,
     Declared,
@@ -101,6 +102,8 @@ def param_store(name: str, param: Param) -> str:
 def param_config(name: str, param: Param) -> str:
     if param.type in KERAS_OBJECT_TYPES:
         return f"keras.{param.type}s.serialize(self.{name})"
+    if param.type in OBJECT_TYPES:  # as keras.layers.Wrapper does; `from_config` undoes it
+        return f"keras.saving.serialize_keras_object(self.{name})"
     return f"self.{name}"
 
 
@@ -156,6 +159,8 @@ def _raise(condition: str, name: str, expected: str) -> str:
 
 def param_doc(name: str, param: Param) -> str:
     text = param.doc or {
+        "layer": "a Keras layer",
+        "callable": "a callable",
         "activation": "activation function; `None` means linear",
         "initializer": "initializer",
         "regularizer": "regularizer, or `None`",
@@ -237,6 +242,8 @@ def build_context(
         "methods": [m for m in methods if m["name"] not in generated],
         "overrides": {m["name"]: m for m in methods if m["name"] in generated},
         "inputs": ir.input_names,
+        # Params holding objects: `from_config` deserializes what `get_config` serialized.
+        "deserialized": [n for n, p in ir.params.items() if p.type in OBJECT_TYPES],
     }
     if ir.kind.name == "layer":
         ctx.update(_layer(ir, self_rename, line_length))
@@ -277,11 +284,26 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
     param_rename = {p: f"self.{p}" for p in ir.params}
 
+    # `build` takes the first input's shape, or, when what it creates reads a tensor keyword
+    # input's shape, every tensor input's shape by name (`<input>_shape`), as Keras passes them.
+    shaped = ir.tensor_keywords if ir.build_reads_keywords else []
+    if shaped:
+        first = "inputs_shape" if several else f"{inputs[0]}_shape"
+        build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
+        build_args = [first, *(f"{k}_shape=None" for k in shaped)]
+        build_unpack = f"{', '.join(shape_names.values())} = {first}" if several else None
+    else:
+        build_names = shape_names
+        build_args = ["input_shape"]
+        build_unpack = ", ".join(shape_names.values()) + " = input_shape" if several else None
+    build_rename = {**build_names, **{p: f"self.{p}" for p in ir.params}}
+    build_set = set(build_names)
+
     weights = []
     for w in ir.weights:
-        shape = shape_tuple(w.shape.code, shape_rename, input_set)
-        rank = shape_rank(w.shape.code, input_set)
-        args = {"name": literal(w.name.lstrip("_")), "shape": shape}
+        shape = shape_tuple(w.shape.code, build_rename, build_set)
+        rank = shape_rank(w.shape.code, build_set)
+        args = {"name": literal(w.keras_name), "shape": shape}
         prelude = None
         if w.initializer is not None:
             args["initializer"] = _keras_object(w.initializer, param_rename)
@@ -303,21 +325,22 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
             args["autocast"] = "False"
         if w.aggregation:
             args["aggregation"] = literal(w.aggregation)
-        when = None
-        if isinstance(w.created, Code):
-            when = w.created.render(param_rename)
-        elif w.created is False:
-            when = "False"
+        when = _when(w.created, build_rename)
         weights.append({"name": w.name, "args": args, "when": when, "prelude": prelude})
 
-    symbolic = [
-        (
-            f"keras.KerasTensor({shape_names[i.name]}, dtype={literal(i.dtype)})"
-            if i.dtype
-            else f"keras.KerasTensor({shape_names[i.name]}, dtype=self.compute_dtype)"
-        )
-        for i in ir.inputs
-    ]
+    # What `build` traces `call` on: a batch of one, since the batch may be unknown (None,
+    # under `keras.Input`) and `call` may use it with a weight (`ops.tile` of a class token);
+    # no weight's shape depends on it.
+    def symbolic(shape: str, dtype: str | None) -> str:
+        dtype = literal(dtype) if dtype else "self.compute_dtype"
+        return f"keras.KerasTensor((1, *{shape}[1:]), dtype={dtype})"
+
+    traced = [symbolic(build_names[i.name], i.dtype) for i in ir.inputs]
+    trace = ("[" + ", ".join(traced) + "]") if several else traced[0]
+    for k in ir.keywords:  # given to `call` when `build` was given their shapes
+        if k.name in shaped:
+            shape = build_names[k.name]
+            trace += f", {k.name}=(None if {shape} is None else {symbolic(shape, k.dtype)})"
 
     def spec(i, axes: bool) -> str:
         """`InputSpec` of an input; `axes`: with the dims fixed once built, as in `build`."""
@@ -325,7 +348,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         if i.rank is not None or i.min_rank is not None:
             parts.append(f"ndim={i.rank}" if i.rank is not None else f"min_ndim={i.min_rank}")
         if axes and i.axes:
-            shape = shape_names[i.name]
+            shape = build_names[i.name]
             axes = [f"self.{a}" if isinstance(a, str) else str(a) for a in i.axes]
             parts.append("axes={" + ", ".join(f"{a}: {shape}[{a}]" for a in axes) + "}")
         return f"keras.InputSpec({', '.join(parts)})" if parts else "None"
@@ -346,12 +369,16 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
         "unpack_shapes": ", ".join(shape_names.values()) + " = input_shape" if several else None,
+        "build_args": build_args,
+        "build_unpack": build_unpack,
         "weights": weights,
-        "sublayers": [_sublayer(sub, shape_rename, ir.params) for sub in ir.sublayers],
+        "sublayers": [_sublayer(sub, build_rename, build_set, ir.params) for sub in ir.sublayers],
+        # `build` traces `call` to build the sublayers, and the layers params hold.
+        "traced": _traces(ir),
         # Weights with a declared layout, by path in the layer: `build` warns when a
         # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
         "layout_paths": tuple(ir.layouts),
-        "trace": ("[" + ", ".join(symbolic) + "]") if several else symbolic[0],
+        "trace": trace,
         "input_spec": input_spec,
         "built_input_spec": built_input_spec,  # with the axes `build` fixes
         "masking": ir.masking,
@@ -367,7 +394,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         ),
         "call_body": _call_body(ir, call_rename),
         "takes_training": _takes_training(ir),
-        "output_shape": _output_shape(ir, shape_rename, input_set, shape_names),
+        **_output_shapes(ir, shape_rename, input_set, shape_names, several),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
@@ -379,6 +406,13 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     }
 
 
+def _when(created: bool | Code, rename: dict[str, str]) -> str | None:
+    """The condition a weight or sublayer is created under; None: always."""
+    if isinstance(created, Code):
+        return created.render(rename)
+    return None if created else "False"
+
+
 def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     if value.param is not None:
         return f"self.{value.param}"
@@ -387,7 +421,9 @@ def _keras_object(value: KerasObject, param_rename: dict[str, str]) -> str:
     return value.code.render(param_rename)
 
 
-def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, Any]:
+def _sublayer(
+    sub: Sublayer, shape_rename: dict[str, str], shaped: set[str], params
+) -> dict[str, Any]:
     """A sublayer's construction. One whose arguments read an input's shape is created in
     `build` (params are attributes there); the others in `__init__`, as keras-hub does."""
     # In `__init__` the params are stored before the sublayers are created: their Keras
@@ -399,7 +435,24 @@ def _sublayer(sub: Sublayer, shape_rename: dict[str, str], params) -> dict[str, 
         items = [_construct(c, rename) for c in sub.sequence]
         named = "" if "name" in sub.args else f", name={literal(sub.name.lstrip('_'))}"
         construct = f"{sub.class_}([{', '.join(items)}]{named})"
-    return {"name": sub.name, "construct": construct, "in_build": sub.reads_input_shapes}
+
+    def shape(s) -> str:  # an input's shape as `build` got it; a tuple otherwise
+        if is_input_shape(expression_node(s.code), shaped):
+            return s.code.render(shape_rename)
+        return shape_tuple(s.code, shape_rename, shaped)
+
+    built = None  # the arguments of its `build`, in `build` (where shapes are known)
+    if isinstance(sub.build, dict):
+        built = ", ".join(f"{k}={shape(s)}" for k, s in sub.build.items())
+    elif sub.build is not None:
+        built = shape(sub.build)
+    return {
+        "name": sub.name,
+        "construct": construct,
+        "in_build": sub.reads_input_shapes,
+        "when": _when(sub.created, rename),
+        "build": built,
+    }
 
 
 def _construct(c: Construction, rename: dict[str, str], name: str | None = None) -> str:
@@ -422,13 +475,20 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
     for i, loss in enumerate(ir.losses):
         add = f"self.add_loss({loss.render(rename)})"
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
-    if not lines or not ir.sublayers:
+    if not lines or not _traces(ir):
         return lines
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
         f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
+
+
+def _traces(ir: Declared) -> bool:
+    """Whether `build` traces `call`: to build the sublayers that state no shapes to build
+    from, and the layers params hold."""
+    unbuilt = any(s.build is None for s in ir.sublayers)
+    return unbuilt or any(p.type == "layer" for p in ir.params.values())
 
 
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:
@@ -527,6 +587,59 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
     if len(names) == 1:  # one output: the value itself, not a tuple of one
         return "{" + f"{literal(names[0])}: {out(value)}" + "}"
     return f"{{name: {out('value')} for name, value in zip({keys}, {value})}}"
+
+
+def _output_shapes(
+    ir: Declared, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str], several
+) -> dict[str, Any]:
+    """`compute_output_shape`, and the `compute_output_spec` that passes it the keyword
+    arguments of `call` when the output shapes (or which outputs there are) depend on them:
+    a value as it is, a tensor as its shape, None when not given (as Keras's
+    MultiHeadAttention takes `return_attention_scores`)."""
+    if not ir.output_shapes_read_keywords:
+        shape = _output_shape(ir, rename, inputs, shape_names)
+        return {
+            "output_shape": shape,
+            "output_shape_args": ["input_shape"],
+            "output_shape_body": f"return {shape}",
+            "output_spec_keywords": None,
+        }
+    taken = ir.output_keywords  # what the shapes read: a value, or a tensor's shape
+    rename = {**rename, **{k.name: k.name for k in taken}}
+    rename |= {k.name: f"{k.name}_shape" for k in taken if k.type == "tensor"}
+    inputs = inputs | {k.name for k in taken if k.type == "tensor"}
+    args = ["input_shape"]
+    passed = []  # what compute_output_spec passes on
+    for k in taken:
+        if k.type == "tensor":
+            args.append(f"{k.name}_shape=None")
+            passed.append(f"{k.name}_shape=None if {k.name} is None else {k.name}.shape")
+        else:
+            args.append(f"{k.name}={literal(k.default)}")
+            passed.append(f"{k.name}={k.name}")
+    shape = _output_shape(ir, rename, inputs, shape_names)
+    body = f"return {shape}\n"
+    if ir.output_when:
+        shapes = [(n, shape_tuple(s.code, rename, inputs)) for n, s in (ir.outputs or {}).items()]
+        first = []
+        while shapes and shapes[0][0] not in ir.output_when:
+            first.append(shapes.pop(0)[1])
+        lines = [f"shapes = [{', '.join(first)}]"]
+        for name, shape_code in shapes:
+            when = ir.output_when.get(name)
+            if when is None:
+                lines.append(f"shapes.append({shape_code})")
+            elif isinstance(when, Code):
+                lines.append(f"if {when.render(rename)}:\n    shapes.append({shape_code})")
+        lines.append("return shapes[0] if len(shapes) == 1 else tuple(shapes)")
+        body = "\n".join(lines) + "\n"
+    return {
+        "output_shape": shape,
+        "output_shape_args": args,
+        "output_shape_body": body,
+        "output_spec_keywords": passed,
+        "output_spec_first": "[t.shape for t in inputs]" if several else None,
+    }
 
 
 def _output_shape(

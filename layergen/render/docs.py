@@ -57,8 +57,13 @@ def output_doc(ir: Declared) -> list[str]:
     if ir.output_shape is not None:
         return [_shape_words(ir, ir.output_shape) + "."]
     if ir.outputs is not None:
-        lines = [f"`{n}`: " + _shape_words(ir, shape) + "." for n, shape in ir.outputs.items()]
+        lines = [
+            f"`{n}`: " + _output_words(ir, shape) + "." + _returned_when(ir, n)
+            for n, shape in ir.outputs.items()
+        ]
         kind = "dict keyed by name" if ir.outputs_by_name else "tuple in this order"
+        if ir.output_when:
+            kind += " (the tensor alone when one is returned)"
         return [f"A {kind}:"] + lines
     if "compute_output_shape" in ir.method_names:
         return ["As `compute_output_shape` computes it."]
@@ -67,6 +72,22 @@ def output_doc(ir: Declared) -> list[str]:
     if len(ir.inputs) > 1:
         return [f"Same shape as `{ir.input_names[0]}`."]
     return ["Same shape as the input."]
+
+
+def _output_words(ir: Declared, shape: Shape) -> str:
+    """An output's shape in words: one a keyword tensor gives (a cache) is named after it."""
+    text = shape.code.text.strip()
+    if text in ir.tensor_keywords:
+        return f"same shape as `{text}`"
+    return _shape_words(ir, shape)
+
+
+def _returned_when(ir: Declared, name: str) -> str:
+    """For an output under a `when`: when `call` returns it."""
+    when = ir.output_when.get(name)
+    if when is None:
+        return ""
+    return " Never returned." if when is False else f" Returned when `{when.text.strip()}`."
 
 
 def _tensor(dims: list[str], rank: int | None = None) -> str:
@@ -179,7 +200,7 @@ def example_doc(ir: Declared, width: int) -> list[str] | None:
         return None
     given = example.params
     args = {
-        name: given[name] if name in given else example.args[name]
+        name: example.args[name]  # as given; an object param's, the code that makes it
         for name, param in ir.params.items()
         if name in given or param.required
     }

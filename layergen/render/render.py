@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import BLACK_DEFAULTS, BlackStyle
+from ..declaration.code import Code
 
 
 @functools.cache
@@ -31,6 +32,7 @@ def environment(user_templates: str | None = None):
     env.filters["block"] = block
     env.filters["wrap"] = wrap
     env.filters["import_block"] = import_block
+    env.filters["imported_names"] = imported_names
     return env
 
 
@@ -40,6 +42,8 @@ def literal(value: Any) -> str:
     Emitting black's style up front is not cosmetic: black normalizing every
     string of a generated test module doubles the time it takes.
     """
+    if isinstance(value, Code):  # code that makes the value (an object param's example)
+        return value.render()
     if isinstance(value, str):
         text = repr(value)
         if text[0] == '"' or value.count('"') > value.count("'"):
@@ -52,6 +56,13 @@ def literal(value: Any) -> str:
     if isinstance(value, tuple):
         return "(" + ", ".join(map(literal, value)) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
+
+
+def imported_names(names: list[str]) -> str:
+    """The names of one `from ... import` in isort's order (ruff's `order-by-type`):
+    constants, then classes, then the others."""
+    ordered = sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+    return ", ".join(ordered)
 
 
 def block(code: str, width: int) -> str:
@@ -107,7 +118,7 @@ def import_block(lines: list[str]) -> str:
     import sys
 
     sections: list[list[str]] = [[], [], []]
-    for line in dict.fromkeys(lines):
+    for line in dict.fromkeys(_merged(lines)):
         module = line.split()[1]
         if module.startswith("."):
             sections[2].append(line)
@@ -118,6 +129,32 @@ def import_block(lines: list[str]) -> str:
         return (line.startswith("from "), line.split()[1].lower(), line)
 
     return "\n\n".join("\n".join(sorted(section, key=order)) for section in sections if section)
+
+
+def _merged(lines: list[str]) -> list[str]:
+    """`from m import a` and `from m import b` as one `from m import a, b`, as isort writes
+    them (lines that rename a name stay apart, as its `combine-as-imports` default keeps them)."""
+    names: dict[str, list[str]] = {}
+    out: list[str] = []
+    for line in lines:
+        parts = line.split(" import ", 1)
+        kept = any(token in line for token in (" as ", "(", "#", ";"))  # written as is
+        if not line.startswith("from ") or len(parts) != 2 or kept:
+            out.append(line)
+            continue
+        module = parts[0]
+        if module not in names:
+            names[module] = []
+            out.append(module)  # its place, filled in below
+        names[module] += [n.strip() for n in parts[1].split(",") if n.strip()]
+    return [
+        (
+            f"{line} import {imported_names(list(dict.fromkeys(names[line])))}"
+            if line in names
+            else line
+        )
+        for line in out
+    ]
 
 
 def _bytecode_cache(jinja2):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -65,6 +66,12 @@ UNKNOWN_LAYER_FACTS = {
     "weights_read": [],  # weights the inference call reads: each changes the output
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
+    # Names the module imports that the example's object params are made with (`imports`).
+    "from_module": [],
+    # What `build` creates depends on the keyword tensors `call` is given: a layer for each.
+    "keywords_build": False,
+    # The output shapes depend on keyword arguments: the keyword test checks the symbolic ones.
+    "keywords_shape_outputs": False,
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -92,7 +99,9 @@ def layer_test_context(
         "name": name,
         "module": module,
         "source": docstring_text(source),
-        "args": args,
+        # Plain values, and the code that makes each object param's anew for each layer.
+        "args": {k: v for k, v in args.items() if not isinstance(v, Code)},
+        "objects": {k: v.render() for k, v in args.items() if isinstance(v, Code)},
         **inputs,
         **UNKNOWN_LAYER_FACTS,
         **facts,
@@ -174,19 +183,33 @@ def build_test_context(
     if ir.kind.name != "layer":
         return build_object_test_context(ir, module=module, source=source)
     example = ir.example
-    arg_rename = {p: f"ARGS[{literal(p)}]" for p in ir.params}
+    arg_rename = {p: _arg(p, example.args) for p in ir.params}
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names}
+    # The tests build the layer on its tensor inputs alone: a keyword input's shape is None.
+    shape_rename |= {k: "None" for k in ir.tensor_keywords}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
 
+    # The outputs of a call with the keyword inputs' defaults: a tensor's shape is None.
+    out_rename = shape_rename | {
+        k.name: literal(k.default) for k in ir.keywords if k.type != "tensor"
+    }
+    out_inputs = inputs | set(ir.tensor_keywords)
     output_shapes = None
     if "compute_output_shape" in ir.method_names:
         pass  # the declared method says what it says: the tests trace `call` to check it
     elif ir.output_shape is not None:
-        output_shapes = [shape_tuple(ir.output_shape.code, shape_rename, inputs)]
+        output_shapes = [shape_tuple(ir.output_shape.code, out_rename, out_inputs)]
     elif ir.outputs is not None:
-        output_shapes = [shape_tuple(s.code, shape_rename, inputs) for s in ir.outputs.values()]
+        output_shapes = []
+        for name, s in ir.outputs.items():
+            shape = shape_tuple(s.code, out_rename, out_inputs)
+            when = ir.output_when.get(name)
+            if isinstance(when, Code):  # returned only when its condition holds
+                shape = f"*([{shape}] if {when.render(out_rename)} else [])"
+            if when is not False:
+                output_shapes.append(shape)
     elif ir.base is None:
         output_shapes = [f"tuple({ir.input_names[0]}_shape)"]
 
@@ -237,7 +260,9 @@ def build_test_context(
         inputs=inputs_context(example.input_shapes, example.input_dtypes, example.input_range),
         output_shapes=output_shapes,
         weights=weights,
-        exact_weight_count=not ir.sublayers and ir.base is None,
+        exact_weight_count=not ir.sublayers
+        and ir.base is None
+        and not any(p.type == "layer" for p in ir.params.values()),
         has_trainable=has_trainable,
         losses=[loss.render(layer_rename) for loss in ir.losses],
         updates=[
@@ -268,10 +293,15 @@ def build_test_context(
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
         state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
-        sublayers=[s.name for s in ir.sublayers],
+        # Those made under a `when` may be None: the keyword test makes them.
+        sublayers=[s.name for s in ir.sublayers if s.created is True],
         policy_sublayers=[
-            s.name for s in ir.sublayers if s.sequence is None and "dtype" not in s.args
+            s.name
+            for s in ir.sublayers
+            if s.sequence is None and "dtype" not in s.args and s.created is True
         ],
+        keywords_build=ir.build_reads_keywords,
+        keywords_shape_outputs=ir.output_shapes_read_keywords,
         weights_read=[
             w for w in ir.weight_names if inference is not None and _reads({w}, inference)
         ],
@@ -285,8 +315,30 @@ def build_test_context(
         ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
+        from_module=_imported_by_objects(ir),
         **stated_numbers(ir),
     )
+
+
+def _imported_by_objects(ir: Declared) -> list[str]:
+    """Names of the layer module's `imports` that its example's object params are made with
+    (`ReversibleEmbedding(...)`): the test module imports them from the layer module, which
+    has them, whatever package or relative path it imported them from."""
+    imported = {
+        (alias.asname or alias.name).split(".")[0]
+        for line in ir.imports
+        for statement in ast.parse(line).body
+        for alias in statement.names
+    }
+    read = {f.name for v in ir.example.args.values() if isinstance(v, Code) for f in v.free}
+    return sorted(imported & read)
+
+
+def _arg(name: str, args: dict[str, Any]) -> str:
+    """A param's example value in the test module: in ARGS, or made (an object param)."""
+    if isinstance(args.get(name), Code):
+        return f"make_objects()[{literal(name)}]"
+    return f"ARGS[{literal(name)}]"
 
 
 def _reads(names: set[str], *codes: Code) -> bool:
@@ -297,7 +349,9 @@ def _reads(names: set[str], *codes: Code) -> bool:
 def stated_numbers(ir: Declared) -> dict[str, Any]:
     """The test constants and checks of the numbers a declaration states (issue 13)."""
     example = ir.example
-    outputs = list(ir.outputs) if ir.outputs and len(ir.outputs) > 1 else None
+    # Stated numbers are of the outputs every call returns (not those under a `when`).
+    always = [n for n in ir.outputs or {} if n not in ir.output_when]
+    outputs = always if len(always) > 1 else None
 
     def per_output(value):
         return [value[n] for n in outputs] if outputs else [value]
@@ -321,7 +375,7 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
         used = {f.name for f in code.free}
         members = [n for n in [*ir.params, *ir.weight_names] if n in used]
         values = {
-            n: f"ARGS[{literal(n)}]" if n in ir.params else f"support.numpy(layer.{n})"
+            n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
         }
         inputs = ir.input_names

@@ -127,3 +127,23 @@ def test_templates_write_values_with_the_literal_filter_and_old_templates_keep_p
     for name in ("literal", "pyrepr"):
         template = env.from_string("{{ value | " + name + " }}")
         assert template.render(value=("a", 1)) == '("a", 1)'
+
+
+def test_import_lines_from_one_module_are_merged_as_isort_does():
+    """Issue 35: keras-hub's TransformerDecoder imports two helpers of one module on two
+    `imports` lines; ruff's isort wants them on one (aliased ones stay apart)."""
+    from layergen.render.render import import_block
+
+    lines = [
+        "import keras",
+        "from m.utils import merge_mask",
+        "from m.attention import CachedAttention",
+        "from m.utils import compute_mask, MASK_VALUE",
+        "from m.utils import other as renamed",
+    ]
+    assert import_block(lines) == (
+        "import keras\n"
+        "from m.attention import CachedAttention\n"
+        "from m.utils import MASK_VALUE, compute_mask, merge_mask\n"
+        "from m.utils import other as renamed"
+    )

@@ -122,7 +122,36 @@ NAMED = {
     "methods": {"get_config": {"body": "return {**super().get_config(), 'pa': pa}"}},
     "example": {"input_shape": [2, 3]},
 }
-PROBES = [(LAYER2, "layer"), (LAYER1, "layer"), (BASE, "layer"), (NAMED, "layer"), *OTHERS]
+# The format's additions of issue 35: params holding a layer and a callable, a sublayer under
+# a `when` over a keyword tensor (`build` then takes every tensor input's shape), outputs under
+# a `when` over the keyword inputs (`compute_output_shape` and `compute_output_spec` take them).
+WHOLE = {
+    "layer": "ProbeWhole",
+    "params": {"pl": {"type": "layer"}, "pc": {"type": "callable", "default": None}},
+    "inputs": {
+        "ia": {"rank": 3},
+        "ik": {"default": None, "rank": 3},
+        "ib": {"type": "bool", "default": False},
+    },
+    "weights": {"wn": {"shape": "(ia[-1],)", "name": "wn_keras"}},
+    "sublayers": {
+        "sc": {"class": "keras.layers.Dense", "args": {"units": "ik[-1]"}, "when": "ik is not None"}
+    },
+    "call": "return pl(ia) * wn if ik is None else (pl(ia), sc(ik))",
+    "outputs": {"o1": "ia", "o2": {"shape": "ik", "when": "ik is not None and not ib"}},
+    "example": {
+        "params": {"pl": "keras.layers.Dense(3)", "pc": "keras.activations.relu"},
+        "call_args": {"ik": [[[1.0]]], "ib": True},
+    },
+}
+PROBES = [
+    (LAYER2, "layer"),
+    (LAYER1, "layer"),
+    (BASE, "layer"),
+    (NAMED, "layer"),
+    (WHOLE, "layer"),
+    *OTHERS,
+]
 USER_NAMES = {"math", "extra"}  # bound by the probes' own code
 
 
@@ -195,6 +224,9 @@ def scan():
             set().union(*declared.values())
             | set(a.params)
             | set(a.inputs)
+            # Keyword inputs: where `compute_output_shape` takes them, analyze.py checks them
+            # against its names (`_check_output_shape_names`).
+            | set(a.keywords)
             | set(d.weights)
             | set(d.sublayers)
             | set(d.ops)

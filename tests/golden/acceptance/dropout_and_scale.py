@@ -44,8 +44,9 @@ class DropoutAndScale(keras.layers.Layer):
 
     def build(self, input_shape):
         # Build the sublayers by tracing `call` on symbolic inputs, so that their
-        # weights exist before `load_model` restores them.
-        self.call(keras.KerasTensor(input_shape, dtype=self.compute_dtype))
+        # weights exist before `load_model` restores them. The batch is one: `call`
+        # may use its size, which may be unknown here.
+        self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))
 
     def call(self, x, training=None):
         return self.dropout(x, training=training) * self.scale

@@ -70,8 +70,9 @@ class MixtureOfExperts(keras.layers.Layer):
             initializer="glorot_uniform",
         )
         # Build the sublayers by tracing `call` on symbolic inputs, so that their
-        # weights exist before `load_model` restores them.
-        self.call(keras.KerasTensor(input_shape, dtype=self.compute_dtype))
+        # weights exist before `load_model` restores them. The batch is one: `call`
+        # may use its size, which may be unknown here.
+        self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))
         # A ModelParallel layout map without a key for a weight declared sharded leaves
         # all of it on every device: say so.
         distribution = keras.distribution.distribution()

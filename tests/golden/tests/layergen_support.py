@@ -87,16 +87,21 @@ def make_inputs(shapes, dtypes, value_range=None, seed=0):
     return arrays
 
 
-def make_model(layer, shapes, dtypes):
-    """A functional model around `layer`, one `keras.Input` per layer input."""
+def make_model(layer, shapes, dtypes, keywords=None):
+    """A functional model around `layer`, one `keras.Input` per layer input, and one per
+    array of `keywords`, passed to the layer by name."""
     inputs = [
         keras.Input(shape=shape[1:], dtype=dtypes[name], name=name)
         for name, shape in shapes.items()
     ]
-    outputs = layer(inputs if len(inputs) > 1 else inputs[0])
+    given = {
+        name: keras.Input(shape=value.shape[1:], dtype=str(value.dtype), name=name)
+        for name, value in (keywords or {}).items()
+    }
+    outputs = layer(inputs if len(inputs) > 1 else inputs[0], **given)
     if isinstance(outputs, tuple):
         outputs = list(outputs)
-    return keras.Model(inputs, outputs)
+    return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
 
 
 def per_example_outputs(model, inputs):
@@ -134,6 +139,13 @@ def as_list(outputs):
 def like(inputs, arrays):
     """`arrays` in the structure of `inputs`: a list for several inputs, else one."""
     return list(arrays) if isinstance(inputs, list) else arrays[0]
+
+
+def symbolic(arrays):
+    """Symbolic tensors of the shapes and dtypes of `arrays` (one, or a list)."""
+    if isinstance(arrays, list):
+        return [symbolic(a) for a in arrays]
+    return keras.KerasTensor(arrays.shape, dtype=str(arrays.dtype))
 
 
 def numpy(value):
@@ -657,7 +669,8 @@ def model_parallel_report(test_file):
     outputs = as_list(model.predict(inputs, verbose=0))
     targets = random_targets(outputs)
     report = {"outputs": lists(outputs), "trained": fit_step(model, inputs, targets)}
-    report["absent"] = [p for p in module.LAYOUTS if getattr(layer, p, "") is None]
+    paths = {path_in_layer(weight, layer) for weight in layer.weights}
+    report["absent"] = [p for p in module.LAYOUTS if p not in paths]  # `when` false
     with distribution.scope():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -1,0 +1,278 @@
+"""What `layergen/declaration/analyze.py` accepts and refuses (issue 35 onward): each case
+parsed from YAML, each refusal a located error."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from layergen.declaration.load import parse_declaration
+from layergen.diagnostics import DiagnosticError
+
+
+def analysis(text: str):
+    return parse_declaration("layers/a.layer.yaml", textwrap.dedent(text).encode())
+
+
+def errors(text: str) -> list[tuple[int, int, str]]:
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    return [(d.line, d.col, d.code) for d in info.value.diagnostics]
+
+
+# -- item 5: names real layers use -------------------------------------------------------
+
+
+def test_inputs_may_name_the_only_tensor_input():
+    """Issue 35, item 5: keras-hub's `call(self, inputs)` is kept."""
+    a = analysis("""\
+        layer: A
+        inputs:
+          inputs: {min_rank: 2}
+          start_index: {type: int, default: 0}
+        call: inputs * start_index
+        """)
+    assert a.ir.input_names == ["inputs"]
+
+
+@pytest.mark.parametrize(
+    "inputs, where",
+    [
+        ("  inputs:\n  other:\n", (3, 3)),  # several: `call(self, inputs)` takes their list
+        ("  other:\n  inputs:\n", (4, 3)),
+        ("  x:\n  inputs: {default: null}\n", (4, 3)),  # a keyword beside the tensor input
+    ],
+)
+def test_inputs_beside_another_input_stays_reserved(inputs, where):
+    """Issue 35, item 5: only the sole tensor input may be `inputs`."""
+    text = "layer: A\ninputs:\n" + inputs + "call: x\n"
+    assert (*where, "reserved-name") in errors(text)
+
+
+WEIGHT_NAMED = """\
+layer: RelativeEmbedding
+params:
+  hidden_dim: int
+weights:
+  rel_embeddings: {shape: "(4, hidden_dim)", name: rel_embedding}
+call: x + rel_embeddings[0]
+"""
+
+
+def test_a_weight_may_have_a_keras_name_other_than_its_attribute():
+    """Issue 35, item 5: DeBERTa's `self.rel_embeddings`, named `rel_embedding` by Keras."""
+    (weight,) = analysis(WEIGHT_NAMED).ir.weights
+    assert (weight.name, weight.keras_name) == ("rel_embeddings", "rel_embedding")
+
+
+@pytest.mark.parametrize(
+    "name, where, code",
+    [
+        ("a/b", (5, 52), "bad-name"),  # a path's separator
+        ("'a b'", (5, 52), "bad-name"),
+        ("''", (5, 52), "bad-name"),
+        ("bias", (5, 52), "duplicate-name"),  # another weight's Keras name
+    ],
+)
+def test_a_weights_keras_name_is_checked(name, where, code):
+    """Issue 35, item 5: a name Keras cannot take, or two weights of one path, are located."""
+    text = WEIGHT_NAMED.replace("name: rel_embedding", f"name: {name}").replace(
+        "call:", "  bias: '(hidden_dim,)'\ncall:"
+    )
+    assert (*where, code) in errors(text)
+
+
+# -- item 4: params that hold a layer or a callable ---------------------------------------
+
+WRAPPER = """\
+layer: Wrap
+params:
+  layer: {type: layer, doc: The wrapped layer.}
+  fn: {type: callable, default: null}
+call: layer(x) if fn is None else fn(layer(x))
+example:
+  params: {layer: "keras.layers.Dense(3)", fn: keras.activations.relu}
+  input_shape: [2, 3]
+"""
+
+
+def test_a_param_may_hold_a_layer_or_a_callable_given_as_code_in_the_example():
+    """Issue 35, item 4: the example's values are expressions, made anew by each test."""
+    a = analysis(WRAPPER)
+    assert [p.type for p in a.ir.params.values()] == ["layer", "callable"]
+    assert a.ir.example.args["layer"].render() == "keras.layers.Dense(3)"
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        # An undeclared key: a located error, not a string passed to the constructor.
+        (
+            "fn: keras.activations.relu}",
+            "fn: keras.activations.relu, lyr: x}",
+            (7, 72),
+            "unknown-param",
+        ),
+        ('"keras.layers.Dense(3)"', '"keras.layers.Dens(3"', (7, 37), "python-syntax"),
+        ('"keras.layers.Dense(3)"', '"Dense(3)"', (7, 20), "unknown-name"),
+        ('"keras.layers.Dense(3)"', "3", (7, 19), "bad-example"),
+        (
+            "fn: {type: callable, default: null}",
+            "fn: {type: callable, default: relu}",
+            (4, 33),
+            "bad-default",
+        ),
+        ('{layer: "keras.layers.Dense(3)", ', "{", (3, 3), "missing-example"),
+    ],
+)
+def test_object_params_and_example_params_are_checked(old, new, where, code):
+    """Issue 35, item 4: an undeclared `example.params` key, an object param's example that is
+    not an expression over known names, or a default other than null, is a located error."""
+    found = errors(WRAPPER.replace(old, new))
+    assert any(f[2] == code for f in found), found
+    assert (*where, code) in found
+
+
+def test_a_required_object_param_needs_an_example_even_without_one():
+    """Issue 35, item 4: no value is made up for a layer."""
+    text = "layer: Wrap\nparams:\n  layer: layer\ncall: layer(x)\n"
+    assert (3, 3, "missing-example") in errors(text)
+
+
+@pytest.mark.parametrize(
+    "base, key, ok",
+    [
+        ("keras.layers.Dense", "units", True),  # the base class's own argument
+        ("keras.layers.Dense", "name", True),  # every layer's
+        ("keras.layers.Dense", "unit", False),
+        ("keras.layers.Wrapper", "layer", True),
+        ("my_project.Base", "anything", True),  # a class layergen does not know
+    ],
+)
+def test_example_params_of_a_known_base_class_are_checked(base, key, ok):
+    """Issue 35, item 4: with a Keras base class, a key it does not take is located."""
+    text = (
+        f"layer: A\nbase: {base}\nexample:\n  params: {{{key}: 3}}\nimports: [import my_project]\n"
+    )
+    if ok:
+        analysis(text)
+    else:
+        assert (4, 12, "unknown-param") in errors(text)
+
+
+# -- item 2: structure decided by the inputs ----------------------------------------------
+
+DECODER = """\
+layer: Decoder
+params:
+  use_ffn: {type: bool, default: true}
+inputs:
+  decoder_sequence: {rank: 3}
+  encoder_sequence: {default: null, rank: 3}
+  cache_index: {type: int, default: 0}
+sublayers:
+  cross:
+    class: keras.layers.Dense
+    args: {units: "encoder_sequence[-1]"}
+    when: encoder_sequence is not None
+call: decoder_sequence
+"""
+
+
+def test_a_sublayers_when_and_args_may_read_tensor_keyword_inputs():
+    """Issue 35, item 2: an input name stands for its shape, None when it is not given."""
+    (sub,) = analysis(DECODER).ir.sublayers
+    assert sub.reads_input_shapes and sub.created.render() == "encoder_sequence is not None"
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        (
+            "when: encoder_sequence is not None",
+            "when: encoder is not None",
+            (12, 11),
+            "unknown-name",
+        ),
+        # A Python keyword argument has no shape.
+        ('"encoder_sequence[-1]"', '"cache_index"', (11, 20), "unknown-name"),
+        (
+            "    when: encoder_sequence",
+            "    create: init\n    when: encoder_sequence",
+            (12, 13),
+            "conflicting-keys",
+        ),
+    ],
+)
+def test_a_sublayers_when_is_checked(old, new, where, code):
+    """Issue 35, item 2: unknown names, and a sublayer made in `__init__` that needs a shape."""
+    assert (*where, code) in errors(DECODER.replace(old, new))
+
+
+# -- item 6: symbolic shapes that take call arguments -------------------------------------
+
+SCORES = """\
+layer: Attend
+inputs:
+  x: {rank: 3}
+  return_attention_scores: {type: bool, default: false}
+call: x
+outputs:
+  outputs: x
+  attention_scores: {shape: "(x[0], x[1], x[1])", when: return_attention_scores}
+"""
+
+
+@pytest.mark.parametrize(
+    "old, new, where, code",
+    [
+        ("when: return_attention_scores", "when: return_scores", (8, 57), "unknown-name"),
+        ("outputs:\n", "output_type: dict\noutputs:\n", (9, 57), "conflicting-keys"),
+        ("call: x\n", "call: x\ncompute_dtype: float32\n", (9, 57), "conflicting-keys"),
+    ],
+)
+def test_an_outputs_when_is_checked(old, new, where, code):
+    """Issue 35, item 6: unknown names; and a structure layergen itself rewrites."""
+    assert (*where, code) in errors(SCORES.replace(old, new))
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "shapes: {type: int, default: 0}",  # a local of compute_output_shape
+        "input_shape: {type: int, default: 0}",  # its first argument
+        "x_shape: {type: int, default: 0}",  # the first input's shape, unpacked
+        "cache_shape: {type: int, default: 0}",  # the shape of the keyword `cache`
+    ],
+)
+def test_keyword_inputs_must_not_clash_with_compute_output_shapes_names(keyword):
+    """Issue 35, item 6: `compute_output_shape` takes the keyword inputs when the outputs
+    read them; one named like its own arguments or locals is a located error."""
+    keywords = f"  y: {{rank: 3}}\n  cache: {{default: null}}\n  {keyword}\n"
+    text = SCORES.replace("  return_attention_scores:", keywords + "  return_attention_scores:")
+    text = text.replace("call: x", "call: x + y")
+    name = keyword.split(":")[0]  # the outputs read it, and `cache`
+    when = f"return_attention_scores and cache is None and {name} is not None"
+    text = text.replace("when: return_attention_scores", f"when: {when}")
+    assert (6, 3, "reserved-name") in errors(text)
+
+
+def test_those_names_stay_free_where_the_outputs_read_no_keyword():
+    """Issue 35, item 6: declarations of before keep generating."""
+    text = SCORES.replace("when: return_attention_scores", "when: true").replace(
+        "  return_attention_scores:",
+        "  shapes: {type: int, default: 0}\n  return_attention_scores:",
+    )
+    analysis(text)
+
+
+def test_a_sublayers_build_shapes_are_checked():
+    """Issue 35, item 1: a sublayer's `build` shapes are shape expressions, names checked."""
+    text = DECODER.replace(
+        "    when: encoder_sequence is not None\n",
+        "    when: encoder_sequence is not None\n"
+        "    build: {query_shape: decoder_sequence, value_shape: encoder}\n",
+    )
+    assert (13, 57, "unknown-name") in errors(text)
+    analysis(text.replace("value_shape: encoder}", "value_shape: encoder_sequence}"))
