@@ -835,7 +835,8 @@ class _Analyzer:
                 template_names.METHOD_ARGUMENT,
                 defaults=True,
             )
-            names = {arg.split("=", 1)[0].strip() for arg in method.args}
+            # `**kwargs` is refused above; its name stays known so the body is not blamed too.
+            names = {arg.split("=", 1)[0].strip().lstrip("*") for arg in method.args}
             self.code(loc + ("body",), method.body, names, self.members, expression=False)
 
     def _arguments(
@@ -852,6 +853,9 @@ class _Analyzer:
         seen: set[str] = set()
         optional = None  # the first argument with a default
         for i, arg in enumerate(args):
+            if defaults and isinstance(arg, str) and arg.lstrip().startswith("*"):
+                self._star_argument(loc, i, args, what)
+                continue
             if defaults and isinstance(arg, str) and "=" in arg:
                 arg, default = (part.strip() for part in arg.split("=", 1))
                 optional = optional or arg
@@ -879,6 +883,19 @@ class _Analyzer:
             elif arg in seen:
                 self.error(loc + (i,), "duplicate-name", f"{what} `{arg}` is given twice")
             seen.add(arg)
+
+    def _star_argument(self, loc: tuple, index: int, args: list[str], what: str) -> None:
+        """`*args` or `**kwargs` in a method's args: one error that says what to write (issue 39)."""
+        named = [a for a in args if isinstance(a, str) and not a.lstrip().startswith("*")]
+        example = ", ".join([*named, "training=None"])
+        self.error(
+            loc + (index,),
+            "bad-name",
+            f"{what} `{args[index].strip()}`: a declared method takes named arguments only",
+            f"name each argument it takes, with a default where it may be left out"
+            f" (`args: [{example}]`), or write the method in the layer's module, where"
+            f" hand-written members are kept, and call it as `self.{loc[1]}(...)`",
+        )
 
     def _check_example(self) -> None:
         example = self.decl.example

@@ -305,6 +305,24 @@ CASES = {
         "layer: A\nparams:\n  n: int\nweights:\n  k: {shape: (n, n), initializer: zeros}\n",
         [(5, 14, "python-syntax"), (5, 18, "unknown-key")],
     ),
+    # issue 39: a `,` in a plain value of a flow mapping, and `**kwargs` in a method
+    "a flow mapping's comma cuts a doc short": (
+        "layer: A\nparams:\n  u: {type: int, doc: a, b}\n",
+        [(3, 26, "unknown-key")],
+    ),
+    "a flow mapping's commas cut a doc in three": (
+        "layer: A\nparams:\n  u: {type: int, doc: a, b, c}\n",
+        [(3, 26, "unknown-key")],
+    ),
+    "star arguments of a method": (
+        "layer: A\nmethods:\n  helper:\n    args: [y, z=1, '**kwargs']\n"
+        "    body: return y + len(kwargs)\ncall: helper(x)\n",
+        [(4, 20, "bad-name")],
+    ),
+    "a star argument of a method": (
+        "layer: A\nmethods:\n  helper:\n    args: [y, '*rest']\n    body: return y\ncall: helper(x)\n",
+        [(4, 15, "bad-name")],
+    ),
     "python syntax with CRLF line ends": (
         "layer: A\r\ncall: |\r\n  y = x\r\n  z = y + * 2\r\n  return z\r\n",
         [(4, 11, "python-syntax")],
@@ -461,6 +479,11 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
         ("unknown name in sublayer args", "quote it twice"),
         ("name that Python normalizes", "`μ`"),
         ("utf-16", "UTF-16"),
+        ("a flow mapping's comma cuts a doc short", 'quote it: `doc: "a, b"`'),
+        ("a flow mapping's commas cut a doc in three", 'quote it: `doc: "a, b, c"`'),
+        ("a flow mapping's comma cuts an expression short", 'quote it: `shape: "(n, n)"`'),
+        ("star arguments of a method", "`args: [y, z=1, training=None]`"),
+        ("star arguments of a method", "`self.helper(...)`"),
     ],
 )
 def test_hints(name, hint):
