@@ -5,22 +5,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..declaration.code import Code, body
-from ..declaration.ir import Branches, Declared
+import libcst as cst
+
+from ..declaration.code import Code, body, expression_node, inference_reads
+from ..declaration.ir import Branches, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import docstring_text, op_context, shape_tuple
 from .render import literal
 
-# Built-in layers whose output depends on `training`.
+# Built-in layers whose output depends on `training`, with the argument that makes them
+# leave it alone at 0 (a dropout of rate 0), where there is one.
 TRAINING_SENSITIVE = {
-    "keras.layers.Dropout",
-    "keras.layers.SpatialDropout1D",
-    "keras.layers.SpatialDropout2D",
-    "keras.layers.SpatialDropout3D",
-    "keras.layers.GaussianNoise",
-    "keras.layers.GaussianDropout",
-    "keras.layers.AlphaDropout",
-    "keras.layers.BatchNormalization",
+    "keras.layers.Dropout": "rate",
+    "keras.layers.SpatialDropout1D": "rate",
+    "keras.layers.SpatialDropout2D": "rate",
+    "keras.layers.SpatialDropout3D": "rate",
+    "keras.layers.GaussianNoise": "stddev",
+    "keras.layers.GaussianDropout": "rate",
+    "keras.layers.AlphaDropout": "rate",
+    "keras.layers.BatchNormalization": None,
 }
 
 
@@ -34,6 +37,7 @@ UNKNOWN_LAYER_FACTS = {
     "losses": [],
     "updates": [],
     "training_sensitive": False,
+    "training_inert": None,  # why the example's training call changes nothing, in parts
     "deterministic_inference": True,
     "masking": None,
     "ops": [],
@@ -42,6 +46,7 @@ UNKNOWN_LAYER_FACTS = {
     "inference_losses": 0,  # losses an inference call adds (the others are training-only)
     "updates_read_inputs": False,
     "random": False,
+    "draws_hint": [],  # what to give the example of a random layer that never draws, in parts
     "statistics": [],
     "constants": {},
     "stated_outputs": [],
@@ -63,6 +68,7 @@ UNKNOWN_LAYER_FACTS = {
     "sublayers": [],  # declared sublayers: each must be built
     "policy_sublayers": [],  # sublayers given the layer's dtype policy: they must keep it
     "weights_read": [],  # weights the inference call reads: each changes the output
+    "shapes_read_layer": False,  # an output or noise shape reads `self.x`: the layer's
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
 }
@@ -88,7 +94,7 @@ def layer_test_context(
     unknown = set(facts) - set(UNKNOWN_LAYER_FACTS)
     if unknown:
         raise TypeError(f"not keys of the layer test template: {sorted(unknown)}")
-    return {
+    context = {
         "name": name,
         "module": module,
         "source": docstring_text(source),
@@ -97,6 +103,11 @@ def layer_test_context(
         **UNKNOWN_LAYER_FACTS,
         **facts,
     }
+    # `declared_output_shapes` and `declared_noise_shape` take the layer when they read it.
+    layer = ["layer"] if context["shapes_read_layer"] else []
+    context["shape_params"] = ", ".join([*layer, *context["shape_names"]])
+    context["shape_layer"] = "layer, " if layer else ""
+    return context
 
 
 def inputs_context(
@@ -175,7 +186,8 @@ def build_test_context(
         return build_object_test_context(ir, module=module, source=source)
     example = ir.example
     arg_rename = {p: f"ARGS[{literal(p)}]" for p in ir.params}
-    shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names}
+    # `self.x` in a shape is the tested layer's attribute (issue 39).
+    shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names} | {"self": "layer"}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
@@ -209,9 +221,14 @@ def build_test_context(
         )
 
     updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in ir.updates}
-    sensitive = isinstance(ir.call, Branches) or any(
-        c in TRAINING_SENSITIVE for s in ir.sublayers for c in s.classes
-    )
+    sensitive = isinstance(ir.call, Branches)
+    inert = []  # why the example's training-sensitive sublayers leave `training` alone
+    for sublayer in ir.sublayers:
+        for construction in _constructions(sublayer):
+            if construction.class_ in TRAINING_SENSITIVE:
+                reason = _inert_in_training(ir, sublayer.name, construction)
+                sensitive = sensitive or reason is None
+                inert += [reason] if reason else []
     has_trainable = ir.base is not None or any(
         w.trainable and w.created is True for w in ir.weights
     )
@@ -223,6 +240,7 @@ def build_test_context(
     gradient_check = None
     if not ir.ops:
         gradient_check = "float32" if ir.float32_compute else "float64"
+    inferred = inference_reads(inference) if inference is not None else set()
     self_rename = {m: f"self.{m}" for m in ir.members}
     masking = None
     if ir.compute_mask is not None:
@@ -245,6 +263,7 @@ def build_test_context(
             for n, code in ir.updates.items()
         ],
         training_sensitive=sensitive,
+        training_inert=None if sensitive or not inert else inert[0],
         deterministic_inference=not (
             ir.random and isinstance(ir.call, Code) and not ir.call_written_by_layergen
         ),
@@ -255,6 +274,7 @@ def build_test_context(
         inference_losses=len(ir.losses) - len(ir.training_only_losses),
         updates_read_inputs=_reads(inputs, *ir.updates.values()),
         random=ir.random,
+        draws_hint=_draws_hint(ir, forwards) if ir.random else [],
         statistics=[
             {"of": s.of.render(arg_rename), "mean": s.mean, "what": s.what}
             for s in example.statistics
@@ -267,14 +287,12 @@ def build_test_context(
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
-        state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
+        state_read_in_inference=bool(set(ir.updates) & inferred),
         sublayers=[s.name for s in ir.sublayers],
         policy_sublayers=[
             s.name for s in ir.sublayers if s.sequence is None and "dtype" not in s.args
         ],
-        weights_read=[
-            w for w in ir.weight_names if inference is not None and _reads({w}, inference)
-        ],
+        weights_read=[w for w in ir.weight_names if w in inferred],
         call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
         unbiased=ir.noise is not None and ir.noise.unbiased,
@@ -283,10 +301,53 @@ def build_test_context(
             if ir.noise is not None and ir.noise.shape is not None
             else None
         ),
+        shapes_read_layer=_reads(
+            {"self"},
+            *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],
+            *([ir.noise.shape.code] if ir.noise is not None and ir.noise.shape is not None else []),
+        ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
     )
+
+
+def _constructions(sublayer) -> list[Construction]:
+    """The layer a sublayer creates, or each of its sequence's."""
+    if sublayer.sequence is not None:
+        return list(sublayer.sequence)
+    return [Construction(sublayer.class_, sublayer.args)]
+
+
+def _inert_in_training(ir: Declared, name: str, construction: Construction) -> list[str] | None:
+    """Why (in parts of a line each) the example's training-sensitive sublayer leaves `training` alone (a dropout of
+    rate 0, as keras-hub's TransformerDecoder keeps by default: issue 39); None if it may not."""
+    arg = TRAINING_SENSITIVE[construction.class_]
+    value = construction.args.get(arg) if arg else None
+    if isinstance(value, Code) and value.is_expression:
+        node = expression_node(value)
+        param = node.value if isinstance(node, cst.Name) else None
+        if param in ir.example.args and ir.example.args[param] == 0:
+            return [
+                f"training changes nothing in the example: `{param}` is 0, the {arg} of `{name}`;",
+                f" give the example a `{param}` above 0 to check it",
+            ]
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+        return [f"training changes nothing: `{name}` has {arg} 0"]
+    return None
+
+
+def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
+    """What to set when the example of a random layer draws nothing (issue 39): the params
+    `call` reads that the example leaves at 0 or false, such as `router_jitter_noise`."""
+    read = {f.name for code in forwards if code is not None for f in code.free}
+    zeros = [
+        f"`{name}`"
+        for name, value in ir.example.args.items()
+        if name in read and name != "seed" and value in (0, False) and value is not None
+    ]
+    what = [f" ({', '.join(zeros)} {'is' if len(zeros) == 1 else 'are'} 0 or false)"]
+    return [" give the example params that make it draw", *(what if zeros else [])]
 
 
 def _reads(names: set[str], *codes: Code) -> bool:

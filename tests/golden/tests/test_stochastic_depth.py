@@ -200,10 +200,13 @@ def test_the_seed_decides_the_random_draws():
     for a, b in zip(first, again):
         message = "the same seed gave different outputs"
         np.testing.assert_array_equal(support.numpy(a), support.numpy(b), message)
-    assert any(
-        not np.array_equal(support.numpy(a), support.numpy(b))
-        for a, b in zip(first, other)
-    ), "a different seed gave the same outputs"
+    if support.all_equal(first, other):
+        if support.all_equal(first, support.as_list(layers[0](inputs, training=True))):
+            pytest.skip(
+                "the example draws nothing: two training calls gave the same outputs;"
+                " give the example params that make it draw"
+            )
+        pytest.fail("a different seed gave the same outputs")
 
 
 def test_random_draws_have_the_declared_statistics():
@@ -231,9 +234,9 @@ def test_inference_is_the_mean_of_training():
 
 def test_noise_is_drawn_once_per_cell_of_its_declared_shape():
     shapes = list(INPUT_SHAPES.values())
+    layer = make_layer()
     shape = declared_noise_shape(*shapes)
     axes = [axis for axis, dim in enumerate(shape) if dim == 1 and shapes[0][axis] > 1]
-    layer = make_layer()
     inputs = support.constant_along(make_inputs(), axes, len(shape))
     layer(inputs)
     support.set_seeded_weights(layer)

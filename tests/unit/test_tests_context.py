@@ -1,0 +1,165 @@
+"""What the generated test module of a declaration checks, read from its context and text
+(`layergen/render/tests_context.py`). The e2e tests run such modules; these are fast."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from layergen.declaration.load import parse_declaration
+from layergen.render.render import render
+from layergen.render.tests_context import build_test_context
+
+
+def context(text: str) -> dict:
+    ir = parse_declaration("layers/real.layer.yaml", textwrap.dedent(text).encode()).ir
+    return build_test_context(ir, module="layers.real", source="real.layer.yaml")
+
+
+def test_module(text: str) -> str:
+    return render("layer_test.py.j2", context(text))
+
+
+test_module.__test__ = False  # a helper, not a test
+
+
+def undefined_names(code: str) -> list[str]:
+    """ruff's undefined-name findings (F821) in `code`, one line each."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F821"]
+        + ["--output-format", "concise", "--stdin-filename", "test_real.py", "-"],
+        input=code,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return [line for line in result.stdout.splitlines() if "F821" in line]
+
+
+SELF_IN_SHAPES = """\
+layer: Heads
+params:
+  heads: {type: int, default: 2}
+init: |
+  self.head_dim = 4
+weights:
+  kernel:
+    shape: (x[-1], self.head_dim * heads)
+call: ops.matmul(x, kernel)
+output_shape: (*x[:-1], self.head_dim * heads)
+noise: {shape: "(x[0], self.head_dim // 4)"}
+example:
+  input_shape: [2, 3]
+"""
+
+
+def test_self_in_a_weight_output_or_noise_shape_reads_the_layer_in_the_tests():
+    """Issue 39: `self.x` in a shape was accepted, then the tests read an undefined `self`."""
+    code = test_module(SELF_IN_SHAPES)
+    assert undefined_names(code) == []
+    assert "layer.head_dim" in code
+    assert "self." not in code
+
+
+POWER_ITERATION = """\
+layer: PowerNorm
+params:
+  units: {type: int, default: 3}
+weights:
+  kernel:
+    shape: (x[-1], units)
+  u:
+    shape: (1, units)
+    initializer: ones
+    trainable: false
+call: |
+  w = kernel
+  if training:
+      v = ops.matmul(u, ops.transpose(w))
+      new_u = ops.matmul(v / ops.norm(v), w)
+      u.assign(new_u / ops.norm(new_u))
+      w = w / ops.norm(new_u)
+  return ops.matmul(x, w)
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_weight_read_only_under_if_training_is_not_read_by_inference():
+    """Issue 39: a power-iteration vector assigned under `if training:` was reported as
+    "the output ignores weight u"."""
+    assert context(POWER_ITERATION)["weights_read"] == ["kernel"]
+    for inference_reads_u in (
+        "if not training:\n      w = w * u\n  ",
+        "w = w * (1.0 if training else u)\n  ",
+        "if training and units > 1:\n      pass\n  else:\n      w = w * u\n  ",
+    ):
+        text = POWER_ITERATION.replace("return ops", inference_reads_u + "return ops")
+        assert context(text)["weights_read"] == ["kernel", "u"], inference_reads_u
+
+
+ZERO_DROPOUT = """\
+layer: DropBlock
+params:
+  units: {type: int, default: 3}
+  dropout: {type: float, default: 0.0, min: 0.0, lt: 1.0}
+weights:
+  kernel:
+    shape: (x[-1], units)
+sublayers:
+  drop:
+    class: keras.layers.Dropout
+    args: {rate: dropout}
+call: drop(ops.matmul(x, kernel))
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_dropout_the_example_leaves_at_rate_zero_skips_the_training_test_and_says_why():
+    """Issue 39: keras-hub's TransformerDecoder keeps dropout 0 by default, and training
+    changed nothing, so `test_training_changes_the_output` failed."""
+    code = test_module(ZERO_DROPOUT)
+    mark = code.split("def test_training_changes_the_output")[0].rsplit("\n\n\n", 1)[1]
+    assert mark.startswith("@pytest.mark.skip(")
+    assert "`dropout` is 0" in mark
+    for given in ("params: {dropout: 0.1}", "params: {units: 2}\n  call_args: {}"):
+        text = ZERO_DROPOUT.replace("example:\n", f"example:\n  {given}\n")
+        code = test_module(text)
+        skipped = "@pytest.mark.skip(" in code.split("def test_training_changes")[0][-300:]
+        assert skipped == ("0.1" not in given), given
+    literal = ZERO_DROPOUT.replace("{rate: dropout}", "{rate: 0.0}")
+    assert "rate 0" in test_module(literal).split("def test_training_changes")[0][-300:]
+
+
+JITTER_ROUTER = """\
+layer: JitterRouter
+params:
+  experts: {type: int, default: 4}
+  router_jitter_noise: {type: float, default: 0.0, min: 0.0}
+random: true
+weights:
+  kernel:
+    shape: (x[-1], experts)
+call: |
+  if training and router_jitter_noise > 0:
+      x = x * keras.random.uniform(
+          ops.shape(x), 1.0 - router_jitter_noise, 1.0 + router_jitter_noise, seed=seed_generator
+      )
+  return ops.matmul(x, kernel)
+output_shape: (*x[:-1], experts)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_random_layer_whose_example_draws_nothing_is_told_which_param_to_set():
+    """Issue 39: an MoE router with `router_jitter_noise: 0.0` failed with "a different seed
+    gave the same outputs", not saying that the example never draws."""
+    code = test_module(JITTER_ROUTER)
+    test = code.split("def test_the_seed_decides_the_random_draws")[1].split("\ndef ")[0]
+    assert "pytest.skip(" in test
+    assert "router_jitter_noise" in test
