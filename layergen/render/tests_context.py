@@ -10,7 +10,7 @@ import libcst as cst
 from ..declaration.code import Code, body, expression_node, inference_reads
 from ..declaration.ir import Branches, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
-from .context import docstring_text, op_context, shape_tuple
+from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .render import literal
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
@@ -189,6 +189,16 @@ def build_test_context(
     # `self.x` in a shape is the tested layer's attribute (issue 39).
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names} | {"self": "layer"}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
+    # A param is the example's value (the Keras object for an activation and the like), not
+    # an attribute: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` (issue 39).
+    layer_rename |= {
+        p: (
+            f"keras.{param.type}s.get({arg_rename[p]})"
+            if param.type in KERAS_OBJECT_TYPES
+            else arg_rename[p]
+        )
+        for p, param in ir.params.items()
+    }
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
 

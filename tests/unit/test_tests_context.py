@@ -163,3 +163,30 @@ def test_a_random_layer_whose_example_draws_nothing_is_told_which_param_to_set()
     test = code.split("def test_the_seed_decides_the_random_draws")[1].split("\ndef ")[0]
     assert "pytest.skip(" in test
     assert "router_jitter_noise" in test
+
+
+MASK_ZERO = """\
+layer: Tokens
+params:
+  dim: {type: int, default: 4}
+  mask_zero: {type: bool, default: false}
+  activation: {type: activation, default: relu}
+inputs:
+  x: {dtype: int32}
+weights:
+  table:
+    shape: (10, dim)
+masking: "ops.not_equal(x, 0) if mask_zero else None"
+call: activation(ops.take(table, x, axis=0))
+losses: [ops.mean(activation(table)) * dim]
+output_shape: (*x, dim)
+"""
+
+
+def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
+    """Issue 39: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` attribute, so
+    the mask formula read as `layer.mask_zero` failed against the original class."""
+    facts = context(MASK_ZERO)
+    assert facts["masking"] == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
+    loss = 'ops.mean(keras.activations.get(ARGS["activation"])(layer.table)) * ARGS["dim"]'
+    assert facts["losses"] == [loss]

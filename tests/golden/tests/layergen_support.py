@@ -140,13 +140,6 @@ def numpy(value):
     return ops.convert_to_numpy(value)
 
 
-def shape_list(shapes):
-    """`compute_output_shape` returns one shape, or a tuple of them."""
-    if shapes and isinstance(shapes[0], (tuple, list)):
-        return [tuple(shape) for shape in shapes]
-    return [tuple(shapes)]
-
-
 def all_equal(outputs, others):
     """Whether two calls' outputs are the same, element for element."""
     return all(np.array_equal(numpy(a), numpy(b)) for a, b in zip(outputs, others))
@@ -191,7 +184,7 @@ def assert_weights_change_the_output(layer, names, outputs):
     rng = np.random.default_rng(1)
     before = [numpy(out) for out in outputs()]
     for name in names:
-        weight = getattr(layer, name)
+        weight = getattr(layer, name, None)  # Keras's layers may not set one left out
         if weight is None or not is_float(weight):
             continue
         value = numpy(weight)
@@ -329,6 +322,57 @@ def make_mask(shape, seed=0):
     mask = np.random.default_rng(seed).random(shape) < 0.6
     mask[:, 0], mask[:, -1] = True, False
     return mask
+
+
+class AttachMask(keras.layers.Layer):
+    """Passes its input on with `mask` attached, as a masking layer before another."""
+
+    def __init__(self, mask, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.attached = mask
+
+    def call(self, x):
+        return ops.copy(x)  # a tensor of its own: the caller's keeps no mask
+
+    def compute_mask(self, x, mask=None):
+        return ops.convert_to_tensor(self.attached)
+
+
+def with_mask(inputs, mask):
+    """The inputs, the first with `mask` attached: the layer gets it as Keras hands it
+    on, in `call(mask=...)` where `call` takes one, and to `compute_mask` (keras-hub's
+    and Keras's layers that support masking take no `mask` argument)."""
+    arrays = as_list(inputs)
+    return like(inputs, [AttachMask(mask)(arrays[0]), *arrays[1:]])
+
+
+class ReadMask(keras.layers.Layer):
+    """Keeps the mask Keras hands it, as any layer after another gets it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.received = None
+
+    def call(self, x, mask=None):
+        self.received = mask
+        return x
+
+
+def mask_of(output):
+    """The mask a layer's output carries to the next layer, or None."""
+    reader = ReadMask()
+    reader(output)
+    return reader.received
+
+
+def assert_mask_is(carried, expected):
+    if expected is None:
+        assert carried is None, "the output carries a mask where none is declared"
+    else:
+        assert carried is not None, "the output carries no mask"
+        np.testing.assert_array_equal(numpy(carried), numpy(expected))
 
 
 def with_masked_steps_changed(inputs, mask, other):
