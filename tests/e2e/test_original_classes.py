@@ -1,7 +1,8 @@
 """The generated tests of every real layer pass when run against its original class
 (issue 39): keras-hub's (the copies in `tests/fixtures/keras_hub/`) or Keras's own,
 imported in place of the generated class. A generated test that fails there is a false
-failure, whatever it found. About a minute per backend on 2 cores."""
+failure, unless the original fails there by itself (`DEFECTS_OF_THE_ORIGINALS`, each with
+what it does). About a minute per backend on 2 cores."""
 
 from __future__ import annotations
 
@@ -17,6 +18,18 @@ pytestmark = pytest.mark.e2e
 REAL = FIXTURES / "real"
 BACKENDS = ["jax", "tensorflow", "torch"]
 IMPORT = re.compile(r"^from real\.\w+ import (\w+)$", re.MULTILINE)
+
+# Where the original itself fails, by backend: what it does there, and the tests that show it.
+# Kept exact: a test leaving this list (the original fixed) fails here until it is removed.
+DEFECTS_OF_THE_ORIGINALS = {
+    "tensorflow": {
+        # keras-hub's load-balancing loss multiplies a float32 one-hot by the router's
+        # float16 (bfloat16) probabilities: TensorFlow's Mul refuses mixed dtypes. The
+        # declared twin computes that loss in float32 (see tests/fixtures/real/README.md).
+        "test_mixtral_sparse_moe_block::test_mixed_precision_matches_float32[mixed_bfloat16]",
+        "test_mixtral_sparse_moe_block::test_mixed_precision_matches_float32[mixed_float16]",
+    },
+}
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +61,6 @@ def test_generated_tests_pass_against_the_original_classes(project, outcomes, ba
     results = outcomes(backend)
     declared = len(list(REAL.glob("*.layer.yaml")))
     assert len({name.split("::")[0] for name in results}) == declared
-    failed = sorted(name for name, outcome in results.items() if outcome == "failed")
-    assert not failed, failed
+    failed = {name for name, outcome in results.items() if outcome == "failed"}
+    assert failed == DEFECTS_OF_THE_ORIGINALS.get(backend, set())
     assert sum(outcome == "passed" for outcome in results.values()) > 10 * declared
