@@ -3,9 +3,9 @@ item 7): a mixture-of-experts whose router logits have no batch axis and whose t
 routing flips under float16; a random layer with weights; a layer without weights; and a
 test the declaration turns off, whose reason shows in the run; and issue 39's false
 failures (`self.x` in shapes, state moved under `if training:`, a dropout of rate 0, a
-random layer whose example draws nothing).
+random layer whose example draws nothing, a structural call argument).
 
-About 4 minutes: the generated tests of eight layers, once per backend."""
+About 4 minutes: the generated tests of nine layers, once per backend."""
 
 from __future__ import annotations
 
@@ -155,6 +155,37 @@ output_shape: (*x[:-1], experts)
 example:
   input_shape: [2, 4]
 """,
+    # A structural argument: the layer takes `context` only if its first call had one.
+    "cross_mix.layer.yaml": """\
+layer: CrossMix
+doc: Adds the mean of an optional context, taken only when the first call had one.
+params:
+  units: {type: int, default: 4}
+inputs:
+  x: {rank: 3}
+  context: {default: null, doc: "A second sequence, shape (batch_size, length, units)."}
+weights:
+  kernel:
+    shape: (x[-1], units)
+methods:
+  build:
+    args: [x_shape, context_shape=None]
+    body: |
+      self.kernel = self.add_weight(name="kernel", shape=(x_shape[-1], units))
+      self.takes_context = context_shape is not None
+call: |
+  y = ops.matmul(x, kernel)
+  if context is not None:
+      if not self.takes_context:
+          raise ValueError("`context` was not given when the layer was built")
+      y = y + ops.mean(context, axis=1, keepdims=True)
+  return y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 5, 3]
+  call_args:
+    context: [[[1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.5, 0.5]], [[0.0, 1.0, 0.0, 1.0], [2.0, 2.0, 2.0, 2.0]]]
+""",
     "shrink.layer.yaml": """\
 layer: Shrink
 call: ops.sign(x) * ops.maximum(ops.abs(x) - 0.5, 0.0)
@@ -222,4 +253,5 @@ def test_generated_tests_pass_on_layers_the_examples_never_tried(project, backen
         "test_heads::test_output_shapes_eager_symbolic_and_computed",
         "test_heads::test_weights_match_declaration",
         "test_power_norm::test_each_weight_the_inference_reads_changes_its_output",
+        "test_cross_mix::test_each_keyword_argument_of_call",
     } <= ran

@@ -190,3 +190,16 @@ def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
     assert facts["masking"] == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
     loss = 'ops.mean(keras.activations.get(ARGS["activation"])(layer.table)) * ARGS["dim"]'
     assert facts["losses"] == [loss]
+
+
+def test_each_call_case_builds_its_own_layer_with_its_argument():
+    """Issue 39: a structural argument (`encoder_sequence`) passed after a build without it
+    raises, as keras-hub's original does: each call case builds a layer by that call."""
+    text = POWER_ITERATION.replace(
+        "example:\n", "inputs:\n  x: {}\n  context: {default: null}\nexample:\n"
+    ).replace("  input_shape: [2, 4]\n", "  input_shape: [2, 4]\n  call_args: {context: [1.0]}\n")
+    code = test_module(text)
+    test = code.split("def test_each_keyword_argument_of_call():")[1].split("\ndef ")[0]
+    loop, first_call = test.index("for name, value in"), test.index("layer(inputs")
+    assert loop < test.index("layer = make_layer()") < first_call
+    assert "**{name: value}" in test[first_call : test.index("\n", first_call)]
