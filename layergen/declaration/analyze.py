@@ -653,6 +653,8 @@ class _Analyzer:
         keyword = None  # the first keyword input: every tensor input comes before it
         for name, spec in specs.items():
             loc = ("inputs", name)
+            if spec is not None and spec.masks is not None:
+                self._check_masks(name, spec)
             if spec is None or not spec.keyword:
                 if keyword is not None:
                     self.error(
@@ -713,6 +715,29 @@ class _Analyzer:
                 "a layer takes at least one tensor input without a default",
                 "the first input is the tensor the layer is called on: remove its `default`",
                 key=True,
+            )
+
+    def _check_masks(self, name: str, spec: Input) -> None:
+        """`masks: x`: a keyword tensor that hides steps of the tensor input `x` (issue 39)."""
+        loc = ("inputs", name, "masks")
+        if not spec.keyword or spec.type != "tensor":
+            what = (
+                "a tensor input without a default" if not spec.keyword else f"a Python {spec.type}"
+            )
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`masks` is of keyword tensor inputs (a padding mask); `{name}` is {what}",
+                "give `masks` to a tensor input with `default: null`, or remove it",
+                key=True,
+            )
+        elif spec.masks not in self.result.inputs:
+            self.error(
+                loc,
+                "unknown-input",
+                f"`{spec.masks}` is not a tensor input: `masks` names the one `{name}` hides steps of",
+                did_you_mean(spec.masks, self.result.inputs)
+                or f"the tensor inputs: {', '.join(self.result.inputs)}",
             )
 
     def _check_no_dict_returned(self, code: Code) -> None:
@@ -1013,14 +1038,40 @@ class _Analyzer:
                 )
                 self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
             elif spec.type == "tensor":
-                if _array_shape(value, bools=True) is None:
+                shape = _array_shape(value, bools=True)
+                if shape is None:
                     self.error(
                         loc,
                         "bad-example",
                         f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
+                elif self.decl.inputs[name].masks in self.result.inputs:
+                    self._check_example_mask(name, value, shape)
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+
+    def _check_example_mask(self, name: str, value: Any, shape: tuple[int, ...]) -> None:
+        """The example's value of a `masks` argument: over the leading axes of the input it
+        masks, hiding at least one step (else its test would check nothing)."""
+        masked = self.decl.inputs[name].masks
+        shapes = self.decl.example.input_shape
+        given = shapes.get(masked) if isinstance(shapes, dict) else shapes
+        loc = ("example", "call_args", name)
+        if given is not None and (not shape or list(given[: len(shape)]) != list(shape)):
+            self.error(
+                loc,
+                "bad-example",
+                f"`{name}` masks `{masked}`: its shape is the leading axes of `{masked}`'s"
+                f" example shape {tuple(given)}, not {shape}",
+                f"give one entry per step of `{masked}`'s first {max(len(shape), 2)} axes",
+            )
+        elif all(_flat(value)):
+            self.error(
+                loc,
+                "bad-example",
+                f"the example's `{name}` hides no step of `{masked}`: its test would check nothing",
+                "make some entries false (or 0)",
+            )
 
     def _check_stated_numbers(self) -> None:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
@@ -1324,6 +1375,13 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     ):  # Python reads it as `normal`, but strings (get_config keys) keep it as written
         return "bad-name", f"Python reads it as `{normal}`: write that"
     return None
+
+
+def _flat(value: Any) -> list[Any]:
+    """The elements of nested lists."""
+    if isinstance(value, list):
+        return [e for item in value for e in _flat(item)]
+    return [value]
 
 
 def _array_shape(value: Any, bools: bool = False) -> tuple[int, ...] | None:

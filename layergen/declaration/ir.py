@@ -45,6 +45,7 @@ class Keyword:
     type: str
     default: Any
     doc: str | None = None
+    masks: str | None = None  # the tensor input whose steps it hides (a padding mask)
 
 
 @dataclass(frozen=True)
@@ -253,7 +254,7 @@ def build_ir(a: Analysis) -> Declared:
         )
         for n in a.inputs
     )
-    keywords = tuple(Keyword(n, s.type, s.default, s.doc) for n, s in a.keywords.items())
+    keywords = tuple(Keyword(n, s.type, s.default, s.doc, s.masks) for n, s in a.keywords.items())
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
     losses = tuple(

@@ -55,6 +55,7 @@ UNKNOWN_LAYER_FACTS = {
     "output_names": None,  # a layer that returns its outputs as a dict: their names
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
+    "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
     "gradient_check": None,  # the precision to check gradients in, by finite differences
     "op_methods": [],  # the declared ops, as the module writes them
     "reached_ops": [],  # the ops its `call` must reach
@@ -292,6 +293,16 @@ def build_test_context(
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
         call_args=example.call_args,
+        mask_args=[
+            {
+                "name": k.name,
+                "index": ir.input_names.index(k.masks),
+                "given": k.name in example.call_args,
+                "dtype": example.input_dtypes.get(k.name, "bool"),
+            }
+            for k in ir.keywords
+            if k.masks is not None
+        ],
         gradient_check=gradient_check,
         op_methods=[op_context(op, self_rename) for op in ir.ops],
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),

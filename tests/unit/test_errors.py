@@ -323,6 +323,26 @@ CASES = {
         "layer: A\nmethods:\n  helper:\n    args: [y, '*rest']\n    body: return y\ncall: helper(x)\n",
         [(4, 15, "bad-name")],
     ),
+    # issue 39: `masks` names the tensor input whose steps a keyword mask hides
+    "masks names no tensor input": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: y}\ncall: x\n",
+        [(4, 31, "unknown-input")],
+    ),
+    "masks on a python argument": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {type: int, default: 0, masks: x}\n" "call: x\n",
+        [(4, 32, "conflicting-keys")],
+    ),
+    "a mask argument whose example hides nothing": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: x}\ncall: x\n"
+        "example:\n  input_shape: [2, 3, 4]\n"
+        "  call_args: {pad: [[true, true, true], [1, 1, 1]]}\n",
+        [(8, 20, "bad-example")],
+    ),
+    "a mask argument of the wrong shape": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: x}\ncall: x\n"
+        "example:\n  input_shape: [2, 3, 4]\n  call_args: {pad: [[true, false], [true, true]]}\n",
+        [(8, 20, "bad-example")],
+    ),
     "python syntax with CRLF line ends": (
         "layer: A\r\ncall: |\r\n  y = x\r\n  z = y + * 2\r\n  return z\r\n",
         [(4, 11, "python-syntax")],

@@ -203,3 +203,45 @@ def test_each_call_case_builds_its_own_layer_with_its_argument():
     loop, first_call = test.index("for name, value in"), test.index("layer(inputs")
     assert loop < test.index("layer = make_layer()") < first_call
     assert "**{name: value}" in test[first_call : test.index("\n", first_call)]
+
+
+PADDED_POOL = """\
+layer: PaddedPool
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  padding_mask: {default: null, dtype: bool, masks: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if padding_mask is None:
+      return ops.mean(y, axis=1, keepdims=True) + y
+  keep = ops.cast(padding_mask, y.dtype)[..., None]
+  pooled = ops.sum(y * keep, axis=1, keepdims=True) / ops.sum(keep, axis=1, keepdims=True)
+  return pooled + y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+
+
+def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps():
+    """Issue 39: a decoder that ignored `decoder_padding_mask` passed every generated test;
+    a keyword input that `masks` an input now has the property checked."""
+    code = test_module(PADDED_POOL)
+    name = "def test_steps_padding_mask_hides_do_not_change_the_output():"
+    test = code.split(name)[1].split("\ndef ")[0]
+    assert "support.with_masked_steps_changed(" in test
+    assert "support.assert_same_where_kept(" in test
+    assert "padding_mask=mask" in test
+    assert undefined_names(code) == []
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    assert 'make_call_args()["padding_mask"]' in test_module(given)
+    assert "test_steps_" not in test_module(PADDED_POOL.replace(", masks: x", ""))

@@ -375,14 +375,16 @@ def assert_mask_is(carried, expected):
         np.testing.assert_array_equal(numpy(carried), numpy(expected))
 
 
-def with_masked_steps_changed(inputs, mask, other):
-    """The inputs, the steps of the first that `mask` hides taken from `other` (ten
+def with_masked_steps_changed(inputs, mask, other, index=0):
+    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
     times larger, for floats)."""
-    arrays, first = as_list(inputs), as_list(other)[0]
-    if is_float(first):
-        first = (10 * first).astype(first.dtype)
-    hidden = ~mask.reshape(mask.shape + (1,) * (first.ndim - mask.ndim))
-    return like(inputs, [np.where(hidden, first, arrays[0]), *arrays[1:]])
+    arrays, taken = as_list(inputs), as_list(other)[index]
+    if is_float(taken):
+        taken = (10 * taken).astype(taken.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
+    arrays = list(arrays)
+    arrays[index] = np.where(hidden, taken, arrays[index])
+    return like(inputs, arrays)
 
 
 def assert_same_where_kept(outputs, again, mask):
