@@ -329,7 +329,7 @@ CASES = {
         [(4, 31, "unknown-input")],
     ),
     "masks on a python argument": (
-        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {type: int, default: 0, masks: x}\n" "call: x\n",
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {type: int, default: 0, masks: x}\ncall: x\n",
         [(4, 32, "conflicting-keys")],
     ),
     "a mask argument whose example hides nothing": (
