@@ -1,7 +1,8 @@
 """A keyword mask of `call` (`masks: x`) gets a test of what it does (issue 39): the steps
 it hides change none of the outputs at the steps it keeps. The test passes on a layer
 that honours the mask and fails on the same layer ignoring it (a decoder that ignored
-`decoder_padding_mask` passed every generated test before). About 20 s, on JAX."""
+`decoder_padding_mask` passed every generated test before); and `generate --record`
+records each call case. About 40 s, on JAX."""
 
 from __future__ import annotations
 
@@ -60,3 +61,27 @@ def test_only_the_mask_argument_test_fails_on_a_layer_that_ignores_the_mask(outc
     theirs = {n: o for n, o in outcomes.items() if n.startswith("test_padded_pool_ignoring")}
     failed = [n for n, o in theirs.items() if o == "failed"]
     assert failed == [f"test_padded_pool_ignoring_mask::{TEST}"]
+
+
+def test_recorded_outputs_hold_each_call_case(tmp_path):
+    """With `generate --record`, the call case with the mask is recorded too: the layer
+    that starts ignoring its mask no longer computes the recorded outputs."""
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    root = make_project(tmp_path, {})
+    (root / "layers").mkdir()
+    (root / "layers" / "padded_pool.layer.yaml").write_text(given)
+    result = layergen("generate", "--record", "layers", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    golden = "tests/test_padded_pool.py::test_outputs_match_the_recorded_golden"
+    assert run_pytest(root, "jax", golden) == {
+        f"test_padded_pool::{golden.split('::')[1]}": "passed"
+    }
+    module = root / "layers" / "padded_pool.py"
+    text = module.read_text()
+    assert text.count("if padding_mask is None:") == 1
+    module.write_text(text.replace("if padding_mask is None:", "if True:"))
+    assert list(run_pytest(root, "jax", golden).values()) == ["failed"]

@@ -245,3 +245,19 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
     )
     assert 'make_call_args()["padding_mask"]' in test_module(given)
     assert "test_steps_" not in test_module(PADDED_POOL.replace(", masks: x", ""))
+
+
+def test_recorded_goldens_hold_each_call_case():
+    """Issue 39: `--record` recorded the default call only, so a padding mask ignored was
+    missed with recorded outputs too."""
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    facts = context(given)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert "for name, value in make_call_args().items():" in run
+    assert 'runs[f"outputs with {name}"]' in run
+    assert "make_call_args" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]

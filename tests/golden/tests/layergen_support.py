@@ -590,6 +590,11 @@ def replace_ops(layer, declared, names):
     return reached
 
 
+def same_weight_shapes(layer, other):
+    shapes = [tuple(w.shape) for w in layer.weights]
+    return shapes == [tuple(w.shape) for w in other.weights]
+
+
 def golden_path(test_file):
     """Where a test module's recorded outputs live: beside it."""
     return Path(test_file).with_suffix(".golden.json")
