@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..declaration.code import Code, body, expression_node, inference_reads
+from ..declaration.code import Code, body, expression_node, inference_reads, inference_uses
 from ..declaration.ir import Branches, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
@@ -57,6 +57,8 @@ UNKNOWN_LAYER_FACTS = {
     "call_args": {},  # keyword arguments of `call` the example gives a value
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
     "gradient_check": None,  # the precision to check gradients in, by finite differences
+    "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
+    "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
     "op_methods": [],  # the declared ops, as the module writes them
     "reached_ops": [],  # the ops its `call` must reach
     "discrete": None,  # an op that makes a discrete choice, such as `ops.top_k`
@@ -69,7 +71,7 @@ UNKNOWN_LAYER_FACTS = {
     "sublayers": [],  # declared sublayers: each must be built
     "policy_sublayers": [],  # sublayers given the layer's dtype policy: they must keep it
     "weights_read": [],  # weights the inference call reads: each changes the output
-    "shapes_read_layer": False,  # an output or noise shape reads `self.x`: the layer's
+    "shapes_read_layer": False,  # an output or noise shape reads `self.x` of the layer
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
 }
@@ -251,6 +253,7 @@ def build_test_context(
     gradient_check = None
     if not ir.ops:
         gradient_check = "float32" if ir.float32_compute else "float64"
+    stopped = _stopped_gradient(ir)
     inferred = inference_reads(inference) if inference is not None else set()
     self_rename = {m: f"self.{m}" for m in ir.members}
     masking = None
@@ -304,6 +307,15 @@ def build_test_context(
             if k.masks is not None
         ],
         gradient_check=gradient_check,
+        gradient_training=stopped != "training",
+        gradient_stopped=(
+            [
+                "`ops.stop_gradient` in an inference call: its gradient is not the",
+                " derivative of its outputs, on purpose",
+            ]
+            if stopped == "inference"
+            else None
+        ),
         op_methods=[op_context(op, self_rename) for op in ir.ops],
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
         discrete=discrete,
@@ -331,6 +343,20 @@ def build_test_context(
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         **stated_numbers(ir),
     )
+
+
+def _stopped_gradient(ir: Declared) -> str | None:
+    """Where the layer stops a gradient on purpose (`ops.stop_gradient`, as Keras's
+    SpectralNormalization in its power iteration, issue 39): "inference" when an inference
+    call may, "training" when only training calls do, else None."""
+    if isinstance(ir.call, Branches):
+        found = ["training" if inference_uses(ir.call.train, "stop_gradient") else None]
+        found.append("inference" if inference_uses(ir.call.infer, "stop_gradient") else None)
+    else:
+        found = [inference_uses(ir.call, "stop_gradient") if ir.call is not None else None]
+    found += ["inference" for m in ir.methods if inference_uses(m.body, "stop_gradient")]
+    found += ["inference" for op in ir.ops if inference_uses(op.forward, "stop_gradient")]
+    return "inference" if "inference" in found else "training" if "training" in found else None
 
 
 def _constructions(sublayer) -> list[Construction]:

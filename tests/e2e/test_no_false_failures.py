@@ -106,13 +106,13 @@ weights:
     trainable: false
 call: |
   w = kernel
-  if training:
+  if training:  # as Keras's SpectralNormalization: no gradient through the iteration
       v = ops.matmul(u, ops.transpose(w))
-      v = v / ops.norm(v)
+      v = ops.stop_gradient(v / ops.norm(v))
       new_u = ops.matmul(v, w)
-      new_u = new_u / ops.norm(new_u)
+      new_u = ops.stop_gradient(new_u / ops.norm(new_u))
       sigma = ops.sum(ops.matmul(v, w) * new_u)
-      u.assign(ops.stop_gradient(new_u))
+      u.assign(new_u)
       w = w / sigma
   return ops.matmul(x, w)
 output_shape: (*x[:-1], units)

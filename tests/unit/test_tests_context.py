@@ -261,3 +261,27 @@ def test_recorded_goldens_hold_each_call_case():
     assert "for name, value in make_call_args().items():" in run
     assert 'runs[f"outputs with {name}"]' in run
     assert "make_call_args" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
+
+
+def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences():
+    """Issue 39: Keras's SpectralNormalization stops the gradient through its power
+    iteration, in training: finite differences of a training call see the path autodiff
+    leaves out on purpose. Its inference call is checked instead; a gradient stopped in
+    inference too skips the test, saying why."""
+    stopped = POWER_ITERATION.replace(
+        "      new_u = ops.matmul(v / ops.norm(v), w)",
+        "      new_u = ops.stop_gradient(ops.matmul(v / ops.norm(v), w))",
+    )
+    code = test_module(stopped)
+    test = code.split("def test_gradients_match_finite_differences():")[1].split("\ndef ")[0]
+    assert "training=False" in test
+    assert (
+        "training=False"
+        not in test_module(POWER_ITERATION)
+        .split("def test_gradients_match_finite_differences():")[1]
+        .split("\ndef ")[0]
+    )
+    always = stopped.replace("return ops.matmul(x, w)", "return ops.stop_gradient(x) @ w")
+    code = test_module(always)
+    before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+    assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before

@@ -480,23 +480,25 @@ def call_loss(layer, inputs, training=True, seed=0):
     return loss, values, names, magnitude
 
 
-def assert_gradients_match_finite_differences(make_layer, inputs, precision="float64"):
-    """The gradient of a training call (with respect to every float input and
-    trainable weight, by the backend's autodiff) matches central finite differences of
-    the same call, along a random direction through all of them, at seeded weights.
-    `precision`: the dtype the layer computes in. Float32 steps are taken on JAX (it
-    keeps 32 bits unless switched, and Keras computes float64 ops in float32 there), on
-    torch where Keras cannot run the layer in float64 (some ops come back in float32
-    and then mix), and where part of it computes in float32 (its rounding then shows
-    in differences of a thousandth of the step). Of several inputs, each must reach
-    the outputs."""
+def assert_gradients_match_finite_differences(
+    make_layer, inputs, precision="float64", training=True
+):
+    """The gradient of a training call (of an inference call, `training` False), with
+    respect to every float input and trainable weight, by the backend's autodiff,
+    matches central finite differences of the same call, along a random direction
+    through all of them, at seeded weights. `precision`: the dtype the layer computes
+    in. Float32 steps are taken on JAX (it keeps 32 bits unless switched, and Keras
+    computes float64 ops in float32 there), on torch where Keras cannot run the layer in
+    float64 (some ops come back in float32 and then mix), and where part of it computes
+    in float32 (its rounding then shows in differences of a thousandth of the step). Of
+    several inputs, each must reach the outputs."""
     if precision == "float64" and keras.backend.backend() != "jax":
         try:
             layer = make_layer(dtype="float64")
             cast = floats_as(inputs, "float64")
             layer(cast)
             set_seeded_weights(layer)
-            checked = call_loss(layer, cast)
+            checked = call_loss(layer, cast, training)
         except Exception:  # the backend cannot compute this layer in float64
             checked = None
         if checked is not None:
@@ -504,7 +506,7 @@ def assert_gradients_match_finite_differences(make_layer, inputs, precision="flo
     layer = make_layer()
     layer(inputs)
     set_seeded_weights(layer)
-    _compare_with_finite_differences(*call_loss(layer, inputs), "float32")
+    _compare_with_finite_differences(*call_loss(layer, inputs, training), "float32")
 
 
 def _compare_with_finite_differences(loss, values, names, magnitude, precision):
