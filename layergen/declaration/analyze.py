@@ -655,6 +655,8 @@ class _Analyzer:
             loc = ("inputs", name)
             if spec is not None and spec.masks is not None:
                 self._check_masks(name, spec)
+            if spec is not None and spec.causal is not None:
+                self._check_causal(name, spec)
             if spec is None or not spec.keyword:
                 if keyword is not None:
                     self.error(
@@ -715,6 +717,28 @@ class _Analyzer:
                 "a layer takes at least one tensor input without a default",
                 "the first input is the tensor the layer is called on: remove its `default`",
                 key=True,
+            )
+
+    def _check_causal(self, name: str, spec: Input) -> None:
+        """`causal: x`: a bool argument that, true, makes each step of the outputs depend on
+        the steps of the tensor input `x` up to it alone (issue 39)."""
+        loc = ("inputs", name, "causal")
+        if not spec.keyword or spec.type != "bool":
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`causal` is of bool keyword inputs (`use_causal_mask`); `{name}` is not one",
+                f"give `{name}` `type: bool` and a default, or remove `causal`",
+                key=True,
+            )
+        elif spec.causal not in self.result.inputs:
+            self.error(
+                loc,
+                "unknown-input",
+                f"`{spec.causal}` is not a tensor input: `causal` names the one whose steps"
+                f" `{name}` orders",
+                did_you_mean(spec.causal, self.result.inputs)
+                or f"the tensor inputs: {', '.join(self.result.inputs)}",
             )
 
     def _check_masks(self, name: str, spec: Input) -> None:

@@ -87,6 +87,7 @@ class Input(Strict):
     default: Any = None
     axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
     masks: str | None = None  # a keyword mask: the tensor input whose steps it hides
+    causal: str | None = None  # a bool that, true, makes the layer causal along this input
     doc: str | None = None
 
     @property

@@ -56,6 +56,7 @@ UNKNOWN_LAYER_FACTS = {
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
+    "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
     "gradient_check": None,  # the precision to check gradients in, by finite differences
     "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
     "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
@@ -305,6 +306,11 @@ def build_test_context(
             }
             for k in ir.keywords
             if k.masks is not None
+        ],
+        causal_args=[
+            {"name": k.name, "index": ir.input_names.index(k.causal)}
+            for k in ir.keywords
+            if k.causal is not None
         ],
         gradient_check=gradient_check,
         gradient_training=stopped != "training",

@@ -343,6 +343,16 @@ CASES = {
         "example:\n  input_shape: [2, 3, 4]\n  call_args: {pad: [[true, false], [true, true]]}\n",
         [(8, 20, "bad-example")],
     ),
+    # issue 39: `causal` names the tensor input a bool argument makes the layer causal along
+    "causal on a tensor argument": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  c: {default: null, causal: x}\ncall: x\n",
+        [(4, 22, "conflicting-keys")],
+    ),
+    "causal names no tensor input": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  c: {type: bool, default: false, causal: z}\n"
+        "call: x\n",
+        [(4, 43, "unknown-input")],
+    ),
     "python syntax with CRLF line ends": (
         "layer: A\r\ncall: |\r\n  y = x\r\n  z = y + * 2\r\n  return z\r\n",
         [(4, 11, "python-syntax")],

@@ -285,3 +285,38 @@ def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences()
     code = test_module(always)
     before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
     assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before
+
+
+CAUSAL_POOL = """\
+layer: CausalPool
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  use_causal_mask: {type: bool, default: false, causal: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if use_causal_mask:
+      steps = ops.cast(ops.arange(1, ops.shape(y)[1] + 1), y.dtype)[None, :, None]
+      return ops.cumsum(y, axis=1) / steps
+  return ops.mean(y, axis=1, keepdims=True) + 0 * y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+
+
+def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output():
+    """Issue 39: a decoder whose causal mask was dropped passed every generated test;
+    a bool argument that makes the layer causal along an input (`causal: x`) is checked."""
+    code = test_module(CAUSAL_POOL)
+    name = "def test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only():"
+    test = code.split(name)[1].split("\ndef ")[0]
+    assert "use_causal_mask=True" in test
+    assert "support.with_masked_steps_changed(" in test
+    assert "support.assert_same_where_kept(" in test
+    assert undefined_names(code) == []
+    assert "earlier_steps_only" not in test_module(CAUSAL_POOL.replace(", causal: x", ""))
