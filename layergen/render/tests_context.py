@@ -64,6 +64,7 @@ UNKNOWN_LAYER_FACTS = {
     "reached_ops": [],  # the ops its `call` must reach
     "discrete": None,  # an op that makes a discrete choice, such as `ops.top_k`
     "golden_state": False,  # the golden records the state after training calls
+    "golden_losses": False,  # the golden records the losses of a training call
     "state_read_in_inference": False,
     "unbiased": False,  # the mean of training outputs is the inference output
     "noise_shape": None,  # the declared shape of the noise, over the input shapes
@@ -326,6 +327,8 @@ def build_test_context(
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
+        # A training call's losses, where they do not depend on random draws (issue 39).
+        golden_losses=bool(ir.losses) and not ir.random and not sensitive,
         state_read_in_inference=bool(set(ir.updates) & inferred),
         sublayers=[s.name for s in ir.sublayers],
         policy_sublayers=[

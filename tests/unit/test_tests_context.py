@@ -320,3 +320,17 @@ def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output
     assert "support.assert_same_where_kept(" in test
     assert undefined_names(code) == []
     assert "earlier_steps_only" not in test_module(CAUSAL_POOL.replace(", causal: x", ""))
+
+
+def test_recorded_goldens_hold_the_losses_of_a_training_call():
+    """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was missed
+    with recorded outputs too: they held no loss."""
+    facts = context(MASK_ZERO)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert 'runs["losses"] = list(layer.losses)' in run
+    random = MASK_ZERO.replace("masking:", "random: true\nmasking:")
+    facts = context(random)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert "losses" not in run  # random draws differ across backends
