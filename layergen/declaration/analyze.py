@@ -774,6 +774,10 @@ class _Analyzer:
         keyword = None  # the first keyword input: every tensor input comes before it
         for name, spec in specs.items():
             loc = ("inputs", name)
+            if spec is not None and spec.masks is not None:
+                self._check_masks(name, spec)
+            if spec is not None and spec.causal is not None:
+                self._check_causal(name, spec)
             if spec is None or not spec.keyword:
                 if keyword is not None:
                     self.error(
@@ -834,6 +838,51 @@ class _Analyzer:
                 "a layer takes at least one tensor input without a default",
                 "the first input is the tensor the layer is called on: remove its `default`",
                 key=True,
+            )
+
+    def _check_causal(self, name: str, spec: Input) -> None:
+        """`causal: x`: a bool argument that, true, makes each step of the outputs depend on
+        the steps of the tensor input `x` up to it alone (issue 39)."""
+        loc = ("inputs", name, "causal")
+        if not spec.keyword or spec.type != "bool":
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`causal` is of bool keyword inputs (`use_causal_mask`); `{name}` is not one",
+                f"give `{name}` `type: bool` and a default, or remove `causal`",
+                key=True,
+            )
+        elif spec.causal not in self.result.inputs:
+            self.error(
+                loc,
+                "unknown-input",
+                f"`{spec.causal}` is not a tensor input: `causal` names the one whose steps"
+                f" `{name}` orders",
+                did_you_mean(spec.causal, self.result.inputs)
+                or f"the tensor inputs: {', '.join(self.result.inputs)}",
+            )
+
+    def _check_masks(self, name: str, spec: Input) -> None:
+        """`masks: x`: a keyword tensor that hides steps of the tensor input `x` (issue 39)."""
+        loc = ("inputs", name, "masks")
+        if not spec.keyword or spec.type != "tensor":
+            what = (
+                "a tensor input without a default" if not spec.keyword else f"a Python {spec.type}"
+            )
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`masks` is of keyword tensor inputs (a padding mask); `{name}` is {what}",
+                "give `masks` to a tensor input with `default: null`, or remove it",
+                key=True,
+            )
+        elif spec.masks not in self.result.inputs:
+            self.error(
+                loc,
+                "unknown-input",
+                f"`{spec.masks}` is not a tensor input: `masks` names the one `{name}` hides steps of",
+                did_you_mean(spec.masks, self.result.inputs)
+                or f"the tensor inputs: {', '.join(self.result.inputs)}",
             )
 
     def _check_no_dict_returned(self, code: Code) -> None:
@@ -956,7 +1005,8 @@ class _Analyzer:
                 template_names.METHOD_ARGUMENT,
                 defaults=True,
             )
-            names = {arg.split("=", 1)[0].strip() for arg in method.args}
+            # `**kwargs` is refused above; its name stays known so the body is not blamed too.
+            names = {arg.split("=", 1)[0].strip().lstrip("*") for arg in method.args}
             self.code(loc + ("body",), method.body, names, self.members, expression=False)
 
     def _arguments(
@@ -973,6 +1023,9 @@ class _Analyzer:
         seen: set[str] = set()
         optional = None  # the first argument with a default
         for i, arg in enumerate(args):
+            if defaults and isinstance(arg, str) and arg.lstrip().startswith("*"):
+                self._star_argument(loc, i, args, what)
+                continue
             if defaults and isinstance(arg, str) and "=" in arg:
                 arg, default = (part.strip() for part in arg.split("=", 1))
                 optional = optional or arg
@@ -1000,6 +1053,19 @@ class _Analyzer:
             elif arg in seen:
                 self.error(loc + (i,), "duplicate-name", f"{what} `{arg}` is given twice")
             seen.add(arg)
+
+    def _star_argument(self, loc: tuple, index: int, args: list[str], what: str) -> None:
+        """`*args` or `**kwargs` in a method's args: one error that says what to write (issue 39)."""
+        named = [a for a in args if isinstance(a, str) and not a.lstrip().startswith("*")]
+        example = ", ".join([*named, "training=None"])
+        self.error(
+            loc + (index,),
+            "bad-name",
+            f"{what} `{args[index].strip()}`: a declared method takes named arguments only",
+            f"name each argument it takes, with a default where it may be left out"
+            f" (`args: [{example}]`), or write the method in the layer's module, where"
+            f" hand-written members are kept, and call it as `self.{loc[1]}(...)`",
+        )
 
     def _check_example(self) -> None:
         example = self.decl.example
@@ -1144,14 +1210,40 @@ class _Analyzer:
                 )
                 self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
             elif spec.type == "tensor":
-                if _array_shape(value, bools=True) is None:
+                shape = _array_shape(value, bools=True)
+                if shape is None:
                     self.error(
                         loc,
                         "bad-example",
                         f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
+                elif self.decl.inputs[name].masks in self.result.inputs:
+                    self._check_example_mask(name, value, shape)
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+
+    def _check_example_mask(self, name: str, value: Any, shape: tuple[int, ...]) -> None:
+        """The example's value of a `masks` argument: over the leading axes of the input it
+        masks, hiding at least one step (else its test would check nothing)."""
+        masked = self.decl.inputs[name].masks
+        shapes = self.decl.example.input_shape
+        given = shapes.get(masked) if isinstance(shapes, dict) else shapes
+        loc = ("example", "call_args", name)
+        if given is not None and (not shape or list(given[: len(shape)]) != list(shape)):
+            self.error(
+                loc,
+                "bad-example",
+                f"`{name}` masks `{masked}`: its shape is the leading axes of `{masked}`'s"
+                f" example shape {tuple(given)}, not {shape}",
+                f"give one entry per step of `{masked}`'s first {max(len(shape), 2)} axes",
+            )
+        elif all(_flat(value)):
+            self.error(
+                loc,
+                "bad-example",
+                f"the example's `{name}` hides no step of `{masked}`: its test would check nothing",
+                "make some entries false (or 0)",
+            )
 
     def _check_stated_numbers(self) -> None:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
@@ -1461,6 +1553,13 @@ def name_problem(name: Any) -> tuple[str, str | None] | None:
     ):  # Python reads it as `normal`, but strings (get_config keys) keep it as written
         return "bad-name", f"Python reads it as `{normal}`: write that"
     return None
+
+
+def _flat(value: Any) -> list[Any]:
+    """The elements of nested lists."""
+    if isinstance(value, list):
+        return [e for item in value for e in _flat(item)]
+    return [value]
 
 
 def _array_shape(value: Any, bools: bool = False) -> tuple[int, ...] | None:

@@ -393,3 +393,70 @@ def body(
     if returns is None:
         return text
     return cst.parse_module(text).visit(_Returns(returns)).code
+
+
+def inference_reads(code: Code) -> set[str]:
+    """The free names `code` reads on an inference call: not those read only where
+    `training` is true (`if training:`, `if training and rate > 0:`, the first branch of
+    `a if training else b`), such as a power-iteration step that moves state (issue 39)."""
+    skipped = _training_only(code)
+    return {f.name for f in code.free if id(f.node) not in skipped}
+
+
+def inference_uses(code: Code, attribute: str) -> str | None:
+    """Where `code` reaches `attribute` (`ops.stop_gradient`): "inference" when an
+    inference call may, "training" when only training does, else None."""
+    found = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == attribute:
+                found.append(id(node))
+
+    code.module.visit(Uses())
+    if not found:
+        return None
+    skipped = _training_only(code)
+    return "training" if all(n in skipped for n in found) else "inference"
+
+
+def _training_only(code: Code) -> set[int]:
+    """The ids of the nodes of `code` that run only where `training` is true."""
+    skipped: set[int] = set()
+
+    class Every(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            skipped.add(id(node))
+            return True
+
+    class TrainingOnly(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            if _implies_training(node.test):
+                node.body.visit(Every())
+            elif _implies_training(_negated(node.test)) and node.orelse is not None:
+                node.orelse.visit(Every())
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            if _implies_training(node.test):
+                node.body.visit(Every())
+            elif _implies_training(_negated(node.test)):
+                node.orelse.visit(Every())
+
+    code.module.visit(TrainingOnly())
+    return skipped
+
+
+def _negated(test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` for `not x`, else None."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression
+    return None
+
+
+def _implies_training(test: cst.BaseExpression | None) -> bool:
+    """Whether `test` can be true only when `training` is: `training`, `training and ...`."""
+    if isinstance(test, cst.Name):
+        return test.value == "training"
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _implies_training(test.left) or _implies_training(test.right)
+    return False

@@ -48,6 +48,8 @@ class Keyword:
     default: Any
     doc: str | None = None
     dtype: str | None = None  # a tensor's declared dtype
+    masks: str | None = None  # the tensor input whose steps it hides (a padding mask)
+    causal: str | None = None  # the tensor input along which it makes the layer causal
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,10 @@ def build_ir(a: Analysis) -> Declared:
         )
         for n in a.inputs
     )
-    keywords = tuple(Keyword(n, s.type, s.default, s.doc, s.dtype) for n, s in a.keywords.items())
+    keywords = tuple(
+        Keyword(n, s.type, s.default, s.doc, s.dtype, s.masks, s.causal)
+        for n, s in a.keywords.items()
+    )
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
     call, written = _call(a)
     losses = tuple(

@@ -269,6 +269,17 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
                 "names start with a letter or `_`; quote the key if it is meant as text",
                 key=True,
             )
+        elif kind == "extra_forbidden" and (cut := _cut_by_comma(doc, loc)) is not None:
+            owner, value, first = cut
+            if first:  # the words after the other commas are the same mistake
+                found[loc] = doc.error(
+                    loc,
+                    "unknown-key",
+                    f"`{loc[-1]}` is not a key: inside a flow mapping `{{...}}` the `,` before"
+                    f" it ends the value of `{owner}`",
+                    f"quote it: `{owner}: {_quoted(value)}`, or write the mapping in block style",
+                    key=True,
+                )
         elif kind == "extra_forbidden":
             cls = _section(loc[:-1])
             hint = did_you_mean(str(loc[-1]), _keys(cls)) if cls else None
@@ -309,6 +320,48 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
             hint = "a weight is its shape (`k: (units,)`) or a mapping with `shape`"
         found[loc] = doc.error(loc, "wrong-type", f"`{name}` must be {' or '.join(words)}", hint)
     return list(found.values())
+
+
+def _cut_by_comma(doc: Document, loc: tuple) -> tuple[str, str, bool] | None:
+    """For a key that is the rest of a plain value a flow mapping's `,` cut short
+    (`{doc: a, b}` reads `b` as a key, issue 39): the key of that value, the value's whole
+    text, and whether this is the first word cut from it; else None."""
+    mapping, where = _value_at(doc.data, loc[:-1]), doc.values.get(loc[:-1])
+    if not isinstance(mapping, dict) or where is None or where.source is None:
+        return None
+    text = where.source.text
+    if text[where.start : where.start + 1] != "{":
+        return None
+    keys = list(mapping)
+
+    def cut(i: int) -> bool:  # a bare word after a comma: no `:`, no value
+        pos = doc.keys.get(loc[:-1] + (keys[i],))
+        return (
+            i > 0
+            and mapping[keys[i]] is None
+            and pos is not None
+            and pos.style is None
+            and text[: pos.start].rstrip().endswith(",")
+            and text[pos.end :].lstrip()[:1] in (",", "}")
+        )
+
+    first = last = keys.index(loc[-1])
+    if not cut(first):
+        return None
+    while cut(first - 1):
+        first -= 1
+    while last + 1 < len(keys) and cut(last + 1):
+        last += 1
+    owner = keys[first - 1]
+    start, end = doc.values.get(loc[:-1] + (owner,)), doc.keys[loc[:-1] + (keys[last],)]
+    if start is None or start.style is not None or mapping[owner] is None:
+        return None
+    return str(owner), text[start.start : end.end], keys[first] == loc[-1]
+
+
+def _quoted(text: str) -> str:
+    """`text` as a YAML double-quoted scalar."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _value_at(data: Any, loc: tuple) -> Any:

@@ -90,6 +90,8 @@ class Input(Strict):
     type: Literal["tensor", "int", "float", "bool", "str"] = "tensor"
     default: Any = None
     axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
+    masks: str | None = None  # a keyword mask: the tensor input whose steps it hides
+    causal: str | None = None  # a bool that, true, makes the layer causal along this input
     doc: str | None = None
 
     @property

@@ -6,22 +6,25 @@ import ast
 import re
 from typing import Any
 
-from ..declaration.code import Code, body
-from ..declaration.ir import Branches, Declared
+import libcst as cst
+
+from ..declaration.code import Code, body, expression_node, inference_reads, inference_uses
+from ..declaration.ir import Branches, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
-from .context import docstring_text, op_context, shape_tuple
+from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .render import literal
 
-# Built-in layers whose output depends on `training`.
+# Built-in layers whose output depends on `training`, with the argument that makes them
+# leave it alone at 0 (a dropout of rate 0), where there is one.
 TRAINING_SENSITIVE = {
-    "keras.layers.Dropout",
-    "keras.layers.SpatialDropout1D",
-    "keras.layers.SpatialDropout2D",
-    "keras.layers.SpatialDropout3D",
-    "keras.layers.GaussianNoise",
-    "keras.layers.GaussianDropout",
-    "keras.layers.AlphaDropout",
-    "keras.layers.BatchNormalization",
+    "keras.layers.Dropout": "rate",
+    "keras.layers.SpatialDropout1D": "rate",
+    "keras.layers.SpatialDropout2D": "rate",
+    "keras.layers.SpatialDropout3D": "rate",
+    "keras.layers.GaussianNoise": "stddev",
+    "keras.layers.GaussianDropout": "rate",
+    "keras.layers.AlphaDropout": "rate",
+    "keras.layers.BatchNormalization": None,
 }
 
 
@@ -35,6 +38,7 @@ UNKNOWN_LAYER_FACTS = {
     "losses": [],
     "updates": [],
     "training_sensitive": False,
+    "training_inert": None,  # why the example's training call changes nothing, in parts
     "deterministic_inference": True,
     "masking": None,
     "ops": [],
@@ -43,6 +47,7 @@ UNKNOWN_LAYER_FACTS = {
     "inference_losses": 0,  # losses an inference call adds (the others are training-only)
     "updates_read_inputs": False,
     "random": False,
+    "draws_hint": [],  # what to give the example of a random layer that never draws, in parts
     "statistics": [],
     "constants": {},
     "stated_outputs": [],
@@ -51,11 +56,16 @@ UNKNOWN_LAYER_FACTS = {
     "output_names": None,  # a layer that returns its outputs as a dict: their names
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
+    "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
+    "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
     "gradient_check": None,  # the precision to check gradients in, by finite differences
+    "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
+    "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
     "op_methods": [],  # the declared ops, as the module writes them
     "reached_ops": [],  # the ops its `call` must reach
     "discrete": None,  # an op that makes a discrete choice, such as `ops.top_k`
     "golden_state": False,  # the golden records the state after training calls
+    "golden_losses": False,  # the golden records the losses of a training call
     "state_read_in_inference": False,
     "unbiased": False,  # the mean of training outputs is the inference output
     "noise_shape": None,  # the declared shape of the noise, over the input shapes
@@ -64,6 +74,7 @@ UNKNOWN_LAYER_FACTS = {
     "sublayers": [],  # declared sublayers: each must be built
     "policy_sublayers": [],  # sublayers given the layer's dtype policy: they must keep it
     "weights_read": [],  # weights the inference call reads: each changes the output
+    "shapes_read_layer": False,  # an output or noise shape reads `self.x` of the layer
     "layouts": {},  # declared layouts by weight path: tested under ModelParallel
     "layout_module": None,  # the module of the folder's `get_layout_map`
     # Names the module imports that the example's object params are made with (`imports`).
@@ -95,7 +106,7 @@ def layer_test_context(
     unknown = set(facts) - set(UNKNOWN_LAYER_FACTS)
     if unknown:
         raise TypeError(f"not keys of the layer test template: {sorted(unknown)}")
-    return {
+    context = {
         "name": name,
         "module": module,
         "source": docstring_text(source),
@@ -106,6 +117,11 @@ def layer_test_context(
         **UNKNOWN_LAYER_FACTS,
         **facts,
     }
+    # `declared_output_shapes` and `declared_noise_shape` take the layer when they read it.
+    layer = ["layer"] if context["shapes_read_layer"] else []
+    context["shape_params"] = ", ".join([*layer, *context["shape_names"]])
+    context["shape_layer"] = "layer, " if layer else ""
+    return context
 
 
 def inputs_context(
@@ -184,10 +200,21 @@ def build_test_context(
         return build_object_test_context(ir, module=module, source=source)
     example = ir.example
     arg_rename = {p: _arg(p, example.args) for p in ir.params}
-    shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names}
+    # `self.x` in a shape is the tested layer's attribute (issue 39).
+    shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names} | {"self": "layer"}
     # The tests build the layer on its tensor inputs alone: a keyword input's shape is None.
     shape_rename |= {k: "None" for k in ir.tensor_keywords}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
+    # A param is the example's value (the Keras object for an activation and the like), not
+    # an attribute: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` (issue 39).
+    layer_rename |= {
+        p: (
+            f"keras.{param.type}s.get({arg_rename[p]})"
+            if param.type in KERAS_OBJECT_TYPES
+            else arg_rename[p]
+        )
+        for p, param in ir.params.items()
+    }
     layer_rename["training"] = "True"
     inputs = set(ir.input_names)
 
@@ -232,9 +259,14 @@ def build_test_context(
         )
 
     updated = {n: f"ops.convert_to_tensor(before[{literal(n)}])" for n in ir.updates}
-    sensitive = isinstance(ir.call, Branches) or any(
-        c in TRAINING_SENSITIVE for s in ir.sublayers for c in s.classes
-    )
+    sensitive = isinstance(ir.call, Branches)
+    inert = []  # why the example's training-sensitive sublayers leave `training` alone
+    for sublayer in ir.sublayers:
+        for construction in _constructions(sublayer):
+            if construction.class_ in TRAINING_SENSITIVE:
+                reason = _inert_in_training(ir, sublayer.name, construction)
+                sensitive = sensitive or reason is None
+                inert += [reason] if reason else []
     has_trainable = ir.base is not None or any(
         w.trainable and w.created is True for w in ir.weights
     )
@@ -246,6 +278,8 @@ def build_test_context(
     gradient_check = None
     if not ir.ops:
         gradient_check = "float32" if ir.float32_compute else "float64"
+    stopped = _stopped_gradient(ir)
+    inferred = inference_reads(inference) if inference is not None else set()
     self_rename = {m: f"self.{m}" for m in ir.members}
     masking = None
     if ir.compute_mask is not None:
@@ -270,6 +304,7 @@ def build_test_context(
             for n, code in ir.updates.items()
         ],
         training_sensitive=sensitive,
+        training_inert=None if sensitive or not inert else inert[0],
         deterministic_inference=not (
             ir.random and isinstance(ir.call, Code) and not ir.call_written_by_layergen
         ),
@@ -280,6 +315,7 @@ def build_test_context(
         inference_losses=len(ir.losses) - len(ir.training_only_losses),
         updates_read_inputs=_reads(inputs, *ir.updates.values()),
         random=ir.random,
+        draws_hint=_draws_hint(ir, forwards) if ir.random else [],
         statistics=[
             {"of": s.of.render(arg_rename), "mean": s.mean, "what": s.what}
             for s in example.statistics
@@ -287,12 +323,38 @@ def build_test_context(
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
         call_args=example.call_args,
+        mask_args=[
+            {
+                "name": k.name,
+                "index": ir.input_names.index(k.masks),
+                "given": k.name in example.call_args,
+                "dtype": example.input_dtypes.get(k.name, "bool"),
+            }
+            for k in ir.keywords
+            if k.masks is not None
+        ],
+        causal_args=[
+            {"name": k.name, "index": ir.input_names.index(k.causal)}
+            for k in ir.keywords
+            if k.causal is not None
+        ],
         gradient_check=gradient_check,
+        gradient_training=stopped != "training",
+        gradient_stopped=(
+            [
+                "`ops.stop_gradient` in an inference call: its gradient is not the",
+                " derivative of its outputs, on purpose",
+            ]
+            if stopped == "inference"
+            else None
+        ),
         op_methods=[op_context(op, self_rename) for op in ir.ops],
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
-        state_read_in_inference=_reads(set(ir.updates), *([inference] if inference else [])),
+        # A training call's losses, where they do not depend on random draws (issue 39).
+        golden_losses=bool(ir.losses) and not ir.random and not sensitive,
+        state_read_in_inference=bool(set(ir.updates) & inferred),
         # Those made under a `when` may be None: the keyword test makes them.
         sublayers=[s.name for s in ir.sublayers if s.created is True],
         policy_sublayers=[
@@ -302,9 +364,7 @@ def build_test_context(
         ],
         keywords_build=ir.build_reads_keywords,
         keywords_shape_outputs=ir.output_shapes_read_keywords,
-        weights_read=[
-            w for w in ir.weight_names if inference is not None and _reads({w}, inference)
-        ],
+        weights_read=[w for w in ir.weight_names if w in inferred],
         call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
         unbiased=ir.noise is not None and ir.noise.unbiased,
@@ -312,6 +372,11 @@ def build_test_context(
             shape_tuple(ir.noise.shape.code, shape_rename, inputs)
             if ir.noise is not None and ir.noise.shape is not None
             else None
+        ),
+        shapes_read_layer=_reads(
+            {"self"},
+            *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],
+            *([ir.noise.shape.code] if ir.noise is not None and ir.noise.shape is not None else []),
         ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
@@ -339,6 +404,58 @@ def _arg(name: str, args: dict[str, Any]) -> str:
     if isinstance(args.get(name), Code):
         return f"make_objects()[{literal(name)}]"
     return f"ARGS[{literal(name)}]"
+
+
+def _stopped_gradient(ir: Declared) -> str | None:
+    """Where the layer stops a gradient on purpose (`ops.stop_gradient`, as Keras's
+    SpectralNormalization in its power iteration, issue 39): "inference" when an inference
+    call may, "training" when only training calls do, else None."""
+    if isinstance(ir.call, Branches):
+        found = ["training" if inference_uses(ir.call.train, "stop_gradient") else None]
+        found.append("inference" if inference_uses(ir.call.infer, "stop_gradient") else None)
+    else:
+        found = [inference_uses(ir.call, "stop_gradient") if ir.call is not None else None]
+    found += ["inference" for m in ir.methods if inference_uses(m.body, "stop_gradient")]
+    found += ["inference" for op in ir.ops if inference_uses(op.forward, "stop_gradient")]
+    return "inference" if "inference" in found else "training" if "training" in found else None
+
+
+def _constructions(sublayer) -> list[Construction]:
+    """The layer a sublayer creates, or each of its sequence's."""
+    if sublayer.sequence is not None:
+        return list(sublayer.sequence)
+    return [Construction(sublayer.class_, sublayer.args)]
+
+
+def _inert_in_training(ir: Declared, name: str, construction: Construction) -> list[str] | None:
+    """Why (in parts of a line each) the example's training-sensitive sublayer leaves `training` alone (a dropout of
+    rate 0, as keras-hub's TransformerDecoder keeps by default: issue 39); None if it may not."""
+    arg = TRAINING_SENSITIVE[construction.class_]
+    value = construction.args.get(arg) if arg else None
+    if isinstance(value, Code) and value.is_expression:
+        node = expression_node(value)
+        param = node.value if isinstance(node, cst.Name) else None
+        if param in ir.example.args and ir.example.args[param] == 0:
+            return [
+                f"training changes nothing in the example: `{param}` is 0, the {arg} of `{name}`;",
+                f" give the example a `{param}` above 0 to check it",
+            ]
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+        return [f"training changes nothing: `{name}` has {arg} 0"]
+    return None
+
+
+def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
+    """What to set when the example of a random layer draws nothing (issue 39): the params
+    `call` reads that the example leaves at 0 or false, such as `router_jitter_noise`."""
+    read = {f.name for code in forwards if code is not None for f in code.free}
+    zeros = [
+        f"`{name}`"
+        for name, value in ir.example.args.items()
+        if name in read and name != "seed" and value in (0, False) and value is not None
+    ]
+    what = [f" ({', '.join(zeros)} {'is' if len(zeros) == 1 else 'are'} 0 or false)"]
+    return [" give the example params that make it draw", *(what if zeros else [])]
 
 
 def _reads(names: set[str], *codes: Code) -> bool:

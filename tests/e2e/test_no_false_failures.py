@@ -1,9 +1,11 @@
 """Generated tests do not fail on correct layers that our examples never tried (issue 22
 item 7): a mixture-of-experts whose router logits have no batch axis and whose top-k
 routing flips under float16; a random layer with weights; a layer without weights; and a
-test the declaration turns off, whose reason shows in the run.
+test the declaration turns off, whose reason shows in the run; and issue 39's false
+failures (`self.x` in shapes, state moved under `if training:`, a dropout of rate 0, a
+random layer whose example draws nothing, a structural call argument).
 
-About 3 minutes: the generated tests of four layers, once per backend."""
+About 4 minutes: the generated tests of nine layers, once per backend."""
 
 from __future__ import annotations
 
@@ -73,6 +75,117 @@ noise: {unbiased: true}
 example:
   input_shape: [8, 5]
 """,
+    # Issue 39's false failures: `self.x` in shapes; state moved only under `if training:`
+    # (a power iteration, as SpectralNormalization); a dropout the example keeps at 0 (as
+    # keras-hub's TransformerDecoder does); a random layer whose example draws nothing.
+    "heads.layer.yaml": """\
+layer: Heads
+params:
+  heads: {type: int, default: 2}
+init: |
+  self.head_dim = 4
+weights:
+  kernel:
+    shape: (x[-1], self.head_dim * heads)
+call: ops.matmul(x, kernel)
+output_shape: (*x[:-1], self.head_dim * heads)
+example:
+  input_shape: [2, 3]
+""",
+    "power_norm.layer.yaml": """\
+layer: PowerNorm
+doc: A kernel divided by its largest singular value, estimated by power iteration in training.
+params:
+  units: {type: int, default: 3}
+weights:
+  kernel:
+    shape: (x[-1], units)
+  u:
+    shape: (1, units)
+    initializer: ones
+    trainable: false
+call: |
+  w = kernel
+  if training:  # as Keras's SpectralNormalization: no gradient through the iteration
+      v = ops.matmul(u, ops.transpose(w))
+      v = ops.stop_gradient(v / ops.norm(v))
+      new_u = ops.matmul(v, w)
+      new_u = ops.stop_gradient(new_u / ops.norm(new_u))
+      sigma = ops.sum(ops.matmul(v, w) * new_u)
+      u.assign(new_u)
+      w = w / sigma
+  return ops.matmul(x, w)
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+""",
+    "drop_block.layer.yaml": """\
+layer: DropBlock
+params:
+  units: {type: int, default: 3}
+  dropout: {type: float, default: 0.0, min: 0.0, lt: 1.0}
+weights:
+  kernel:
+    shape: (x[-1], units)
+sublayers:
+  drop:
+    class: keras.layers.Dropout
+    args: {rate: dropout}
+call: drop(ops.matmul(x, kernel))
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+""",
+    "jitter_router.layer.yaml": """\
+layer: JitterRouter
+params:
+  experts: {type: int, default: 4}
+  router_jitter_noise: {type: float, default: 0.0, min: 0.0}
+random: true
+weights:
+  kernel:
+    shape: (x[-1], experts)
+call: |
+  if training and router_jitter_noise > 0:
+      x = x * keras.random.uniform(
+          ops.shape(x), 1.0 - router_jitter_noise, 1.0 + router_jitter_noise, seed=seed_generator
+      )
+  return ops.matmul(x, kernel)
+output_shape: (*x[:-1], experts)
+example:
+  input_shape: [2, 4]
+""",
+    # A structural argument: the layer takes `context` only if its first call had one.
+    "cross_mix.layer.yaml": """\
+layer: CrossMix
+doc: Adds the mean of an optional context, taken only when the first call had one.
+params:
+  units: {type: int, default: 4}
+inputs:
+  x: {rank: 3}
+  context: {default: null, doc: "A second sequence, shape (batch_size, length, units)."}
+weights:
+  kernel:
+    shape: (x[-1], units)
+methods:
+  build:
+    args: [x_shape, context_shape=None]
+    body: |
+      self.kernel = self.add_weight(name="kernel", shape=(x_shape[-1], units))
+      self.takes_context = context_shape is not None
+call: |
+  y = ops.matmul(x, kernel)
+  if context is not None:
+      if not self.takes_context:
+          raise ValueError("`context` was not given when the layer was built")
+      y = y + ops.mean(context, axis=1, keepdims=True)
+  return y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 5, 3]
+  call_args:
+    context: [[[1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.5, 0.5]], [[0.0, 1.0, 0.0, 1.0], [2.0, 2.0, 2.0, 2.0]]]
+""",
     "shrink.layer.yaml": """\
 layer: Shrink
 call: ops.sign(x) * ops.maximum(ops.abs(x) - 0.5, 0.0)
@@ -121,7 +234,12 @@ def test_generated_tests_pass_on_layers_the_examples_never_tried(project, backen
     assert set(skipped) == {
         "test_shrink::test_compiled_fit_step_trains_every_weight",
         "test_shrink::test_config_round_trip",
+        "test_drop_block::test_training_changes_the_output",
+        "test_jitter_router::test_the_seed_decides_the_random_draws",
     }
+    assert "`dropout` is 0" in skipped["test_drop_block::test_training_changes_the_output"]
+    reason = skipped["test_jitter_router::test_the_seed_decides_the_random_draws"]
+    assert "draws nothing" in reason and "`router_jitter_noise`" in reason
     assert "nothing to configure" in skipped["test_shrink::test_config_round_trip"]
     assert (
         "no trainable weights" in skipped["test_shrink::test_compiled_fit_step_trains_every_weight"]
@@ -132,4 +250,8 @@ def test_generated_tests_pass_on_layers_the_examples_never_tried(project, backen
         "test_tiny_moe::test_mixed_precision_matches_float32[mixed_float16]",
         "test_noisy_dense::test_the_seed_decides_the_random_draws",
         "test_noisy_dense::test_inference_is_the_mean_of_training",
+        "test_heads::test_output_shapes_eager_symbolic_and_computed",
+        "test_heads::test_weights_match_declaration",
+        "test_power_norm::test_each_weight_the_inference_reads_changes_its_output",
+        "test_cross_mix::test_each_keyword_argument_of_call",
     } <= ran

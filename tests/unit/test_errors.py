@@ -305,6 +305,54 @@ CASES = {
         "layer: A\nparams:\n  n: int\nweights:\n  k: {shape: (n, n), initializer: zeros}\n",
         [(5, 14, "python-syntax"), (5, 18, "unknown-key")],
     ),
+    # issue 39: a `,` in a plain value of a flow mapping, and `**kwargs` in a method
+    "a flow mapping's comma cuts a doc short": (
+        "layer: A\nparams:\n  u: {type: int, doc: a, b}\n",
+        [(3, 26, "unknown-key")],
+    ),
+    "a flow mapping's commas cut a doc in three": (
+        "layer: A\nparams:\n  u: {type: int, doc: a, b, c}\n",
+        [(3, 26, "unknown-key")],
+    ),
+    "star arguments of a method": (
+        "layer: A\nmethods:\n  helper:\n    args: [y, z=1, '**kwargs']\n"
+        "    body: return y + len(kwargs)\ncall: helper(x)\n",
+        [(4, 20, "bad-name")],
+    ),
+    "a star argument of a method": (
+        "layer: A\nmethods:\n  helper:\n    args: [y, '*rest']\n    body: return y\ncall: helper(x)\n",
+        [(4, 15, "bad-name")],
+    ),
+    # issue 39: `masks` names the tensor input whose steps a keyword mask hides
+    "masks names no tensor input": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: y}\ncall: x\n",
+        [(4, 31, "unknown-input")],
+    ),
+    "masks on a python argument": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {type: int, default: 0, masks: x}\ncall: x\n",
+        [(4, 32, "conflicting-keys")],
+    ),
+    "a mask argument whose example hides nothing": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: x}\ncall: x\n"
+        "example:\n  input_shape: [2, 3, 4]\n"
+        "  call_args: {pad: [[true, true, true], [1, 1, 1]]}\n",
+        [(8, 20, "bad-example")],
+    ),
+    "a mask argument of the wrong shape": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: x}\ncall: x\n"
+        "example:\n  input_shape: [2, 3, 4]\n  call_args: {pad: [[true, false], [true, true]]}\n",
+        [(8, 20, "bad-example")],
+    ),
+    # issue 39: `causal` names the tensor input a bool argument makes the layer causal along
+    "causal on a tensor argument": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  c: {default: null, causal: x}\ncall: x\n",
+        [(4, 22, "conflicting-keys")],
+    ),
+    "causal names no tensor input": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  c: {type: bool, default: false, causal: z}\n"
+        "call: x\n",
+        [(4, 43, "unknown-input")],
+    ),
     "python syntax with CRLF line ends": (
         "layer: A\r\ncall: |\r\n  y = x\r\n  z = y + * 2\r\n  return z\r\n",
         [(4, 11, "python-syntax")],
@@ -461,6 +509,11 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
         ("unknown name in sublayer args", "quote it twice"),
         ("name that Python normalizes", "`μ`"),
         ("utf-16", "UTF-16"),
+        ("a flow mapping's comma cuts a doc short", 'quote it: `doc: "a, b"`'),
+        ("a flow mapping's commas cut a doc in three", 'quote it: `doc: "a, b, c"`'),
+        ("a flow mapping's comma cuts an expression short", 'quote it: `shape: "(n, n)"`'),
+        ("star arguments of a method", "`args: [y, z=1, training=None]`"),
+        ("star arguments of a method", "`self.helper(...)`"),
     ],
 )
 def test_hints(name, hint):

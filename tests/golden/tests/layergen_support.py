@@ -152,11 +152,9 @@ def numpy(value):
     return ops.convert_to_numpy(value)
 
 
-def shape_list(shapes):
-    """`compute_output_shape` returns one shape, or a tuple of them."""
-    if shapes and isinstance(shapes[0], (tuple, list)):
-        return [tuple(shape) for shape in shapes]
-    return [tuple(shapes)]
+def all_equal(outputs, others):
+    """Whether two calls' outputs are the same, element for element."""
+    return all(np.array_equal(numpy(a), numpy(b)) for a, b in zip(outputs, others))
 
 
 def is_float(value):
@@ -198,7 +196,7 @@ def assert_weights_change_the_output(layer, names, outputs):
     rng = np.random.default_rng(1)
     before = [numpy(out) for out in outputs()]
     for name in names:
-        weight = getattr(layer, name)
+        weight = getattr(layer, name, None)  # Keras's layers may not set one left out
         if weight is None or not is_float(weight):
             continue
         value = numpy(weight)
@@ -338,14 +336,67 @@ def make_mask(shape, seed=0):
     return mask
 
 
-def with_masked_steps_changed(inputs, mask, other):
-    """The inputs, the steps of the first that `mask` hides taken from `other` (ten
+class AttachMask(keras.layers.Layer):
+    """Passes its input on with `mask` attached, as a masking layer before another."""
+
+    def __init__(self, mask, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.attached = mask
+
+    def call(self, x):
+        return ops.copy(x)  # a tensor of its own: the caller's keeps no mask
+
+    def compute_mask(self, x, mask=None):
+        return ops.convert_to_tensor(self.attached)
+
+
+def with_mask(inputs, mask):
+    """The inputs, the first with `mask` attached: the layer gets it as Keras hands it
+    on, in `call(mask=...)` where `call` takes one, and to `compute_mask` (keras-hub's
+    and Keras's layers that support masking take no `mask` argument)."""
+    arrays = as_list(inputs)
+    return like(inputs, [AttachMask(mask)(arrays[0]), *arrays[1:]])
+
+
+class ReadMask(keras.layers.Layer):
+    """Keeps the mask Keras hands it, as any layer after another gets it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.received = None
+
+    def call(self, x, mask=None):
+        self.received = mask
+        return x
+
+
+def mask_of(output):
+    """The mask a layer's output carries to the next layer, or None."""
+    reader = ReadMask()
+    reader(output)
+    return reader.received
+
+
+def assert_mask_is(carried, expected):
+    if expected is None:
+        assert carried is None, "the output carries a mask where none is declared"
+    else:
+        assert carried is not None, "the output carries no mask"
+        np.testing.assert_array_equal(numpy(carried), numpy(expected))
+
+
+def with_masked_steps_changed(inputs, mask, other, index=0):
+    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
     times larger, for floats)."""
-    arrays, first = as_list(inputs), as_list(other)[0]
-    if is_float(first):
-        first = (10 * first).astype(first.dtype)
-    hidden = ~mask.reshape(mask.shape + (1,) * (first.ndim - mask.ndim))
-    return like(inputs, [np.where(hidden, first, arrays[0]), *arrays[1:]])
+    arrays, taken = as_list(inputs), as_list(other)[index]
+    if is_float(taken):
+        taken = (10 * taken).astype(taken.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
+    arrays = list(arrays)
+    arrays[index] = np.where(hidden, taken, arrays[index])
+    return like(inputs, arrays)
 
 
 def assert_same_where_kept(outputs, again, mask):
@@ -441,23 +492,25 @@ def call_loss(layer, inputs, training=True, seed=0):
     return loss, values, names, magnitude
 
 
-def assert_gradients_match_finite_differences(make_layer, inputs, precision="float64"):
-    """The gradient of a training call (with respect to every float input and
-    trainable weight, by the backend's autodiff) matches central finite differences of
-    the same call, along a random direction through all of them, at seeded weights.
-    `precision`: the dtype the layer computes in. Float32 steps are taken on JAX (it
-    keeps 32 bits unless switched, and Keras computes float64 ops in float32 there), on
-    torch where Keras cannot run the layer in float64 (some ops come back in float32
-    and then mix), and where part of it computes in float32 (its rounding then shows
-    in differences of a thousandth of the step). Of several inputs, each must reach
-    the outputs."""
+def assert_gradients_match_finite_differences(
+    make_layer, inputs, precision="float64", training=True
+):
+    """The gradient of a training call (of an inference call, `training` False), with
+    respect to every float input and trainable weight, by the backend's autodiff,
+    matches central finite differences of the same call, along a random direction
+    through all of them, at seeded weights. `precision`: the dtype the layer computes
+    in. Float32 steps are taken on JAX (it keeps 32 bits unless switched, and Keras
+    computes float64 ops in float32 there), on torch where Keras cannot run the layer in
+    float64 (some ops come back in float32 and then mix), and where part of it computes
+    in float32 (its rounding then shows in differences of a thousandth of the step). Of
+    several inputs, each must reach the outputs."""
     if precision == "float64" and keras.backend.backend() != "jax":
         try:
             layer = make_layer(dtype="float64")
             cast = floats_as(inputs, "float64")
             layer(cast)
             set_seeded_weights(layer)
-            checked = call_loss(layer, cast)
+            checked = call_loss(layer, cast, training)
         except Exception:  # the backend cannot compute this layer in float64
             checked = None
         if checked is not None:
@@ -465,7 +518,7 @@ def assert_gradients_match_finite_differences(make_layer, inputs, precision="flo
     layer = make_layer()
     layer(inputs)
     set_seeded_weights(layer)
-    _compare_with_finite_differences(*call_loss(layer, inputs), "float32")
+    _compare_with_finite_differences(*call_loss(layer, inputs, training), "float32")
 
 
 def _compare_with_finite_differences(loss, values, names, magnitude, precision):
@@ -549,6 +602,11 @@ def replace_ops(layer, declared, names):
     for name in names:
         object.__setattr__(layer, name, bound(name))
     return reached
+
+
+def same_weight_shapes(layer, other):
+    shapes = [tuple(w.shape) for w in layer.weights]
+    return shapes == [tuple(w.shape) for w in other.weights]
 
 
 def golden_path(test_file):

@@ -50,10 +50,13 @@ def test_output_shapes_eager_symbolic_and_computed():
     eager = [tuple(out.shape) for out in outputs]
     symbolic = [tuple(out.shape) for out in make_model(make_layer()).outputs]
     batchless = [(None, *shape[1:]) for shape in shapes]
-    computed = layer.compute_output_shape(shapes[0])
-    assert support.shape_list(computed) == eager
     assert eager == declared_output_shapes(*shapes)
     assert symbolic == declared_output_shapes(*batchless)
+    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
+    # where it has none (as keras-hub's MixtralMoeExperts).
+    for given, expected in ((shapes, eager), (batchless, symbolic)):
+        specs = layer.compute_output_spec(keras.KerasTensor(given[0]))
+        assert expected == [tuple(spec.shape) for spec in support.as_list(specs)]
 
 
 def test_weights_match_declaration():
@@ -190,10 +193,13 @@ def test_the_seed_decides_the_random_draws():
     for a, b in zip(first, again):
         message = "the same seed gave different outputs"
         np.testing.assert_array_equal(support.numpy(a), support.numpy(b), message)
-    assert any(
-        not np.array_equal(support.numpy(a), support.numpy(b))
-        for a, b in zip(first, other)
-    ), "a different seed gave the same outputs"
+    if support.all_equal(first, other):
+        if support.all_equal(first, support.as_list(layers[0](inputs, training=True))):
+            pytest.skip(
+                "the example draws nothing: two training calls gave the same outputs;"
+                " give the example params that make it draw"
+            )
+        pytest.fail("a different seed gave the same outputs")
 
 
 def test_random_draws_have_the_declared_statistics():

@@ -1,0 +1,131 @@
+"""A keyword mask of `call` (`masks: x`) gets a test of what it does (issue 39): the steps
+it hides change none of the outputs at the steps it keeps. The test passes on a layer
+that honours the mask and fails on the same layer ignoring it (a decoder that ignored
+`decoder_padding_mask` passed every generated test before). Likewise a bool argument that
+makes the layer causal (`causal: x`); and `generate --record` records each call case. About 40 s, on JAX.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import layergen, make_project, run_pytest
+
+pytestmark = pytest.mark.e2e
+
+PADDED_POOL = """\
+layer: PaddedPool
+doc: Adds to each step the mean of the steps the padding mask keeps.
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  padding_mask: {default: null, dtype: bool, masks: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if padding_mask is None:
+      return ops.mean(y, axis=1, keepdims=True) + y
+  keep = ops.cast(padding_mask, y.dtype)[..., None]
+  pooled = ops.sum(y * keep, axis=1, keepdims=True) / ops.sum(keep, axis=1, keepdims=True)
+  return pooled + y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+IGNORING = PADDED_POOL.replace("PaddedPool", "PaddedPoolIgnoringMask").replace(
+    "  if padding_mask is None:\n", "  if True:  # the mask ignored\n"
+)
+TEST = "test_steps_padding_mask_hides_do_not_change_the_output"
+CAUSAL_POOL = """\
+layer: CausalPool
+doc: Adds to each step the mean of the steps, or with `use_causal_mask` of those up to it.
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  use_causal_mask: {type: bool, default: false, causal: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if use_causal_mask:
+      steps = ops.cast(ops.arange(1, ops.shape(y)[1] + 1), y.dtype)[None, :, None]
+      return ops.cumsum(y, axis=1) / steps + y
+  return ops.mean(y, axis=1, keepdims=True) + y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+NOT_CAUSAL = CAUSAL_POOL.replace("CausalPool", "CausalPoolMaskDropped").replace(
+    "  if use_causal_mask:\n", "  if False:  # the causal mask dropped\n"
+)
+CAUSAL_TEST = "test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only"
+DECLARATIONS = {
+    "padded_pool": PADDED_POOL,
+    "padded_pool_ignoring_mask": IGNORING,
+    "causal_pool": CAUSAL_POOL,
+    "causal_pool_mask_dropped": NOT_CAUSAL,
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("call_args"), {})
+    (root / "layers").mkdir()
+    for name, text in DECLARATIONS.items():
+        (root / "layers" / f"{name}.layer.yaml").write_text(text)
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return run_pytest(root, "jax")
+
+
+def test_the_mask_argument_test_passes_on_a_layer_that_honours_the_mask(outcomes):
+    ours = {n: o for n, o in outcomes.items() if n.startswith("test_padded_pool::")}
+    assert ours[f"test_padded_pool::{TEST}"] == "passed"
+    assert len(ours) > 10 and all(o != "failed" for o in ours.values()), ours
+
+
+def test_only_the_mask_argument_test_fails_on_a_layer_that_ignores_the_mask(outcomes):
+    theirs = {n: o for n, o in outcomes.items() if n.startswith("test_padded_pool_ignoring")}
+    failed = [n for n, o in theirs.items() if o == "failed"]
+    assert failed == [f"test_padded_pool_ignoring_mask::{TEST}"]
+
+
+def test_the_causal_argument_test_passes_on_a_causal_layer_and_fails_on_one_that_is_not(
+    outcomes,
+):
+    """`causal: x`: with the argument true, later steps change no earlier output."""
+    ours = {n: o for n, o in outcomes.items() if n.startswith("test_causal_pool::")}
+    assert ours[f"test_causal_pool::{CAUSAL_TEST}"] == "passed"
+    assert len(ours) > 10 and all(o != "failed" for o in ours.values()), ours
+    theirs = {n: o for n, o in outcomes.items() if n.startswith("test_causal_pool_mask")}
+    failed = [n for n, o in theirs.items() if o == "failed"]
+    assert failed == [f"test_causal_pool_mask_dropped::{CAUSAL_TEST}"]
+
+
+def test_recorded_outputs_hold_each_call_case(tmp_path):
+    """With `generate --record`, the call case with the mask is recorded too: the layer
+    that starts ignoring its mask no longer computes the recorded outputs."""
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    root = make_project(tmp_path, {})
+    (root / "layers").mkdir()
+    (root / "layers" / "padded_pool.layer.yaml").write_text(given)
+    result = layergen("generate", "--record", "layers", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    golden = "tests/test_padded_pool.py::test_outputs_match_the_recorded_golden"
+    assert run_pytest(root, "jax", golden) == {
+        f"test_padded_pool::{golden.split('::')[1]}": "passed"
+    }
+    module = root / "layers" / "padded_pool.py"
+    text = module.read_text()
+    assert text.count("if padding_mask is None:") == 1
+    module.write_text(text.replace("if padding_mask is None:", "if True:"))
+    assert list(run_pytest(root, "jax", golden).values()) == ["failed"]

@@ -1,0 +1,336 @@
+"""What the generated test module of a declaration checks, read from its context and text
+(`layergen/render/tests_context.py`). The e2e tests run such modules; these are fast."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from layergen.declaration.load import parse_declaration
+from layergen.render.render import render
+from layergen.render.tests_context import build_test_context
+
+
+def context(text: str) -> dict:
+    ir = parse_declaration("layers/real.layer.yaml", textwrap.dedent(text).encode()).ir
+    return build_test_context(ir, module="layers.real", source="real.layer.yaml")
+
+
+def test_module(text: str) -> str:
+    return render("layer_test.py.j2", context(text))
+
+
+test_module.__test__ = False  # a helper, not a test
+
+
+def undefined_names(code: str) -> list[str]:
+    """ruff's undefined-name findings (F821) in `code`, one line each."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F821"]
+        + ["--output-format", "concise", "--stdin-filename", "test_real.py", "-"],
+        input=code,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return [line for line in result.stdout.splitlines() if "F821" in line]
+
+
+SELF_IN_SHAPES = """\
+layer: Heads
+params:
+  heads: {type: int, default: 2}
+init: |
+  self.head_dim = 4
+weights:
+  kernel:
+    shape: (x[-1], self.head_dim * heads)
+call: ops.matmul(x, kernel)
+output_shape: (*x[:-1], self.head_dim * heads)
+noise: {shape: "(x[0], self.head_dim // 4)"}
+example:
+  input_shape: [2, 3]
+"""
+
+
+def test_self_in_a_weight_output_or_noise_shape_reads_the_layer_in_the_tests():
+    """Issue 39: `self.x` in a shape was accepted, then the tests read an undefined `self`."""
+    code = test_module(SELF_IN_SHAPES)
+    assert undefined_names(code) == []
+    assert "layer.head_dim" in code
+    assert "self." not in code
+
+
+POWER_ITERATION = """\
+layer: PowerNorm
+params:
+  units: {type: int, default: 3}
+weights:
+  kernel:
+    shape: (x[-1], units)
+  u:
+    shape: (1, units)
+    initializer: ones
+    trainable: false
+call: |
+  w = kernel
+  if training:
+      v = ops.matmul(u, ops.transpose(w))
+      new_u = ops.matmul(v / ops.norm(v), w)
+      u.assign(new_u / ops.norm(new_u))
+      w = w / ops.norm(new_u)
+  return ops.matmul(x, w)
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_weight_read_only_under_if_training_is_not_read_by_inference():
+    """Issue 39: a power-iteration vector assigned under `if training:` was reported as
+    "the output ignores weight u"."""
+    assert context(POWER_ITERATION)["weights_read"] == ["kernel"]
+    for inference_reads_u in (
+        "if not training:\n      w = w * u\n  ",
+        "w = w * (1.0 if training else u)\n  ",
+        "if training and units > 1:\n      pass\n  else:\n      w = w * u\n  ",
+    ):
+        text = POWER_ITERATION.replace("return ops", inference_reads_u + "return ops")
+        assert context(text)["weights_read"] == ["kernel", "u"], inference_reads_u
+
+
+ZERO_DROPOUT = """\
+layer: DropBlock
+params:
+  units: {type: int, default: 3}
+  dropout: {type: float, default: 0.0, min: 0.0, lt: 1.0}
+weights:
+  kernel:
+    shape: (x[-1], units)
+sublayers:
+  drop:
+    class: keras.layers.Dropout
+    args: {rate: dropout}
+call: drop(ops.matmul(x, kernel))
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_dropout_the_example_leaves_at_rate_zero_skips_the_training_test_and_says_why():
+    """Issue 39: keras-hub's TransformerDecoder keeps dropout 0 by default, and training
+    changed nothing, so `test_training_changes_the_output` failed."""
+    code = test_module(ZERO_DROPOUT)
+    mark = code.split("def test_training_changes_the_output")[0].rsplit("\n\n\n", 1)[1]
+    assert mark.startswith("@pytest.mark.skip(")
+    assert "`dropout` is 0" in mark
+    for given in ("params: {dropout: 0.1}", "params: {units: 2}\n  call_args: {}"):
+        text = ZERO_DROPOUT.replace("example:\n", f"example:\n  {given}\n")
+        code = test_module(text)
+        skipped = "@pytest.mark.skip(" in code.split("def test_training_changes")[0][-300:]
+        assert skipped == ("0.1" not in given), given
+    literal = ZERO_DROPOUT.replace("{rate: dropout}", "{rate: 0.0}")
+    assert "rate 0" in test_module(literal).split("def test_training_changes")[0][-300:]
+
+
+JITTER_ROUTER = """\
+layer: JitterRouter
+params:
+  experts: {type: int, default: 4}
+  router_jitter_noise: {type: float, default: 0.0, min: 0.0}
+random: true
+weights:
+  kernel:
+    shape: (x[-1], experts)
+call: |
+  if training and router_jitter_noise > 0:
+      x = x * keras.random.uniform(
+          ops.shape(x), 1.0 - router_jitter_noise, 1.0 + router_jitter_noise, seed=seed_generator
+      )
+  return ops.matmul(x, kernel)
+output_shape: (*x[:-1], experts)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_random_layer_whose_example_draws_nothing_is_told_which_param_to_set():
+    """Issue 39: an MoE router with `router_jitter_noise: 0.0` failed with "a different seed
+    gave the same outputs", not saying that the example never draws."""
+    code = test_module(JITTER_ROUTER)
+    test = code.split("def test_the_seed_decides_the_random_draws")[1].split("\ndef ")[0]
+    assert "pytest.skip(" in test
+    assert "router_jitter_noise" in test
+
+
+MASK_ZERO = """\
+layer: Tokens
+params:
+  dim: {type: int, default: 4}
+  mask_zero: {type: bool, default: false}
+  activation: {type: activation, default: relu}
+inputs:
+  x: {dtype: int32}
+weights:
+  table:
+    shape: (10, dim)
+masking: "ops.not_equal(x, 0) if mask_zero else None"
+call: activation(ops.take(table, x, axis=0))
+losses: [ops.mean(activation(table)) * dim]
+output_shape: (*x, dim)
+"""
+
+
+def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
+    """Issue 39: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` attribute, so
+    the mask formula read as `layer.mask_zero` failed against the original class."""
+    facts = context(MASK_ZERO)
+    assert facts["masking"] == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
+    loss = 'ops.mean(keras.activations.get(ARGS["activation"])(layer.table)) * ARGS["dim"]'
+    assert facts["losses"] == [loss]
+
+
+def test_each_call_case_builds_its_own_layer_with_its_argument():
+    """Issue 39: a structural argument (`encoder_sequence`) passed after a build without it
+    raises, as keras-hub's original does: each call case builds a layer by that call."""
+    text = POWER_ITERATION.replace(
+        "example:\n", "inputs:\n  x: {}\n  context: {default: null}\nexample:\n"
+    ).replace("  input_shape: [2, 4]\n", "  input_shape: [2, 4]\n  call_args: {context: [1.0]}\n")
+    code = test_module(text)
+    test = code.split("def test_each_keyword_argument_of_call():")[1].split("\ndef ")[0]
+    loop, first_call = test.index("for name, value in"), test.index("layer(inputs")
+    assert loop < test.index("layer = make_layer()") < first_call
+    assert "**{name: value}" in test[first_call : test.index("\n", first_call)]
+
+
+PADDED_POOL = """\
+layer: PaddedPool
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  padding_mask: {default: null, dtype: bool, masks: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if padding_mask is None:
+      return ops.mean(y, axis=1, keepdims=True) + y
+  keep = ops.cast(padding_mask, y.dtype)[..., None]
+  pooled = ops.sum(y * keep, axis=1, keepdims=True) / ops.sum(keep, axis=1, keepdims=True)
+  return pooled + y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+
+
+def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps():
+    """Issue 39: a decoder that ignored `decoder_padding_mask` passed every generated test;
+    a keyword input that `masks` an input now has the property checked."""
+    code = test_module(PADDED_POOL)
+    name = "def test_steps_padding_mask_hides_do_not_change_the_output():"
+    test = code.split(name)[1].split("\ndef ")[0]
+    assert "support.with_masked_steps_changed(" in test
+    assert "support.assert_same_where_kept(" in test
+    assert "padding_mask=mask" in test
+    assert undefined_names(code) == []
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    assert 'make_call_args()["padding_mask"]' in test_module(given)
+    assert "test_steps_" not in test_module(PADDED_POOL.replace(", masks: x", ""))
+
+
+def test_recorded_goldens_hold_each_call_case():
+    """Issue 39: `--record` recorded the default call only, so a padding mask ignored was
+    missed with recorded outputs too."""
+    given = PADDED_POOL.replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args:\n"
+        "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
+    )
+    facts = context(given)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert "for name, value in make_call_args().items():" in run
+    assert 'runs[f"outputs with {name}"]' in run
+    assert "make_call_args" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
+
+
+def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences():
+    """Issue 39: Keras's SpectralNormalization stops the gradient through its power
+    iteration, in training: finite differences of a training call see the path autodiff
+    leaves out on purpose. Its inference call is checked instead; a gradient stopped in
+    inference too skips the test, saying why."""
+    stopped = POWER_ITERATION.replace(
+        "      new_u = ops.matmul(v / ops.norm(v), w)",
+        "      new_u = ops.stop_gradient(ops.matmul(v / ops.norm(v), w))",
+    )
+    code = test_module(stopped)
+    test = code.split("def test_gradients_match_finite_differences():")[1].split("\ndef ")[0]
+    assert "training=False" in test
+    assert (
+        "training=False"
+        not in test_module(POWER_ITERATION)
+        .split("def test_gradients_match_finite_differences():")[1]
+        .split("\ndef ")[0]
+    )
+    always = stopped.replace("return ops.matmul(x, w)", "return ops.stop_gradient(x) @ w")
+    code = test_module(always)
+    before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+    assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before
+
+
+CAUSAL_POOL = """\
+layer: CausalPool
+params:
+  units: {type: int, default: 3}
+inputs:
+  x: {rank: 3}
+  use_causal_mask: {type: bool, default: false, causal: x}
+weights:
+  kernel:
+    shape: (x[-1], units)
+call: |
+  y = ops.matmul(x, kernel)
+  if use_causal_mask:
+      steps = ops.cast(ops.arange(1, ops.shape(y)[1] + 1), y.dtype)[None, :, None]
+      return ops.cumsum(y, axis=1) / steps
+  return ops.mean(y, axis=1, keepdims=True) + 0 * y
+output_shape: (*x[:-1], units)
+example:
+  input_shape: [2, 4, 3]
+"""
+
+
+def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output():
+    """Issue 39: a decoder whose causal mask was dropped passed every generated test;
+    a bool argument that makes the layer causal along an input (`causal: x`) is checked."""
+    code = test_module(CAUSAL_POOL)
+    name = "def test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only():"
+    test = code.split(name)[1].split("\ndef ")[0]
+    assert "use_causal_mask=True" in test
+    assert "support.with_masked_steps_changed(" in test
+    assert "support.assert_same_where_kept(" in test
+    assert undefined_names(code) == []
+    assert "earlier_steps_only" not in test_module(CAUSAL_POOL.replace(", causal: x", ""))
+
+
+def test_recorded_goldens_hold_the_losses_of_a_training_call():
+    """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was missed
+    with recorded outputs too: they held no loss."""
+    facts = context(MASK_ZERO)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert 'runs["losses"] = list(layer.losses)' in run
+    random = MASK_ZERO.replace("masking:", "random: true\nmasking:")
+    facts = context(random)
+    facts["golden"] = True
+    run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
+    assert "losses" not in run  # random draws differ across backends
