@@ -33,6 +33,7 @@ STAGES = [
         "render_many",
         "layout_maps",  # a folder's layout_map.py, from its declarations' records
         "generate",
+        "move",  # `layergen mv`: a run planned by generate, on the person's word
         "golden",
         "introspect",
     ],
