@@ -1057,7 +1057,8 @@ class _Analyzer:
     def _star_argument(self, loc: tuple, index: int, args: list[str], what: str) -> None:
         """`*args` or `**kwargs` in a method's args: one error that says what to write (issue 39)."""
         named = [a for a in args if isinstance(a, str) and not a.lstrip().startswith("*")]
-        example = ", ".join([*named, "training=None"])
+        taken = {a.split("=", 1)[0].strip() for a in named}
+        example = ", ".join([*named, *([] if "training" in taken else ["training=None"])])
         self.error(
             loc + (index,),
             "bad-name",

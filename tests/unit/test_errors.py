@@ -319,6 +319,11 @@ CASES = {
         "    body: return y + len(kwargs)\ncall: helper(x)\n",
         [(4, 20, "bad-name")],
     ),
+    "star arguments after training": (
+        "layer: A\nmethods:\n  helper:\n    args: [y, training=None, '**kwargs']\n"
+        "    body: return y\ncall: helper(x)\n",
+        [(4, 30, "bad-name")],
+    ),
     "a star argument of a method": (
         "layer: A\nmethods:\n  helper:\n    args: [y, '*rest']\n    body: return y\ncall: helper(x)\n",
         [(4, 15, "bad-name")],
@@ -514,6 +519,7 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
         ("a flow mapping's comma cuts an expression short", 'quote it: `shape: "(n, n)"`'),
         ("star arguments of a method", "`args: [y, z=1, training=None]`"),
         ("star arguments of a method", "`self.helper(...)`"),
+        ("star arguments after training", "`args: [y, training=None]`"),
     ],
 )
 def test_hints(name, hint):
