@@ -167,3 +167,24 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, (path, old)
     path.write_text(text.replace(old, new, 1))
+
+
+def assert_lint_clean(project: Path, copied: str) -> None:
+    """ruff (its default rules and import sorting) and black find nothing in a generated
+    project, and no line passes 88 columns; `copied`: the name of a file put in by hand."""
+    exclude = f"tests/{copied}"
+    ruff = ["ruff", "check", "--isolated", "--select", "E4,E7,E9,F,I", "--exclude", exclude, "."]
+    black = ["black", "--check", "--quiet", "--exclude", exclude, "."]
+    for command in (ruff, black):
+        result = subprocess.run(
+            [sys.executable, "-m", *command], cwd=project, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+    long = [
+        f"{path}:{number}"
+        for path in project.rglob("*.py")
+        if path.name != copied
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if len(line) > 88
+    ]
+    assert not long, long

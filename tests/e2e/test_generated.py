@@ -10,7 +10,15 @@ import textwrap
 
 import pytest
 
-from helpers import ACCEPTANCE, OWN_EXAMPLES, TWINS, layergen, make_project, pytest_runs
+from helpers import (
+    ACCEPTANCE,
+    OWN_EXAMPLES,
+    TWINS,
+    assert_lint_clean,
+    layergen,
+    make_project,
+    pytest_runs,
+)
 
 pytestmark = pytest.mark.e2e  # minutes: generated tests on backends, or many CLI runs
 
@@ -45,22 +53,7 @@ def test_generated_code_is_lint_clean(project):
     """ruff (its default rules and import sorting) and black find nothing in the
     modules, tests, `__init__.py` files, conftest.py and support module; no line
     passes 88 columns."""
-    exclude = "tests/test_match_keras.py"  # copied in by hand, not generated
-    ruff = ["ruff", "check", "--isolated", "--select", "E4,E7,E9,F,I", "--exclude", exclude, "."]
-    black = ["black", "--check", "--quiet", "--exclude", exclude, "."]
-    for command in (ruff, black):
-        result = subprocess.run(
-            [sys.executable, "-m", *command], cwd=project, capture_output=True, text=True
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-    long = [
-        f"{path}:{number}"
-        for path in project.rglob("*.py")
-        if path.name != "test_match_keras.py"
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if len(line) > 88
-    ]
-    assert not long, long
+    assert_lint_clean(project, "test_match_keras.py")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

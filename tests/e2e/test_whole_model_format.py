@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project, pytest_runs
+from helpers import FIXTURES, assert_lint_clean, layergen, make_project, pytest_runs
 
 pytestmark = pytest.mark.e2e
 
@@ -33,22 +31,7 @@ def project(tmp_path_factory):
 
 def test_generated_code_is_lint_clean(project):
     """As the examples' (tests/e2e/test_generated.py): ruff, black, 88 columns."""
-    exclude = "tests/test_check_layers.py"  # copied in, not generated
-    ruff = ["ruff", "check", "--isolated", "--select", "E4,E7,E9,F,I", "--exclude", exclude, "."]
-    black = ["black", "--check", "--quiet", "--exclude", exclude, "."]
-    for command in (ruff, black):
-        result = subprocess.run(
-            [sys.executable, "-m", *command], cwd=project, capture_output=True, text=True
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-    long = [
-        f"{path}:{number}"
-        for path in project.rglob("*.py")
-        if path.name != "test_check_layers.py"
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if len(line) > 88
-    ]
-    assert not long, long
+    assert_lint_clean(project, "test_check_layers.py")
 
 
 @pytest.fixture(scope="module")
