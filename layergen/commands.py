@@ -54,11 +54,15 @@ def _handwritten_tests(roots: list[Path], config, echo: Echo, mode, prefer, quie
     """The tests `layergen tests` wrote for the hand-written layers under `roots`, derived
     again from their code with the flags it remembers: `generate` and its `--check` (the
     pre-commit hook) keep them in step as they keep generated files (issue 34)."""
-    from .handwritten import plan_tests, remembered
     from .update.lock import Lock
 
+    lock = Lock.read(config.root)
+    if not lock.handwritten:  # the common case: nothing more to import or read
+        return 0
+    from .handwritten import plan_tests, remembered
+
     within = [Path(os.path.abspath(r)) for r in roots]
-    if not remembered(Lock.read(config.root), config, within):
+    if not remembered(lock, config, within):
         return 0
 
     def planned():
