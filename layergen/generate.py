@@ -398,11 +398,9 @@ def _name_taken(
             bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
     if name not in bound:
         return None
-    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
-    return Diagnostic(
-        str(t.declaration),
-        line,
-        1,
+    return _at_class_name(
+        t,
+        raw,
         "name-taken",
         f"{os.path.relpath(t.module)} already defines `{name}` (not the layer {was.name}):"
         " the renamed layer and it would shadow each other",
@@ -423,17 +421,21 @@ def _renamed_by_hand(t: Target, raw: bytes | None, name: str, lock: Lock) -> Dia
     now = renamed_in_module(lock.merge_base(t.module, text), text, name)
     if now is None:
         return None
-    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
-    return Diagnostic(
-        str(t.declaration),
-        line,
-        1,
+    return _at_class_name(
+        t,
+        raw,
         "renamed-by-hand",
         f"{os.path.relpath(t.module)} renamed the class {name} to {now}, and the declaration"
         f" still declares {name}",
         f"run `layergen sync {os.path.relpath(t.module)}` to carry the rename into the"
         f" declaration, or rename it back to {name}",
     )
+
+
+def _at_class_name(t: Target, raw: bytes | None, code: str, message: str, hint: str) -> Diagnostic:
+    """An error located at the line of the declaration that names its class."""
+    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
+    return Diagnostic(str(t.declaration), line, 1, code, message, hint)
 
 
 def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic | None:
