@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configs import read_config, rebuilt_by_from_config, stored_as
+from .configs import chained_keys, read_config, rebuilt_by_from_config, stored_as
 from .kinds import find_class, keras_base
 from .reload import forwarded_values, missing_keys
 from .rules import KERAS3_ONLY, RULES
@@ -363,18 +363,7 @@ def _position(source: SourceFile, target: tuple | None) -> tuple | None:
 def _chain_keys(source: SourceFile, owners: list[ClassInfo]) -> set[str] | None:
     """The keys the first `get_config` of `owners` writes, with those of every parent's
     `get_config` its `super().get_config()` reaches; None when one cannot be followed."""
-    keys: set[str] = set()
-    for owner in owners:
-        method = owner.methods.get("get_config")
-        if method is None:
-            continue
-        read = read_config(method)
-        if read.keys is None:
-            return None
-        keys |= read.keys
-        if not read.calls_super:
-            break
-    return keys
+    return chained_keys(owners)[0]
 
 
 # What a config cannot hold: an input spec, a layer, a class or a function.

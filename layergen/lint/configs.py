@@ -26,6 +26,25 @@ class ConfigRead:
     target: tuple | None
 
 
+def chained_keys(owners) -> tuple[set[str] | None, bool]:
+    """The keys the first `get_config` of `owners` (ClassInfo, a class then its parents)
+    writes, with those of each parent's its `super().get_config()` reaches; None when one
+    cannot be read. And whether the chain goes on past the last owner (each one called
+    `super().get_config()`)."""
+    keys: set[str] = set()
+    for owner in owners:
+        method = owner.methods.get("get_config")
+        if method is None:
+            continue
+        read = read_config(method)
+        if read.keys is None:
+            return None, False
+        keys |= read.keys
+        if not read.calls_super:
+            return keys, False
+    return keys, True
+
+
 def read_config(function: ast.FunctionDef) -> ConfigRead:
     """Kept on the node: a parent's `get_config` is read for every subclass."""
     read = function.__dict__.get("_config_read")

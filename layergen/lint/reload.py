@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .configs import read_config
+from .configs import chained_keys, read_config
 from .source import ClassInfo, SourceFile, is_super_call, walk
 
 # What Keras's own base classes write into every config (Layer: name, trainable, dtype;
@@ -102,17 +102,9 @@ def _written_keys(cls: ClassInfo) -> set[str] | None:
     """Every key the class's config holds: its `get_config` and those its `super()` calls
     reach, down to Keras's base; None when one of them cannot be read, or a parent is a
     class of Keras (other than the base) or one this run cannot read."""
-    keys: set[str] = set()
-    for owner in [cls, *cls.parents]:
-        method = owner.methods.get("get_config")
-        if method is None:
-            continue
-        read = read_config(method)
-        if read.keys is None:
-            return None
-        keys |= read.keys
-        if not read.calls_super:
-            return keys
+    keys, goes_on = chained_keys([cls, *cls.parents])
+    if keys is None or not goes_on:
+        return keys
     if cls.parent_opaque or cls.kind not in BASE_KEYS:
         return None  # the rest comes from a parent we cannot read
     return keys | BASE_KEYS[cls.kind]
