@@ -140,6 +140,7 @@ class Lock:
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
         # key -> the texts of `Entry.undo` recorded now: the file before the run, its base
         self._undo_texts: dict[str, tuple[str, str]] = {}
+        self._merge_bases: dict[tuple[str, ...], str | None] = {}  # see merge_base
         # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
         # merged as never generated, and said.
         self.lost: set[str] = set()
@@ -214,18 +215,25 @@ class Lock:
 
     def merge_base(self, path: Path, text: str) -> str | None:
         """The base to merge `text`, the file as it is, against: the text generated last time,
-        or, when `text` is the file put back as it was before a run that wrote conflicts into
-        it, the base that run merged against (`Entry.undo`)."""
+        or, when `text` is the file put back as it was before the run that made that text (an
+        undo), wholly or member by member, the base that run merged against (`Entry.undo`).
+        Asked for each file by several steps of a run: worked out once."""
         key = self._key(path)
         entry = self.entries.get(key)
         if entry is None or entry.undo is None:
             return self.base(path)
+        asked = (key, entry.digest, *entry.undo, _digest(text))
+        if asked not in self._merge_bases:
+            self._merge_bases[asked] = self._undone_base(key, entry, text)
+        return self._merge_bases[asked]
+
+    def _undone_base(self, key: str, entry: Entry, text: str) -> str | None:
         old = self._stored(key, entry.undo[1])
         if old is not None and _digest(text) == entry.undo[0]:
             return old
         # Put back, then edited further: the members put back are merged against `old`.
         before = self._stored(key, entry.undo[0])  # (not stored by layergen 0.1's locks)
-        new = self.base(path)
+        new = self.base(self.root / key)
         if old is None or before is None or new is None:
             return new
         from .members import put_back
