@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 GOLDEN = TESTS / "golden"  # what the examples generate, checked in
 FIXTURES = TESTS / "fixtures"  # inputs kept as found: declarations, hand-written layers
+REPROS = FIXTURES / "repros"  # small declarations that reproduce an issue, shared by tests
 HANDWRITTEN = FIXTURES / "handwritten"  # layers written without layergen, as people do
 TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
@@ -188,3 +189,8 @@ def assert_lint_clean(project: Path, copied: str) -> None:
         if len(line) > 88
     ]
     assert not long, long
+
+
+def repro(name: str) -> str:
+    """The text of a reproducing declaration, `tests/fixtures/repros/NAME.layer.yaml`."""
+    return (REPROS / f"{name}.layer.yaml").read_text()

@@ -9,57 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import layergen, make_project, run_pytest
+from helpers import layergen, make_project, repro, run_pytest
 
 pytestmark = pytest.mark.e2e
 
-PADDED_POOL = """\
-layer: PaddedPool
-doc: Adds to each step the mean of the steps the padding mask keeps.
-params:
-  units: {type: int, default: 3}
-inputs:
-  x: {rank: 3}
-  padding_mask: {default: null, dtype: bool, masks: x}
-weights:
-  kernel:
-    shape: (x[-1], units)
-call: |
-  y = ops.matmul(x, kernel)
-  if padding_mask is None:
-      return ops.mean(y, axis=1, keepdims=True) + y
-  keep = ops.cast(padding_mask, y.dtype)[..., None]
-  pooled = ops.sum(y * keep, axis=1, keepdims=True) / ops.sum(keep, axis=1, keepdims=True)
-  return pooled + y
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4, 3]
-"""
+PADDED_POOL = repro("padded_pool")
 IGNORING = PADDED_POOL.replace("PaddedPool", "PaddedPoolIgnoringMask").replace(
     "  if padding_mask is None:\n", "  if True:  # the mask ignored\n"
 )
 TEST = "test_steps_padding_mask_hides_do_not_change_the_output"
-CAUSAL_POOL = """\
-layer: CausalPool
-doc: Adds to each step the mean of the steps, or with `use_causal_mask` of those up to it.
-params:
-  units: {type: int, default: 3}
-inputs:
-  x: {rank: 3}
-  use_causal_mask: {type: bool, default: false, causal: x}
-weights:
-  kernel:
-    shape: (x[-1], units)
-call: |
-  y = ops.matmul(x, kernel)
-  if use_causal_mask:
-      steps = ops.cast(ops.arange(1, ops.shape(y)[1] + 1), y.dtype)[None, :, None]
-      return ops.cumsum(y, axis=1) / steps + y
-  return ops.mean(y, axis=1, keepdims=True) + y
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4, 3]
-"""
+CAUSAL_POOL = repro("causal_pool")
 NOT_CAUSAL = CAUSAL_POOL.replace("CausalPool", "CausalPoolMaskDropped").replace(
     "  if use_causal_mask:\n", "  if False:  # the causal mask dropped\n"
 )

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import layergen, make_project
+from helpers import layergen, make_project, repro
 
 pytestmark = pytest.mark.e2e
 
@@ -119,42 +119,8 @@ output_shape: (*x[:-1], units)
 example:
   input_shape: [2, 4]
 """,
-    "drop_block.layer.yaml": """\
-layer: DropBlock
-params:
-  units: {type: int, default: 3}
-  dropout: {type: float, default: 0.0, min: 0.0, lt: 1.0}
-weights:
-  kernel:
-    shape: (x[-1], units)
-sublayers:
-  drop:
-    class: keras.layers.Dropout
-    args: {rate: dropout}
-call: drop(ops.matmul(x, kernel))
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4]
-""",
-    "jitter_router.layer.yaml": """\
-layer: JitterRouter
-params:
-  experts: {type: int, default: 4}
-  router_jitter_noise: {type: float, default: 0.0, min: 0.0}
-random: true
-weights:
-  kernel:
-    shape: (x[-1], experts)
-call: |
-  if training and router_jitter_noise > 0:
-      x = x * keras.random.uniform(
-          ops.shape(x), 1.0 - router_jitter_noise, 1.0 + router_jitter_noise, seed=seed_generator
-      )
-  return ops.matmul(x, kernel)
-output_shape: (*x[:-1], experts)
-example:
-  input_shape: [2, 4]
-""",
+    "drop_block.layer.yaml": repro("drop_block"),
+    "jitter_router.layer.yaml": repro("jitter_router"),
     # A structural argument: the layer takes `context` only if its first call had one.
     "cross_mix.layer.yaml": """\
 layer: CrossMix

@@ -10,6 +10,8 @@ import pytest
 from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
 
+from helpers import repro
+
 
 def analysis(text: str):
     return parse_declaration("layers/a.layer.yaml", textwrap.dedent(text).encode())
@@ -85,16 +87,7 @@ def test_a_weights_keras_name_is_checked(name, where, code):
 
 # -- item 4: params that hold a layer or a callable ---------------------------------------
 
-WRAPPER = """\
-layer: Wrap
-params:
-  layer: {type: layer, doc: The wrapped layer.}
-  fn: {type: callable, default: null}
-call: layer(x) if fn is None else fn(layer(x))
-example:
-  params: {layer: "keras.layers.Dense(3)", fn: keras.activations.relu}
-  input_shape: [2, 3]
-"""
+WRAPPER = repro("wrap")
 
 
 def test_a_param_may_hold_a_layer_or_a_callable_given_as_code_in_the_example():

@@ -10,6 +10,8 @@ from layergen.render.context import build_context
 from layergen.render.render import format_code, render, render_source
 from layergen.render.tests_context import build_test_context
 
+from helpers import repro
+
 
 def module_source(text: str) -> str:
     a = parse_declaration("layers/a.layer.yaml", textwrap.dedent(text).encode())
@@ -58,16 +60,7 @@ def test_a_weights_keras_name_is_its_add_weight_name_and_its_attribute_stays():
 
 # -- item 4: params that hold a layer or a callable ---------------------------------------
 
-WRAPPER = """\
-layer: Wrap
-params:
-  layer: {type: layer, doc: The wrapped layer.}
-  fn: {type: callable, default: null}
-call: layer(x) if fn is None else fn(layer(x))
-example:
-  params: {layer: "keras.layers.Dense(3)", fn: keras.activations.relu}
-  input_shape: [2, 3]
-"""
+WRAPPER = repro("wrap")
 
 
 def test_object_params_are_serialized_and_deserialized_as_keras_wrappers_do():

@@ -11,6 +11,8 @@ from layergen.declaration.load import parse_declaration
 from layergen.render.render import render
 from layergen.render.tests_context import build_test_context
 
+from helpers import repro
+
 
 def context(text: str) -> dict:
     ir = parse_declaration("layers/real.layer.yaml", textwrap.dedent(text).encode()).ir
@@ -100,23 +102,7 @@ def test_a_weight_read_only_under_if_training_is_not_read_by_inference():
         assert context(text)["weights_read"] == ["kernel", "u"], inference_reads_u
 
 
-ZERO_DROPOUT = """\
-layer: DropBlock
-params:
-  units: {type: int, default: 3}
-  dropout: {type: float, default: 0.0, min: 0.0, lt: 1.0}
-weights:
-  kernel:
-    shape: (x[-1], units)
-sublayers:
-  drop:
-    class: keras.layers.Dropout
-    args: {rate: dropout}
-call: drop(ops.matmul(x, kernel))
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4]
-"""
+ZERO_DROPOUT = repro("drop_block")
 
 
 def test_a_dropout_the_example_leaves_at_rate_zero_skips_the_training_test_and_says_why():
@@ -135,25 +121,7 @@ def test_a_dropout_the_example_leaves_at_rate_zero_skips_the_training_test_and_s
     assert "rate 0" in test_module(literal).split("def test_training_changes")[0][-300:]
 
 
-JITTER_ROUTER = """\
-layer: JitterRouter
-params:
-  experts: {type: int, default: 4}
-  router_jitter_noise: {type: float, default: 0.0, min: 0.0}
-random: true
-weights:
-  kernel:
-    shape: (x[-1], experts)
-call: |
-  if training and router_jitter_noise > 0:
-      x = x * keras.random.uniform(
-          ops.shape(x), 1.0 - router_jitter_noise, 1.0 + router_jitter_noise, seed=seed_generator
-      )
-  return ops.matmul(x, kernel)
-output_shape: (*x[:-1], experts)
-example:
-  input_shape: [2, 4]
-"""
+JITTER_ROUTER = repro("jitter_router")
 
 
 def test_a_random_layer_whose_example_draws_nothing_is_told_which_param_to_set():
@@ -205,27 +173,7 @@ def test_each_call_case_builds_its_own_layer_with_its_argument():
     assert "**{name: value}" in test[first_call : test.index("\n", first_call)]
 
 
-PADDED_POOL = """\
-layer: PaddedPool
-params:
-  units: {type: int, default: 3}
-inputs:
-  x: {rank: 3}
-  padding_mask: {default: null, dtype: bool, masks: x}
-weights:
-  kernel:
-    shape: (x[-1], units)
-call: |
-  y = ops.matmul(x, kernel)
-  if padding_mask is None:
-      return ops.mean(y, axis=1, keepdims=True) + y
-  keep = ops.cast(padding_mask, y.dtype)[..., None]
-  pooled = ops.sum(y * keep, axis=1, keepdims=True) / ops.sum(keep, axis=1, keepdims=True)
-  return pooled + y
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4, 3]
-"""
+PADDED_POOL = repro("padded_pool")
 
 
 def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps():
@@ -287,26 +235,7 @@ def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences()
     assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before
 
 
-CAUSAL_POOL = """\
-layer: CausalPool
-params:
-  units: {type: int, default: 3}
-inputs:
-  x: {rank: 3}
-  use_causal_mask: {type: bool, default: false, causal: x}
-weights:
-  kernel:
-    shape: (x[-1], units)
-call: |
-  y = ops.matmul(x, kernel)
-  if use_causal_mask:
-      steps = ops.cast(ops.arange(1, ops.shape(y)[1] + 1), y.dtype)[None, :, None]
-      return ops.cumsum(y, axis=1) / steps
-  return ops.mean(y, axis=1, keepdims=True) + 0 * y
-output_shape: (*x[:-1], units)
-example:
-  input_shape: [2, 4, 3]
-"""
+CAUSAL_POOL = repro("causal_pool")
 
 
 def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output():

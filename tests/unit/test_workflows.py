@@ -10,26 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from layergen.cli import app
+from helpers import DECLARATION, cli, edit, module, snapshot
 
-from helpers import DECLARATION, module, snapshot
-
-runner = CliRunner()
-
-
-def run(*args: str):
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    assert "Traceback" not in result.output
-    return result
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, (path, old)
-    path.write_text(text.replace(old, new, 1))
+run = cli  # `layergen ARGS` in this process
 
 
 def add_method(module_file: Path) -> None:
