@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, DiagnosticError
 from .targets import SUFFIXES
-from .textfiles import Seen, split_line_ends
+from .textfiles import Seen, read_bytes, split_line_ends
 from .update.lock import Lock, Record
 
 _CLASS = re.compile(rb"^(?:layer|loss|constraint|regularizer|initializer):[ \t]*['\"]?(\w+)", re.M)
@@ -73,7 +73,7 @@ def moved_away(
     for key in lock.records:
         path = lock.root / key
         if key.endswith(SUFFIXES) and key not in here and path.is_file():
-            declared[class_named(_read(path))] = path
+            declared[class_named(read_declaration(path) or b"")] = path
     declared.update(
         {class_named(raw.get(d) or b""): d for d in declarations if raw.get(d) is not None}
     )
@@ -110,11 +110,12 @@ def with_class(text: str, name: str) -> str | None:
     return (raw[: named.start(1)] + name.encode() + raw[named.end(1) :]).decode()
 
 
-def _read(path: Path) -> bytes:
+def read_declaration(path: Path) -> bytes | None:
+    """A declaration's bytes; None if it cannot be read (its rendering says why, located)."""
     try:
-        return path.read_bytes()
-    except OSError:  # its own run says why
-        return b""
+        return read_bytes(path)
+    except DiagnosticError:
+        return None
 
 
 def renamed_in_module(base: str | None, current: str, declared: str) -> str | None:

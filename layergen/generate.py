@@ -11,7 +11,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .claims import class_named, class_position, moved_away, renamed_from, unclaimed
+from .claims import (
+    class_named,
+    class_position,
+    moved_away,
+    read_declaration,
+    renamed_from,
+    unclaimed,
+)
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -19,7 +26,7 @@ from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
 from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, module_of, target
-from .textfiles import Seen, read_bytes, split_line_ends, with_line_ends
+from .textfiles import Seen, split_line_ends, with_line_ends
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -149,7 +156,9 @@ def plan_run(
 
     lock = Lock.read(config.root)
     run = run_inputs(config)
-    raws = {d: texts[d].encode() if texts and d in texts else _read(d) for d in declarations}
+    raws = {
+        d: texts[d].encode() if texts and d in texts else read_declaration(d) for d in declarations
+    }
     errors: list[Diagnostic] = moved_away(lock, declarations, raws)
     # declaration -> the key it was renamed from
     renamed = renamed_from(lock, declarations, raws) if renames else {}
@@ -363,7 +372,7 @@ def _others(
             continue
         for role, output in zip(("module", "tests"), record.outputs):
             written[lock.root / output] = (role, declaration)
-        if record.name == class_named(_read(declaration) or b""):
+        if record.name == class_named(read_declaration(declaration) or b""):
             registered.append((record.package, record.name, declaration))
     return written, registered
 
@@ -468,14 +477,6 @@ def _moved(lock: Lock, key: str, was: Record, module: Path, test: Path) -> dict[
         if new != old:
             found[new] = old
     return found
-
-
-def _read(path: Path) -> bytes | None:
-    """The declaration's bytes; None if it cannot be read (its rendering says why, located)."""
-    try:
-        return read_bytes(path)
-    except DiagnosticError:
-        return None
 
 
 def conftest(
