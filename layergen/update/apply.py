@@ -117,7 +117,10 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             base,
             current,
             new,
-            prefer=prefer,
+            # Without a base nothing tells a hand edit from an older generation: `--force`
+            # takes the generated side of the markers it was shown, and writes the rest as
+            # conflicts instead of dropping whatever differs.
+            prefer=prefer if base is not None else "merge",
             renames=renames.get(path),
             keep=plan.hand_written.get(path, frozenset()),
             take=plan.carried.get(path, frozenset()),

@@ -159,3 +159,32 @@ def test_an_undo_followed_by_one_more_edit_is_still_an_undo(scaler_project):
     code = module(scaler_project)
     assert "self.bias = bias" in code and '"bias": self.bias' in code
     assert "        # one more keystroke\n" in code and "        # mine\n" in code
+
+
+def test_force_without_a_base_drops_no_line_it_was_not_shown(scaler_project):
+    """Found by the stateful test (issue 34): with the lock lost and a conflict already in the
+    file, `generate` showed that conflict alone, and `--force` then took the generated side of
+    every member that differed from the generation, hand edits elsewhere included."""
+    import shutil
+
+    edit(
+        scaler_project / "layers" / "scaler.py",
+        "        return x",
+        "        # mine\n        return x",
+    )
+    edit(
+        scaler_project / "layers" / "scaler.layer.yaml",
+        "call: x * scale * gain",
+        "call: x * scale + gain",
+    )
+    assert cli("generate", "layers").exit_code == 1  # the call: a conflict, in the file
+    edit(
+        scaler_project / "layers" / "scaler.py",
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # kept by hand\n",
+    )
+    (scaler_project / "layergen.lock").unlink()
+    shutil.rmtree(scaler_project / ".layergen")
+    result = cli("generate", "--force", "layers")
+    assert "[no-base]" in result.output, result.output
+    assert "        # kept by hand\n" in module(scaler_project)
