@@ -182,7 +182,9 @@ def main() -> int:
                     unlabelled.append(f"{key}  (line {line}: {message})")
                 elif args.show_labelled:
                     print(f"{verdict:9} {key}  (line {line}: {message})")
-        print(f"{corpus} corpus: {files} files of {len(packages)} packages checked in {seconds:.1f} s")
+        print(
+            f"{corpus} corpus: {files} files of {len(packages)} packages checked in {seconds:.1f} s"
+        )
     if len(corpora) > 1:
         counts["all"] = collections.defaultdict(collections.Counter)
         for corpus in corpora:
