@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
+from .commands.report import shown as _shown
 from .diagnostics import Diagnostic, DiagnosticError
 
 Echo = Callable[..., None]
@@ -174,22 +175,9 @@ def _signals_held():
 
 def _commands(quiet: bool, echo: Echo) -> tuple:
     """layergen's own generate, sync and warm-up, and the configured paths."""
-    from . import commands
-    from .config import load_config
+    from .commands.watch import runners
 
-    def generate(declarations: list[Path]) -> int:
-        return commands.generate(declarations, load_config(), echo=echo, quiet=quiet)
-
-    def sync(modules: list[Path]) -> int:
-        return commands.sync(modules, load_config(), echo=echo, quiet=quiet)
-
-    config = load_config()
-    return (
-        commands.reporting(generate, echo),
-        commands.reporting(sync, echo),
-        lambda: commands.warm_up(config),
-        list(config.paths),
-    )
+    return runners(quiet, echo)
 
 
 def _read(path: Path) -> bytes | None:
@@ -208,10 +196,3 @@ def _echo(text: str, err: bool = False) -> None:
     import typer
 
     typer.echo(text, err=err)
-
-
-def _shown(path: Path) -> Path:
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path
