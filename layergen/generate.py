@@ -1,7 +1,8 @@
-"""Plan every output file of a run (a pure function), then write them all or none.
+"""Plan every output file of a run, then write them all or none.
 
-`plan()` loads, validates and renders; it returns `{path: text}` or raises a
-`DiagnosticError` holding every problem of every file. `write()` only writes.
+`plan_run()` loads, validates and renders; it returns a `Plan` (every file's text, and what
+changes in the lock, which it only reads) or raises a `DiagnosticError` holding every
+problem of every file. Reconciling and writing come after (`commands/run.py`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .claims import (
@@ -27,6 +29,7 @@ from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
 from .targets import SUFFIXES, Target, module_of, target
 from .textfiles import Seen, split_line_ends, with_line_ends
+from .update.changes import LockChanges
 from .update.lock import Lock, Record
 from .update.plan import Plan
 
@@ -151,8 +154,9 @@ def plan_run(
     `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
     layer that is none). `follow`: renames a person stated ({declaration: the lock's key of
     the one it was}, `layergen mv`). A declaration whose inputs and files are as the lock
-    recorded them is taken from it."""
-    from .inputs import declaration_inputs, run_inputs
+    recorded them is taken from it. The lock is only read: what changes in it is in
+    `Plan.changes`."""
+    from .inputs import run_inputs
 
     lock = Lock.read(config.root)
     run = run_inputs(config)
@@ -163,8 +167,72 @@ def plan_run(
     # declaration -> the key it was renamed from
     renamed = renamed_from(lock, declarations, raws) if renames else {}
     renamed.update(follow or {})
-    # Each declaration: its target and either its files from the lock or a job to render.
-    slots: list[tuple[Target, tuple[Record, dict[Path, str]] | None, Job | None]] = []
+    slots = _slots(declarations, raws, renamed, lock, config, run, errors)
+    jobs = [job for _, _, job in slots if job is not None]
+    rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
+    # {file: (its role, the declaration that writes it)}: this run's, and those of the
+    # project's other declarations, which a run on part of it leaves alone.
+    written, registered_elsewhere = _others(lock, declarations, set(renamed.values()))
+    taken = _Taken(written)
+    for t, reused, _ in slots:
+        result = None if reused else next(rendered)
+        taken.add(t, reused, result, raws, renamed, lock, config, errors)
+    errors.extend(
+        duplicate_registrations(taken.registered, texts, config.mesh_axes, registered_elsewhere)
+    )
+    errors.extend(_taken_origins(taken.moved, taken.written))
+    followed = set(renamed.values())
+    folders = folder_layouts(taken.sharded, lock, [t.declaration for t, _, _ in slots], followed)
+    for folder, items in folders.items():
+        errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
+    if errors:
+        raise DiagnosticError(errors)
+    for folder, items in folders.items():  # issue 26: `get_layout_map` of the folder's layers
+        taken.layout_map(folder, items, config, lock, run)
+    if slots:  # issue 13: the tests' shared helpers, merged and updated like generated files
+        taken.support_module(config, lock, run)
+    left = unclaimed(lock, declarations, followed)
+    taken.changes.extend(left.changes)
+    support, read = package_inits(taken.exports, taken.unexported + left.unexported)
+    if taken.outputs:
+        support.update(written := conftest(config, taken.roots, sharded=any(folders.values())))
+        read.update(dict.fromkeys(written, Seen(None)))
+    unsettled = _unsettled_elsewhere(lock, {*taken.outputs, *taken.moved.values(), *left.removed})
+    return Plan(
+        taken.outputs,
+        support,
+        taken.sources,
+        lock,
+        taken.companions,
+        taken.hand_written,
+        unstated=taken.unstated,
+        reused=frozenset(taken.reused),
+        read=read,
+        moved=taken.moved,
+        removed=left.removed,
+        orphans=left.kept,
+        unsettled=unsettled,
+        changes=taken.changes,
+    )
+
+
+Slot = tuple[Target, "tuple[Record, dict[Path, str]] | None", "Job | None"]
+
+
+def _slots(
+    declarations: list[Path],
+    raws: dict[Path, bytes | None],
+    renamed: dict[Path, str],
+    lock: Lock,
+    config: Config,
+    run: str,
+    errors: list[Diagnostic],
+) -> list[Slot]:
+    """Each declaration: its target and either its files from the lock or a job to render
+    (a declaration whose target cannot be told: its error, in `errors`)."""
+    from .inputs import declaration_inputs
+
+    slots: list[Slot] = []
     for declaration in declarations:
         try:
             recorded = lock.records.get(renamed.get(declaration) or lock.key(declaration))
@@ -180,99 +248,115 @@ def plan_run(
         )
         reused = lock.reusable(declaration, inputs) if raw is not None else None
         slots.append((t, reused, None if reused else Job(t, raw, golden, inputs)))
-    jobs = [job for _, _, job in slots if job is not None]
-    rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
+    return slots
 
-    outputs: dict[Path, str] = {}
-    sources: dict[Path, str] = {}
-    exports: dict[Path, list[tuple[str, str]]] = {}
-    moved: dict[Path, Path] = {}  # a renamed declaration's new file -> its old one
-    unexported: list[tuple[Path, str, str]] = []  # (folder, module, class) exported no more
-    # {file: (its role, the declaration that writes it)}: this run's, and those of the
-    # project's other declarations, which a run on part of it leaves alone.
-    written, registered_elsewhere = _others(lock, declarations, set(renamed.values()))
-    companions: dict[Path, Path] = {}
-    hand_written: dict[Path, frozenset[str]] = {}
-    unstated: dict[Path, frozenset[str]] = {}
-    import_roots: set[Path] = set()
-    registered: list[tuple[str, str, Path]] = []
-    reused_paths: set[Path] = set()
-    sharded: list[Sharded] = []  # declarations with layouts
-    for t, reused, _ in slots:
+
+@dataclass
+class _Taken:
+    """What the run's declarations make, gathered one declaration at a time."""
+
+    written: dict[Path, tuple[str, Path]]  # {file: (role, declaration)}, all declarations'
+    outputs: dict[Path, str] = field(default_factory=dict)
+    sources: dict[Path, str] = field(default_factory=dict)
+    reused: set[Path] = field(default_factory=set)  # taken from the lock as they are
+    exports: dict[Path, list[tuple[str, str]]] = field(
+        default_factory=dict
+    )  # folder -> (module, class)
+    moved: dict[Path, Path] = field(
+        default_factory=dict
+    )  # a renamed declaration's new file -> its old one
+    unexported: list[tuple[Path, str, str]] = field(default_factory=list)  # (folder, module, class)
+    companions: dict[Path, Path] = field(default_factory=dict)
+    hand_written: dict[Path, frozenset[str]] = field(default_factory=dict)
+    unstated: dict[Path, frozenset[str]] = field(default_factory=dict)
+    roots: set[Path] = field(default_factory=set)  # the modules' import roots
+    registered: list[tuple[str, str, Path]] = field(default_factory=list)
+    sharded: list[Sharded] = field(default_factory=list)  # declarations with layouts
+    changes: LockChanges = field(default_factory=LockChanges)
+
+    def add(self, t: Target, reused, result, raws, renamed, lock: Lock, config, errors) -> None:
+        """A declaration's files, taken from the lock (`reused`) or rendered (`result`)."""
         if reused:
             record, files = reused
+        elif result.errors:
+            errors.extend(result.errors)
+            return
         else:
-            result = next(rendered)
-            if result.errors:
-                errors.extend(result.errors)
-                continue
             record, files = result.record, result.files
-            sources.update(result.sources)
+            self.sources.update(result.sources)
             if result.unstated:
-                unstated[t.module] = result.unstated
-        clash = _overwritten(t, written)
+                self.unstated[t.module] = result.unstated
+        clash = _overwritten(t, self.written)
         if clash:
             errors.append(clash)
-            continue
-        written.update({t.module: ("module", t.declaration), t.test: ("tests", t.declaration)})
-        import_roots.add(t.import_root)
-        outputs.update(files)
+            return
+        self.written.update({t.module: ("module", t.declaration), t.test: ("tests", t.declaration)})
+        self.roots.add(t.import_root)
+        self.outputs.update(files)
         if reused:
-            reused_paths.update(files)
-        else:
-            was_key = renamed.get(t.declaration) or lock.key(t.declaration)
-            was = lock.records.get(was_key)
-            taken = _name_taken(t, raws[t.declaration], record.name, was, lock)
-            taken = taken or _renamed_by_hand(t, raws[t.declaration], record.name, lock)
-            if taken:
-                errors.append(taken)
-                continue
-            if was is not None:
-                moved.update(_moved(lock, was_key, was, t.module, t.test))
-                old_module = config.root / was.outputs[0]
-                if (old_module, was.name) != (t.module, record.name):
-                    unexported.append((old_module.parent, old_module.stem, was.name))
-            if t.declaration in renamed:
-                lock.keep_record(renamed[t.declaration], ())
-            lock.remember(t.declaration, record, files)
-        companions[t.module] = t.test
+            self.reused.update(files)
+        elif not self._follow(t, record, files, raws, renamed, lock, config, errors):
+            return
+        self.companions[t.module] = t.test
         if record.hand_written:
-            hand_written[t.module] = frozenset(f"{record.name}.{m}" for m in record.hand_written)
+            self.hand_written[t.module] = frozenset(
+                f"{record.name}.{m}" for m in record.hand_written
+            )
         if t.module.parent != config.root:  # a module at the top of the project is in no package
-            exports.setdefault(t.module.parent, []).append((t.module.stem, record.name))
-        registered.append((record.package, record.name, t.declaration))
+            self.exports.setdefault(t.module.parent, []).append((t.module.stem, record.name))
+        self.registered.append((record.package, record.name, t.declaration))
         if record.layouts:
-            sharded.append(Sharded(t.declaration, record.name, record.layouts))
-    errors.extend(
-        duplicate_registrations(registered, texts, config.mesh_axes, registered_elsewhere)
-    )
-    errors.extend(_taken_origins(moved, written))
-    folders = folder_layouts(sharded, lock, [t.declaration for t, _, _ in slots])
-    for folder, items in folders.items():
-        errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
-    if errors:
-        raise DiagnosticError(errors)
-    for folder, items in folders.items():  # issue 26: `get_layout_map` of the folder's layers
-        files, as_recorded = layout_map_file(folder, items, config, lock, run)
-        outputs.update(files)
+            self.sharded.append(Sharded(t.declaration, record.name, record.layouts))
+
+    def _follow(self, t, record, files, raws, renamed, lock: Lock, config, errors) -> bool:
+        """A rendered declaration: its class name checked against its module, the files of
+        what it was (renamed or moved) taken along, and its record for the lock; whether the
+        class name may be taken."""
+        was_key = renamed.get(t.declaration) or lock.key(t.declaration)
+        was = lock.records.get(was_key)
+        taken = _name_taken(t, raws[t.declaration], record.name, was, lock)
+        taken = taken or _renamed_by_hand(t, raws[t.declaration], record.name, lock)
+        if taken:
+            errors.append(taken)
+            return False
+        if was is not None:
+            self.moved.update(_moved(lock, was_key, was, t.module, t.test))
+            old_module = config.root / was.outputs[0]
+            if (old_module, was.name) != (t.module, record.name):
+                self.unexported.append((old_module.parent, old_module.stem, was.name))
+        if t.declaration in renamed:
+            self.changes.keep_record(renamed[t.declaration], ())
+        self.changes.remember(t.declaration, record, files)
+        return True
+
+    def layout_map(self, folder: Path, items: list[Sharded], config, lock: Lock, run: str):
+        files, as_recorded, changes = layout_map_file(folder, items, config, lock, run)
+        self.outputs.update(files)
+        self.changes.extend(changes)
         if as_recorded:
-            reused_paths.update(files)
+            self.reused.update(files)
         if folder != config.root:
-            exports.setdefault(folder, []).append((LAYOUT_MODULE, "get_layout_map"))
-    if slots:  # issue 13: the tests' shared helpers, merged and updated like generated files
+            self.exports.setdefault(folder, []).append((LAYOUT_MODULE, "get_layout_map"))
+
+    def support_module(self, config: Config, lock: Lock, run: str) -> None:
         support_file = config.tests_dir / "layergen_support.py"
         reused = lock.reusable(support_file, run)
         if reused:
-            outputs.update(reused[1])
-            reused_paths.update(reused[1])
-        else:
-            from .render.support import support_files
+            self.outputs.update(reused[1])
+            self.reused.update(reused[1])
+            return
+        from .render.support import support_files
 
-            supported = support_files(config.tests_dir, user_templates=config.user_templates)
-            outputs.update(supported)
-            lock.remember(support_file, Record(run, (lock.key(support_file),)), supported)
-    left = unclaimed(lock, declarations, set(renamed.values()))
-    unexported += left.unexported
+        supported = support_files(config.tests_dir, user_templates=config.user_templates)
+        self.outputs.update(supported)
+        self.changes.remember(support_file, Record(run, (lock.key(support_file),)), supported)
+
+
+def package_inits(
+    exports: dict[Path, list[tuple[str, str]]], unexported: list[tuple[Path, str, str]]
+) -> tuple[dict[Path, str], dict[Path, Seen]]:
+    """The `__init__.py` of each folder with classes to export (`exports`: folder -> (module,
+    class)) or to export no more (`unexported`: (folder, module, class)), and each as read."""
     support: dict[Path, str] = {}
     read: dict[Path, Seen] = {}
     for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
@@ -287,25 +371,7 @@ def plan_run(
             text, line_ends = split_line_ends(existing)
             new = package_init(text, exports.get(folder, []), gone)
             support[init] = with_line_ends(new, line_ends)
-    if outputs:
-        support.update(written := conftest(config, import_roots, sharded=any(folders.values())))
-        read.update(dict.fromkeys(written, Seen(None)))
-    unsettled = _unsettled_elsewhere(lock, {*outputs, *moved.values(), *left.removed})
-    return Plan(
-        outputs,
-        support,
-        sources,
-        lock,
-        companions,
-        hand_written,
-        unstated=unstated,
-        reused=frozenset(reused_paths),
-        read=read,
-        moved=moved,
-        removed=left.removed,
-        orphans=left.kept,
-        unsettled=unsettled,
-    )
+    return support, read
 
 
 def _unsettled_elsewhere(lock: Lock, outputs: set[Path]) -> dict[Path, list[int]]:

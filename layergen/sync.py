@@ -107,7 +107,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     for module, names in frozen.items():  # the person's code is what the declaration now says
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
-            run.lock.settle_owned(module, {**run.lock.owned(module), **new})
+            run.changes.settle_owned(module, {**run.lock.owned(module), **new})
     texts = {**renamed, **texts}  # a module with a conflict still carries its class's rename
     rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
     run.support.update(rewritten)

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from .commands.report import shown as _shown
 from .diagnostics import Diagnostic, DiagnosticError
+from .output import shown as _shown
 
 Echo = Callable[..., None]
 
@@ -37,7 +37,7 @@ Runner = Callable[[list[Path]], int]
 def watch(
     paths: list[Path] | None,
     *,
-    generate: Runner | None = None,
+    generate: Runner,
     sync: Runner | None = None,
     warm_up: Callable[[], None] | None = None,
     quiet: bool = False,
@@ -46,8 +46,8 @@ def watch(
 ) -> None:
     """Generate everything under `paths` once, then again for each declaration that changes.
 
-    `generate`, `sync`, `warm_up`: see above; by default layergen's own commands, printing
-    through `echo`. Returns on Ctrl-C or when `stop_event` is set; raises
+    `generate`, `sync`, `warm_up`: see above (`commands/watch.py` hands in layergen's own,
+    printing through `echo`). Returns on Ctrl-C or when `stop_event` is set; raises
     `DiagnosticError` when the paths themselves are wrong (nothing to watch).
     """
     from watchfiles import watch as changes
@@ -55,10 +55,7 @@ def watch(
     from .targets import SUFFIXES
 
     echo = echo or _echo
-    configured: list[Path] = []
-    if generate is None:  # layergen's own commands
-        generate, sync, warm_up, configured = _commands(quiet, echo)
-    roots = [p.resolve() for p in paths] if paths else configured
+    roots = [p.resolve() for p in paths] if paths else []
     if not roots:
         from .config import find_root, no_paths
 
@@ -171,13 +168,6 @@ def _signals_held():
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-
-
-def _commands(quiet: bool, echo: Echo) -> tuple:
-    """layergen's own generate, sync and warm-up, and the configured paths."""
-    from .commands.watch import runners
-
-    return runners(quiet, echo)
 
 
 def _read(path: Path) -> bytes | None:

@@ -10,16 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..output import shown
 
 Echo = Callable[..., None]  # echo(text, err=False, nl=True)
-
-
-def shown(path: Path) -> Path:
-    """`path` relative to the working folder when it is inside it (as a person typed it)."""
-    try:
-        return Path(path).relative_to(Path.cwd())
-    except ValueError:
-        return Path(path)
 
 
 def report(diagnostics: list[Diagnostic], echo: Echo) -> int:

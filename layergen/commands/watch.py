@@ -4,12 +4,23 @@ printing through the same commands (`layergen/watch.py` does the watching)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .report import Echo, reporting
 
+if TYPE_CHECKING:
+    import threading
 
-def watch(paths: list[Path] | None, *, echo: Echo, quiet: bool = False) -> int:
-    """Returns on Ctrl-C; raises `DiagnosticError` when there is nothing to watch."""
+
+def watch(
+    paths: list[Path] | None,
+    *,
+    echo: Echo,
+    quiet: bool = False,
+    stop_event: threading.Event | None = None,
+) -> int:
+    """Returns on Ctrl-C (or when `stop_event` is set); raises `DiagnosticError` when there
+    is nothing to watch."""
     from ..watch import watch as watch_paths
 
     generate, sync, warm_up, configured = runners(quiet, echo)
@@ -20,6 +31,7 @@ def watch(paths: list[Path] | None, *, echo: Echo, quiet: bool = False) -> int:
         warm_up=warm_up,
         quiet=quiet,
         echo=echo,
+        stop_event=stop_event,
     )
     return 0
 

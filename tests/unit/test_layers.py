@@ -39,8 +39,8 @@ STAGES = [
     ],
     ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
-    ["commands"],
-    ["watch"],
+    ["watch"],  # the watcher; it is handed the commands it runs
+    ["commands"],  # one module per subcommand, and the one reporter
     ["cli", "__main__"],
 ]
 STAGE = {name: number for number, names in enumerate(STAGES) for name in names}
