@@ -1,10 +1,10 @@
 """What a reloaded object gets back: `from_config(get_config())` must rebuild what was made.
 
-Two silent bugs that only a reload shows, each read from the class alone (see checks.py
-for the rules that share these helpers): an argument passed on to the parent under another
+Two silent bugs that only a reload shows, each read from the class alone (the rules are
+rules/forwarded_value.py and rules/config_key_mismatch.py): an argument passed on to the parent under another
 value (the parent saves that value, and the reloaded object gets it in place of the
 argument), and a `from_config` that reads a key no `get_config` of the class writes (a
-KeyError on every reload). Each yields (node, message, hint); checks.check_class places it.
+KeyError on every reload). Each yields (node, message, hint); its rule places it.
 """
 
 from __future__ import annotations
