@@ -185,7 +185,7 @@ def tests_of_gone_modules(lock) -> Unclaimed:
 def declared_by(module: Path, lock) -> str | None:
     """The declaration that generates `module` (as the lock recorded it, or the file beside
     it of the module's name), or None for a hand-written module."""
-    from .kinds import KINDS
+    from .targets import declarations_beside
 
     key = lock.key(module)
     recorded = (  # an orphan's record is of a declaration that is gone
@@ -193,11 +193,7 @@ def declared_by(module: Path, lock) -> str | None:
         for d, record in lock.records.items()
         if key in record.outputs and not record.orphaned and (lock.root / d).is_file()
     )
-    beside = (
-        lock.key(module.with_name(module.stem + kind.suffix))
-        for kind in KINDS.values()
-        if module.with_name(module.stem + kind.suffix).is_file()
-    )
+    beside = (lock.key(d) for d in declarations_beside(module))
     return next(recorded, None) or next(beside, None)
 
 

@@ -117,6 +117,21 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# The declaration keys only a layer takes (another kind's declaration with one is an error).
+LAYER_ONLY_KEYS = (
+    "inputs",
+    "weights",
+    "sublayers",
+    "losses",
+    "updates",
+    "masking",
+    "output_shape",
+    "outputs",
+    "noise",
+    "output_type",
+)
+
+
 def kind_of_file(name: str) -> Kind | None:
     """The kind a file's name declares (`dense.layer.yaml` -> layer), or None."""
     return next((k for k in KINDS.values() if name.endswith(k.suffix)), None)

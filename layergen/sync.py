@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .config import no_paths
-from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
+from .kinds import KINDS
 from .textfiles import Seen, parse_python, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update import members
@@ -307,13 +307,9 @@ def _dump(data, yaml) -> str:
 
 
 def _beside(module: Path) -> Path | None:
-    if module.suffix != ".py":
-        return None
-    for kind in KINDS:
-        candidate = module.with_name(f"{module.stem}.{kind}.yaml")
-        if candidate.is_file():
-            return candidate
-    return None
+    from .targets import declarations_beside
+
+    return next(iter(declarations_beside(module)), None)
 
 
 def declaration_missing(module: Path) -> Diagnostic:

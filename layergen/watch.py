@@ -52,7 +52,7 @@ def watch(
     """
     from watchfiles import watch as changes
 
-    from .targets import SUFFIXES
+    from .targets import SUFFIXES, declarations_beside
 
     echo = echo or _echo
     roots = [p.resolve() for p in paths] if paths else []
@@ -80,14 +80,7 @@ def watch(
         )
 
     def declaration_beside(module: Path) -> Path | None:
-        if module.suffix != ".py":
-            return None
-        found = [
-            d
-            for d in (module.with_name(f"{module.stem}{s}") for s in SUFFIXES)
-            if is_declaration(d) and d.is_file()
-        ]
-        return found[0] if found else None
+        return next((d for d in declarations_beside(module) if is_declaration(d)), None)
 
     def wanted(change, path: str) -> bool:
         target = Path(path)
