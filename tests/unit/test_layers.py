@@ -32,6 +32,7 @@ STAGES = [
         "inputs",
         "render_many",
         "layout_maps",  # a folder's layout_map.py, from its declarations' records
+        "package_init",  # a folder's __init__.py: its classes imported and exported
         "generate",
         "move",  # `layergen mv`: a run planned by generate, on the person's word
         "golden",
