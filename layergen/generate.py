@@ -552,11 +552,11 @@ def conftest(
 ) -> dict[Path, str]:
     """The tests' conftest.py, when there is none yet (a person may edit it freely);
     `sharded`: the project has layers with layouts, tested under ModelParallel."""
-    from .render.render import format_code
-
     path = config.tests_dir / "conftest.py"
     if path.exists():
         return {}
+    from .render.render import format_code
+
     # "." too: the tests import the support module beside them, also from a tests package.
     roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
     devices = CONFTEST_DEVICES.format(host_devices=HOST_DEVICES) if sharded else ""

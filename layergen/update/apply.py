@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from ..textfiles import Seen, parse_python, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
-from . import members
 from .changes import LockChanges
 from .lock import Lock
 
@@ -82,7 +81,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             files[path] = new
             stale = _stale(lock.owned(path), new)  # said on every run until settled
             if stale:
-                changed_owned[path] = [(name, members.line(new, name)) for name in stale]
+                changed_owned[path] = _at_lines(stale, new)
             continue
         # A renamed declaration's file: where it was (gone as well: the lock forgets it).
         origin, old = _origin(plan, path, read[path])
@@ -113,7 +112,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
                 conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
                 stale = _owned(owned, base, new, settled)[1]  # said while markers wait too
                 if stale:
-                    changed_owned[path] = [(name, members.line(current, name)) for name in stale]
+                    changed_owned[path] = _at_lines(stale, current)
                 if origin != path:  # the base stays: the markers were made against it
                     changes.record(path, base)
                 continue
@@ -138,7 +137,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
             conflicts[path] = result.conflicts
         acks, stale = _owned(owned, base, new, settled)
         if stale:
-            changed_owned[path] = [(name, members.line(result.text, name)) for name in stale]
+            changed_owned[path] = _at_lines(stale, result.text)
         # A file the run changed, put back as it was (an undo, a checkout), would read as hand
         # edits undoing the run against the new base: the lock keeps the base it was merged
         # against. Not where the run only wrote conflicts: putting that file back is keeping
@@ -169,6 +168,8 @@ def _owned(
     """For members a person owns: the digest of the generation of each they have settled
     (the lock's, else the base's: when they took it over), and those whose generation is
     another now (the declaration changed them: said on every run until settled)."""
+    from . import members
+
     acks = {}
     for name in sorted(owned):
         was = members.member(base, name) if base is not None else None
@@ -190,11 +191,22 @@ def _renamed_keys(owned: dict[str, str], renames: dict[str, str]) -> dict[str, s
 
 def _stale(acks: dict[str, str], new: str) -> list[str]:
     """The owned members (`acks`: name -> the generation settled) generated otherwise now."""
+    if not acks:  # the common case: libcst stays unloaded
+        return []
+    from . import members
+
     return [
         name
         for name, ack in sorted(acks.items())
         if members.digest(members.member(new, name)) != ack
     ]
+
+
+def _at_lines(names: list[str], text: str) -> list[tuple[str, int]]:
+    """Each member of `names` with its line in `text`."""
+    from . import members
+
+    return [(name, members.line(text, name)) for name in names]
 
 
 def _origin(plan: Plan, path: Path, here: Seen) -> tuple[Path, dict[Path, Seen]]:
