@@ -165,12 +165,13 @@ def plan_run(
     # declaration -> the key it was renamed from
     renamed = renamed_from(lock, declarations, raws) if renames else {}
     renamed.update(follow or {})
+    followed = set(renamed.values())  # the lock's keys of declarations renamed or moved
     slots = _slots(declarations, raws, renamed, lock, config, run, errors)
     jobs = [job for _, _, job in slots if job is not None]
     rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
     # {file: (its role, the declaration that writes it)}: this run's, and those of the
     # project's other declarations, which a run on part of it leaves alone.
-    written, registered_elsewhere = _others(lock, declarations, set(renamed.values()))
+    written, registered_elsewhere = _others(lock, declarations, followed)
     taken = _Taken(written)
     for t, reused, _ in slots:
         result = None if reused else next(rendered)
@@ -179,7 +180,6 @@ def plan_run(
         duplicate_registrations(taken.registered, texts, config.mesh_axes, registered_elsewhere)
     )
     errors.extend(_taken_origins(taken.moved, taken.written))
-    followed = set(renamed.values())
     folders = folder_layouts(taken.sharded, lock, [t.declaration for t, _, _ in slots], followed)
     for folder, items in folders.items():
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
