@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..update.conflicts import Side
 from .report import Echo, shown
 from .run import one_run
-
-Side = Literal["ours", "theirs"]  # the person's version of each conflict, or the generated one
 
 
 def resolve(files: list[Path], side: Side | None, *, echo: Echo, quiet: bool = False) -> int:

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..update.conflicts import Prefer
 from .report import Echo, report_unsettled, shown, unified_diff
 
 Mode = Literal["write", "check", "diff"]  # write the files; exit 1 if any would change; print diffs
-Prefer = Literal["merge", "generated"]  # as update.merge.Prefer (not imported: it loads libcst)
 
 SAVE_RETRIES = 3  # plans again after a file saved during the write, then reports it
 

@@ -18,7 +18,8 @@ from .changes import LockChanges
 from .lock import Lock
 
 if TYPE_CHECKING:
-    from .merge import Conflict, Prefer
+    from .conflicts import Prefer
+    from .merge import Conflict
     from .plan import Plan
 
 _REJECT_HEADER = "# layergen: generated `"  # what the .rej files of layergen 0.1 began with
