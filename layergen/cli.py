@@ -1,19 +1,20 @@
-"""The command line: parse, call the library, print diagnostics, map outcomes to exit codes.
+"""The command line: declare each subcommand's options and dispatch to `layergen/commands/`.
 
-Exit codes: 0 ok, 1 `--check` found work to do, 2 bad input.
+Exit codes: 0 ok, 1 `--check` found work to do, 2 bad input. Every command module
+returns its status and raises `DiagnosticError` for a mistake in the input, printed here
+through the one reporter (`commands/report.py`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from . import commands
-from .diagnostics import Diagnostic, DiagnosticError
-from .lint.command import check
+from .diagnostics import DiagnosticError
 
 # The CLI validates with pydantic but needs no pydantic plugins; finding them costs a scan
 # of every installed distribution at each start.
@@ -28,14 +29,26 @@ app = typer.Typer(
 )
 
 
-def _fail(diagnostics: list[Diagnostic]) -> None:
-    raise typer.Exit(commands.report(diagnostics, typer.echo))
+def _run(command: Callable[[], int]) -> None:
+    """Run `command`; exit with its status, or report its mistakes (status 2)."""
+    try:
+        code = command()
+    except DiagnosticError as exc:
+        from .commands.report import report
+
+        code = report(exc.diagnostics, typer.echo)
+    raise typer.Exit(code)
 
 
-def _config(tests: Path | None, package: str | None):
+def _config(tests: Path | None = None, package: str | None = None):
     from .config import load_config
 
     return load_config().override(tests=tests.resolve() if tests else None, package=package)
+
+
+def _split(text: str | None) -> list[str]:
+    """`a, b,c` as its items."""
+    return [item.strip() for item in (text or "").split(",") if item.strip()]
 
 
 @app.command()
@@ -64,41 +77,19 @@ def generate(
     ),
 ) -> None:
     """Render declarations into Keras layers and their tests, keeping hand edits."""
-    mode = "check" if check else "diff" if diff else "write"
-    try:
-        config = _config(tests, package)
-        roots = (
-            [Path(os.path.abspath(p)) for p in paths] if paths else config.paths
-        )  # links kept: output goes beside them
-        if not roots:
-            from .config import no_paths
+    from .commands.generate import generate_command
 
-            _fail([no_paths(config.root, "generate", "no declarations given")])
-        code = commands.generate(
-            roots,
-            config,
+    _run(
+        lambda: generate_command(
+            paths,
+            _config(tests, package),
             echo=typer.echo,
-            mode=mode,
+            mode="check" if check else "diff" if diff else "write",
             prefer="generated" if force else "merge",
             quiet=quiet,
             record=record,
         )
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    raise typer.Exit(code)
-
-
-def _one_run(config, mode: str = "write"):
-    """Hold the project for this run (read-only runs share it)."""
-    return commands.one_run(config, mode, typer.echo)
-
-
-def _apply(run, replan, *, quiet: bool = False) -> int:
-    """Reconcile the run with the files on disk and write it; the exit status."""
-    return commands.apply(run, quiet=quiet, echo=typer.echo, replan=replan)
-
-
-_shown = commands.shown
+    )
 
 
 @app.command()
@@ -121,81 +112,21 @@ def new(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Scaffold a declaration, its layer and its tests, which pass as they are."""
-    from .config import outside_paths
-    from .declaration.load import parse_declaration
-    from .generate import plan_run
-    from .scaffold import declaration, file_name, parse_params
-    from .schema import modeline, schema_path, schema_text
-    from .targets import target
-    from .textfiles import Seen
+    from .commands.new import new as scaffold
 
-    try:
-        config = _config(tests, None)
-        folder = (
-            directory
-            or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))
-        ).resolve()
-        path = folder / file_name(name)
-        outside = outside_paths(folder, config)
-        if outside:
-            _fail([outside])
-        if path.exists() and not force:
-            _fail(
-                [
-                    Diagnostic(
-                        str(path),
-                        1,
-                        1,
-                        "exists",
-                        "the declaration already exists",
-                        "pass --force to overwrite it",
-                    )
-                ]
-            )
-
-        module = target(path, config).module
-        if not force and not path.exists() and not _as_generated(module, config.root):
-            _fail(
-                [
-                    Diagnostic(
-                        str(module),
-                        1,
-                        1,
-                        "exists",
-                        "a module of that name is already there; `new` writes a new one",
-                        "pick another class name or --dir, move the file away, or pass --force"
-                        " to merge the new layer into it (your edits are kept)",
-                    )
-                ]
-            )
-
-        def split(text):
-            return [item.strip() for item in text.split(",") if item.strip()]
-
-        text = modeline(path, config.root) + declaration(
-            name, split(weights), parse_params(params), split(inputs)
+    _run(
+        lambda: scaffold(
+            name,
+            _config(tests),
+            echo=typer.echo,
+            weights=_split(weights),
+            params=params,
+            inputs=_split(inputs),
+            directory=directory,
+            force=force,
+            quiet=quiet,
         )
-        parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
-        # The declaration, and the schema its first line points editors to, are written with
-        # the layer and its tests, by the same run: all of them, or (an error) none.
-        schema = schema_path(config.root)
-        scaffold = {path: text, **({} if schema.is_file() else {schema: schema_text()})}
-        read = {file: Seen.read(file) for file in scaffold}
-
-        def planned():
-            run = plan_run([path], config, texts={path: text}, renames=False)
-            run.support.update(scaffold)
-            run.read.update(read)
-            return run
-
-        with _one_run(config):
-            run = planned()
-            code = _apply(run, planned, quiet=quiet)
-            if code == 0 and not quiet:
-                typer.echo(_next_steps(path, run.companions))
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    raise typer.Exit(code)
+    )
 
 
 @app.command("mv")
@@ -206,44 +137,9 @@ def mv(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Rename or move a declaration with its layer and tests, hand edits kept."""
-    from .move import plan_move
+    from .commands.mv import mv as move
 
-    try:
-        config = _config(None, None)
-        old_path, new_path = Path(os.path.abspath(old)), Path(os.path.abspath(new))
-        if new_path.is_dir():
-            new_path = new_path / old_path.name
-
-        def planned():
-            return plan_move(old_path, new_path, config, class_name)
-
-        with _one_run(config):
-            code = _apply(planned(), planned, quiet=quiet)
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    raise typer.Exit(code)
-
-
-def _as_generated(module: Path, root: Path) -> bool:
-    """Whether `module` is missing, or exactly what layergen generated there last: nothing of
-    a person's that `new` would merge into (a hand-written layer, an orphan's edits)."""
-    from .textfiles import read_text, split_line_ends
-    from .update.lock import Lock
-
-    text = read_text(module, missing_ok=True)
-    return text is None or split_line_ends(text)[0] == Lock.read(root).base(module)
-
-
-def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
-    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
-    ((module, test),) = companions.items()
-    return (
-        f"\nYour layer is {_shown(module)}, declared in {_shown(declaration)};"
-        f" its tests are {_shown(test)}.\nNext:\n"
-        f"  pytest {_shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
-        f"  edit {_shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
-        " running); hand edits to the module are kept"
-    )
+    _run(lambda: move(old, new, _config(), echo=typer.echo, class_name=class_name, quiet=quiet))
 
 
 @app.command()
@@ -266,18 +162,19 @@ def sync(
     `hand_written`. A declaration change not yet generated is never thrown away: where
     it meets a hand edit, it is a conflict, as with `generate`.
     """
-    try:
-        config = _config(None, None)
-        code = commands.sync(
+    from .commands.sync import sync as sync_modules
+
+    def command() -> int:
+        config = _config()
+        return sync_modules(
             modules or config.paths,
             config,
             echo=typer.echo,
             quiet=quiet,
             skip_undeclared=skip_undeclared,
         )
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    raise typer.Exit(code)
+
+    _run(command)
 
 
 @app.command()
@@ -290,40 +187,10 @@ def resolve(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Settle the conflicts in files: keep your side (--ours) or take the generated one (--theirs)."""
-    from .update.settle import settle
-    from .writes import write
+    from .commands.resolve import resolve as settle
 
-    try:
-        if ours == theirs:
-            _fail(
-                [
-                    Diagnostic(
-                        "resolve",
-                        1,
-                        1,
-                        "bad-option",
-                        "say which side to keep",
-                        "pass --ours or --theirs",
-                    )
-                ]
-            )
-        missing = [
-            Diagnostic(str(f), None, None, "no-such-file", "no such file")
-            for f in files
-            if not f.is_file()
-        ]
-        if missing:
-            _fail(missing)
-        config = _config(None, None)
-        resolved = [f.resolve() for f in files]
-        with _one_run(config):
-            done = settle(resolved, "ours" if ours else "theirs", config.root)
-            write({**done.texts, **(done.lock.files() if done.lock else {})})
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    if not quiet:
-        for f in resolved:
-            typer.echo(f"{'resolved' if f in done.resolved else 'no conflict':10} {_shown(f)}")
+    side = None if ours == theirs else "ours" if ours else "theirs"
+    _run(lambda: settle(files, side, echo=typer.echo, quiet=quiet))
 
 
 @app.command("tests")
@@ -345,49 +212,18 @@ def tests_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
-    from dataclasses import replace
+    from .commands.tests import tests as layer_tests
 
-    from .handwritten import parse_examples, plan_tests
-
-    file, _, wanted = (target or "").partition(":")
-    try:
-        shape = None
-        if input_shape is not None:
-            try:
-                shape = tuple(int(d) for d in input_shape.split(","))
-            except ValueError:
-                _fail(
-                    [
-                        Diagnostic(
-                            "--input-shape",
-                            1,
-                            1,
-                            "bad-option",
-                            f"cannot read `{input_shape}`: write dims such as 2,5",
-                        )
-                    ]
-                )
-        if target and not Path(file).is_file():
-            _fail([Diagnostic(file, None, None, "no-such-file", "no such file")])
-        config = _config(tests, None)
-        with _one_run(config):
-
-            def planned():
-                return plan_tests(
-                    Path(file) if target else None,
-                    wanted or None,
-                    config,
-                    parse_examples(example),
-                    shape,
-                )
-
-            run, notes = planned()
-            for note in notes if not quiet else []:
-                typer.echo(replace(note, path=str(_shown(Path(note.path)))).format(), err=True)
-            code = _apply(run, lambda: planned()[0], quiet=quiet)
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    raise typer.Exit(code)
+    _run(
+        lambda: layer_tests(
+            target,
+            echo=typer.echo,
+            examples=example,
+            input_shape=input_shape,
+            tests_folder=tests,
+            quiet=quiet,
+        )
+    )
 
 
 @app.command()
@@ -397,14 +233,9 @@ def schema(
     ),
 ) -> None:
     """Print the JSON Schema of declarations (for editors; generated from the models that validate them)."""
-    from .schema import schema_text
+    from .commands.schema import schema as write_schema
 
-    if output is None:
-        typer.echo(schema_text(), nl=False)
-    else:
-        from .writes import write
-
-        write({output.resolve(): schema_text()})
+    _run(lambda: write_schema(output, echo=typer.echo))
 
 
 @app.command("init")
@@ -420,25 +251,16 @@ def init_command(
     ),
 ) -> None:
     """Set up pyproject.toml's tool.layergen, VS Code tasks, the declaration schema and pre-commit (merging)."""
-    from .config import find_root
-    from .init import init
+    from .commands.init import init
 
-    try:
-        done = init(
-            find_root(Path.cwd()),
-            paths=[p.strip() for p in paths.split(",") if p.strip()] if paths else None,
+    _run(
+        lambda: init(
+            echo=typer.echo,
+            paths=_split(paths) if paths else None,
             tests=tests,
             package=package,
         )
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-    for path, state, note in done.files:
-        typer.echo(f"{state:10} {_shown(path)}" + (f" ({note})" if note else ""))
-    if done.snippet:
-        typer.echo(
-            f"add the layergen hooks under `repos:` in .pre-commit-config.yaml:\n{done.snippet}",
-            nl=False,
-        )
+    )
 
 
 @app.command()
@@ -449,34 +271,54 @@ def watch(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Regenerate each declaration when it is saved (and sync edited modules); errors are printed and watching goes on."""
-    from .watch import watch as watch_paths
+    from .commands.watch import watch as watch_paths
 
-    try:
-        config = _config(None, None)
-        roots = [p.resolve() for p in paths] if paths else list(config.paths)
+    _run(lambda: watch_paths(paths, echo=typer.echo, quiet=quiet))
 
-        def generate_saved(declarations: list[Path]) -> int:  # as `layergen generate` does
-            return commands.generate(
-                declarations, _config(None, None), echo=typer.echo, quiet=quiet
-            )
 
-        def sync_edited(modules: list[Path]) -> int:
-            return commands.sync(modules, _config(None, None), echo=typer.echo, quiet=quiet)
+@app.command("check")
+def check(
+    paths: list[Path] = typer.Argument(
+        None,
+        help="Files or folders (default: the project's Python files and [tool.layergen] paths).",
+    ),
+    fix: bool = typer.Option(
+        False, "--fix", help="Rewrite what can be fixed safely, then report the rest."
+    ),
+    diff: bool = typer.Option(
+        False, "--diff", help="Print the fixes as a unified diff; write nothing."
+    ),
+    explain: str | None = typer.Option(
+        None, "--explain", help="Explain a rule code, with an example."
+    ),
+    select: str | None = typer.Option(
+        None, "--select", help="Only these rule codes (comma-separated), or ALL."
+    ),
+    ignore: str | None = typer.Option(
+        None, "--ignore", help="Skip these rule codes (comma-separated)."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Check every file again (no .layergen/check-cache/)."
+    ),
+) -> None:
+    """Find the classic bugs of hand-written Keras layers (read, never imported); --fix the safe ones."""
+    from .commands import check as checking
 
-        watch_paths(
-            roots,
-            generate=commands.reporting(generate_saved, typer.echo),
-            sync=commands.reporting(sync_edited, typer.echo),
-            warm_up=lambda: commands.warm_up(config),
-            quiet=quiet,
+    if explain is not None:
+        _run(lambda: checking.explain(explain, echo=typer.echo))
+    _run(
+        lambda: checking.check(
+            paths,
             echo=typer.echo,
+            fix=fix,
+            diff=diff,
+            select=_split(select) if select else None,
+            ignore=_split(ignore) if ignore else None,
+            quiet=quiet,
+            no_cache=no_cache,
         )
-    except DiagnosticError as exc:
-        _fail(exc.diagnostics)
-
-
-# `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
-app.command("check")(check)
+    )
 
 
 def main() -> None:

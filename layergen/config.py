@@ -69,6 +69,10 @@ class Config:
     project_name: str = (
         ""  # [project] name, made an identifier: the registration package by default
     )
+    # [tool.layergen.check] as written, and pyproject.toml's text (for the lines of its
+    # errors): `layergen check` takes its settings from here, so the file is read once.
+    check: dict = field(default_factory=dict, compare=False, hash=False)
+    pyproject_text: str = field(default="", compare=False, hash=False, repr=False)
 
     @property
     def line_length(self) -> int:
@@ -139,7 +143,7 @@ def load_config(cwd: Path | None = None) -> Config:
     project = table(data, "project", "project")
     tool = table(data, "tool", "tool")
     written = table(tool, "layergen", "tool.layergen")
-    table(written, "check", "tool.layergen.check")  # read by `layergen check`
+    check = table(written, "check", "tool.layergen.check")  # read by `layergen check`
     # Keys with dashes or underscores, as black reads its own (`mesh_axes` = `mesh-axes`).
     section = {_dashed(str(k)): v for k, v in written.items()}
     # black reads its keys with dashes or underscores
@@ -256,6 +260,8 @@ def load_config(cwd: Path | None = None) -> Config:
             },
         ),
         project_name=_identifier(str(project.get("name") or root.name)),
+        check=check,
+        pyproject_text=text,
     )
 
 

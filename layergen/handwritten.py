@@ -164,7 +164,7 @@ def remembered(lock, config: Config, within: list[Path] | None = None) -> list[t
 def tests_of_gone_modules(lock) -> Unclaimed:
     """The test modules `layergen tests` wrote for layers whose module is gone (deleted, or
     renamed by hand): as generated, removed; edited, kept and said on every run until the
-    person deletes them. The lock forgets what is gone."""
+    person deletes them. The lock is to forget what is gone (`Unclaimed.changes`)."""
     out = Unclaimed()
     for key, entry in list(lock.handwritten.items()):
         if (lock.root / entry["module"]).is_file():
@@ -174,9 +174,9 @@ def tests_of_gone_modules(lock) -> Unclaimed:
         if seen.text is not None and split_line_ends(seen.text)[0] != lock.base(path):
             out.kept[path] = f"`{entry['class']}` of {entry['module']}"
             continue
-        del lock.handwritten[key]
+        out.changes.handwritten(key, None)
         if seen.text is None:
-            lock.forget(path)
+            out.changes.forget(path)
         else:
             out.removed[path] = seen
     return out
@@ -185,7 +185,7 @@ def tests_of_gone_modules(lock) -> Unclaimed:
 def declared_by(module: Path, lock) -> str | None:
     """The declaration that generates `module` (as the lock recorded it, or the file beside
     it of the module's name), or None for a hand-written module."""
-    from .kinds import KINDS
+    from .targets import declarations_beside
 
     key = lock.key(module)
     recorded = (  # an orphan's record is of a declaration that is gone
@@ -193,11 +193,7 @@ def declared_by(module: Path, lock) -> str | None:
         for d, record in lock.records.items()
         if key in record.outputs and not record.orphaned and (lock.root / d).is_file()
     )
-    beside = (
-        lock.key(module.with_name(module.stem + kind.suffix))
-        for kind in KINDS.values()
-        if module.with_name(module.stem + kind.suffix).is_file()
-    )
+    beside = (lock.key(d) for d in declarations_beside(module))
     return next(recorded, None) or next(beside, None)
 
 
@@ -218,12 +214,19 @@ def plan_tests(
     from .generate import conftest
     from .render_many import render_file
     from .targets import target
+    from .update.changes import Handwritten
     from .update.lock import Lock
     from .update.plan import Plan
 
     lock = Lock.read(config.root)
     wrote_any = bool(lock.handwritten)
     gone = tests_of_gone_modules(lock) if path is None else Unclaimed()
+    changes = gone.changes
+    # The lock's table of what `tests` wrote each test module from, as this run leaves it.
+    handwritten = dict(lock.handwritten)
+    for step in changes.steps:
+        if isinstance(step, Handwritten):
+            handwritten.pop(step.key, None)
     if path is None:
         chosen = remembered(lock, config, within)
         if not wrote_any:
@@ -276,7 +279,9 @@ def plan_tests(
             was = written.get((lock.key(module_path), cls.name), lock.key(test))
             if was != lock.key(test):
                 moved[test] = lock.root / was
-            memory = lock.handwritten.pop(was, {})
+            memory = handwritten.pop(was, {})
+            if memory:
+                changes.handwritten(was, None)
             given = {**memory.get("examples", {}), **examples}
             shape = input_shape or (
                 tuple(memory["input_shape"]) if "input_shape" in memory else None
@@ -294,12 +299,13 @@ def plan_tests(
                 errors.extend(exc.diagnostics)
                 continue
             notes += [note] if note else []
-            lock.handwritten[lock.key(test)] = {
+            handwritten[lock.key(test)] = {
                 "module": lock.key(module_path),
                 "class": cls.name,
                 **({"examples": given} if given else {}),
                 **({"input_shape": list(shape)} if shape else {}),
             }
+            changes.handwritten(lock.key(test), handwritten[lock.key(test)])
             sources[test], generated[test] = render_file(
                 test, "layer_test.py.j2", context, config, lock
             )
@@ -319,6 +325,7 @@ def plan_tests(
         source = os.path.relpath(module_path, config.root)
         found, unclaimed = tests_of_gone_classes(
             lock,
+            handwritten,
             config.tests_dir,
             source,
             module_path.stem,
@@ -327,6 +334,7 @@ def plan_tests(
         moved.update(found)
         left.removed.update(unclaimed.removed)
         left.kept.update(unclaimed.kept)
+        changes.extend(unclaimed.changes)
     plan = Plan(
         generated,
         support,
@@ -336,5 +344,6 @@ def plan_tests(
         moved=moved,
         removed=left.removed,
         orphans=left.kept,
+        changes=changes,
     )
     return plan, notes

@@ -21,14 +21,14 @@ from .config import Config
 def run_inputs(config: Config) -> str:
     """The digest of what every declaration of a run shares."""
     from . import __version__
+    from .kinds import TEMPLATES
     from .render.formatting import black_version
-    from .render.render import _builtin_templates
 
     parts = [
         f"layergen {__version__}",
         _code_digest(),
         f"black {black_version()}",
-        _folder_digest(_builtin_templates()),
+        _folder_digest(TEMPLATES),
         _folder_digest(config.templates) if config.templates else "no project templates",
     ]
     for item in dataclasses.fields(config):

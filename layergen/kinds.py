@@ -8,8 +8,12 @@ kind means one row here and its test template (tests/unit/test_kinds.py adds one
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .keras_names import LAYER_ATTRIBUTES
+
+# The rows' templates ship inside the package, as package data.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,21 @@ KINDS: dict[str, Kind] = {
         ),
     ]
 }
+
+
+# The declaration keys only a layer takes (another kind's declaration with one is an error).
+LAYER_ONLY_KEYS = (
+    "inputs",
+    "weights",
+    "sublayers",
+    "losses",
+    "updates",
+    "masking",
+    "output_shape",
+    "outputs",
+    "noise",
+    "output_type",
+)
 
 
 def kind_of_file(name: str) -> Kind | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from .config import Config
 from .declaration.layouts import LAYOUT_MODULE, default_name, layout_key, name_pattern
 from .diagnostics import Diagnostic
+from .update.changes import LockChanges
 from .update.lock import Lock, Record
 
 MODULE = f"{LAYOUT_MODULE}.py"
@@ -33,10 +34,11 @@ class Sharded:
 
 
 def folder_layouts(
-    found: list[Sharded], lock: Lock, run_declarations: list[Path]
+    found: list[Sharded], lock: Lock, run_declarations: list[Path], followed: set[str] = frozenset()
 ) -> dict[Path, list[Sharded]]:
     """Each folder of the run that has (or had) a layout map: the classes in it that declare
-    layouts, those of this run and those the lock knows from earlier runs."""
+    layouts, those of this run and those the lock knows from earlier runs (but those of
+    declarations this run's follow, by key: renamed or moved, their records go)."""
     folders: dict[Path, list[Sharded]] = {}
     for item in found:
         folders.setdefault(item.declaration.parent, []).append(item)
@@ -45,7 +47,7 @@ def folder_layouts(
         if folder not in folders and lock.records.get(lock.key(folder / MODULE)) is not None:
             folders[folder] = []  # it has one from an earlier run
     by_key = {lock.key(folder): folder for folder in folders}
-    in_run = {lock.key(d) for d in run_declarations}
+    in_run = {lock.key(d) for d in run_declarations} | set(followed)
     for key, record in lock.records.items():
         folder, _, _ = key.rpartition("/")
         if record.layouts and folder in by_key and key not in in_run:
@@ -91,13 +93,14 @@ def name_clashes(folder: Path, items: list[Sharded], modules: set[Path]) -> list
 
 def layout_map_file(
     folder: Path, items: list[Sharded], config: Config, lock: Lock, run: str
-) -> tuple[dict[Path, str], bool]:
-    """The folder's layout map module, and whether it was taken from the lock as it is."""
+) -> tuple[dict[Path, str], bool, LockChanges]:
+    """The folder's layout map module, whether it was taken from the lock as it is, and the
+    record of its rendering for the lock."""
     path = folder / MODULE
     inputs = hashlib.sha256(repr((run, [(s.name, s.layouts) for s in items])).encode())
     reused = lock.reusable(path, inputs.hexdigest())
     if reused:
-        return reused[1], True
+        return reused[1], True, LockChanges()
     from .render.render import format_code, render_source
 
     classes = [
@@ -116,5 +119,6 @@ def layout_map_file(
         line_length=config.line_length,
     )
     files = {path: format_code(text, config.black)}
-    lock.remember(path, Record(inputs.hexdigest(), (lock.key(path),)), files)
-    return files, False
+    changes = LockChanges()
+    changes.remember(path, Record(inputs.hexdigest(), (lock.key(path),)), files)
+    return files, False, changes

@@ -85,3 +85,11 @@ def _stderr_console():
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+def shown(path: Path) -> Path:
+    """`path` relative to the working folder when it is inside it (as a person typed it)."""
+    try:
+        return Path(path).relative_to(Path.cwd())
+    except ValueError:
+        return Path(path)

@@ -213,18 +213,18 @@ def declaration_schema() -> dict[str, Any]:
         cls = getattr(model, name, None)
         if cls is not None and "_shorthand" in cls.__pydantic_decorators__.model_validators:
             definitions[name] = _with_shorthand(definition)
-    for kind in model.KINDS:  # a kind key, when given, holds the class name
+    for kind in KINDS:  # a kind key, when given, holds the class name
         schema["properties"][kind] = {
             "type": "string",
             "pattern": CLASS_NAME,
             "description": KINDS[kind].summary,
         }
-    schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in model.KINDS]
+    schema["oneOf"] = [{"required": [kind], "title": f"a {kind}"} for kind in KINDS]
     return {
         "$schema": DRAFT,
         "title": "layergen declaration",
         "description": "A Keras object declared for layergen: exactly one of "
-        + ", ".join(model.KINDS)
+        + ", ".join(KINDS)
         + " names the class. See docs/spec-format.md.",
         **{k: v for k, v in schema.items() if k not in ("title", "description")},
         "definitions": definitions,

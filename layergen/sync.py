@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .config import no_paths
-from .declaration.model import KINDS
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
+from .kinds import KINDS
 from .textfiles import Seen, parse_python, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update import members
@@ -107,7 +107,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     for module, names in frozen.items():  # the person's code is what the declaration now says
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
-            run.lock.settle_owned(module, {**run.lock.owned(module), **new})
+            run.changes.settle_owned(module, {**run.lock.owned(module), **new})
     texts = {**renamed, **texts}  # a module with a conflict still carries its class's rename
     rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
     run.support.update(rewritten)
@@ -307,13 +307,9 @@ def _dump(data, yaml) -> str:
 
 
 def _beside(module: Path) -> Path | None:
-    if module.suffix != ".py":
-        return None
-    for kind in KINDS:
-        candidate = module.with_name(f"{module.stem}.{kind}.yaml")
-        if candidate.is_file():
-            return candidate
-    return None
+    from .targets import declarations_beside
+
+    return next(iter(declarations_beside(module)), None)
 
 
 def declaration_missing(module: Path) -> Diagnostic:

@@ -33,8 +33,17 @@ def stem(path: Path) -> str:
 
 
 def module_of(declaration: Path) -> Path:
-    """The module a declaration generates: beside it, named after it."""
+    """The module a declaration generates: beside it, named after it (the one place this
+    rule is stated; `declarations_beside` reads it the other way)."""
     return declaration.parent / f"{stem(declaration)}.py"
+
+
+def declarations_beside(module: Path) -> list[Path]:
+    """The declarations on disk whose module `module` is (one of each kind may be there)."""
+    if module.suffix != ".py":
+        return []
+    candidates = (module.with_name(module.stem + suffix) for suffix in SUFFIXES)
+    return [d for d in candidates if module_of(d) == module and d.is_file()]
 
 
 def target(declaration: Path, config: Config, registered: str | None = None) -> Target:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError
+from .output import shown as _shown
 
 Echo = Callable[..., None]
 
@@ -36,7 +37,7 @@ Runner = Callable[[list[Path]], int]
 def watch(
     paths: list[Path] | None,
     *,
-    generate: Runner | None = None,
+    generate: Runner,
     sync: Runner | None = None,
     warm_up: Callable[[], None] | None = None,
     quiet: bool = False,
@@ -45,19 +46,16 @@ def watch(
 ) -> None:
     """Generate everything under `paths` once, then again for each declaration that changes.
 
-    `generate`, `sync`, `warm_up`: see above; by default layergen's own commands, printing
-    through `echo`. Returns on Ctrl-C or when `stop_event` is set; raises
+    `generate`, `sync`, `warm_up`: see above (`commands/watch.py` hands in layergen's own,
+    printing through `echo`). Returns on Ctrl-C or when `stop_event` is set; raises
     `DiagnosticError` when the paths themselves are wrong (nothing to watch).
     """
     from watchfiles import watch as changes
 
-    from .targets import SUFFIXES
+    from .targets import SUFFIXES, declarations_beside
 
     echo = echo or _echo
-    configured: list[Path] = []
-    if generate is None:  # layergen's own commands
-        generate, sync, warm_up, configured = _commands(quiet, echo)
-    roots = [p.resolve() for p in paths] if paths else configured
+    roots = [p.resolve() for p in paths] if paths else []
     if not roots:
         from .config import find_root, no_paths
 
@@ -82,14 +80,7 @@ def watch(
         )
 
     def declaration_beside(module: Path) -> Path | None:
-        if module.suffix != ".py":
-            return None
-        found = [
-            d
-            for d in (module.with_name(f"{module.stem}{s}") for s in SUFFIXES)
-            if is_declaration(d) and d.is_file()
-        ]
-        return found[0] if found else None
+        return next((d for d in declarations_beside(module) if is_declaration(d)), None)
 
     def wanted(change, path: str) -> bool:
         target = Path(path)
@@ -172,26 +163,6 @@ def _signals_held():
             signal.signal(s, handler)
 
 
-def _commands(quiet: bool, echo: Echo) -> tuple:
-    """layergen's own generate, sync and warm-up, and the configured paths."""
-    from . import commands
-    from .config import load_config
-
-    def generate(declarations: list[Path]) -> int:
-        return commands.generate(declarations, load_config(), echo=echo, quiet=quiet)
-
-    def sync(modules: list[Path]) -> int:
-        return commands.sync(modules, load_config(), echo=echo, quiet=quiet)
-
-    config = load_config()
-    return (
-        commands.reporting(generate, echo),
-        commands.reporting(sync, echo),
-        lambda: commands.warm_up(config),
-        list(config.paths),
-    )
-
-
 def _read(path: Path) -> bytes | None:
     """The file's bytes (two saves that are not UTF-8 differ too), None if it cannot be read."""
     try:
@@ -208,10 +179,3 @@ def _echo(text: str, err: bool = False) -> None:
     import typer
 
     typer.echo(text, err=err)
-
-
-def _shown(path: Path) -> Path:
-    try:
-        return path.relative_to(Path.cwd())
-    except ValueError:
-        return path

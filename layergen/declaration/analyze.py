@@ -20,7 +20,7 @@ from ..config import MESH_AXES, package_problem
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS, LAYER_PRIVATE_ATTRIBUTES
-from ..kinds import KINDS
+from ..kinds import KINDS, LAYER_ONLY_KEYS
 from . import layouts
 from . import reserved as template_names  # `reserved` names a flag below
 from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, shape_rank
@@ -30,18 +30,6 @@ from .code import BUILTINS, Code, bound_names, parse, resolve, returned_values, 
 from .model import BOUNDS, OBJECT_TYPES, Declaration, Input, Output, Param
 from .yamlfile import Document, Pos
 
-LAYER_ONLY_KEYS = (
-    "inputs",
-    "weights",
-    "sublayers",
-    "losses",
-    "updates",
-    "masking",
-    "output_shape",
-    "outputs",
-    "noise",
-    "output_type",
-)
 # Names the generated code itself uses in the scope of the declared code.
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
 # Names code may read but not assign: layergen writes `self.units` for `units` into it, and

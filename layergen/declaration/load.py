@@ -8,6 +8,7 @@ from typing import Any
 
 from ..config import MESH_AXES
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..kinds import KINDS
 from ..textfiles import read_bytes
 from . import model
 from .analyze import Analysis, analyze
@@ -87,12 +88,10 @@ def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MES
 
 def _check_kind(doc: Document) -> list[Diagnostic]:
     """Problems with the kind key. The data is patched so that the rest of the file is still checked."""
-    kinds = [k for k in model.KINDS if k in doc.data]
+    kinds = [k for k in KINDS if k in doc.data]
     suffix = Path(doc.path).name.rsplit(".", 2)
     declared = (
-        suffix[-2]
-        if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in model.KINDS
-        else None
+        suffix[-2] if len(suffix) == 3 and suffix[-1] == "yaml" and suffix[-2] in KINDS else None
     )
     if not kinds:
         expected = declared or "layer"
@@ -101,7 +100,7 @@ def _check_kind(doc: Document) -> list[Diagnostic]:
             doc.error(
                 (),
                 "missing-kind",
-                f"no kind key: the file must name its class with one of {', '.join(model.KINDS)}",
+                f"no kind key: the file must name its class with one of {', '.join(KINDS)}",
                 f"add `{expected}: MyName` as the first line",
             )
         ]

@@ -10,8 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from .. import kinds
 
-KINDS = tuple(kinds.KINDS)
-
 ParamType = Literal[
     "int",
     "float",
@@ -215,7 +213,9 @@ class Example(Strict):
 
 
 # One optional key per kind (`layer: Name`, `loss: Name`, ...), from the kinds table.
-KindKeys = create_model("KindKeys", __base__=Strict, **{kind: (str | None, None) for kind in KINDS})
+KindKeys = create_model(
+    "KindKeys", __base__=Strict, **{kind: (str | None, None) for kind in kinds.KINDS}
+)
 
 
 class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
@@ -250,7 +250,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
 
     @property
     def kind(self) -> str:
-        return next(k for k in KINDS if getattr(self, k) is not None)
+        return next(k for k in kinds.KINDS if getattr(self, k) is not None)
 
     @property
     def name(self) -> str:

@@ -14,8 +14,9 @@ import json
 import os
 from pathlib import Path
 
-from .checks import Finding
 from .deps import Names
+from .edits import as_json, from_json
+from .rules.base import Finding
 from .settings import CheckSettings
 
 FOLDER = Path(".layergen", "check-cache")  # its own folder: .layergen/base/ is committed
@@ -32,18 +33,13 @@ def _salt(settings: CheckSettings) -> str:
     from .. import __version__
 
     lint = Path(__file__).parent
-    code = [(p.name, p.read_bytes()) for p in sorted(lint.glob("*.py"))]
+    code = [(p.relative_to(lint).as_posix(), p.read_bytes()) for p in sorted(lint.rglob("*.py"))]
     chosen = (
         sorted(settings.select),
         sorted(settings.registrars),
         settings.package,
     )
     return hashlib.blake2b(repr((__version__, code, chosen)).encode(), digest_size=16).hexdigest()
-
-
-def _tuples(value):
-    """JSON gives back lists where the fix had tuples."""
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 class CheckCache:
@@ -85,10 +81,17 @@ class CheckCache:
             return None
         self.used.add(key)
         found, not_run = known
-        return [Finding(c, ln, col, m, h, _tuples(fix)) for c, ln, col, m, h, fix in found], not_run
+        findings = [
+            Finding(c, ln, col, m, h, from_json(fix) if fix else None)
+            for c, ln, col, m, h, fix in found
+        ]
+        return findings, not_run
 
     def put(self, key: str, findings: list[Finding], not_run: list[str]) -> None:
-        found = [[f.code, f.line, f.col, f.message, f.hint, f.fix] for f in findings]
+        found = [
+            [f.code, f.line, f.col, f.message, f.hint, as_json(f.fix) if f.fix else None]
+            for f in findings
+        ]
         self.findings[key] = [found, not_run]
         self.used.add(key)
 

@@ -142,7 +142,7 @@ class _Flow:
     def _call_keys(self, node: ast.Call, seen: set[str]) -> set[str] | None:
         func = node.func
         if is_super_call(node, "get_config"):
-            return set()  # the parent's keys: read along the parents (checks._chain_keys)
+            return set()  # the parent's keys: read along the parents (rules/config_missing.py)
         if isinstance(func, ast.Name) and func.id in ("dict", "list"):
             return self._arguments(node, seen)
         if isinstance(func, ast.Attribute) and func.attr in ("copy", "items") and not node.args:

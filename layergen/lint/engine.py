@@ -13,11 +13,10 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .cache import CheckCache, text_hash
-from .checks import Finding, Run, check_class, not_run
 from .deps import Graph, Names, digest, may_be_keras, prefilter
 from .deps import headers as class_headers
 from .kinds import classify
-from .rules import RULES
+from .rules import RULES, Finding, Run, check_class, not_run
 from .settings import CheckSettings
 from .source import SourceFile, decode, encoding_of, read_source
 
@@ -269,7 +268,7 @@ def _check(
     files: dict[Path, SourceFile], wanted: list[Path], registrars: set[str], settings: CheckSettings
 ) -> dict[Path, tuple[list[Finding], list[str]]]:
     """The findings of the `wanted` files, the classes of all `files` known to the rules,
-    and the selected rules not run on each (checks.not_run)."""
+    and the selected rules not run on each (rules.not_run)."""
     sources = list(files.values())
     subclasses = classify(sources)
     classes: dict = {}

@@ -9,31 +9,33 @@ from __future__ import annotations
 import functools
 from pathlib import PurePath
 
+from ..kinds import KINDS
 from .source import ClassInfo, SourceFile
 
-# Keras package prefixes (after tf.keras / tf_keras are folded into `keras.`) -> kind.
-FAMILIES = (
-    (
-        ("keras.layers.", "keras.src.layers.", "keras.engine.", "keras.src.engine."),
-        "layer",
-        "Layer",
-    ),
-    (("keras.losses.", "keras.src.losses."), "loss", "Loss"),
-    (("keras.constraints.", "keras.src.constraints."), "constraint", "Constraint"),
-    (("keras.regularizers.", "keras.src.regularizers."), "regularizer", "Regularizer"),
-    (("keras.initializers.", "keras.src.initializers."), "initializer", "Initializer"),
-)
-TOP_LEVEL = {
-    "keras.Layer": "layer",
+# Where Keras keeps a kind's classes besides its base's package (kinds.py's rows), and the
+# classes of a kind besides its base that Keras exports at its top.
+_ALSO_UNDER = {"layer": ("keras.engine.", "keras.src.engine.")}
+_ALSO_TOP_LEVEL = {
     "keras.Model": "layer",
     "keras.Sequential": "layer",
     "keras.models.Model": "layer",
     "keras.models.Sequential": "layer",
-    "keras.Loss": "loss",
-    "keras.Initializer": "initializer",
-    "keras.Regularizer": "regularizer",
-    "keras.Constraint": "constraint",
 }
+
+
+def _families() -> tuple[tuple[tuple[str, ...], str, str], ...]:
+    """(package prefixes, kind, base class) for each kind of kinds.py: `keras.layers.Dense`
+    (after tf.keras / tf_keras are folded into `keras.`) is a layer."""
+    found = []
+    for kind in KINDS.values():
+        package, base = kind.base.rsplit(".", 1)  # keras.layers, Layer
+        inner = f"keras.src.{package.removeprefix('keras.')}."
+        found.append(((f"{package}.", inner, *_ALSO_UNDER.get(kind.name, ())), kind.name, base))
+    return tuple(found)
+
+
+FAMILIES = _families()
+TOP_LEVEL = {f"keras.{base}": kind for _, kind, base in FAMILIES} | _ALSO_TOP_LEVEL
 KERAS2_PREFIXES = ("tensorflow.python.keras.", "tensorflow.keras.", "tf_keras.")
 PUBLIC = ("keras.", "tensorflow.", "tf_keras.", "torch.", "flax.", "jax.")
 # Classes of these are not Keras classes, whatever methods they have (after keras_base).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,17 +32,11 @@ class CheckSettings:
 def load_settings(
     cwd: Path | None = None, select: list[str] | None = None, ignore: list[str] | None = None
 ) -> CheckSettings:
-    from ..config import find_root, load_config
+    from ..config import load_config
 
-    config = load_config(cwd)
-    root = find_root(cwd or Path.cwd())
-    pyproject = root / "pyproject.toml"
-    section = {}
-    text = ""
-    if pyproject.is_file():
-        text = pyproject.read_text(encoding="utf-8")
-        section = tomllib.loads(text).get("tool", {}).get("layergen", {}).get("check", {})
-    where = str(pyproject)
+    config = load_config(cwd)  # pyproject.toml, read once: [tool.layergen.check] is in it
+    section, text = config.check, config.pyproject_text
+    where = str(config.root / "pyproject.toml")
     errors = [
         Diagnostic(
             where,

@@ -177,7 +177,9 @@ def _bytecode_cache(jinja2):
 
 def _builtin_templates() -> Path:
     """Templates ship inside the package, as package data."""
-    return Path(__file__).resolve().parent.parent / "templates"
+    from ..kinds import TEMPLATES
+
+    return TEMPLATES
 
 
 def render(

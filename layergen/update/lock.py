@@ -20,6 +20,10 @@ inputs are as recorded and each of its files is exactly its base text, the files
 what a new rendering would give: the run takes them as they are, nothing parsed,
 rendered or formatted (issue 15). A seal over the record and its files' entries keeps a
 record that does not belong with them (a lock merged by hand) from ever being used.
+
+`Lock.read` gives a frozen lock: planning and reconcile only read it, and say what should
+change as `update.changes.LockChanges`, applied to a copy (`LockChanges.applied`) just
+before the write. A frozen lock raises `FrozenLock` on any change.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..textfiles import read_text
@@ -121,6 +126,10 @@ class Record:
         )
 
 
+class FrozenLock(RuntimeError):
+    """A change to the lock as read: planning says its changes (`LockChanges`) instead."""
+
+
 class Lock:
     def __init__(
         self,
@@ -129,14 +138,18 @@ class Lock:
         texts: dict[str, str] | None = None,
         records: dict[str, Record] | None = None,
         handwritten: dict[str, dict] | None = None,
+        *,
+        frozen: bool = False,
     ):
         self.root = root
-        self.entries = dict(entries or {})
+        self.frozen = frozen
+        view = MappingProxyType if frozen else dict
+        self.entries = view(dict(entries or {}))
         self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
-        self.records = dict(records or {})  # declaration key -> Record
+        self.records = view(dict(records or {}))  # declaration key -> Record
         # test module key -> what `layergen tests` wrote it from: the hand-written module,
         # the class, and the flags given once (handwritten.py), so a rerun needs none
-        self.handwritten = dict(handwritten or {})
+        self.handwritten = view(dict(handwritten or {}))
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
         # key -> the texts of `Entry.undo` recorded now: the file before the run, its base
         self._undo_texts: dict[str, tuple[str, str]] = {}
@@ -149,13 +162,33 @@ class Lock:
     def path(self) -> Path:
         return self.root / NAME
 
+    def copy(self, *, frozen: bool = False) -> Lock:
+        """A lock of the same state (and the same texts read so far) to change, or to read."""
+        other = Lock(
+            self.root,
+            dict(self.entries),
+            self._texts,
+            dict(self.records),
+            {key: dict(entry) for key, entry in self.handwritten.items()},
+            frozen=frozen,
+        )
+        other._rendered = {key: dict(files) for key, files in self._rendered.items()}
+        other._undo_texts = dict(self._undo_texts)
+        other._merge_bases = dict(self._merge_bases)
+        other.lost = set(self.lost)
+        return other
+
+    def _changing(self) -> None:
+        if self.frozen:
+            raise FrozenLock("the lock is read-only while a run is planned: say it in LockChanges")
+
     @classmethod
     def read(cls, root: Path) -> Lock:
         """The lock as committed; a lock that cannot be read stops the run (never silently dropped)."""
         path = root / NAME
         text = read_text(path, missing_ok=True)
         if text is None:
-            return cls(root)
+            return cls(root, frozen=True)
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith(("<<<<<<<", "=======", ">>>>>>>")):
                 raise DiagnosticError(
@@ -174,7 +207,7 @@ class Lock:
                 files = data["files"]
                 texts = {k: v["generated"] for k, v in files.items()}
                 entries = {k: Entry(_digest(t)) for k, t in texts.items()}
-                return cls(root, entries, texts)
+                return cls(root, entries, texts, frozen=True)
             entries = {
                 k: Entry(
                     v["digest"],
@@ -197,7 +230,7 @@ class Lock:
                     )
                 ]
             ) from None
-        return cls(root, entries, records=records, handwritten=handwritten)
+        return cls(root, entries, records=records, handwritten=handwritten, frozen=True)
 
     def base(self, path: Path) -> str | None:
         """The text generated last time for `path`, or None if it never was."""
@@ -291,6 +324,7 @@ class Lock:
         is written, if each of its files' bases is then what was rendered (a file that still
         holds conflict markers keeps its old base, and a sealed record over it would say it is
         new: it is written unsealed)."""
+        self._changing()
         key = self._key(declaration)
         self.records[key] = record
         self._rendered[key] = {self._key(p): _digest(text) for p, text in files.items()}
@@ -298,6 +332,7 @@ class Lock:
     def keep_record(self, key: str, outputs: tuple[str, ...]) -> None:
         """Keep the record of a gone declaration for `outputs` only (the files that stay), or
         drop it when none does."""
+        self._changing()
         record = self.records.pop(key, None)
         if record is not None and outputs:
             self.records[key] = replace(record, outputs=outputs, seal=None, orphaned=True)
@@ -305,6 +340,7 @@ class Lock:
 
     def forget(self, path: Path) -> None:
         """`path` is no generated file any more (deleted, or moved away)."""
+        self._changing()
         key = self._key(path)
         self.entries.pop(key, None)
         self._texts.pop(key, None)
@@ -323,6 +359,7 @@ class Lock:
         """`conflicted`: (the file before this run, its base) when the run wrote conflicts
         into it. That base stays in `.layergen/` until the generation changes again (see
         `Entry.undo`): settling the conflicts changes nothing in the lock."""
+        self._changing()
         key = self._key(path)
         self._texts[key] = generated
         digest = _digest(generated)
@@ -346,8 +383,17 @@ class Lock:
 
     def settle_owned(self, path: Path, owned: dict[str, str]) -> None:
         """Record that the person has seen these generations of their members (`resolve`)."""
+        self._changing()
         key = self._key(path)
         self.entries[key] = replace(self.entries[key], owned=tuple(sorted(owned.items())))
+
+    def set_handwritten(self, key: str, entry: dict | None) -> None:
+        """What `layergen tests` wrote the test module `key` from; None: forget it."""
+        self._changing()
+        if entry is None:
+            self.handwritten.pop(key, None)
+        else:
+            self.handwritten[key] = entry
 
     def files(self) -> dict[Path, str]:
         """What to write: each recorded base text not on disk yet, then the index (last)."""

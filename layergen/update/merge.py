@@ -20,15 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Literal
 
 import libcst as cst
 
-from .conflicts import OURS, UNKNOWN
+from .conflicts import OURS, UNKNOWN, Prefer
 from .conflicts import block as conflict_block
 from .diff3 import merge3_sides
 
-Prefer = Literal["merge", "generated"]
 _EMPTY = cst.Module([])
 
 

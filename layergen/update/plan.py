@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..textfiles import Seen
+from .changes import LockChanges
 from .lock import Lock
 
 
@@ -21,7 +22,8 @@ class Plan:
     generated: dict[Path, str]
     support: dict[Path, str]
     sources: dict[Path, str]  # generated path -> digest of its unformatted source
-    lock: Lock  # as read for this run: the merge bases, and the texts black was spared
+    # As read for this run (frozen): the merge bases, and the texts black was spared.
+    lock: Lock
     companions: dict[Path, Path] = field(default_factory=dict)  # module -> its test module
     hand_written: dict[Path, frozenset[str]] = field(
         default_factory=dict
@@ -41,6 +43,13 @@ class Plan:
     orphans: dict[Path, str] = field(default_factory=dict)  # hand-edited: kept and reported
     # Generated files outside the run that hold unsettled conflicts: {path: marker lines}.
     unsettled: dict[Path, list[int]] = field(default_factory=dict)
+    # What planning changes in the lock (records of what it rendered, of gone declarations,
+    # members settled by `sync`): reconcile reads the lock with them, and adds its own.
+    changes: LockChanges = field(default_factory=LockChanges)
+
+    def planned_lock(self) -> Lock:
+        """The lock as planning leaves it, read-only (the lock as read when nothing changed)."""
+        return self.changes.applied(self.lock).copy(frozen=True) if self.changes else self.lock
 
     @property
     def files(self) -> dict[Path, str]:

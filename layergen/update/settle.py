@@ -16,6 +16,7 @@ from pathlib import Path
 from ..diagnostics import DiagnosticError
 from ..textfiles import parse_python, read_text, split_line_ends, with_line_ends
 from . import conflicts, members
+from .changes import LockChanges
 from .lock import Lock
 
 
@@ -24,6 +25,7 @@ class Settled:
     texts: dict[Path, str] = field(default_factory=dict)  # files whose text changes
     resolved: set[Path] = field(default_factory=set)  # files where something was settled
     lock: Lock | None = None  # to write again: a change to an owned member was settled
+    changes: LockChanges = field(default_factory=LockChanges)  # what makes `lock` from the read one
 
 
 def settle(files: list[Path], side: conflicts.Side, root: Path) -> Settled:
@@ -44,6 +46,8 @@ def settle(files: list[Path], side: conflicts.Side, root: Path) -> Settled:
             text = _settle_owned(lock, path, text, generated, side, out)
         if with_line_ends(text, ends) != stored:
             out.texts[path] = with_line_ends(text, ends)
+    if out.changes:
+        out.lock = out.changes.applied(lock)
     return out
 
 
@@ -59,9 +63,10 @@ def _settle_owned(
     for name in changed:
         if side == "theirs" and now[name] is not None:
             text = members.with_member(text, name, now[name])
-    lock.settle_owned(path, {**owned, **{name: members.digest(now[name]) for name in changed}})
+    out.changes.settle_owned(
+        path, {**owned, **{name: members.digest(now[name]) for name in changed}}
+    )
     out.resolved.add(path)
-    out.lock = lock
     return text
 
 

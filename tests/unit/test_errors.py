@@ -10,8 +10,8 @@ import time
 import pytest
 
 from layergen.declaration.load import parse_declaration
-from layergen.declaration.model import KINDS
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 
 OK = """\
 layer: Fine

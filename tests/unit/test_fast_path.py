@@ -130,11 +130,11 @@ def test_a_project_template_change_is_rendered(scaler_project, monkeypatch):
 
 
 def test_a_builtin_template_change_is_rendered(scaler_project, monkeypatch, tmp_path_factory):
-    from layergen.render import render
+    from layergen import kinds
 
     copy = tmp_path_factory.mktemp("templates") / "templates"
-    shutil.copytree(render._builtin_templates(), copy)
-    monkeypatch.setattr(render, "_builtin_templates", lambda: copy)
+    shutil.copytree(kinds.TEMPLATES, copy)
+    monkeypatch.setattr(kinds, "TEMPLATES", copy)  # where every stage finds them
     pipeline = Pipeline(monkeypatch)
     assert generate("layers", "--check") == 0
     assert pipeline.untouched  # the same templates

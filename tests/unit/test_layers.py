@@ -32,6 +32,7 @@ STAGES = [
         "inputs",
         "render_many",
         "layout_maps",  # a folder's layout_map.py, from its declarations' records
+        "package_init",  # a folder's __init__.py: its classes imported and exported
         "generate",
         "move",  # `layergen mv`: a run planned by generate, on the person's word
         "golden",
@@ -39,8 +40,8 @@ STAGES = [
     ],
     ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
-    ["commands"],
-    ["watch"],
+    ["watch"],  # the watcher; it is handed the commands it runs
+    ["commands"],  # one module per subcommand, and the one reporter
     ["cli", "__main__"],
 ]
 STAGE = {name: number for number, names in enumerate(STAGES) for name in names}

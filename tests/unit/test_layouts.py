@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from layergen import commands
+from layergen.commands.generate import generate as generate_command
 from layergen.config import load_config
 from layergen.declaration.layouts import default_name, layout_key
 from layergen.declaration.load import parse_declaration
@@ -183,7 +183,7 @@ def test_a_key_matches_one_weight_of_the_layers_of_its_class(path, matches):
 
 def generate(root: Path, *paths: str, mode: str = "write") -> int:
     config = load_config(root)
-    return commands.generate(
+    return generate_command(
         [root / p for p in paths] or config.paths, config, echo=lambda *a, **k: None, mode=mode
     )
 

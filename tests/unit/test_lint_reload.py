@@ -1,5 +1,6 @@
-"""What a reloaded object gets back (layergen/lint/reload.py): two silent bugs that a
-config round trip shows, each confirmed here by running it."""
+"""What a reloaded object gets back (layergen/lint/rules/forwarded_value.py and
+config_key_mismatch.py): two silent bugs that a config round trip shows, each confirmed
+here by running it."""
 
 from __future__ import annotations
 

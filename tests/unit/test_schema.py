@@ -13,6 +13,7 @@ from layergen.declaration import model
 from layergen.declaration.load import parse_declaration
 from layergen.declaration.yamlfile import load
 from layergen.diagnostics import DiagnosticError
+from layergen.kinds import KINDS
 from layergen.schema import DESCRIPTIONS, declaration_schema
 
 from helpers import ACCEPTANCE, OWN_EXAMPLES
@@ -63,7 +64,7 @@ def test_it_comes_from_the_models():
     fields = {f.alias or name for name, f in model.Declaration.model_fields.items()}
     assert set(schema["properties"]) == fields
     assert schema["additionalProperties"] is False
-    assert schema["oneOf"] == [{"required": [k], "title": f"a {k}"} for k in model.KINDS]
+    assert schema["oneOf"] == [{"required": [k], "title": f"a {k}"} for k in KINDS]
     assert schema["definitions"]["Param"]["anyOf"][0]["enum"] == list(model.ParamType.__args__)
 
 

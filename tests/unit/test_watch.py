@@ -149,7 +149,7 @@ def test_watch_reports_a_missing_folder_and_exits(project):
 @contextmanager
 def watching_in_a_thread():
     """`layergen watch` in a thread of this process, its lines collected; stopped on leaving."""
-    from layergen.watch import watch
+    from layergen.commands.watch import watch
 
     lines: list[str] = []
     stop = threading.Event()

@@ -1,61 +1,32 @@
-"""What a reloaded object gets back: `from_config(get_config())` must rebuild what was made.
-
-Two silent bugs that only a reload shows, each read from the class alone (see checks.py
-for the rules that share these helpers): an argument passed on to the parent under another
-value (the parent saves that value, and the reloaded object gets it in place of the
-argument), and a `from_config` that reads a key no `get_config` of the class writes (a
-KeyError on every reload). Each yields (node, message, hint); checks.check_class places it.
-"""
+"""`config-key-mismatch`: `from_config` reads a key `get_config` never writes."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 
-from .configs import chained_keys, read_config
-from .source import ClassInfo, SourceFile, is_super_call, walk
+from ..configs import chained_keys
+from ..source import ClassInfo, SourceFile, walk
+from .base import Finding, Rule, Run, at
 
 # What Keras's own base classes write into every config (Layer: name, trainable, dtype;
 # Loss: name, reduction), which `super().get_config()` reaching them adds.
 BASE_KEYS = {"layer": {"name", "trainable", "dtype"}, "loss": {"name", "reduction"}}
 
-
-def forwarded_values(source: SourceFile, cls: ClassInfo) -> Iterator[tuple]:
-    """`super().__init__(padding="valid")` in an `__init__` that takes `padding` and keeps
-    it (`self.mode = padding`): the parent's config saves "valid", so a reloaded object is
-    built with padding="valid", unless the class's own `get_config` saves the argument."""
-    init = cls.methods.get("__init__")
-    call = next((n for n in walk(init) if is_super_call(n, "__init__")), None) if init else None
-    if call is None or "from_config" in cls.methods:
-        return  # (its own from_config may give the argument back its own way)
-    params = {a.arg for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]}
-    own = _own_keys(cls)
-    if own is None:
-        return  # its own get_config may save anything
-    read = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    for keyword in call.keywords:
-        name = keyword.arg
-        if name not in params or name in own or name not in read:
-            continue  # not an argument, saved by the class itself, or only replaced
-        if any(isinstance(n, ast.Name) and n.id == name for n in walk(keyword.value)):
-            continue  # passed on, perhaps normalized: what comes back is what it makes
-        shown = source.segment(keyword.value)
-        yield (
-            keyword,
-            f"`{name}` is passed on to `super().__init__` as `{shown}`: the config saves "
-            f"that, so a reloaded object is built with `{name}={shown}`, not the argument",
-            f'save the argument in `get_config` (`"{name}": ...`) and read it back in '
-            "`from_config`, or give the parent's argument another name",
-        )
+RULE = Rule(
+    "config-key-mismatch",
+    "error",
+    "`from_config` reads a key `get_config` never writes",
+    'A key read without a default (`config["k"]`, `config.pop("k")`) that no `get_config` of the class\n'
+    "(nor the `super().get_config()` it reaches) writes raises KeyError on every reload.",
+    'def get_config(self):\n    return {**super().get_config(), "hashing_config": ...}\n\n'
+    '@classmethod\ndef from_config(cls, config):\n    hashing = Hashing.from_config(config.pop("hash_config"))',
+    '    hashing = Hashing.from_config(config.pop("hashing_config"))',
+    default=False,
+)
 
 
-def _own_keys(cls: ClassInfo) -> set[str] | None:
-    """The keys the class's own `get_config` writes; None when it cannot be read."""
-    method = cls.methods.get("get_config")
-    return set() if method is None else read_config(method).keys
-
-
-def missing_keys(source: SourceFile, cls: ClassInfo) -> Iterator[tuple]:
+def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     """`config.pop("hash_config")` or `config["hash_config"]` in the class's own
     `from_config` where no `get_config` of the class writes that key: a KeyError on every
     reload. Keys read with a default (`get`, `pop(k, d)`, `in`) or written first are fine."""
@@ -90,8 +61,10 @@ def missing_keys(source: SourceFile, cls: ClassInfo) -> Iterator[tuple]:
             key = _string(node.args[0])
         if key is None or key in written or key in assigned:
             continue
-        yield (
+        yield at(
+            source,
             node,
+            RULE.code,
             f'`from_config` reads `"{key}"`, which `get_config` never writes: every reload '
             "raises KeyError",
             f'write `"{key}"` in `get_config`, or read the key it writes',

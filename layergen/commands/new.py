@@ -1,0 +1,113 @@
+"""`layergen new`: scaffold a declaration, its layer and its tests, which pass as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from .report import Echo, shown
+from .run import apply, one_run
+
+
+def new(
+    name: str,
+    config,
+    *,
+    echo: Echo,
+    weights: list[str] = (),
+    params: str = "",
+    inputs: list[str] = (),
+    directory: Path | None = None,
+    force: bool = False,
+    quiet: bool = False,
+) -> int:
+    """`params` as typed (`units:int,rate:float=0.1`); the exit status."""
+    from ..config import outside_paths
+    from ..declaration.load import parse_declaration
+    from ..generate import plan_run
+    from ..scaffold import declaration, file_name, parse_params
+    from ..schema import modeline, schema_path, schema_text
+    from ..targets import target
+    from ..textfiles import Seen
+
+    folder = (
+        directory
+        or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))
+    ).resolve()
+    path = folder / file_name(name)
+    outside = outside_paths(folder, config)
+    if outside:
+        raise DiagnosticError([outside])
+    if path.exists() and not force:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "exists",
+                    "the declaration already exists",
+                    "pass --force to overwrite it",
+                )
+            ]
+        )
+    module = target(path, config).module
+    if not force and not path.exists() and not _as_generated(module, config.root):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(module),
+                    1,
+                    1,
+                    "exists",
+                    "a module of that name is already there; `new` writes a new one",
+                    "pick another class name or --dir, move the file away, or pass --force"
+                    " to merge the new layer into it (your edits are kept)",
+                )
+            ]
+        )
+
+    text = modeline(path, config.root) + declaration(
+        name, list(weights), parse_params(params), list(inputs)
+    )
+    parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
+    # The declaration, and the schema its first line points editors to, are written with
+    # the layer and its tests, by the same run: all of them, or (an error) none.
+    schema = schema_path(config.root)
+    scaffold = {path: text, **({} if schema.is_file() else {schema: schema_text()})}
+    read = {file: Seen.read(file) for file in scaffold}
+
+    def planned():
+        run = plan_run([path], config, texts={path: text}, renames=False)
+        run.support.update(scaffold)
+        run.read.update(read)
+        return run
+
+    with one_run(config, "write", echo):
+        run = planned()
+        code = apply(run, quiet=quiet, echo=echo, replan=planned)
+        if code == 0 and not quiet:
+            echo(_next_steps(path, run.companions))
+    return code
+
+
+def _as_generated(module: Path, root: Path) -> bool:
+    """Whether `module` is missing, or exactly what layergen generated there last: nothing of
+    a person's that `new` would merge into (a hand-written layer, an orphan's edits)."""
+    from ..textfiles import read_text, split_line_ends
+    from ..update.lock import Lock
+
+    text = read_text(module, missing_ok=True)
+    return text is None or split_line_ends(text)[0] == Lock.read(root).base(module)
+
+
+def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
+    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
+    ((module, test),) = companions.items()
+    return (
+        f"\nYour layer is {shown(module)}, declared in {shown(declaration)};"
+        f" its tests are {shown(test)}.\nNext:\n"
+        f"  pytest {shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
+        f"  edit {shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
+        " running); hand edits to the module are kept"
+    )

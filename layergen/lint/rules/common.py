@@ -1,0 +1,216 @@
+"""What several rules read of a class: its constructor, its weights, its sublayers, and
+whether it is Keras's own. Each is conservative: what it cannot follow, it does not claim."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..kinds import find_class, keras_base
+from ..source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
+from ..tensors import Tensors
+from .base import Run
+
+BASE_ARGUMENTS = {
+    "name",
+    "dtype",
+    "trainable",
+    "autocast",
+    "input_shape",
+    "input_dim",
+    "batch_size",
+    "batch_input_shape",
+    "activity_regularizer",
+    "reduction",
+    "weights",
+}
+
+
+PREPROCESSING = frozenset(
+    [
+        "StringLookup",
+        "IntegerLookup",
+        "IndexLookup",
+        "Hashing",
+        "HashedCrossing",
+        "CategoryEncoding",
+        "TextVectorization",
+        "Discretization",
+        "Normalization",
+        "Resizing",
+        "Rescaling",
+        "CenterCrop",
+        "DataLayer",
+        "TFDataLayer",
+        "BaseImagePreprocessingLayer",
+        "PreprocessingLayer",  # keras-hub's: tokenizers, packers, preprocessors
+    ]
+)
+
+
+WEIGHT_MAKERS = ("add_weight", "add_variable")
+
+
+def init_params(init: ast.FunctionDef) -> list[str]:
+    args = init.args
+    return [a.arg for a in [*args.posonlyargs, *args.args][1:] + args.kwonlyargs]
+
+
+def super_init(init: ast.FunctionDef) -> ast.Call | None:
+    return next((n for n in walk(init) if is_super_call(n, "__init__")), None)
+
+
+def keras_internal(source: SourceFile, cls: ClassInfo) -> bool:
+    """A class of Keras (or tf_keras) itself that it does not export: an internal helper,
+    never saved by itself (the exported ones are what users save)."""
+    return keras_package(source.path) in ("keras", "tf_keras") and not any(
+        d.endswith("keras_export") for d in cls.decorators
+    )
+
+
+def keras_parent_config(cls: ClassInfo) -> bool:
+    """Whether a base is a Keras class other than the bare Layer, Loss, ... (so it has a get_config)."""
+    for owner in [cls, *cls.parents]:
+        for base in owner.bases:
+            known = keras_base(base)
+            if known and not known[1]:
+                return True
+    return False
+
+
+# Keras's loader imports the classes of these packages by their module path.
+KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp", "tf_keras"])
+
+
+@functools.lru_cache(maxsize=4096)
+def keras_package(path: str) -> str | None:
+    """The one of those packages the file is in (a folder of that name with an
+    `__init__.py`; the folders below it may have none, as in a wheel)."""
+    return next(
+        (
+            folder.name
+            for folder in Path(path).parents
+            if folder.name in KERAS_PACKAGES and (folder / "__init__.py").is_file()
+        ),
+        None,
+    )
+
+
+def weight_calls(function: ast.FunctionDef) -> Iterator[ast.Call]:
+    me = self_name(function)
+    for node in walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in WEIGHT_MAKERS
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == me
+        ):
+            yield node
+
+
+def weights_of(cls: ClassInfo) -> dict[str, ast.Call]:
+    """`self.NAME = self.add_weight(...)` in the class and its parents read in this run."""
+    if "_weights" in cls.__dict__:  # several rules ask
+        return cls.__dict__["_weights"]
+    weights: dict[str, ast.Call] = cls.__dict__.setdefault("_weights", {})
+    for owner in [*reversed(cls.parents), cls]:
+        for function in owner.methods.values():
+            me = self_name(function)
+            for node in walk(function):
+                if (
+                    isinstance(node, (ast.Assign, ast.AnnAssign))
+                    and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Attribute)
+                    and node.value.func.attr in WEIGHT_MAKERS
+                ):
+                    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                        attr = self_attribute(target, me)
+                        if attr:
+                            weights[attr] = node.value
+    return weights
+
+
+def layer_class(source: SourceFile, func: ast.AST, run: Run) -> tuple[str, ClassInfo | None] | None:
+    """(class name, its ClassInfo when read in this run) when `func` names a layer class."""
+    name = source.resolve(func)
+    if not name:
+        return None
+    short = name.rsplit(".", 1)[-1]
+    found = find_class(run.classes, source, name)  # the class the import names, not a namesake
+    if found is not None and found[1].kind == "layer":
+        return short, found[1]
+    known = keras_base(name)
+    if (
+        known
+        and known[0] == "layer"
+        and short[:1].isupper()
+        and short not in ("Layer", "Input", "InputLayer", "InputSpec", "Model", "Sequential")
+    ):
+        return short, None
+    return None
+
+
+def preprocessing(name: str, cls: ClassInfo | None) -> bool:
+    """Preprocessing layers work on strings, integers or images, in `tf.data` on every
+    backend (as Keras's own): they keep their own dtype and may use TensorFlow."""
+    names = {name}
+    for owner in [cls, *cls.parents] if cls else []:
+        names |= {owner.name, *(base.rsplit(".", 1)[-1] for base in owner.bases)}
+    return any(n in PREPROCESSING or n.startswith("Random") for n in names)
+
+
+def sublayer_classes(
+    source: SourceFile, cls: ClassInfo, run: Run
+) -> dict[str, dict[str, ClassInfo | None]]:
+    """`self.NAME` -> the layer classes it holds (directly, in a list or in a dict), by
+    name, each with its ClassInfo when read in this run."""
+    if "_sublayers" in cls.__dict__:  # several rules ask, and other classes' rules
+        return cls.__dict__["_sublayers"]
+    held: dict[str, dict[str, ClassInfo | None]] = cls.__dict__.setdefault("_sublayers", {})
+    for owner in [*reversed(cls.parents), cls]:
+        home = run.homes.get(id(owner), source)  # a parent's names are its own file's
+        for function in owner.methods.values():
+            me = self_name(function)
+            for node in walk(function):
+                target = None
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("append", "extend")
+                    and node.args
+                ):
+                    target, value = node.func.value, node.args[0]
+                elif (
+                    isinstance(node, ast.Assign) is False
+                    and isinstance(node, ast.AnnAssign)
+                    and node.value
+                ):
+                    target, value = node.target, node.value
+                if isinstance(target, ast.Subscript):
+                    target = target.value
+                attr = self_attribute(target, me) if target is not None else None
+                if attr is None:
+                    continue
+                for inner in walk(value):
+                    if isinstance(inner, ast.Call):
+                        found = layer_class(home, inner.func, run)
+                        if found:
+                            held.setdefault(attr, {}).setdefault(*found)
+    return held
+
+
+def call_tensors(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef) -> Tensors:
+    """Which expressions of the class's `call` hold tensors (several rules ask)."""
+    if "_tensors" not in cls.__dict__:
+        cls._tensors = Tensors(
+            source,
+            call,
+            set(weights_of(cls)),
+            {m for owner in [cls, *cls.parents] for m in owner.methods},
+        )
+    return cls._tensors

@@ -1,0 +1,75 @@
+"""layergen/package_init.py and update/package_edits.py (issue 38): a package's `__init__.py`
+edited with libcst, `__all__` as the project's black writes it, a person's lines kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from layergen.config import BlackStyle
+from layergen.package_init import INIT_HEADER, package_init
+
+from helpers import REPO
+
+NAMES = [("alpha_block", "AlphaBlock"), ("beta_block", "BetaBlock"), ("gamma", "Gamma")]
+
+
+def test_a_new_package_imports_and_exports_its_classes():
+    assert package_init(None, NAMES) == (
+        INIT_HEADER
+        + "\nfrom .alpha_block import AlphaBlock\nfrom .beta_block import BetaBlock\n"
+        + 'from .gamma import Gamma\n\n__all__ = ["AlphaBlock", "BetaBlock", "Gamma"]\n'
+    )
+
+
+def test_all_follows_the_projects_line_length():
+    wide = package_init(None, NAMES, style=BlackStyle(line_length=100))
+    narrow = package_init(None, NAMES, style=BlackStyle(line_length=40))
+    assert '__all__ = ["AlphaBlock", "BetaBlock", "Gamma"]\n' in wide
+    assert narrow.endswith('__all__ = [\n    "AlphaBlock",\n    "BetaBlock",\n    "Gamma",\n]\n')
+
+
+def test_a_persons_lines_stay_and_a_gone_class_leaves():
+    existing = textwrap.dedent("""\
+        '''My package.'''
+        # keep this comment
+        from .alpha_block import AlphaBlock, helper  # mine too
+        from .old import Old
+
+        VERSION = "1"  # and this
+
+        __all__ = ["AlphaBlock", "Old", "helper"]
+        """)
+    new = package_init(
+        existing, [("alpha_block", "AlphaBlock"), ("beta", "Beta")], [("old", "Old")]
+    )
+    assert new == textwrap.dedent("""\
+        '''My package.'''
+        # keep this comment
+        from .alpha_block import AlphaBlock, helper  # mine too
+        from .beta import Beta
+
+        VERSION = "1"  # and this
+
+        __all__ = ["AlphaBlock", "Beta", "helper"]
+        """)
+    assert package_init(new, [("alpha_block", "AlphaBlock"), ("beta", "Beta")]) == new
+
+
+def test_a_package_that_needs_no_change_loads_neither_libcst_nor_black():
+    text = package_init(None, NAMES)
+    code = (
+        "import sys\n"
+        "from layergen.package_init import package_init\n"
+        f"assert package_init({text!r}, {NAMES!r}) == {text!r}\n"
+        "print(sorted(m for m in ('libcst', 'black') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": ""},
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"
