@@ -474,6 +474,35 @@ def watch(
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
 
+@app.command()
+def adopt(
+    targets: list[str] = typer.Argument(..., help="FILE, FILE:Class or FOLDER of hand-written layers."),
+    example: list[str] = typer.Option(
+        [], "--example", help="A constructor argument for the tests, as name=value."
+    ),
+    input_shape: str | None = typer.Option(
+        None, "--input-shape", help="The example input's shape, batch first (such as 2,4)."
+    ),
+    diff: bool = typer.Option(False, "--diff", help="Print what it would write; write nothing."),
+) -> None:
+    """Put hand-written layers under a declaration, keeping saved models loading."""
+    from .adopt.command import adopt as adopt_layers
+    from .handwritten import parse_examples
+
+    try:
+        shape = [int(d) for d in input_shape.split(",")] if input_shape else None
+        code = adopt_layers(
+            targets,
+            _config(None, None),
+            echo=typer.echo,
+            mode="diff" if diff else "write",
+            examples=parse_examples(example),
+            input_shape=shape,
+        )
+    except DiagnosticError as exc:
+        _fail(exc.diagnostics)
+    raise typer.Exit(code)
+
 
 # `layergen check` lives in layergen/lint/ (its imports are lazy, like every command's).
 app.command("check")(check)

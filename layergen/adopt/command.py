@@ -1,0 +1,254 @@
+"""`layergen adopt FILE[:Class] | FOLDER`: put hand-written layers under a declaration.
+
+For each class: the fixes `check` would make (`**kwargs`, `get_config`, registration) are
+made first; the class is read with libcst (never imported); its declaration is written
+beside the module (`<module>.layer.yaml`); the module becomes the generated one in place
+through the normal generate pipeline (lock, base, tests, package `__init__.py`), where the
+members the declaration cannot state as the code does stay the person's, byte for byte.
+All classes of a run are adopted, or none (every reason said, located).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..textfiles import Seen, read_text
+from .module import Share, adopted_module, share
+from .ownership import Ownership, decide
+from .reader import Found, read_module
+from .writer import declaration
+
+Echo = Callable[..., None]
+# What `check --fix` fixes that adopt fixes on the way (they change no saved weight).
+FIXED = ("init-kwargs", "config-missing", "unregistered")
+
+
+@dataclass
+class Adopted:
+    module: Path
+    declaration: Path
+    found: Found
+    owner: Ownership
+    text: str  # the declaration
+    source: str  # the module after the fixes
+    fixes: list[str]
+
+
+def adopt(
+    targets: list[str],
+    config,
+    *,
+    echo: Echo,
+    mode: str = "write",
+    examples: dict[str, Any] | None = None,
+    input_shape: list[int] | None = None,
+) -> int:
+    """Adopt every layer class the targets name; the exit status. Raises DiagnosticError."""
+    from ..commands import one_run
+
+    with one_run(config, mode, echo):
+        return _adopt(targets, config, echo, mode, examples or {}, input_shape)
+
+
+def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
+    from ..update.lock import Lock
+
+    lock = Lock.read(config.root)
+    wanted: list[tuple[Path, str | None, bool]] = []  # module, class, named one
+    for item in targets:
+        path_text, _, name = item.rpartition(":") if _has_class(item) else (item, "", "")
+        path = Path(os.path.abspath(path_text))
+        if path.is_dir():
+            wanted += [(p, None, False) for p in _modules(path)]
+        else:
+            wanted.append((path, name or None, bool(name)))
+    errors: list[Diagnostic] = []
+    adopted: list[Adopted] = []
+    for path, name, named in wanted:
+        if not path.is_file():
+            errors.append(Diagnostic(str(path), None, None, "no-file", "no such file"))
+            continue
+        done = _declared(path, lock)
+        if done is not None:
+            echo(f"{_shown(path)}: already adopted: `{done}` declares it; nothing to do")
+            continue
+        try:
+            adopted += _read(path, name, named, config, lock, examples, input_shape, errors)
+        except DiagnosticError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise DiagnosticError(errors)
+    if not adopted:
+        return 0
+    return _write(adopted, config, lock, echo, mode)
+
+
+def _has_class(item: str) -> bool:
+    head, _, tail = item.rpartition(":")
+    return bool(head) and tail.isidentifier()
+
+
+def _modules(folder: Path) -> list[Path]:
+    skipped = {"__pycache__", ".venv", "venv", "tests", "test"}
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = set(path.relative_to(folder).parts[:-1])
+        if parts & skipped or path.name.startswith("test_") or path.name == "__init__.py":
+            continue
+        if "def call" in read_text(path):
+            out.append(path)
+    return out
+
+
+def _declared(module: Path, lock) -> str | None:
+    from ..handwritten import declared_by
+
+    beside = module.with_name(module.stem + ".layer.yaml")
+    if beside.is_file():
+        return str(_shown(beside))
+    return declared_by(module, lock)
+
+
+def _fixed(path: Path, text: str) -> tuple[str, list[str]]:
+    """The module with what `check --fix` fixes of the kinds in FIXED, and what was fixed."""
+    from ..lint.engine import check_files
+    from ..lint.fixes import apply_fixes
+    from ..lint.settings import load_settings
+
+    settings = load_settings(select=list(FIXED))
+    report = check_files([path], settings, texts={path: text}, only={path})
+    findings = [f for f in report.findings.get(path, []) if f.fix is not None]
+    if not findings:
+        return text, []
+    notes = [f"{_shown(path)}:{f.line}:{f.col}: fixed: {f.message} [{f.code}]" for f in findings]
+    return apply_fixes(text, [f.fix for f in findings], settings.style), notes
+
+
+def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
+    original = read_text(path)
+    source, fixes = _fixed(path, original)
+    found = read_module(str(path), source)
+    layers = {f.cls.name: f for f in found}
+    if name is not None:
+        if name not in layers:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "no-class",
+                        f"no layer class `{name}` (a class with a `call` method) in this file",
+                        did_you_mean(name, list(layers)),
+                    )
+                ]
+            )
+        chosen = [layers[name]]
+    else:
+        chosen = found
+        if len(found) > 1:
+            second = found[1]
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        second.line,
+                        second.column,
+                        "several-layers",
+                        f"the module holds {len(found)} layers ({', '.join(layers)}); a"
+                        " declaration generates a module of one",
+                        f"adopt one with `layergen adopt {_shown(path)}:{found[0].cls.name}`"
+                        " (the others stay in its module as your code), or move each into a"
+                        " module of its own first",
+                    )
+                ]
+            )
+        if not found:
+            if named:
+                raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", "no layer class")])
+            return []
+    out = []
+    for item in chosen:
+        if item.problems:
+            errors.extend(item.problems)
+            continue
+        owner = decide(item)
+        memory = _remembered(path, item.cls.name, lock)
+        given = {**memory.get("examples", {}), **examples}
+        shape = input_shape or memory.get("input_shape")
+        decl = path.with_name(path.stem + ".layer.yaml")
+        text, problems = declaration(path, item, owner, item.package, given, shape)
+        if problems:
+            errors.extend(problems)
+            continue
+        out.append(Adopted(path, decl, item, owner, text, source, fixes))
+    return out
+
+
+def _remembered(module: Path, name: str, lock) -> dict:
+    """What `layergen tests` was told of the class (examples, input shape), if anything."""
+    key = lock.key(module)
+    for entry in lock.handwritten.values():
+        if entry["module"] == key and entry["class"] == name:
+            return entry
+    return {}
+
+
+def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
+    from ..commands import report_unsettled, shown, unified_diff
+    from ..generate import plan_run
+    from ..update.apply import reconcile
+    from ..writes import write
+
+    texts = {a.declaration: a.text for a in adopted}
+    run = plan_run(list(texts), config, texts=texts)
+    finals: dict[Path, str] = {}
+    for a in adopted:
+        generated = run.generated[a.module]
+        finals[a.module] = adopted_module(a.source, a.found.cls.name, generated, a.owner)
+        for key, entry in list(run.lock.handwritten.items()):  # its tests are the declaration's
+            if entry["module"] == run.lock.key(a.module) and entry["class"] == a.found.cls.name:
+                del run.lock.handwritten[key]
+                old = config.root / key
+                new = run.companions[a.module]
+                if old != new and old.is_file():
+                    run.moved[new] = old
+    outcome = reconcile(run)
+    for a in adopted:
+        outcome.files[a.module] = finals[a.module]
+        outcome.conflicts.pop(a.module, None)
+        outcome.files[a.declaration] = a.text
+        outcome.read[a.declaration] = Seen.read(a.declaration)
+    outcome.files.update(outcome.lock.files())
+    changed = outcome.changed()
+    if mode == "diff":
+        for path in changed:
+            if not outcome.is_lock_file(path):
+                echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
+        return 0
+    write(outcome.files, delete=outcome.deleted, expected=outcome.read)
+    for a in adopted:
+        for note in a.fixes:
+            echo(note)
+        _report(a, share(finals[a.module], a.found.cls.name, a.owner), echo, shown)
+    return 1 if report_unsettled(outcome, echo) else 0
+
+
+def _report(a: Adopted, counted: Share, echo, shown) -> None:
+    kept = ", ".join(a.owner.hand_written) or "nothing"
+    echo(
+        f"adopted {a.found.cls.name} ({shown(a.module)} -> {shown(a.declaration)}):"
+        f" {counted.declared} of {counted.declared + counted.person} lines declared"
+        f" ({counted.percent}%), {counted.person} yours (hand_written: {kept})"
+    )
+
+
+def _shown(path: Path):
+    from ..commands import shown
+
+    return shown(path)

@@ -1,0 +1,151 @@
+"""Who owns each member of an adopted class: the declaration where what it generates is
+provably what the code does, the person (`hand_written`, kept byte for byte) everywhere else."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..introspect import REQUIRED
+
+from .reader import Found, code, plain_type
+
+# Members layergen writes for a layer that adopt leaves to the person when the class has them:
+# what the declaration generates in their place is not provably the same.
+KEPT_WHEN_PRESENT = ("build", "call", "compute_output_shape", "compute_output_spec", "compute_mask")
+
+
+@dataclass
+class Ownership:
+    declared: list[str] = field(default_factory=list)  # generated from the declaration
+    hand_written: list[str] = field(default_factory=list)  # `hand_written` in the declaration
+    why: dict[str, str] = field(default_factory=dict)  # a member kept by hand -> the reason
+    types: dict[str, str] = field(default_factory=dict)  # param -> declaration type
+
+
+def decide(found: Found) -> Ownership:
+    out = Ownership()
+    for arg in found.cls.args:
+        out.types[arg.name] = plain_type(arg) or "float"
+    init_plain = _plain_init(found)
+    if "__init__" in found.methods:
+        if init_plain is None:
+            out.declared.append("__init__")
+        else:
+            out.hand_written.append("__init__")
+            out.why["__init__"] = init_plain
+    if "get_config" in found.methods:
+        config_plain = _plain_config(found) if init_plain is None else "`__init__` is yours"
+        if config_plain is None:
+            out.declared.append("get_config")
+        else:
+            out.hand_written.append("get_config")
+            out.why["get_config"] = config_plain
+    for name in KEPT_WHEN_PRESENT:
+        if name in found.methods:
+            out.hand_written.append(name)
+            out.why[name] = "the format does not state it as this code does"
+    return out
+
+
+def _statements(function) -> list[ast.stmt]:
+    tree = ast.parse(code(function).strip())
+    body = tree.body[0].body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return body
+
+
+def _plain_init(found: Found) -> str | None:
+    """None when the generated `__init__` is this one: `super().__init__(**kwargs)` and each
+    argument stored as given under its own name, nothing else; else why not."""
+    function = found.methods.get("__init__")
+    if function is None:
+        return None
+    if not found.cls.has_kwargs:
+        return "it takes no `**kwargs`"
+    params = function.params
+    if isinstance(params.star_arg, cst.Param):
+        return "it takes `*args`"
+    if params.kwonly_params or params.posonly_params:
+        return "it takes keyword-only or positional-only arguments"
+    for arg in found.cls.args:
+        if arg.default is not REQUIRED and not arg.literal:
+            return f"the default of `{arg.name}` is computed (`{arg.default_code}`)"
+    stored, calls_super = set(), False
+    for statement in _statements(function):
+        text = ast.unparse(statement)
+        if text == "super().__init__(**kwargs)" and not calls_super:
+            calls_super = True
+        elif (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and ast.unparse(statement.targets[0]) == f"self.{ast.unparse(statement.value)}"
+            and ast.unparse(statement.value) in {a.name for a in found.cls.args}
+        ):
+            stored.add(ast.unparse(statement.value))
+        else:
+            return f"it does more than store its arguments (`{text.splitlines()[0]}`)"
+    missing = [a.name for a in found.cls.args if a.name not in stored]
+    if not calls_super or missing:
+        return "it does not store every argument as given"
+    return None
+
+
+def _plain_config(found: Found) -> str | None:
+    """None when `get_config` is the base config plus each argument as stored; else why not."""
+    keys: dict[str, str] = {}
+    statements = _statements(found.methods["get_config"])
+    config = None
+    for statement in statements:
+        text = ast.unparse(statement)
+        if isinstance(statement, ast.Assign) and ast.unparse(statement.value) in (
+            "super().get_config()",
+            f"super({found.node.name.value}, self).get_config()",
+        ):
+            config = ast.unparse(statement.targets[0])
+        elif isinstance(statement, ast.Expr) and text.startswith(f"{config}.update(") and config:
+            call = statement.value
+            if len(call.args) != 1 or not isinstance(call.args[0], ast.Dict):
+                return "its config is not a literal mapping"
+            if not _pairs(call.args[0], keys):
+                return "its config holds more than the arguments as stored"
+        elif (
+            isinstance(statement, ast.Assign)
+            and config
+            and isinstance(statement.targets[0], ast.Subscript)
+            and ast.unparse(statement.targets[0].value) == config
+            and isinstance(statement.targets[0].slice, ast.Constant)
+        ):
+            keys[statement.targets[0].slice.value] = ast.unparse(statement.value)
+        elif isinstance(statement, ast.Return):
+            value = statement.value
+            if config and value is not None and ast.unparse(value) == config:
+                continue
+            if isinstance(value, ast.Dict):
+                rest = [
+                    (k, v) for k, v in zip(value.keys, value.values) if k is not None
+                ]
+                spread = [ast.unparse(v) for k, v in zip(value.keys, value.values) if k is None]
+                if spread not in (["super().get_config()"], [config]) or not _pairs(
+                    ast.Dict([k for k, _ in rest], [v for _, v in rest]), keys
+                ):
+                    return "its config holds more than the arguments as stored"
+                continue
+            return "it returns something other than the config it built"
+        else:
+            return f"it does more than list the arguments (`{text.splitlines()[0]}`)"
+    names = {a.name for a in found.cls.args}
+    if set(keys) != names or any(v != f"self.{k}" for k, v in keys.items()):
+        return "its keys are not exactly the arguments, as stored"
+    return None
+
+
+def _pairs(node: ast.Dict, keys: dict[str, str]) -> bool:
+    for key, value in zip(node.keys, node.values):
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return False
+        keys[key.value] = ast.unparse(value)
+    return True
