@@ -474,9 +474,12 @@ def watch(
     except DiagnosticError as exc:
         _fail(exc.diagnostics)
 
+
 @app.command()
 def adopt(
-    targets: list[str] = typer.Argument(..., help="FILE, FILE:Class or FOLDER of hand-written layers."),
+    targets: list[str] = typer.Argument(
+        ..., help="FILE, FILE:Class or FOLDER of hand-written layers."
+    ),
     example: list[str] = typer.Option(
         [], "--example", help="A constructor argument for the tests, as name=value."
     ),

@@ -114,15 +114,16 @@ def _declared(module: Path, lock) -> str | None:
     return declared_by(module, lock)
 
 
-def _fixed(path: Path, text: str) -> tuple[str, list[str]]:
-    """The module with what `check --fix` fixes of the kinds in FIXED, and what was fixed."""
+def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
+    """The module with what `check --fix` fixes of the kinds in FIXED within `lines` (the
+    adopted class), and what was fixed."""
     from ..lint.engine import check_files
     from ..lint.fixes import apply_fixes
     from ..lint.settings import load_settings
 
     settings = load_settings(select=list(FIXED))
     report = check_files([path], settings, texts={path: text}, only={path})
-    findings = [f for f in report.findings.get(path, []) if f.fix is not None]
+    findings = [f for f in report.findings.get(path, []) if f.fix is not None and f.line in lines]
     if not findings:
         return text, []
     notes = [f"{_shown(path)}:{f.line}:{f.col}: fixed: {f.message} [{f.code}]" for f in findings]
@@ -131,7 +132,9 @@ def _fixed(path: Path, text: str) -> tuple[str, list[str]]:
 
 def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
     original = read_text(path)
-    source, fixes = _fixed(path, original)
+    before = {f.cls.name: f.lines for f in read_module(str(path), original)}
+    chosen_lines = before.get(name) if name else next(iter(before.values()), None)
+    source, fixes = _fixed(path, original, chosen_lines or range(0))
     found = read_module(str(path), source)
     layers = {f.cls.name: f for f in found}
     if name is not None:

@@ -55,7 +55,9 @@ def share(text: str, name: str, owner: Ownership) -> Share:
     declared = len(node.decorators)
     for member in node.body.body:
         if isinstance(member, cst.FunctionDef) and member.name.value in owner.declared:
-            declared += len(module.code_for_node(member.with_changes(leading_lines=())).strip().splitlines())
+            declared += len(
+                module.code_for_node(member.with_changes(leading_lines=())).strip().splitlines()
+            )
     return Share(declared, total - declared)
 
 

@@ -125,9 +125,7 @@ def _plain_config(found: Found) -> str | None:
             if config and value is not None and ast.unparse(value) == config:
                 continue
             if isinstance(value, ast.Dict):
-                rest = [
-                    (k, v) for k, v in zip(value.keys, value.values) if k is not None
-                ]
+                rest = [(k, v) for k, v in zip(value.keys, value.values) if k is not None]
                 spread = [ast.unparse(v) for k, v in zip(value.keys, value.values) if k is None]
                 if spread not in (["super().get_config()"], [config]) or not _pairs(
                     ast.Dict([k for k, _ in rest], [v for _, v in rest]), keys

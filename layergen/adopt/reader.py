@@ -48,6 +48,7 @@ class Found:
     weights: list[Weight] = field(default_factory=list)
     stored: dict[str, str] = field(default_factory=dict)  # `self.attr = arg` in __init__
     problems: list[Diagnostic] = field(default_factory=list)
+    lines: range = range(0)  # the class's lines, decorators included
 
 
 def code(node: cst.CSTNode) -> str:
@@ -64,15 +65,15 @@ def read_module(path: str, text: str) -> list[Found]:
     for node in module.body:
         if not isinstance(node, cst.ClassDef):
             continue
-        methods = {
-            m.name.value: m for m in node.body.body if isinstance(m, cst.FunctionDef)
-        }
+        methods = {m.name.value: m for m in node.body.body if isinstance(m, cst.FunctionDef)}
         if "call" not in methods:
             continue
         start = positions[node.name].start
         item = Found(
             classes[node.name.value], node, start.line, start.column + 1, None, None, None, methods
         )
+        first = positions[node.decorators[0]].start.line if node.decorators else start.line
+        item.lines = range(first, positions[node].end.line + 1)
         _read_header(path, item, positions)
         _read_call(path, item, positions)
         _read_init(item)
@@ -320,11 +321,7 @@ def _initializer(node, stored: dict[str, str]) -> str | None:
         return None
     if isinstance(node, cst.SimpleString):
         return node.evaluated_value
-    if (
-        isinstance(node, cst.Attribute)
-        and code(node.value) == "self"
-        and node.attr.value in stored
-    ):
+    if isinstance(node, cst.Attribute) and code(node.value) == "self" and node.attr.value in stored:
         return stored[node.attr.value]
     return None
 

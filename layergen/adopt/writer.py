@@ -10,11 +10,12 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..introspect import REQUIRED
 from .ownership import Ownership
-from .reader import Found
+from .reader import Found, code
 
 # Generated tests that need what the declaration leaves to the person's code.
 SHAPES_TEST = "test_output_shapes_eager_symbolic_and_computed"
 WEIGHTS_TEST = "test_weights_match_declaration"
+GRADIENTS_TEST = "test_gradients_match_finite_differences"
 DEFAULT_SHAPE = [2, 4]
 
 
@@ -50,23 +51,23 @@ def declaration(
         else:
             lines.append(f"  {name}: {_flow(_keyword(default))}")
     skip: dict[str, str] = {}
-    if found.weights:
+    stated = [w for w in found.weights if w.shape is not None]
+    if stated:
         lines.append("weights:")
-        for w in found.weights:
-            if w.shape is None:
-                skip[WEIGHTS_TEST] = (
-                    f"the shape of `{w.attribute}` is not one the declaration states; "
-                    "build is yours"
-                )
-                continue
-            item = {"shape": w.shape}
-            if w.name and w.name != w.attribute.lstrip("_"):
-                item["name"] = w.name
-            for key in ("initializer", "trainable", "dtype", "autocast"):
-                value = getattr(w, key)
-                if value is not None:
-                    item[key] = value
-            lines.append(f"  {w.attribute}: {_flow(item)}")
+    for w in found.weights:
+        if w.shape is None:
+            skip[WEIGHTS_TEST] = (
+                f"the shape of `{w.attribute}` is not one the declaration states; its code is yours"
+            )
+            continue
+        item = {"shape": w.shape}
+        if w.name and w.name != w.attribute.lstrip("_"):
+            item["name"] = w.name
+        for key in ("initializer", "trainable", "dtype", "autocast"):
+            value = getattr(w, key)
+            if value is not None:
+                item[key] = value
+        lines.append(f"  {w.attribute}: {_flow(item)}")
     if sublayers(found):
         skip[WEIGHTS_TEST] = "its sublayers are created in code that is yours"
     shape_kept = "compute_output_shape" in found.methods and not _identity(found)
@@ -76,6 +77,8 @@ def declaration(
             if shape_kept
             else "Keras traces `call` for the output shape: the declaration states none"
         )
+    if "custom_gradient" in code(found.methods["call"]):
+        skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
     if owner.hand_written:
         lines.append("hand_written:  # yours, kept as written in the module")
         for name in owner.hand_written:
