@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..introspect import REQUIRED
-
 from .reader import Found, code, plain_type
 
 # Members layergen writes for a layer that adopt leaves to the person when the class has them:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from helpers import FIXTURES, layergen, run_pytest
 
 pytestmark = pytest.mark.e2e
@@ -262,7 +263,7 @@ def test_generated_tests_pass(adopted):
 
 
 def test_what_adopt_cannot_carry_is_located(adopted):
-    project, _, _, _, refused = adopted
+    _, _, _, _, refused = adopted
     for target, message in REFUSED.items():
         done = refused[target]
         assert done.returncode == 2
