@@ -20,7 +20,8 @@ from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
 from .module import Share, adopted_module, share
 from .ownership import Ownership, decide
-from .reader import Found, read_module
+from .proof import body_text, proves
+from .reader import Found, output_shape, read_module
 from .writer import declaration
 
 Echo = Callable[..., None]
@@ -189,8 +190,33 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
         if problems:
             errors.extend(problems)
             continue
+        # `call` and the output shape in the declaration, where they generate the same
+        render = _renderer(decl, path, config)
+        body = body_text(item.methods["call"])
+        if body is not None:
+            trial_owner = owner.declaring("call", call=body)
+            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+            if proves(render, trial, "call", item):
+                owner, text = trial_owner, trial
+        method = item.methods.get("compute_output_shape")
+        expression = output_shape(method, item) if method is not None else None
+        if expression is not None:
+            trial_owner = owner.declaring("compute_output_shape", output_shape=expression)
+            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+            if proves(render, trial, "compute_output_shape", item):
+                owner, text = trial_owner, trial
         out.append(Adopted(path, decl, item, owner, text, source, fixes))
     return out
+
+
+def _renderer(decl: Path, module: Path, config):
+    """Renders a trial declaration's module (nothing written)."""
+    from ..generate import plan_run
+
+    def render(text: str) -> str | None:
+        return plan_run([decl], config, texts={decl: text}).generated.get(module)
+
+    return render
 
 
 def _remembered(module: Path, name: str, lock) -> dict:

@@ -22,6 +22,20 @@ class Ownership:
     hand_written: list[str] = field(default_factory=list)  # `hand_written` in the declaration
     why: dict[str, str] = field(default_factory=dict)  # a member kept by hand -> the reason
     types: dict[str, str] = field(default_factory=dict)  # param -> declaration type
+    call: str | None = None  # the `call` key, where it generates the class's `call`
+    output_shape: str | None = None  # the `output_shape` key, from `compute_output_shape`
+
+    def declaring(self, member: str, **keys) -> Ownership:
+        """This ownership with `member` generated from the declaration's `keys`."""
+        from dataclasses import replace
+
+        return replace(
+            self,
+            declared=[*self.declared, member],
+            hand_written=[m for m in self.hand_written if m != member],
+            why={k: v for k, v in self.why.items() if k != member},
+            **keys,
+        )
 
 
 def decide(found: Found) -> Ownership:
@@ -42,8 +56,15 @@ def decide(found: Found) -> Ownership:
         else:
             out.hand_written.append("get_config")
             out.why["get_config"] = config_plain
+    if "build" in found.methods:
+        build_plain = _plain_build(found)
+        if build_plain is None:
+            out.declared.append("build")
+        else:
+            out.hand_written.append("build")
+            out.why["build"] = build_plain
     for name in KEPT_WHEN_PRESENT:
-        if name in found.methods:
+        if name in found.methods and name not in out.declared + out.hand_written:
             out.hand_written.append(name)
             out.why[name] = "the format does not state it as this code does"
     return out
@@ -73,23 +94,98 @@ def _plain_init(found: Found) -> str | None:
     for arg in found.cls.args:
         if arg.default is not REQUIRED and not arg.literal:
             return f"the default of `{arg.name}` is computed (`{arg.default_code}`)"
+        if isinstance(arg.default, tuple):  # the declaration's lists would make it a list
+            return f"the default of `{arg.name}` is a tuple"
+    names = {a.name for a in found.cls.args}
     stored, calls_super = set(), False
-    for statement in _statements(function):
+    for index, statement in enumerate(_statements(function)):
         text = ast.unparse(statement)
-        if text == "super().__init__(**kwargs)" and not calls_super:
+        if text == "super().__init__(**kwargs)" and not calls_super and not stored:
             calls_super = True
         elif (
-            isinstance(statement, ast.Assign)
+            calls_super
+            and isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
             and ast.unparse(statement.targets[0]) == f"self.{ast.unparse(statement.value)}"
-            and ast.unparse(statement.value) in {a.name for a in found.cls.args}
+            and ast.unparse(statement.value) in names - stored
         ):
             stored.add(ast.unparse(statement.value))
+        elif calls_super and stored == names:
+            return _extras(found, function, index)
         else:
             return f"it does more than store its arguments (`{text.splitlines()[0]}`)"
-    missing = [a.name for a in found.cls.args if a.name not in stored]
-    if not calls_super or missing:
+    if not calls_super or stored != names:
         return "it does not store every argument as given"
+    return None
+
+
+def _plain_build(found: Found) -> str | None:
+    """None when `build` only creates its weights as the generated one does (each named, by
+    keyword, with a literal initializer, in the declared order); else why not."""
+    function = found.methods["build"]
+    if len(function.params.params) != 2 or function.decorators:
+        return "its signature is not `build(self, input_shape)`"
+    if any(w.method != "build" for w in found.weights):
+        return "weights are created outside `build` too"
+    weights = {id(w.node): w for w in found.weights}
+    first = function.body.body[0] if function.body.body else None
+    for statement in function.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return "it does more than create its weights"
+        small = statement.body[0]
+        text = code(small)
+        if id(small) in weights:
+            weight = weights[id(small)]
+            if not weight.plain or weight.shape is None:
+                return (
+                    f"the weight `{weight.attribute}` is created otherwise than the format states"
+                )
+        elif isinstance(small, cst.Assign) and all(
+            isinstance(t.target, (cst.Name, cst.Tuple)) for t in small.targets
+        ):
+            bound = [n.value for n in _walk_names(small.targets[0].target)]
+            if not bound or any(b not in found.shape_locals for b in bound):
+                return f"it does more than create its weights (`{text}`)"
+        elif text in ("self.built = True",) or text.startswith("super().build(") or (
+            statement is first
+            and isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.SimpleString)
+        ):
+            continue
+        else:
+            return f"it does more than create its weights (`{text.splitlines()[0]}`)"
+    return None
+
+
+def _walk_names(node):
+    if isinstance(node, cst.Name):
+        yield node
+    for child in node.children:
+        yield from _walk_names(child)
+
+
+# Names the declaration's `init` reads as the module does (when the module imports them so).
+IMPORTED = {"keras": "import keras", "ops": "from keras import ops"}
+
+
+def _extras(found: Found, function, index: int) -> str | None:
+    """The statements after the stores become the declaration's `init` (appended to the
+    generated `__init__` after the stores, as here) when they read nothing but `self`, the
+    arguments, builtins and `keras`/`ops` as the module imports them; else why not."""
+    import builtins
+
+    rest = _statements(function)[index:]
+    allowed = {a.name for a in found.cls.args} | {"self"} | set(dir(builtins))
+    allowed |= {n for n, line in IMPORTED.items() if line in found.module_text}
+    for statement in rest:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and (
+                not isinstance(node.ctx, ast.Load) or node.id not in allowed
+            ):
+                return f"it does more than store its arguments (`{node.id}`)"
+            if isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.comprehension)):
+                return "it defines functions or comprehensions"
+    found.init_code = "\n".join(ast.unparse(s) for s in rest)
     return None
 
 

@@ -30,6 +30,12 @@ class Weight:
     dtype: str | None
     autocast: bool | None
     line: int
+    method: str = ""  # where it is created
+    plain: bool = False  # keywords only, of those the format states, a literal initializer
+    node: object = None  # its `self.X = self.add_weight(...)` statement
+
+
+PLAIN_KEYWORDS = {"name", "shape", "initializer", "trainable", "dtype", "autocast"}
 
 
 @dataclass
@@ -49,6 +55,9 @@ class Found:
     stored: dict[str, str] = field(default_factory=dict)  # `self.attr = arg` in __init__
     problems: list[Diagnostic] = field(default_factory=list)
     lines: range = range(0)  # the class's lines, decorators included
+    module_text: str = ""
+    shape_locals: dict[str, str] = field(default_factory=dict)  # build's locals of the shape
+    init_code: str | None = None  # statements of `__init__` after the stores (`init`)
 
 
 def code(node: cst.CSTNode) -> str:
@@ -73,6 +82,7 @@ def read_module(path: str, text: str) -> list[Found]:
             classes[node.name.value], node, start.line, start.column + 1, None, None, None, methods
         )
         first = positions[node.decorators[0]].start.line if node.decorators else start.line
+        item.module_text = text
         item.lines = range(first, positions[node].end.line + 1)
         _read_header(path, item, positions)
         _read_call(path, item, positions)
@@ -210,6 +220,8 @@ def _read_weights(item: Found, positions) -> None:
     for method in item.methods.values():
         tensor = next((n for n, d in item.inputs if d is None), "x")
         shape_names = _shape_names(method, stored, tensor)
+        if method.name.value == "build":
+            item.shape_locals = shape_names
         for node in _walk(method.body):
             if not (
                 isinstance(node, cst.Assign)
@@ -225,6 +237,15 @@ def _read_weights(item: Found, positions) -> None:
             for key, value in zip(("shape", "initializer", "dtype", "trainable"), positional):
                 args.setdefault(key, value)
             name = _string(args["name"]) if "name" in args else None
+            keywords = {a.keyword.value for a in node.value.args if a.keyword}
+            plain = (
+                not positional
+                and keywords <= PLAIN_KEYWORDS
+                and name is not None
+                and isinstance(args.get("initializer"), cst.SimpleString)
+                and all(_bool(args[k]) is not None for k in ("trainable", "autocast") if k in args)
+                and ("dtype" not in args or _string(args["dtype"]) is not None)
+            )
             item.weights.append(
                 Weight(
                     attribute=node.targets[0].target.attr.value,
@@ -235,6 +256,9 @@ def _read_weights(item: Found, positions) -> None:
                     dtype=_string(args["dtype"]) if "dtype" in args else None,
                     autocast=_bool(args.get("autocast")),
                     line=positions[node].start.line,
+                    method=method.name.value,
+                    plain=plain,
+                    node=node,
                 )
             )
 
@@ -245,7 +269,7 @@ def _shape_names(method: cst.FunctionDef, stored: dict[str, str], tensor: str) -
     to the shape's dims (`steps = input_shape[1]`, `batch, dim = shape`) are those dims."""
     names: dict[str, str] = {}
     args = method.params.params
-    if method.name.value == "build" and len(args) > 1:
+    if method.name.value in ("build", "compute_output_shape") and len(args) > 1:
         names[args[1].name.value] = tensor
     for statement in method.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -300,6 +324,34 @@ def _translate(node, names: dict[str, str], stored: dict[str, str]) -> str | Non
     rewrite = Rewrite()
     result = rewrite.visit(tree)
     return ast.unparse(result) if rewrite.ok else None
+
+
+def output_shape(function: cst.FunctionDef, found: Found) -> str | None:
+    """The shape expression `compute_output_shape` returns, in the format's terms (its shape
+    parameter the input, `self.x` the param), where its body is locals of the shape and one
+    `return`; else None."""
+    params = {a.name for a in found.cls.args}
+    stored = {attr: arg for attr, arg in found.stored.items() if arg in params}
+    tensor = next((n for n, d in found.inputs if d is None), "x")
+    names = _shape_names(function, stored, tensor)
+    body = function.body.body
+    last = body[-1] if body else None
+    if not (
+        isinstance(last, cst.SimpleStatementLine)
+        and isinstance(last.body[0], cst.Return)
+        and last.body[0].value is not None
+    ):
+        return None
+    for statement in body[:-1]:
+        if not (
+            isinstance(statement, cst.SimpleStatementLine)
+            and isinstance(statement.body[0], cst.Assign)
+        ):
+            return None
+    value = last.body[0].value
+    if isinstance(value, cst.Name) and names.get(value.value) == tensor:
+        return None  # the input's shape: the format's default already
+    return _translate(value, names, stored)
 
 
 def _shape(node, names: dict[str, str], stored: dict[str, str]) -> str | None:

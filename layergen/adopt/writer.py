@@ -44,6 +44,9 @@ def declaration(
             if arg.default is not REQUIRED:
                 item["default"] = arg.default if arg.literal else None
             lines.append(f"  {arg.name}: {_flow(item)}")
+    if found.init_code and "__init__" in owner.declared:
+        lines.append("init: |")
+        lines += [f"  {line}" for line in found.init_code.splitlines()]
     lines.append("inputs:")
     for name, default in found.inputs:
         if default is None:
@@ -70,13 +73,18 @@ def declaration(
         lines.append(f"  {w.attribute}: {_flow(item)}")
     if sublayers(found):
         skip[WEIGHTS_TEST] = "its sublayers are created in code that is yours"
+    if owner.output_shape is not None:
+        lines.append(f"output_shape: {_value(owner.output_shape)}")
     shape_kept = "compute_output_shape" in found.methods and not _identity(found)
-    if not _identity(found):
+    if not _identity(found) and owner.output_shape is None:
         skip[SHAPES_TEST] = (
             "the output shape is computed by the class's own code"
             if shape_kept
             else "Keras traces `call` for the output shape: the declaration states none"
         )
+    if owner.call is not None:
+        lines.append("call: |")
+        lines += [f"  {line}" if line.strip() else "" for line in owner.call.splitlines()]
     if "custom_gradient" in code(found.methods["call"]):
         skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
     if owner.hand_written:
