@@ -136,6 +136,11 @@ def _plain_build(found: Found) -> str | None:
         text = code(small)
         if id(small) in weights:
             weight = weights[id(small)]
+            if weight.name is None:
+                return (
+                    f"the weight `{weight.attribute}` has no name (Keras calls it `variable`);"
+                    " a declared weight is named"
+                )
             if not weight.plain or weight.shape is None:
                 return (
                     f"the weight `{weight.attribute}` is created otherwise than the format states"
@@ -146,10 +151,14 @@ def _plain_build(found: Found) -> str | None:
             bound = [n.value for n in _walk_names(small.targets[0].target)]
             if not bound or any(b not in found.shape_locals for b in bound):
                 return f"it does more than create its weights (`{text}`)"
-        elif text in ("self.built = True",) or text.startswith("super().build(") or (
-            statement is first
-            and isinstance(small, cst.Expr)
-            and isinstance(small.value, cst.SimpleString)
+        elif (
+            text in ("self.built = True",)
+            or text.startswith("super().build(")
+            or (
+                statement is first
+                and isinstance(small, cst.Expr)
+                and isinstance(small.value, cst.SimpleString)
+            )
         ):
             continue
         else:

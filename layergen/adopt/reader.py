@@ -242,7 +242,7 @@ def _read_weights(item: Found, positions) -> None:
                 not positional
                 and keywords <= PLAIN_KEYWORDS
                 and name is not None
-                and isinstance(args.get("initializer"), cst.SimpleString)
+                and ("initializer" not in args or isinstance(args["initializer"], cst.SimpleString))
                 and all(_bool(args[k]) is not None for k in ("trainable", "autocast") if k in args)
                 and ("dtype" not in args or _string(args["dtype"]) is not None)
             )
@@ -251,7 +251,11 @@ def _read_weights(item: Found, positions) -> None:
                     attribute=node.targets[0].target.attr.value,
                     name=name,
                     shape=_shape(args.get("shape"), shape_names, stored),
-                    initializer=_initializer(args.get("initializer"), stored),
+                    initializer=(
+                        _initializer(args.get("initializer"), stored)
+                        if "initializer" in args
+                        else _keras_default(args.get("dtype"))
+                    ),
                     trainable=_bool(args.get("trainable")),
                     dtype=_string(args["dtype"]) if "dtype" in args else None,
                     autocast=_bool(args.get("autocast")),
@@ -376,6 +380,17 @@ def _initializer(node, stored: dict[str, str]) -> str | None:
     if isinstance(node, cst.Attribute) and code(node.value) == "self" and node.attr.value in stored:
         return stored[node.attr.value]
     return None
+
+
+def _keras_default(dtype) -> str | None:
+    """The initializer Keras's `add_weight` uses when given none: glorot_uniform for a float
+    weight, zeros for another (None: the dtype is computed)."""
+    if dtype is None:
+        return "glorot_uniform"
+    text = _string(dtype)
+    if text is None:
+        return None
+    return "glorot_uniform" if "float" in text else "zeros"
 
 
 def _bool(node) -> bool | None:

@@ -72,7 +72,7 @@ def test_adopt_writes_the_declaration_from_the_code(project):
     assert 'scale: {shape: "(units,)", initializer: "ones"}' in text
     # `build` leaves `scale` unnamed (Keras names it `variable`): the generated one would
     # name it, so `build` stays the person's, with the reason
-    assert "  - build  # the weight `scale` is created otherwise" in text
+    assert "  - build  # the weight `scale` has no name" in text
     assert "test_output_shapes_eager_symbolic_and_computed" in text  # Keras traces call
     # `call` renders back to the same tree: the declaration's now; the comment goes with it
     assert "call: |" in text and "# the person's comment" in text
