@@ -133,10 +133,7 @@ def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
 
 def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
     original = read_text(path)
-    before = {f.cls.name: f.lines for f in read_module(str(path), original)}
-    chosen_lines = before.get(name) if name else next(iter(before.values()), None)
-    source, fixes = _fixed(path, original, chosen_lines or range(0))
-    found = read_module(str(path), source)
+    found = read_module(str(path), original)  # located as the person's file reads
     layers = {f.cls.name: f for f in found}
     if name is not None:
         if name not in layers:
@@ -181,15 +178,19 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
         if item.problems:
             errors.extend(item.problems)
             continue
-        owner = decide(item)
         memory = _remembered(path, item.cls.name, lock)
         given = {**memory.get("examples", {}), **examples}
         shape = input_shape or memory.get("input_shape")
-        decl = path.with_name(path.stem + ".layer.yaml")
-        text, problems = declaration(path, item, owner, item.package, given, shape)
-        if problems:
+        _, problems = declaration(path, item, decide(item), item.package, given, shape)
+        if problems:  # located in the file as it is
             errors.extend(problems)
             continue
+        # what `check --fix` fixes in the class, then the class read again from the result
+        source, fixes = _fixed(path, original, item.lines)
+        item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
+        owner = decide(item)
+        decl = path.with_name(path.stem + ".layer.yaml")
+        text, _ = declaration(path, item, owner, item.package, given, shape)
         # `call` and the output shape in the declaration, where they generate the same
         render = _renderer(decl, path, config)
         body = body_text(item.methods["call"])
