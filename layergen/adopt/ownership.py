@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..declaration.model import Param
 from ..introspect import REQUIRED
+from ..render.context import KERAS_OBJECT_TYPES, param_config, param_store
 from .reader import Found, code, plain_type
 
 # Members layergen writes for a layer that adopt leaves to the person when the class has them:
@@ -42,7 +44,7 @@ def decide(found: Found) -> Ownership:
     out = Ownership()
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
-    init_plain = _plain_init(found)
+    init_plain = _plain_init(found, out.types)
     if "__init__" in found.methods:
         if init_plain is None:
             out.declared.append("__init__")
@@ -50,7 +52,9 @@ def decide(found: Found) -> Ownership:
             out.hand_written.append("__init__")
             out.why["__init__"] = init_plain
     if "get_config" in found.methods:
-        config_plain = _plain_config(found) if init_plain is None else "`__init__` is yours"
+        config_plain = (
+            _plain_config(found, out.types) if init_plain is None else "`__init__` is yours"
+        )
         if config_plain is None:
             out.declared.append("get_config")
         else:
@@ -78,7 +82,16 @@ def _statements(function) -> list[ast.stmt]:
     return body
 
 
-def _plain_init(found: Found) -> str | None:
+def _stored_as(name: str, value: str) -> str | None:
+    """The declaration type whose generated `__init__` stores `name` as `value` reads
+    (`keras.activations.get(activation)`: an activation), or None."""
+    for kind in KERAS_OBJECT_TYPES:
+        if value == param_store(name, Param(type=kind)):
+            return kind
+    return "" if value == name else None  # "": stored as given
+
+
+def _plain_init(found: Found, types: dict[str, str]) -> str | None:
     """None when the generated `__init__` is this one: `super().__init__(**kwargs)` and each
     argument stored as given under its own name, nothing else; else why not."""
     function = found.methods.get("__init__")
@@ -106,10 +119,18 @@ def _plain_init(found: Found) -> str | None:
             calls_super
             and isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
-            and ast.unparse(statement.targets[0]) == f"self.{ast.unparse(statement.value)}"
-            and ast.unparse(statement.value) in names - stored
+            and ast.unparse(statement.targets[0]).removeprefix("self.") in names - stored
+            and _stored_as(
+                ast.unparse(statement.targets[0]).removeprefix("self."),
+                ast.unparse(statement.value),
+            )
+            is not None
         ):
-            stored.add(ast.unparse(statement.value))
+            name = ast.unparse(statement.targets[0]).removeprefix("self.")
+            kind = _stored_as(name, ast.unparse(statement.value))
+            if kind:
+                types[name] = kind
+            stored.add(name)
         elif calls_super and stored == names:
             return _extras(found, function, index)
         else:
@@ -198,7 +219,7 @@ def _extras(found: Found, function, index: int) -> str | None:
     return None
 
 
-def _plain_config(found: Found) -> str | None:
+def _plain_config(found: Found, types: dict[str, str]) -> str | None:
     """None when `get_config` is the base config plus each argument as stored; else why not."""
     keys: dict[str, str] = {}
     statements = _statements(found.methods["get_config"])
@@ -240,7 +261,9 @@ def _plain_config(found: Found) -> str | None:
         else:
             return f"it does more than list the arguments (`{text.splitlines()[0]}`)"
     names = {a.name for a in found.cls.args}
-    if set(keys) != names or any(v != f"self.{k}" for k, v in keys.items()):
+    if set(keys) != names or any(
+        v != param_config(k, Param(type=types[k])) for k, v in keys.items()
+    ):
         return "its keys are not exactly the arguments, as stored"
     return None
 

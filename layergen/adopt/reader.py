@@ -33,6 +33,8 @@ class Weight:
     method: str = ""  # where it is created
     plain: bool = False  # keywords only, of those the format states, a literal initializer
     node: object = None  # its `self.X = self.add_weight(...)` statement
+    when: str | None = None  # created only when this param is true (`if self.use_bias:`)
+    conditional: bool = False  # created under a condition the format does not state
 
 
 PLAIN_KEYWORDS = {"name", "shape", "initializer", "trainable", "dtype", "autocast"}
@@ -218,6 +220,7 @@ def _read_weights(item: Found, positions) -> None:
     params = {a.name for a in item.cls.args}
     stored = {attr: arg for attr, arg in item.stored.items() if arg in params}
     for method in item.methods.values():
+        conditions = _conditions(method, stored)
         tensor = next((n for n, d in item.inputs if d is None), "x")
         shape_names = _shape_names(method, stored, tensor)
         if method.name.value == "build":
@@ -263,8 +266,32 @@ def _read_weights(item: Found, positions) -> None:
                     method=method.name.value,
                     plain=plain,
                     node=node,
+                    when=conditions.get(id(node)),
+                    conditional=id(node) in conditions and conditions[id(node)] is None,
                 )
             )
+
+
+def _conditions(method: cst.FunctionDef, stored: dict[str, str]) -> dict[int, str | None]:
+    """For each statement under a compound statement of the method: the param an
+    `if self.<param>:` (no `else`) creates it under, or None for any other condition."""
+    out: dict[int, str | None] = {}
+    for statement in method.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            continue
+        when = None
+        if (
+            isinstance(statement, cst.If)
+            and statement.orelse is None
+            and isinstance(statement.test, cst.Attribute)
+            and code(statement.test.value) == "self"
+            and statement.test.attr.value in stored
+        ):
+            when = stored[statement.test.attr.value]
+        for node in _walk(statement):
+            if isinstance(node, cst.Assign):
+                out[id(node)] = when if isinstance(statement, cst.If) else None
+    return out
 
 
 def _shape_names(method: cst.FunctionDef, stored: dict[str, str], tensor: str) -> dict:

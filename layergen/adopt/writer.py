@@ -58,6 +58,11 @@ def declaration(
     if stated:
         lines.append("weights:")
     for w in found.weights:
+        if w.conditional:
+            skip[WEIGHTS_TEST] = (
+                f"`{w.attribute}` is created under a condition the declaration does not state"
+            )
+            continue
         if w.shape is None:
             skip[WEIGHTS_TEST] = (
                 f"the shape of `{w.attribute}` is not one the declaration states; its code is yours"
@@ -66,7 +71,7 @@ def declaration(
         item = {"shape": w.shape}
         if w.name and w.name != w.attribute.lstrip("_"):
             item["name"] = w.name
-        for key in ("initializer", "trainable", "dtype", "autocast"):
+        for key in ("initializer", "trainable", "dtype", "autocast", "when"):
             value = getattr(w, key)
             if value is not None:
                 item[key] = value
