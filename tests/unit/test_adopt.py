@@ -267,3 +267,56 @@ def test_a_folder_adopts_every_layer_in_it(project):
     assert result.exit_code == 0, result.output
     assert result.output.count("adopted ") == 2
     assert not (project / "layers" / "helpers.layer.yaml").exists()
+
+
+DENSE = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class PlainDense(keras.layers.Layer):
+    def __init__(self, units, activation=None, use_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.activation = keras.activations.get(activation)
+        self.use_bias = use_bias
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            name="kernel", shape=(input_shape[-1], self.units), initializer="glorot_uniform"
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.units,), initializer="zeros")
+
+    def call(self, inputs):
+        y = keras.ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "activation": keras.activations.serialize(self.activation),
+                "use_bias": self.use_bias,
+            }
+        )
+        return config
+"""
+
+
+def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
+    write(project, "plain_dense.py", DENSE)
+    result = cli("adopt", "layers/plain_dense.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "plain_dense.layer.yaml").read_text()
+    # stored with keras.activations.get: an activation param, so __init__ and get_config
+    # are the generated ones
+    assert 'activation: {type: "activation", default: null}' in text
+    assert "  - __init__" not in text and "  - get_config" not in text
+    assert 'bias: {shape: "(units,)", initializer: "zeros", when: "use_bias"}' in text
+    assert "  - build  # it does more than create its weights" in text  # the `if` stays yours
+    assert "adopted PlainDense (" in result.output and "(hand_written: build)" in result.output
+    assert cli("generate", "--check", "layers").exit_code == 0
