@@ -40,7 +40,7 @@ def declaration(
     if cls.args:
         lines.append("params:")
         for arg in cls.args:
-            item = {"type": owner.types[arg.name]}
+            item = {"type": _type(arg, owner, examples)}
             if arg.default is not REQUIRED:
                 item["default"] = arg.default if arg.literal else None
             lines.append(f"  {arg.name}: {_flow(item)}")
@@ -128,6 +128,17 @@ def declaration(
         lines += ["tests:", "  skip:"]
         lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]
     return "\n".join(lines) + "\n", errors
+
+
+def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:
+    """The param's type: what the code says, else what the example given for it is."""
+    from .reader import plain_type
+
+    said = owner.types[arg.name]
+    if plain_type(arg) is None and said == "float" and arg.name in examples:
+        value = examples[arg.name]
+        return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value), said)
+    return said
 
 
 def _flow(item: dict) -> str:
