@@ -237,6 +237,13 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
 
     texts = {a.declaration: a.text for a in adopted}
     run = plan_run(list(texts), config, texts=texts)
+    theirs = [
+        _tests_taken(test)
+        for test in (run.companions[a.module] for a in adopted)
+        if test.is_file() and lock.key(test) not in lock.entries
+    ]
+    if theirs:  # a test module of the person's own: never merged into
+        raise DiagnosticError(theirs)
     finals: dict[Path, str] = {}
     for a in adopted:
         generated = run.generated[a.module]
@@ -267,6 +274,18 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
             echo(note)
         _report(a, share(finals[a.module], a.found.cls.name, a.owner), echo, shown)
     return 1 if report_unsettled(outcome, echo) else 0
+
+
+def _tests_taken(test: Path) -> Diagnostic:
+    return Diagnostic(
+        str(test),
+        1,
+        1,
+        "adopt-tests",
+        "the declaration's generated tests go here, and this test module is yours"
+        " (layergen did not write it)",
+        f"rename it (such as {test.stem}_mine.py), then adopt again",
+    )
 
 
 def _report(a: Adopted, counted: Share, echo, shown) -> None:

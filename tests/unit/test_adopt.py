@@ -320,3 +320,16 @@ def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
     assert "  - build  # it does more than create its weights" in text  # the `if` stays yours
     assert "adopted PlainDense (" in result.output and "(hand_written: build)" in result.output
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_test_module_of_the_persons_own_is_never_merged_into(project):
+    write(project, "scaled_dense.py", SCALED)
+    (project / "tests").mkdir()
+    mine = project / "tests" / "test_scaled_dense.py"
+    mine.write_text("def test_mine():\n    assert True\n")
+    before = snapshot(project)
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 2
+    assert "tests/test_scaled_dense.py:1:1: error:" in result.output
+    assert "[adopt-tests]" in result.output and "test_scaled_dense_mine.py" in result.output
+    assert snapshot(project) == before
