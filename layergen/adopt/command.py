@@ -230,10 +230,10 @@ def _remembered(module: Path, name: str, lock) -> dict:
 
 
 def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
-    from ..commands import report_unsettled, shown, unified_diff
+    from ..commands import changed_during_run, report_unsettled, shown, unified_diff
     from ..generate import plan_run
     from ..update.apply import reconcile
-    from ..writes import write
+    from ..writes import Changed, write
 
     texts = {a.declaration: a.text for a in adopted}
     run = plan_run(list(texts), config, texts=texts)
@@ -256,9 +256,11 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
                 if old != new and old.is_file():
                     run.moved[new] = old
     outcome = reconcile(run)
-    for a in adopted:
+    for a in adopted:  # the module as adopted over the merge of a file it had no base for
         outcome.files[a.module] = finals[a.module]
         outcome.conflicts.pop(a.module, None)
+        if a.module in outcome.no_base:
+            outcome.no_base.remove(a.module)
         outcome.files[a.declaration] = a.text
         outcome.read[a.declaration] = Seen.read(a.declaration)
     outcome.files.update(outcome.lock.files())
@@ -267,12 +269,18 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
         for path in changed:
             if not outcome.is_lock_file(path):
                 echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
-        return 0
-    write(outcome.files, delete=outcome.deleted, expected=outcome.read)
+    else:
+        try:
+            write(outcome.files, delete=outcome.deleted, expected=outcome.read)
+        except Changed as exc:  # saved by an editor meanwhile: never overwritten
+            raise DiagnosticError([changed_during_run(exc.path)]) from None
     for a in adopted:
         for note in a.fixes:
-            echo(note)
-        _report(a, share(finals[a.module], a.found.cls.name, a.owner), echo, shown)
+            echo(note if mode != "diff" else note.replace(": fixed: ", ": would fix: ", 1))
+        counted = share(finals[a.module], a.found.cls.name, a.owner)
+        _report(a, counted, echo, shown, "would adopt" if mode == "diff" else "adopted")
+    if mode == "diff":
+        return 0
     return 1 if report_unsettled(outcome, echo) else 0
 
 
@@ -288,10 +296,10 @@ def _tests_taken(test: Path) -> Diagnostic:
     )
 
 
-def _report(a: Adopted, counted: Share, echo, shown) -> None:
+def _report(a: Adopted, counted: Share, echo, shown, done: str) -> None:
     kept = ", ".join(a.owner.hand_written) or "nothing"
     echo(
-        f"adopted {a.found.cls.name} ({shown(a.module)} -> {shown(a.declaration)}):"
+        f"{done} {a.found.cls.name} ({shown(a.module)} -> {shown(a.declaration)}):"
         f" {counted.declared} of {counted.declared + counted.person} lines declared"
         f" ({counted.percent}%), {counted.person} yours (hand_written: {kept})"
     )

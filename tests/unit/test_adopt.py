@@ -114,6 +114,7 @@ def test_diff_shows_what_it_would_write_and_writes_nothing(project):
     assert "+++ b/layers/scaled_dense.layer.yaml" in result.output
     assert "+layer: ScaledDense" in result.output
     assert "+++ b/layers/scaled_dense.py" in result.output
+    assert "would adopt ScaledDense (" in result.output
     assert snapshot(project) == before
 
 
