@@ -249,6 +249,14 @@ def _plain_config(found: Found, types: dict[str, str]) -> str | None:
             value = statement.value
             if config and value is not None and ast.unparse(value) == config:
                 continue
+            if (  # dict(super().get_config(), key=self.key, ...)
+                isinstance(value, ast.Call)
+                and ast.unparse(value.func) == "dict"
+                and [ast.unparse(a) for a in value.args] in (["super().get_config()"], [config])
+                and all(k.arg is not None for k in value.keywords)
+            ):
+                keys.update({k.arg: ast.unparse(k.value) for k in value.keywords})
+                continue
             if isinstance(value, ast.Dict):
                 rest = [(k, v) for k, v in zip(value.keys, value.values) if k is not None]
                 spread = [ast.unparse(v) for k, v in zip(value.keys, value.values) if k is None]

@@ -334,3 +334,45 @@ def test_a_test_module_of_the_persons_own_is_never_merged_into(project):
     assert "tests/test_scaled_dense.py:1:1: error:" in result.output
     assert "[adopt-tests]" in result.output and "test_scaled_dense_mine.py" in result.output
     assert snapshot(project) == before
+
+
+CONFIG = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Eps(keras.layers.Layer):
+    def __init__(self, eps=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.eps = eps
+
+    def call(self, x):
+        return x + self.eps
+
+    def get_config(self):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "declared"),
+    [
+        ('        return {**super().get_config(), "eps": self.eps}', True),
+        ("        return dict(super().get_config(), eps=self.eps)", True),
+        (
+            '        config = super().get_config()\n        config["eps"] = self.eps\n'
+            "        return config",
+            True,
+        ),
+        ('        return {**super().get_config(), "eps": self.eps * 2}', False),
+        ('        return {**super().get_config(), "eps": self.eps, "more": 1}', False),
+    ],
+)
+def test_get_config_moves_only_when_it_lists_the_arguments_as_stored(project, body, declared):
+    write(project, "eps.py", CONFIG.format(body=body))
+    result = cli("adopt", "layers/eps.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "eps.layer.yaml").read_text()
+    assert ("  - get_config" not in text) is declared
+    if not declared:  # the person's, byte for byte
+        assert body in (project / "layers" / "eps.py").read_text()
