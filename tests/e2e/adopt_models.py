@@ -1,4 +1,4 @@
-"""Run by tests/e2e/test_adopt.py in a fresh process, in the project it adopts:
+"""Run by tests/e2e/test_adopt_saved_models.py in a fresh process, in the project it adopts:
 
     python adopt_models.py save SPEC.json   # models of the original classes, saved, and their numbers
     python adopt_models.py load SPEC.json   # the saved models loaded with the adopted classes
