@@ -40,7 +40,7 @@ STAGES = [
     ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
     ["commands"],
-    ["watch"],
+    ["watch", "adopt"],  # adopt: check's fixes, a declaration, generate's run (issue 36)
     ["cli", "__main__"],
 ]
 STAGE = {name: number for number, names in enumerate(STAGES) for name in names}
