@@ -132,7 +132,7 @@ def _plain_init(found: Found, types: dict[str, str]) -> str | None:
                 types[name] = kind
             stored.add(name)
         elif calls_super and stored == names:
-            return _extras(found, function, index)
+            return _extras(found, function, index, types)
         else:
             return f"it does more than store its arguments (`{text.splitlines()[0]}`)"
     if not calls_super or stored != names:
@@ -198,14 +198,16 @@ def _walk_names(node):
 IMPORTED = {"keras": "import keras", "ops": "from keras import ops"}
 
 
-def _extras(found: Found, function, index: int) -> str | None:
+def _extras(found: Found, function, index: int, types: dict[str, str]) -> str | None:
     """The statements after the stores become the declaration's `init` (appended to the
     generated `__init__` after the stores, as here) when they read nothing but `self`, the
     arguments, builtins and `keras`/`ops` as the module imports them; else why not."""
     import builtins
 
     rest = _statements(function)[index:]
-    allowed = {a.name for a in found.cls.args} | {"self"} | set(dir(builtins))
+    # a param held as a Keras object reads, in `init`, as the object, not as the argument
+    plain = {a.name for a in found.cls.args if types.get(a.name) not in KERAS_OBJECT_TYPES}
+    allowed = plain | {"self"} | set(dir(builtins))
     allowed |= {n for n, line in IMPORTED.items() if line in found.module_text}
     for statement in rest:
         for node in ast.walk(statement):
