@@ -321,6 +321,34 @@ def check(
     )
 
 
+@app.command()
+def adopt(
+    targets: list[str] = typer.Argument(
+        ..., help="FILE, FILE:Class or FOLDER of hand-written layers."
+    ),
+    example: list[str] = typer.Option(
+        [], "--example", help="A constructor argument for the tests, as name=value."
+    ),
+    input_shape: str | None = typer.Option(
+        None, "--input-shape", help="The example input's shape, batch first (such as 2,4)."
+    ),
+    diff: bool = typer.Option(False, "--diff", help="Print what it would write; write nothing."),
+) -> None:
+    """Put hand-written layers under a declaration, keeping saved models loading."""
+    from .commands.adopt import adopt_command
+
+    _run(
+        lambda: adopt_command(
+            targets,
+            _config(),
+            echo=typer.echo,
+            diff=diff,
+            examples=example,
+            input_shape=input_shape,
+        )
+    )
+
+
 def main() -> None:
     """The `layergen` command."""
     # Start-up imports a few hundred thousand objects that live until exit, and a

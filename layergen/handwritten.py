@@ -48,6 +48,26 @@ def parse_examples(items: list[str]) -> dict[str, Any]:
     return values
 
 
+def parse_input_shape(text: str | None) -> tuple[int, ...] | None:
+    """`--input-shape 2,5` as dims (None when not given)."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(d) for d in text.split(","))
+    except ValueError:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "--input-shape",
+                    1,
+                    1,
+                    "bad-option",
+                    f"cannot read `{text}`: write dims such as 2,5",
+                )
+            ]
+        ) from None
+
+
 def layer_classes(path: Path, wanted: str | None) -> list[LayerClass]:
     classes = read_classes(str(path), read_text(path))
     if wanted:

@@ -25,25 +25,10 @@ def tests(
     from dataclasses import replace
 
     from ..config import load_config
-    from ..handwritten import parse_examples, plan_tests
+    from ..handwritten import parse_examples, parse_input_shape, plan_tests
 
     file, _, wanted = (target or "").partition(":")
-    shape = None
-    if input_shape is not None:
-        try:
-            shape = tuple(int(d) for d in input_shape.split(","))
-        except ValueError:
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "--input-shape",
-                        1,
-                        1,
-                        "bad-option",
-                        f"cannot read `{input_shape}`: write dims such as 2,5",
-                    )
-                ]
-            ) from None
+    shape = parse_input_shape(input_shape)
     if target and not Path(file).is_file():
         raise DiagnosticError([Diagnostic(file, None, None, "no-such-file", "no such file")])
     config = load_config().override(

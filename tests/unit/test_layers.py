@@ -41,6 +41,7 @@ STAGES = [
     ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
     ["watch"],  # the watcher; it is handed the commands it runs
+    ["adopt"],  # reads a hand-written class and decides what its declaration states (issue 36)
     ["commands"],  # one module per subcommand, and the one reporter
     ["cli", "__main__"],
 ]

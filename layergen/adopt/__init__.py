@@ -1,0 +1,1 @@
+"""`layergen adopt`: bring hand-written layers under a declaration (issue 36)."""

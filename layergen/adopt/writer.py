@@ -1,0 +1,196 @@
+"""The declaration of an adopted class, as YAML text (values written as JSON, which YAML 1.2
+reads as is), with a comment on each member the person keeps and why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..introspect import REQUIRED
+from .ownership import Ownership
+from .reader import Found, code
+
+# Generated tests that need what the declaration leaves to the person's code.
+SHAPES_TEST = "test_output_shapes_eager_symbolic_and_computed"
+WEIGHTS_TEST = "test_weights_match_declaration"
+GRADIENTS_TEST = "test_gradients_match_finite_differences"
+DEFAULT_SHAPE = [2, 4]
+
+
+def _value(value: Any) -> str:
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
+
+
+def declaration(
+    path: Path,
+    found: Found,
+    owner: Ownership,
+    package: str,
+    examples: dict[str, Any],
+    input_shape: list[int] | None,
+) -> tuple[str, list[Diagnostic]]:
+    """The declaration's text, or the located reasons it cannot be written."""
+    cls = found.cls
+    errors: list[Diagnostic] = []
+    lines = [f"layer: {cls.name}", f"package: {_value(package)}"]
+    if found.base:
+        lines.append(f"base: {found.base}")
+    if cls.args:
+        lines.append("params:")
+        for arg in cls.args:
+            item = {"type": _type(arg, owner, examples)}
+            if arg.default is not REQUIRED:
+                item["default"] = arg.default if arg.literal else None
+            lines.append(f"  {arg.name}: {_flow(item)}")
+    if found.init_code and "__init__" in owner.declared:
+        lines.append("init: |")
+        lines += [f"  {line}" for line in found.init_code.splitlines()]
+    lines.append("inputs:")
+    for name, default in found.inputs:
+        if default is None:
+            lines.append(f"  {name}: {{}}")
+        else:
+            lines.append(f"  {name}: {_flow(_keyword(default))}")
+    skip: dict[str, str] = {}
+    stated = [w for w in found.weights if w.shape is not None]
+    if stated:
+        lines.append("weights:")
+    for w in found.weights:
+        if w.conditional:
+            skip[WEIGHTS_TEST] = (
+                f"`{w.attribute}` is created under a condition the declaration does not state"
+            )
+            continue
+        if w.shape is None:
+            skip[WEIGHTS_TEST] = (
+                f"the shape of `{w.attribute}` is not one the declaration states; its code is yours"
+            )
+            continue
+        item = {"shape": w.shape}
+        if w.name and w.name != w.attribute.lstrip("_"):
+            item["name"] = w.name
+        for key in ("initializer", "trainable", "dtype", "autocast", "when"):
+            value = getattr(w, key)
+            if value is not None:
+                item[key] = value
+        lines.append(f"  {w.attribute}: {_flow(item)}")
+    if sublayers(found):
+        skip[WEIGHTS_TEST] = "its sublayers are created in code that is yours"
+    if owner.output_shape is not None:
+        lines.append(f"output_shape: {_value(owner.output_shape)}")
+    shape_kept = "compute_output_shape" in found.methods and not _identity(found)
+    if not _identity(found) and owner.output_shape is None:
+        skip[SHAPES_TEST] = (
+            "the output shape is computed by the class's own code"
+            if shape_kept
+            else "Keras traces `call` for the output shape: the declaration states none"
+        )
+    if owner.call is not None:
+        lines.append("call: |")
+        lines += [f"  {line}" if line.strip() else "" for line in owner.call.splitlines()]
+    if "custom_gradient" in code(found.methods["call"]):
+        skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
+    if owner.hand_written:
+        lines.append("hand_written:  # yours, kept as written in the module")
+        for name in owner.hand_written:
+            lines.append(f"  - {name}  # {owner.why[name]}")
+    example: list[str] = []
+    values = {}
+    for arg in cls.args:
+        if arg.name in examples:
+            values[arg.name] = examples[arg.name]
+        elif arg.default is REQUIRED:
+            if arg.known_type is None:
+                errors.append(
+                    Diagnostic(
+                        str(path),
+                        arg.line,
+                        arg.column,
+                        "unknown-example",
+                        f"`{cls.name}` requires `{arg.name}`, and its code does not say what"
+                        " it takes: the generated tests need a value",
+                        f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)",
+                    )
+                )
+                continue
+            from ..handwritten import _example
+
+            values[arg.name] = _example(arg)
+    if values:
+        example.append(f"  params: {_flow(values)}")
+    rank = cls.rank or cls.min_rank
+    shape = input_shape or ([2, *([4] * (rank - 1))] if rank else DEFAULT_SHAPE)
+    example.append(f"  input_shape: {_value(list(shape))}")
+    lines += ["example:", *example]
+    if skip:
+        lines += ["tests:", "  skip:"]
+        lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]
+    return "\n".join(lines) + "\n", errors
+
+
+def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:
+    """The param's type: what the code says, else what the example given for it is."""
+    from .reader import plain_type
+
+    said = owner.types[arg.name]
+    if plain_type(arg) is None and said == "float" and arg.name in examples:
+        value = examples[arg.name]
+        return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value), said)
+    return said
+
+
+def _flow(item: dict) -> str:
+    return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in item.items()) + "}"
+
+
+def _keyword(default: str) -> dict:
+    import ast
+
+    try:
+        value = ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return {"default": None}
+    kind = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value))
+    return {"type": kind, "default": value} if kind else {"default": None}
+
+
+def sublayers(found: Found) -> list[str]:
+    """Attributes the class sets to a constructed object that is no weight or helper."""
+    import libcst as cst
+
+    from .reader import _walk, code
+
+    helpers = ("InputSpec", "SeedGenerator", "add_weight")
+    names = []
+    for method in found.methods.values():
+        for node in _walk(method.body):
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Attribute)
+                and code(node.targets[0].target.value) == "self"
+                and isinstance(node.value, cst.Call)
+            ):
+                callee = code(node.value.func).rsplit(".", 1)[-1]
+                if callee[:1].isupper() and callee not in helpers:
+                    names.append(node.targets[0].target.attr.value)
+    return names
+
+
+def _identity(found: Found) -> bool:
+    """The class's `compute_output_shape` returns its shape argument as given."""
+    import libcst as cst
+
+    function = found.methods.get("compute_output_shape")
+    if function is None or len(function.params.params) < 2:
+        return False
+    body = [s for s in function.body.body if isinstance(s, cst.SimpleStatementLine)]
+    return (
+        len(function.body.body) == 1
+        and len(body) == 1
+        and isinstance(body[0].body[0], cst.Return)
+        and isinstance(body[0].body[0].value, cst.Name)
+        and body[0].body[0].value.value == function.params.params[1].name.value
+    )

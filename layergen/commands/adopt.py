@@ -1,0 +1,328 @@
+"""`layergen adopt FILE[:Class] | FOLDER`: put hand-written layers under a declaration.
+
+For each class: the fixes `check` would make (`**kwargs`, `get_config`, registration) are
+made first; the class is read with libcst (never imported); its declaration is written
+beside the module (`<module>.layer.yaml`); the module becomes the generated one in place
+through the normal generate pipeline (lock, base, tests, package `__init__.py`), where the
+members the declaration cannot state as the code does stay the person's, byte for byte.
+All classes of a run are adopted, or none (every reason said, located).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..adopt.module import Share, adopted_module, share
+from ..adopt.ownership import Ownership, decide
+from ..adopt.proof import body_text, proves
+from ..adopt.reader import Found, output_shape, read_module
+from ..adopt.writer import declaration
+from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..textfiles import Seen, read_text
+from .report import shown
+from .run import Mode, changed_during_run, one_run
+
+Echo = Callable[..., None]
+# What `check --fix` fixes that adopt fixes on the way (they change no saved weight).
+FIXED = ("init-kwargs", "config-missing", "unregistered")
+
+
+@dataclass
+class Adopted:
+    module: Path
+    declaration: Path
+    found: Found
+    owner: Ownership
+    text: str  # the declaration
+    source: str  # the module after the fixes
+    fixes: list[str]
+
+
+def adopt_command(
+    targets: list[str],
+    config,
+    *,
+    echo: Echo,
+    diff: bool = False,
+    examples: list[str] | None = None,
+    input_shape: str | None = None,
+) -> int:
+    """`layergen adopt` as the person typed it: `--example name=value`, `--input-shape 2,4`."""
+    from ..handwritten import parse_examples, parse_input_shape
+
+    shape = parse_input_shape(input_shape)
+    return adopt(
+        targets,
+        config,
+        echo=echo,
+        mode="diff" if diff else "write",
+        examples=parse_examples(examples or []),
+        input_shape=list(shape) if shape else None,
+    )
+
+
+def adopt(
+    targets: list[str],
+    config,
+    *,
+    echo: Echo,
+    mode: Mode = "write",
+    examples: dict[str, Any] | None = None,
+    input_shape: list[int] | None = None,
+) -> int:
+    """Adopt every layer class the targets name; the exit status. Raises DiagnosticError."""
+    with one_run(config, mode, echo):
+        return _adopt(targets, config, echo, mode, examples or {}, input_shape)
+
+
+def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
+    from ..update.lock import Lock
+
+    lock = Lock.read(config.root)
+    wanted: list[tuple[Path, str | None, bool]] = []  # module, class, named one
+    for item in targets:
+        path_text, _, name = item.rpartition(":") if _has_class(item) else (item, "", "")
+        path = Path(os.path.abspath(path_text))
+        if path.is_dir():
+            wanted += [(p, None, False) for p in _modules(path)]
+        else:
+            wanted.append((path, name or None, bool(name)))
+    errors: list[Diagnostic] = []
+    adopted: list[Adopted] = []
+    for path, name, named in wanted:
+        if not path.is_file():
+            errors.append(Diagnostic(str(path), None, None, "no-file", "no such file"))
+            continue
+        done = _declared(path, lock)
+        if done is not None:
+            echo(f"{shown(path)}: already adopted: `{done}` declares it; nothing to do")
+            continue
+        try:
+            adopted += _read(path, name, named, config, lock, examples, input_shape, errors)
+        except DiagnosticError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise DiagnosticError(errors)
+    if not adopted:
+        return 0
+    return _write(adopted, config, lock, echo, mode)
+
+
+def _has_class(item: str) -> bool:
+    head, _, tail = item.rpartition(":")
+    return bool(head) and tail.isidentifier()
+
+
+def _modules(folder: Path) -> list[Path]:
+    skipped = {"__pycache__", ".venv", "venv", "tests", "test"}
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = set(path.relative_to(folder).parts[:-1])
+        if parts & skipped or path.name.startswith("test_") or path.name == "__init__.py":
+            continue
+        if "def call" in read_text(path):
+            out.append(path)
+    return out
+
+
+def _declared(module: Path, lock) -> str | None:
+    from ..handwritten import declared_by
+
+    beside = module.with_name(module.stem + ".layer.yaml")
+    if beside.is_file():
+        return str(shown(beside))
+    return declared_by(module, lock)
+
+
+def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
+    """The module with what `check --fix` fixes of the kinds in FIXED within `lines` (the
+    adopted class), and what was fixed."""
+    from ..lint.engine import check_files
+    from ..lint.fixes import apply_fixes
+    from ..lint.settings import load_settings
+
+    settings = load_settings(select=list(FIXED))
+    report = check_files([path], settings, texts={path: text}, only={path})
+    findings = [f for f in report.findings.get(path, []) if f.fix is not None and f.line in lines]
+    if not findings:
+        return text, []
+    notes = [f"{shown(path)}:{f.line}:{f.col}: fixed: {f.message} [{f.code}]" for f in findings]
+    return apply_fixes(text, [f.fix for f in findings], settings.style), notes
+
+
+def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
+    original = read_text(path)
+    found = read_module(str(path), original)  # located as the person's file reads
+    layers = {f.cls.name: f for f in found}
+    if name is not None:
+        if name not in layers:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        1,
+                        1,
+                        "no-class",
+                        f"no layer class `{name}` (a class with a `call` method) in this file",
+                        did_you_mean(name, list(layers)),
+                    )
+                ]
+            )
+        chosen = [layers[name]]
+    else:
+        chosen = found
+        if len(found) > 1:
+            second = found[1]
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        str(path),
+                        second.line,
+                        second.column,
+                        "several-layers",
+                        f"the module holds {len(found)} layers ({', '.join(layers)}); a"
+                        " declaration generates a module of one",
+                        f"adopt one with `layergen adopt {shown(path)}:{found[0].cls.name}`"
+                        " (the others stay in its module as your code), or move each into a"
+                        " module of its own first",
+                    )
+                ]
+            )
+        if not found:
+            if named:
+                raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", "no layer class")])
+            return []
+    out = []
+    for item in chosen:
+        if item.problems:
+            errors.extend(item.problems)
+            continue
+        memory = _remembered(path, item.cls.name, lock)
+        given = {**memory.get("examples", {}), **examples}
+        shape = input_shape or memory.get("input_shape")
+        _, problems = declaration(path, item, decide(item), item.package, given, shape)
+        if problems:  # located in the file as it is
+            errors.extend(problems)
+            continue
+        # what `check --fix` fixes in the class, then the class read again from the result
+        source, fixes = _fixed(path, original, item.lines)
+        item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
+        owner = decide(item)
+        decl = path.with_name(path.stem + ".layer.yaml")
+        text, _ = declaration(path, item, owner, item.package, given, shape)
+        # `call` and the output shape in the declaration, where they generate the same
+        render = _renderer(decl, path, config)
+        body = body_text(item.methods["call"])
+        if body is not None:
+            trial_owner = owner.declaring("call", call=body)
+            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+            if proves(render, trial, "call", item):
+                owner, text = trial_owner, trial
+        method = item.methods.get("compute_output_shape")
+        expression = output_shape(method, item) if method is not None else None
+        if expression is not None:
+            trial_owner = owner.declaring("compute_output_shape", output_shape=expression)
+            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+            if proves(render, trial, "compute_output_shape", item):
+                owner, text = trial_owner, trial
+        out.append(Adopted(path, decl, item, owner, text, source, fixes))
+    return out
+
+
+def _renderer(decl: Path, module: Path, config):
+    """Renders a trial declaration's module (nothing written)."""
+    from ..generate import plan_run
+
+    def render(text: str) -> str | None:
+        return plan_run([decl], config, texts={decl: text}).generated.get(module)
+
+    return render
+
+
+def _remembered(module: Path, name: str, lock) -> dict:
+    """What `layergen tests` was told of the class (examples, input shape), if anything."""
+    key = lock.key(module)
+    for entry in lock.handwritten.values():
+        if entry["module"] == key and entry["class"] == name:
+            return entry
+    return {}
+
+
+def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
+    from ..generate import plan_run
+    from ..update.apply import reconcile
+    from ..writes import Changed, write
+    from .report import report_unsettled, unified_diff
+
+    texts = {a.declaration: a.text for a in adopted}
+    run = plan_run(list(texts), config, texts=texts)
+    theirs = [
+        _tests_taken(test)
+        for test in (run.companions[a.module] for a in adopted)
+        if test.is_file() and lock.key(test) not in lock.entries
+    ]
+    if theirs:  # a test module of the person's own: never merged into
+        raise DiagnosticError(theirs)
+    finals: dict[Path, str] = {}
+    for a in adopted:
+        generated = run.generated[a.module]
+        finals[a.module] = adopted_module(a.source, a.found.cls.name, generated, a.owner)
+        for key, entry in run.lock.handwritten.items():  # its tests are the declaration's
+            if entry["module"] == run.lock.key(a.module) and entry["class"] == a.found.cls.name:
+                run.changes.handwritten(key, None)
+                old = config.root / key
+                new = run.companions[a.module]
+                if old != new and old.is_file():
+                    run.moved[new] = old
+    outcome = reconcile(run)
+    for a in adopted:  # the module as adopted over the merge of a file it had no base for
+        outcome.files[a.module] = finals[a.module]
+        outcome.conflicts.pop(a.module, None)
+        if a.module in outcome.no_base:
+            outcome.no_base.remove(a.module)
+        outcome.files[a.declaration] = a.text
+        outcome.read[a.declaration] = Seen.read(a.declaration)
+    outcome.files.update(outcome.lock.files())
+    changed = outcome.changed()
+    if mode == "diff":
+        for path in changed:
+            if not outcome.is_lock_file(path):
+                echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
+    else:
+        try:
+            write(outcome.files, delete=outcome.deleted, expected=outcome.read)
+        except Changed as exc:  # saved by an editor meanwhile: never overwritten
+            raise DiagnosticError([changed_during_run(exc.path)]) from None
+    for a in adopted:
+        for note in a.fixes:
+            echo(note if mode != "diff" else note.replace(": fixed: ", ": would fix: ", 1))
+        counted = share(finals[a.module], a.found.cls.name, a.owner)
+        _report(a, counted, echo, "would adopt" if mode == "diff" else "adopted")
+    if mode == "diff":
+        return 0
+    return 1 if report_unsettled(outcome, echo) else 0
+
+
+def _tests_taken(test: Path) -> Diagnostic:
+    return Diagnostic(
+        str(test),
+        1,
+        1,
+        "adopt-tests",
+        "the declaration's generated tests go here, and this test module is yours"
+        " (layergen did not write it)",
+        f"rename it (such as {test.stem}_mine.py), then adopt again",
+    )
+
+
+def _report(a: Adopted, counted: Share, echo, done: str) -> None:
+    kept = ", ".join(a.owner.hand_written) or "nothing"
+    echo(
+        f"{done} {a.found.cls.name} ({shown(a.module)} -> {shown(a.declaration)}):"
+        f" {counted.declared} of {counted.declared + counted.person} lines declared"
+        f" ({counted.percent}%), {counted.person} yours (hand_written: {kept})"
+    )

@@ -1,0 +1,378 @@
+"""`layergen adopt FILE[:Class] | FOLDER` (layergen/adopt/). Issue 36."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import cli
+
+SCALED = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class ScaledDense(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, s):
+        d = s[-1]
+        self.w = self.add_weight(name="w", shape=(d, self.units), initializer="glorot_uniform")
+        self.scale = self.add_weight(shape=(self.units,), initializer="ones")
+
+    def call(self, x):
+        # the person's comment stays where it is
+        return ops.matmul(x, self.w) * self.scale
+
+    def get_config(self):
+        config = super().get_config()
+        config["units"] = self.units
+        return config
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write(project, name: str, text: str):
+    path = project / "layers" / name
+    path.write_text(text)
+    return path
+
+
+def snapshot(project):
+    return {
+        p: p.read_bytes()
+        for p in project.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_adopt_writes_the_declaration_from_the_code(project):
+    module = write(project, "scaled_dense.py", SCALED)
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "scaled_dense.layer.yaml").read_text()
+    assert "layer: ScaledDense" in text
+    assert 'package: "mine"' in text  # the registered package, kept
+    assert 'units: {type: "int"}' in text  # required, a size: an int
+    # Weights in creation order, their shapes in terms of the input's
+    assert text.index("  w: ") < text.index("  scale: ")
+    assert 'w: {shape: "(x[-1], units)", initializer: "glorot_uniform"}' in text
+    assert 'scale: {shape: "(units,)", initializer: "ones"}' in text
+    # `build` leaves `scale` unnamed (Keras names it `variable`): the generated one would
+    # name it, so `build` stays the person's, with the reason
+    assert "  - build  # the weight `scale` has no name" in text
+    assert "test_output_shapes_eager_symbolic_and_computed" in text  # Keras traces call
+    # `call` renders back to the same tree: the declaration's now; the comment goes with it
+    assert "call: |" in text and "# the person's comment" in text
+    source = module.read_text()
+    assert '        self.scale = self.add_weight(shape=(self.units,), initializer="ones")' in source
+    assert "# the person's comment stays where it is" in source
+    assert "adopted ScaledDense (" in result.output and "lines declared (65%)" in result.output
+
+
+def test_the_module_is_generated_then_and_check_is_clean(project):
+    write(project, "scaled_dense.py", SCALED)
+    assert cli("adopt", "layers/scaled_dense.py").exit_code == 0
+    lock = json.loads((project / "layergen.lock").read_text())
+    assert "layers/scaled_dense.layer.yaml" in lock["records"]
+    assert lock["records"]["layers/scaled_dense.layer.yaml"]["hand_written"] == ["build"]
+    assert (project / "tests" / "test_scaled_dense.py").is_file()
+    assert (
+        "from .scaled_dense import ScaledDense" in (project / "layers" / "__init__.py").read_text()
+    )
+    check = cli("generate", "--check", "layers")
+    assert check.exit_code == 0, check.output
+
+
+def test_a_second_adopt_says_so_and_changes_nothing(project):
+    write(project, "scaled_dense.py", SCALED)
+    assert cli("adopt", "layers/scaled_dense.py").exit_code == 0
+    before = snapshot(project)
+    again = cli("adopt", "layers/scaled_dense.py")
+    assert again.exit_code == 0
+    assert "already adopted" in again.output
+    assert snapshot(project) == before
+
+
+def test_diff_shows_what_it_would_write_and_writes_nothing(project):
+    write(project, "scaled_dense.py", SCALED)
+    before = snapshot(project)
+    result = cli("adopt", "--diff", "layers/scaled_dense.py")
+    assert result.exit_code == 0, result.output
+    assert "+++ b/layers/scaled_dense.layer.yaml" in result.output
+    assert "+layer: ScaledDense" in result.output
+    assert "+++ b/layers/scaled_dense.py" in result.output
+    assert "would adopt ScaledDense (" in result.output
+    assert snapshot(project) == before
+
+
+BUGGY = """\
+import keras
+
+
+class NoKwargs(keras.layers.Layer):
+    def __init__(self, factor=2.0, shift=1.0):
+        super().__init__()
+        self.factor = factor
+        self.shift = shift
+
+    def call(self, x):
+        return x * self.factor + self.shift
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+"""
+
+
+def test_it_fixes_what_check_reports_and_says_so(project):
+    module = write(project, "no_kwargs.py", BUGGY)
+    result = cli("adopt", "layers/no_kwargs.py")
+    assert result.exit_code == 0, result.output
+    for code in ("[unregistered]", "[init-kwargs]", "[config-missing]"):
+        assert code in result.output
+    source = module.read_text()
+    assert "def __init__(self, factor=2.0, shift=1.0, **kwargs):" in source
+    assert "super().__init__(**kwargs)" in source
+    assert '"shift": self.shift' in source
+    assert "@keras.saving.register_keras_serializable(package=" in source
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+TWO_TENSORS = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Pair(keras.layers.Layer):
+    def call(self, a, b):
+        return a + b
+"""
+
+
+def test_what_adopt_cannot_carry_is_located_and_nothing_is_written(project):
+    write(project, "scaled_dense.py", SCALED)
+    write(project, "pair.py", TWO_TENSORS)
+    before = snapshot(project)
+    result = cli("adopt", "layers/scaled_dense.py", "layers/pair.py")
+    assert result.exit_code == 2
+    assert "layers/pair.py:6:9: error: `call` takes 2 tensor arguments" in result.output
+    assert "[adopt-call]" in result.output and "hint:" in result.output
+    assert "nothing was written" in result.output
+    assert snapshot(project) == before  # all or nothing: ScaledDense is not adopted either
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "code"),
+    [
+        (
+            SCALED.replace('package="mine")', 'package="mine", name="Other")'),
+            "5:64",
+            "adopt-registration",
+        ),
+        (SCALED.replace("(keras.layers.Layer)", "(MyBase)"), "6:19", "adopt-base"),
+    ],
+)
+def test_a_registered_name_or_a_base_it_cannot_state_is_located(project, text, where, code):
+    write(project, "scaled_dense.py", text)
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 2
+    assert f"layers/scaled_dense.py:{where}: error:" in result.output
+    assert f"[{code}]" in result.output
+    assert not (project / "layers" / "scaled_dense.layer.yaml").exists()
+
+
+TWO_LAYERS = SCALED + """
+
+class Helper(keras.layers.Layer):
+    # stays as written
+    def call(self, x):
+        return x
+"""
+
+
+def test_a_module_of_two_layers_adopts_one_named_and_keeps_the_other(project):
+    module = write(project, "two.py", TWO_LAYERS)
+    result = cli("adopt", "layers/two.py")
+    assert result.exit_code == 2
+    assert "[several-layers]" in result.output and "layergen adopt layers/two.py:" in result.output
+    result = cli("adopt", "layers/two.py:ScaledDense")
+    assert result.exit_code == 0, result.output
+    assert module.read_text().endswith(TWO_LAYERS[TWO_LAYERS.index("class Helper") :])
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+SHADOWED = """\
+import keras
+from keras import ops
+
+shift = 2.0
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Shift(keras.layers.Layer):
+    def __init__(self, shift=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.shift = shift
+
+    def call(self, x):
+        return x + shift  # the module's: in the declaration, the name would be the param
+
+    def get_config(self):
+        return {**super().get_config(), "shift": self.shift}
+"""
+
+
+def test_call_moves_only_where_it_generates_the_same_code(project):
+    module = write(project, "shift.py", SHADOWED)
+    result = cli("adopt", "layers/shift.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "shift.layer.yaml").read_text()
+    assert "call: |" not in text
+    assert "  - call  #" in text
+    assert "        return x + shift  # the module's" in module.read_text()
+
+
+def test_the_tests_layergen_tests_wrote_are_replaced_keeping_hand_added_ones(project):
+    write(project, "scaled_dense.py", SCALED)
+    assert cli("tests", "layers/scaled_dense.py", "--example", "units=3").exit_code == 0
+    tests = project / "tests" / "test_scaled_dense.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_mine():\n    assert True\n")
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 0, result.output
+    text = tests.read_text()
+    assert "layers/scaled_dense.layer.yaml" in text  # the declaration's tests now
+    assert "def test_mine():" in text
+    assert "units: 3" in (project / "layers" / "scaled_dense.layer.yaml").read_text()
+    lock = json.loads((project / "layergen.lock").read_text())
+    assert not lock.get("handwritten")
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_folder_adopts_every_layer_in_it(project):
+    write(project, "scaled_dense.py", SCALED)
+    write(project, "shift.py", SHADOWED)
+    write(project, "helpers.py", "def helper():\n    return 1\n")
+    result = cli("adopt", "layers")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("adopted ") == 2
+    assert not (project / "layers" / "helpers.layer.yaml").exists()
+
+
+DENSE = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class PlainDense(keras.layers.Layer):
+    def __init__(self, units, activation=None, use_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.activation = keras.activations.get(activation)
+        self.use_bias = use_bias
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            name="kernel", shape=(input_shape[-1], self.units), initializer="glorot_uniform"
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.units,), initializer="zeros")
+
+    def call(self, inputs):
+        y = keras.ops.matmul(inputs, self.kernel)
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "activation": keras.activations.serialize(self.activation),
+                "use_bias": self.use_bias,
+            }
+        )
+        return config
+"""
+
+
+def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
+    write(project, "plain_dense.py", DENSE)
+    result = cli("adopt", "layers/plain_dense.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "plain_dense.layer.yaml").read_text()
+    # stored with keras.activations.get: an activation param, so __init__ and get_config
+    # are the generated ones
+    assert 'activation: {type: "activation", default: null}' in text
+    assert "  - __init__" not in text and "  - get_config" not in text
+    assert 'bias: {shape: "(units,)", initializer: "zeros", when: "use_bias"}' in text
+    assert "  - build  # it does more than create its weights" in text  # the `if` stays yours
+    assert "adopted PlainDense (" in result.output and "(hand_written: build)" in result.output
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_test_module_of_the_persons_own_is_never_merged_into(project):
+    write(project, "scaled_dense.py", SCALED)
+    (project / "tests").mkdir()
+    mine = project / "tests" / "test_scaled_dense.py"
+    mine.write_text("def test_mine():\n    assert True\n")
+    before = snapshot(project)
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 2
+    assert "tests/test_scaled_dense.py:1:1: error:" in result.output
+    assert "[adopt-tests]" in result.output and "test_scaled_dense_mine.py" in result.output
+    assert snapshot(project) == before
+
+
+CONFIG = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Eps(keras.layers.Layer):
+    def __init__(self, eps=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.eps = eps
+
+    def call(self, x):
+        return x + self.eps
+
+    def get_config(self):
+{body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "declared"),
+    [
+        ('        return {**super().get_config(), "eps": self.eps}', True),
+        ("        return dict(super().get_config(), eps=self.eps)", True),
+        (
+            '        config = super().get_config()\n        config["eps"] = self.eps\n'
+            "        return config",
+            True,
+        ),
+        ('        return {**super().get_config(), "eps": self.eps * 2}', False),
+        ('        return {**super().get_config(), "eps": self.eps, "more": 1}', False),
+    ],
+)
+def test_get_config_moves_only_when_it_lists_the_arguments_as_stored(project, body, declared):
+    write(project, "eps.py", CONFIG.format(body=body))
+    result = cli("adopt", "layers/eps.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "eps.layer.yaml").read_text()
+    assert ("  - get_config" not in text) is declared
+    if not declared:  # the person's, byte for byte
+        assert body in (project / "layers" / "eps.py").read_text()
