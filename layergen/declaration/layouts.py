@@ -89,9 +89,11 @@ def path_problem(path: str) -> Problem | None:
 
 def sublayer_name(key: str, args: dict[str, Any]) -> str | None:
     """The name Keras gives a sublayer: its `name` argument when that is a string literal,
-    else its key (layergen passes `name=<key>`); None when the argument is computed."""
+    else its key without a leading `_` (layergen passes `name=<key>`, as keras-hub names
+    `self._feedforward_output_dense` `feedforward_output_dense`); None when the argument
+    is computed."""
     if "name" not in args:
-        return key
+        return key.lstrip("_")
     value = args["name"]
     try:
         value = ast.literal_eval(value) if isinstance(value, str) else value

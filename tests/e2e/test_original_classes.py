@@ -18,17 +18,44 @@ pytestmark = pytest.mark.e2e
 REAL = FIXTURES / "real"
 BACKENDS = ["jax", "tensorflow", "torch"]
 IMPORT = re.compile(r"^from real\.\w+ import (\w+)$", re.MULTILINE)
+LAYOUT_MAP = "from real.layout_map import"  # the keys of the declared layouts, kept
 
+# keras-hub 0.32's LlamaAttention and LlamaTransformerDecoder: `get_config` reads
+# `self.rope_scaling_factor`, which they never set (AttributeError), so they neither
+# round-trip their config nor save (issue 35, item 7); and the decoder's
+# `compute_output_shape` leaves out the cache it returns (item 6).
+LLAMA = {
+    "test_llama_attention::test_config_round_trip",
+    "test_llama_attention::test_save_and_load_without_custom_objects",
+    "test_llama_transformer_decoder::test_config_round_trip",
+    "test_llama_transformer_decoder::test_save_and_load_without_custom_objects",
+    "test_llama_transformer_decoder::test_each_keyword_argument_of_call",
+}
+# On JAX the model-parallel tests run, and the fixture they share saves the model.
+LLAMA_MODEL_PARALLEL = {
+    f"{module}::test_model_parallel_{name}"
+    for module in ("test_llama_attention", "test_llama_transformer_decoder")
+    for name in (
+        "shards_each_weight_as_declared",
+        "computes_what_one_device_computes",
+        "fit_step_trains_like_one_device",
+        "model_saves_and_loads_sharded",
+        "warns_when_the_map_misses_a_layer_named_by_hand",
+    )
+}
 # Where the original itself fails, by backend: what it does there, and the tests that show it.
 # Kept exact: a test leaving this list (the original fixed) fails here until it is removed.
 DEFECTS_OF_THE_ORIGINALS = {
-    "tensorflow": {
+    "jax": LLAMA | LLAMA_MODEL_PARALLEL,
+    "tensorflow": LLAMA
+    | {
         # keras-hub's load-balancing loss multiplies a float32 one-hot by the router's
         # float16 (bfloat16) probabilities: TensorFlow's Mul refuses mixed dtypes. The
         # declared twin computes that loss in float32 (see tests/fixtures/real/README.md).
         "test_mixtral_sparse_moe_block::test_mixed_precision_matches_float32[mixed_bfloat16]",
         "test_mixtral_sparse_moe_block::test_mixed_precision_matches_float32[mixed_float16]",
     },
+    "torch": LLAMA,
 }
 
 
@@ -42,12 +69,14 @@ def project(tmp_path_factory):
     assert result.returncode == 0, result.stderr
     shutil.copytree(FIXTURES / "keras_hub", root / "keras_hub_refs")
     shutil.copy(REAL / "originals.py", root / "originals.py")
+    # The layout map is no layer: its keys match the originals' weights as the twins'.
+    shutil.copy(root / "real" / "layout_map.py", root / "layout_map.py")
     shutil.rmtree(root / "real")
     tests = root / "tests"
     for path in sorted(tests.glob("test_*.py")):
         text, count = IMPORT.subn(r"from originals import \1", path.read_text())
         assert count == 1, path.name
-        path.write_text(text)
+        path.write_text(text.replace(LAYOUT_MAP, "from layout_map import"))
     return root
 
 

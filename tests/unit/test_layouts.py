@@ -70,6 +70,15 @@ def test_a_sublayer_named_in_its_args_leads_its_paths():
     assert "gate/kernel" in parse_declaration("a.layer.yaml", text.encode()).ir.layouts
 
 
+def test_a_private_sublayers_paths_start_with_the_name_keras_gives_it():
+    """`_router` is created with `name="router"` (keras-hub's `self._feedforward_output_dense`
+    is `feedforward_output_dense`): its weights' paths, and so its keys, drop the `_`."""
+    text = EXPERTS.replace("  router:", "  _router:").replace("router(x)", "_router(x)")
+    layouts = parse_declaration("a.layer.yaml", text.encode()).ir.layouts
+    assert layouts["router/kernel"] == (None, "model")
+    assert "_router/kernel" not in layouts
+
+
 @pytest.mark.parametrize(
     "old, new, expected",
     [

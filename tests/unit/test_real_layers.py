@@ -436,3 +436,20 @@ def test_the_docstring_lists_the_keyword_arguments_of_call():
         "        start_index: The position of the first token. Defaults to `0`.\n"
         "        positions: a tensor, or None. Defaults to `None`.\n"
     ) in code
+
+
+def test_a_long_config_entry_is_split_as_keras_hub_splits_it():
+    """keras-hub's Llama layers have `rope_frequency_adjustment_factor`: its `get_config`
+    entry would pass the line, which black cannot split without parentheses."""
+    code = module("""\
+        layer: Rope
+        params:
+          rope_frequency_adjustment_factor: {type: float, default: null}
+        call: x
+        """)
+    assert (
+        '                "rope_frequency_adjustment_factor": (\n'
+        "                    self.rope_frequency_adjustment_factor\n"
+        "                ),\n"
+    ) in code
+    assert max(len(line) for line in code.splitlines()) <= 88
