@@ -464,12 +464,23 @@ def _bound(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
     return {k.arg for k in call.keywords if k.arg} | set(named[: len(positional)])
 
 
+# Keras layers that define no `get_config` of their own (Keras 2's AbstractRNNCell, Keras
+# 3's ELU and Identity): Layer's runs, which auto-configs a subclass's arguments as it does
+# for the bare Layer.
+AUTO_CONFIG_LAYERS = frozenset(["AbstractRNNCell", "ELU", "Identity"])
+
+
 def _keras_parent_config(cls: ClassInfo) -> bool:
-    """Whether a base is a Keras class other than the bare Layer, Loss, ... (so it has a get_config)."""
+    """Whether a base is a Keras class other than the bare Layer, Loss, ... that has a
+    get_config of its own."""
     for owner in [cls, *cls.parents]:
         for base in owner.bases:
             known = keras_base(base)
-            if known and not known[1]:
+            if (
+                known
+                and not known[1]
+                and not (known[0] == "layer" and base.rsplit(".", 1)[-1] in AUTO_CONFIG_LAYERS)
+            ):
                 return True
     return False
 
