@@ -255,16 +255,30 @@ def _init_kwargs(source: SourceFile, cls: ClassInfo) -> Iterator[Finding]:
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
     # `**kwargs` read in any way (popped, passed elsewhere) is a choice; dropped, it loses
     # what `from_config` passes back (`name`, `dtype`: the mixed-precision policy).
-    if call is not None and not used and _config_has_base_keys(source, cls):
-        yield _at(
-            source,
-            call,
-            "init-kwargs",
-            f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
-            "`dtype=` are dropped",
-            f"pass it on: `super().__init__(..., **{kwarg.arg})`",
-            fix=("init-kwargs", cls.name, cls.node.lineno),
-        )
+    if call is None or used or not _config_has_base_keys(source, cls):
+        return
+    named = {k.arg for k in call.keywords if k.arg}
+    # The base keys a config holds: a Keras 3 loss's has `dtype` too, a layer's `trainable`.
+    held = (
+        base
+        | ({"dtype"} if cls.keras3 else set())
+        | ({"trainable"} if cls.kind == "layer" else set())
+    )
+    if held <= named:
+        # `super().__init__(name=name, reduction=NONE)`: the config's copies have nowhere
+        # else to go; `**kwargs` only swallows the `reduction` the loss fixes on purpose.
+        return
+    # `**kwargs` beside `reduction="none"` would pass the config's `reduction` twice.
+    fixable = not (named & BASE_ARGUMENTS - set(params))
+    yield _at(
+        source,
+        call,
+        "init-kwargs",
+        f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
+        "`dtype=` are dropped",
+        f"pass it on: `super().__init__(..., **{kwarg.arg})`",
+        fix=("init-kwargs", cls.name, cls.node.lineno) if fixable else None,
+    )
 
 
 def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
@@ -311,17 +325,19 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             return
     elif _keras_parent_config(cls):
         keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
-    elif cls.parent_opaque or cls.kind == "layer":
+    elif cls.parent_opaque or cls.kind in ("layer", "regularizer"):
         # An unknown base may write it; Keras 3 writes a plain Layer's config from its
-        # arguments, and Keras 2's raises NotImplementedError naming the class (not silent).
+        # arguments, and Keras 2's (and every Regularizer's) raises NotImplementedError
+        # naming the class: saving fails loudly, nothing is silent.
         return
     else:
         keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
     where = own or cls.node
+    restored = _restored_through_kwargs(init, keys - set(params))
     missing = [
         p
         for p in params
-        if p not in keys and not (_unserializable(init, p) or _needless(init, p, cls))
+        if p not in keys | restored and not (_unserializable(init, p) or _needless(init, p, cls))
     ]
     if not missing:
         return
@@ -350,6 +366,45 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
             else None
         ),
     )
+
+
+def _restored_through_kwargs(init: ast.FunctionDef, keys: set[str]) -> set[str]:
+    """The parameters a class restores its own way through a config key that is no
+    parameter: `shape = kwargs.pop("values_shape", None)` with `values_shape` in the config,
+    then `if values is not None: shape = ...` (the values come back with the weights)."""
+    kwarg = init.args.kwarg.arg if init.args.kwarg else None
+    if kwarg is None or not keys:
+        return set()
+    read_back = set()  # locals that hold a config key read from **kwargs
+    for node in walk(init):
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            holder, key = value.func.value, value.args[0] if value.args else None
+            if value.func.attr not in ("pop", "get"):
+                holder = None
+        elif isinstance(value, ast.Subscript):
+            holder, key = value.value, value.slice
+        else:
+            continue
+        if (
+            isinstance(holder, ast.Name)
+            and holder.id == kwarg
+            and isinstance(key, ast.Constant)
+            and key.value in keys
+        ):
+            read_back.add(node.targets[0].id)
+    restored = set()
+    for node in walk(init):
+        if isinstance(node, ast.If) and any(
+            isinstance(t, ast.Name) and t.id in read_back
+            for n in walk(node)
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+        ):
+            restored |= {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
+    return restored
 
 
 def _position(source: SourceFile, target: tuple | None) -> tuple | None:

@@ -289,7 +289,34 @@ def rebuilt_by_from_config(init: ast.FunctionDef, owners: list[ClassInfo]) -> se
                     break
                 positional.append(arg)
             rebuilt |= set(named[: len(positional)]) | {k.arg for k in node.keywords if k.arg}
+            for k in node.keywords:  # `cls(**config)` after `config["spec"] = ...`
+                if k.arg is None and isinstance(k.value, ast.Name):
+                    rebuilt |= _keys_written(method, k.value.id)
     return rebuilt
+
+
+def _keys_written(function: ast.FunctionDef, name: str) -> set[str]:
+    """The keys `function` writes into the dict `name`: `name["k"] = ...`,
+    `name.update(k=...)`, `name.update({"k": ...})`, `name.setdefault("k", ...)`."""
+    written: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and getattr(target.value, "id", None) == name:
+                    written.add(_string(target.slice))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and getattr(node.func.value, "id", None) == name
+        ):
+            if node.func.attr == "update":
+                written |= {k.arg for k in node.keywords if k.arg}
+                for arg in node.args:
+                    if isinstance(arg, ast.Dict):
+                        written |= {_string(key) for key in arg.keys if key is not None}
+            elif node.func.attr == "setdefault" and node.args:
+                written.add(_string(node.args[0]))
+    return written - {None}
 
 
 def _string(node: ast.AST | None) -> str | None:

@@ -92,3 +92,174 @@ def test_a_keras_base_with_a_get_config_of_its_own_still_loses_the_argument(tmp_
                 return super().call(x) * self.scale
         """
     assert rules(tmp_path, {"scaled.py": dense}) == ["config-missing"]
+
+
+# --- B: an argument kept as a weight, its shape saved under a key **kwargs gives back ----
+
+TABLE = """
+    import keras
+
+    class Table(keras.layers.Layer):
+        def __init__(self, values=None, **kwargs):
+            shape = kwargs.pop("values_shape", None)
+            super().__init__(**kwargs)
+            if values is not None:
+                shape = (len(values),)
+                initializer = keras.initializers.Constant(values)
+            else:
+                initializer = "zeros"
+            self.table = self.add_weight(shape=shape, initializer=initializer, trainable=False)
+
+        def get_config(self):
+            return {"values_shape": tuple(self.table.shape), **super().get_config()}
+
+        def call(self, indices):
+            return keras.ops.take(self.table, indices)
+    """
+
+
+def test_an_argument_restored_through_a_key_kwargs_reads_back_is_not_missing(tmp_path):
+    # A .keras save and load of Table(values=[1.0, 2.0, 3.0]) gives the same lookups.
+    assert rules(tmp_path, {"table.py": TABLE}) == []
+
+
+def test_a_key_kwargs_reads_back_does_not_cover_another_argument(tmp_path):
+    other = (
+        TABLE.replace("values=None, **kwargs", "values=None, scale=2.0, **kwargs")
+        .replace(
+            "return keras.ops.take(self.table, indices)",
+            "return keras.ops.take(self.table, indices) * self.scale",
+        )
+        .replace("trainable=False)\n", "trainable=False)\n            self.scale = scale\n")
+    )
+    found = check(tmp_path, {"table.py": other})
+    assert [(code, "`scale`" in message, "`values`" in message) for _, code, message in found] == [
+        ("config-missing", True, False)
+    ]
+
+
+# --- C: from_config fills an argument in by assigning into the config dict ---------------
+
+WRAPPED = """
+    import keras
+
+    class Wrapped(keras.layers.Layer):
+        def __init__(self, spec, optimizer, **kwargs):
+            super().__init__(**kwargs)
+            if spec is not None:
+                self.inner = keras.layers.Dense(spec["units"])
+            self.optimizer = optimizer
+
+        def get_config(self):
+            config = super().get_config()
+            config.update({"inner": keras.saving.serialize_keras_object(self.inner)})
+            return config
+
+        @classmethod
+        def from_config(cls, config):
+            inner = keras.saving.deserialize_keras_object(config.pop("inner"))
+            FILL
+            layer = cls(**config)
+            layer.inner = inner
+            return layer
+
+        def call(self, x):
+            return self.inner(x)
+    """
+
+
+def test_arguments_from_config_writes_into_the_config_it_passes_are_rebuilt(tmp_path):
+    for fill in [
+        'config["spec"] = None; config["optimizer"] = None',
+        "config.update(spec=None, optimizer=None)",
+        'config.update({"spec": None}); config.setdefault("optimizer", None)',
+    ]:
+        code = WRAPPED.replace("FILL", fill)
+        assert rules(tmp_path, {"wrapped.py": code}) == [], fill
+
+
+def test_an_argument_from_config_does_not_fill_in_is_still_missing(tmp_path):
+    code = WRAPPED.replace("FILL", 'config["spec"] = None')
+    found = check(tmp_path, {"wrapped.py": code})
+    assert [(code, "`optimizer`" in m, "`spec`" in m) for _, code, m in found] == [
+        ("config-missing", True, False)
+    ]
+
+
+# --- D: a regularizer with no get_config: the base raises, so saving fails loudly -------
+
+PENALTY = """
+    import keras
+
+    class KLPenalty(BASE):
+        def __init__(self, prior, weight=1.0):
+            self.prior = prior  # a distribution object: no config can hold it
+            self.weight = weight
+
+        def __call__(self, x):
+            return self.weight * keras.ops.sum(self.prior(x))
+    """
+
+
+def test_a_regularizer_without_get_config_is_not_silent(tmp_path):
+    # Saving a model that uses it raises NotImplementedError naming the class.
+    code = PENALTY.replace("BASE", "keras.regularizers.Regularizer")
+    assert rules(tmp_path, {"penalty.py": code}) == []
+
+
+def test_initializers_and_regularizers_with_a_config_of_their_own_still_lose_arguments(tmp_path):
+    # An initializer's base get_config returns {} (Keras's own Identity(gain=...) is one);
+    # a subclass of L2 inherits L2's, which saves only `l2`.
+    for base in ["keras.initializers.Initializer", "keras.regularizers.L2"]:
+        code = PENALTY.replace("BASE", base)
+        assert rules(tmp_path, {"penalty.py": code}) == ["config-missing"], base
+
+
+# --- H: a **kwargs that swallows the `reduction` a loss fixes on purpose ----------------
+
+MARGIN = """
+    import tensorflow as tf
+
+    class MarginLoss(tf.keras.losses.Loss):
+        def __init__(self, margin=1.0, name=None, **kwargs):
+            # the loss is per example by design: the config's `reduction` is swallowed
+            super().__init__(name=name, reduction=tf.keras.losses.Reduction.NONE)
+            self.margin = margin
+
+        def call(self, y_true, y_pred):
+            return tf.maximum(0.0, self.margin - y_true * y_pred)
+
+        def get_config(self):
+            return {**super().get_config(), "margin": self.margin}
+    """
+
+
+def test_kwargs_dropped_by_a_call_that_passes_every_base_argument_is_no_finding(tmp_path):
+    # tf_keras 2.21: MarginLoss.from_config(MarginLoss(margin=2.0, name="m").get_config())
+    # works; passing **kwargs on makes it raise "multiple values for 'reduction'".
+    assert rules(tmp_path, {"margin.py": MARGIN}) == []
+    # Keras 3: a loss's config holds `dtype` too, and this call passes it.
+    keras3 = (
+        MARGIN.replace("import tensorflow as tf", "import keras\n    import tensorflow as tf")
+        .replace("tf.keras.losses.Loss", "keras.losses.Loss")
+        .replace("reduction=tf.keras.losses.Reduction.NONE", 'reduction="none", dtype=None')
+    )
+    assert rules(tmp_path, {"margin.py": keras3}) == []
+
+
+def test_fix_never_adds_kwargs_to_a_call_that_names_a_config_key(tmp_path):
+    # Keras 3: `dtype` is dropped (a finding), but `**kwargs` beside `reduction="none"`
+    # would pass the config's `reduction` twice: no fix.
+    from helpers import layergen
+
+    keras3 = (
+        MARGIN.replace("import tensorflow as tf", "import keras\n    import tensorflow as tf")
+        .replace("tf.keras.losses.Loss", "keras.losses.Loss")
+        .replace("reduction=tf.keras.losses.Reduction.NONE", 'reduction="none"')
+    )
+    assert rules(tmp_path, {"margin.py": keras3}) == ["init-kwargs"]
+    before = (tmp_path / "margin.py").read_text()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    result = layergen("check", "--fix", "--select", "init-kwargs", cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert (tmp_path / "margin.py").read_text() == before
