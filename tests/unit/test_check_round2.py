@@ -263,3 +263,66 @@ def test_fix_never_adds_kwargs_to_a_call_that_names_a_config_key(tmp_path):
     result = layergen("check", "--fix", "--select", "init-kwargs", cwd=tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert (tmp_path / "margin.py").read_text() == before
+
+
+# --- G: a project folder whose name has a dot -------------------------------------------
+
+BASE = """
+    import keras
+
+    class Base(keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def get_config(self):
+            return {**super().get_config(), "units": self.units}
+    """
+SCALED = """
+    from .base import Base
+
+    class Scaled(Base):
+        def __init__(self, units, scale=1.0, **kwargs):
+            super().__init__(units, **kwargs)
+            self.scale = scale
+
+        def call(self, x):
+            return x * self.scale
+    """
+
+
+def test_a_relative_import_resolves_under_a_dotted_folder(tmp_path):
+    for folder in ["proj", "proj-1.0", "proj_1.0", "repo.v2/src"]:
+        found = check(
+            tmp_path / folder, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/scaled.py": SCALED}
+        )
+        assert [(f, code) for f, code, _ in found] == [("pkg/scaled.py", "config-missing")], folder
+
+
+def test_a_torch_module_base_under_a_dotted_folder_is_not_a_keras_layer(tmp_path):
+    # sionna 2.2 (pure PyTorch) gave 7 init-kwargs findings checked as `sionna-2.2.0/`.
+    files = {
+        "sionna/__init__.py": "",
+        "sionna/object.py": """
+            import torch
+
+            class Object(torch.nn.Module):
+                def __init__(self, precision=None, **kwargs):
+                    super().__init__()
+                    self.precision = precision
+            """,
+        "sionna/block.py": """
+            from .object import Object
+
+            class Block(Object):
+                def __init__(self, precision=None, **kwargs):
+                    super().__init__(precision=precision)
+
+                def build(self, *shapes):
+                    pass
+
+                def call(self, *args, **kwargs):
+                    raise NotImplementedError
+            """,
+    }
+    assert check(tmp_path / "sionna-2.2.0", files) == []
