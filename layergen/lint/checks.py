@@ -150,6 +150,7 @@ RELOAD_RULES = {"forwarded-value": forwarded_values, "config-key-mismatch": miss
 # The rules `_call_checks` finds (one walk of `call` for all of them).
 CALL_RULES = {"python-if-on-tensor", "numpy-in-call", "backend-op-in-call", "state-rebound"}
 WEIGHT_RULES = {"weight-in-call", "weight-in-init", "untracked-variable"}
+CONFIG_RULES = {"config-missing", "config-missing-initializer"}
 
 
 def not_run(source: SourceFile, cls: ClassInfo, run: Run) -> frozenset[str]:
@@ -166,8 +167,8 @@ def check_class(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Findin
     on = run.select - not_run(source, cls, run)
     if "init-kwargs" in on:
         yield from _init_kwargs(source, cls)
-    if "config-missing" in on:
-        yield from _config_missing(source, cls, run)
+    if CONFIG_RULES & on:
+        yield from (f for f in _config_missing(source, cls, run) if f.code in on)
     if "unregistered" in on:
         yield from _unregistered(source, cls, run)
     for code, rule in RELOAD_RULES.items():
@@ -349,15 +350,26 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         target = ("method", cls.kind in ("layer", "loss") or _keras_parent_config(cls))
     fixable = target is not None and all(v for _, v in values)
     names = ", ".join(f"`{p}`" for p in missing)
+    # Only starting values of weights: a loaded model takes its weights from the file, so
+    # only a layer rebuilt from its config alone (clone_model) shows it. An opt-in rule.
+    code = (
+        "config-missing-initializer"
+        if all(_initializer_only(init, p, owners) for p in missing)
+        else "config-missing"
+    )
     if own is not None:
         message = f"`get_config` leaves out {names}: after `load_model` it is back to its default"
     else:
         message = f"`{cls.name}` takes {names} but has no `get_config` that saves {'it' if len(missing) == 1 else 'them'}"
     hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in values) + " to the config"
+    if code == "config-missing-initializer":
+        message += (
+            " (it only sets a weight's starting value: `clone_model` starts from the default)"
+        )
     yield _at(
         source,
         where,
-        "config-missing",
+        code,
         message,
         hint if all(v for _, v in values) else hint + " (store the argument on `self` first)",
         fix=(
@@ -405,6 +417,104 @@ def _restored_through_kwargs(init: ast.FunctionDef, keys: set[str]) -> set[str]:
         ):
             restored |= {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
     return restored
+
+
+def _initializer_only(init: ast.FunctionDef, param: str, owners: list[ClassInfo]) -> bool:
+    """Whether the code uses `param` only to make weights' starting values: every read of
+    it reaches `initializer=` of `add_weight` or a `*_initializer=` of a sublayer, directly,
+    through a call (`initializers.Constant(param)`), or through a local or `self.` attribute
+    (or an `if` that only sets them) used that way in turn."""
+    functions = [f for owner in owners for f in owner.methods.values()]
+    todo: list[tuple] = [("local", init, param)]
+    seen: set[tuple] = set()
+    fed = False
+    while todo:
+        held = todo.pop()
+        key = (held[0], id(held[1]) if held[0] == "local" else None, held[2])
+        if key in seen:
+            continue
+        seen.add(key)
+        for function in [held[1]] if held[0] == "local" else functions:
+            me = self_name(function)
+            for node in walk(function):
+                read = (
+                    isinstance(node, ast.Name) and node.id == held[2]
+                    if held[0] == "local"
+                    else isinstance(node, ast.Attribute) and self_attribute(node, me) == held[2]
+                )
+                if not read or not isinstance(node.ctx, ast.Load):
+                    continue
+                reached = _feeds(function, node)
+                if reached is None:
+                    return False
+                if reached == "initializer":
+                    fed = True
+                else:
+                    todo.extend(reached)
+    return fed
+
+
+def _feeds(function: ast.FunctionDef, node: ast.AST) -> str | list[tuple] | None:
+    """Where the value read at `node` goes: "initializer" (a keyword that takes one), the
+    locals and `self.` attributes an assignment (or an `if` of assignments) sets from it,
+    or None (anything else: a shape, a condition in `call`, another argument)."""
+    parents = function.__dict__.get("_parents")
+    if parents is None:
+        parents = function._parents = {
+            id(child): parent for parent in walk(function) for child in ast.iter_child_nodes(parent)
+        }
+    child = node
+    while (parent := parents.get(id(child))) is not None:
+        maker = isinstance(parent, ast.Call) and getattr(parent.func, "attr", None) in WEIGHT_MAKERS
+        if isinstance(parent, ast.keyword):
+            call = parents[id(parent)]
+            weight = getattr(call.func, "attr", None) in WEIGHT_MAKERS
+            if parent.arg and (
+                parent.arg.endswith("_initializer") or (parent.arg == "initializer" and weight)
+            ):
+                return "initializer"
+            if weight:
+                return None  # a weight's shape, dtype, ...
+        elif maker:
+            return None  # a positional argument of add_weight
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if isinstance(child, ast.Tuple) or child is not parent.value:
+                return None
+            return _assigned(targets, function)
+        elif isinstance(parent, ast.Tuple) and isinstance(parents.get(id(parent)), ast.Assign):
+            assign = parents[id(parent)]
+            target = assign.targets[0]
+            if (
+                assign.value is parent
+                and len(assign.targets) == 1
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(parent.elts)
+            ):  # `self.axis, self.initializer = axis, initializer`
+                return _assigned([target.elts[parent.elts.index(child)]], function)
+            return None
+        elif isinstance(parent, ast.If) and child is parent.test:
+            body = [*parent.body, *parent.orelse]
+            if not all(isinstance(s, ast.Assign) for s in body):
+                return None
+            return _assigned([t for s in body for t in s.targets], function)
+        elif isinstance(parent, ast.stmt):
+            return None
+        child = parent
+    return None
+
+
+def _assigned(targets: list[ast.AST], function: ast.FunctionDef) -> list[tuple] | None:
+    """The locals and `self.` attributes `targets` name; None for anything else."""
+    held, me = [], self_name(function)
+    for target in targets:
+        if isinstance(target, ast.Name):
+            held.append(("local", function, target.id))
+        elif self_attribute(target, me):
+            held.append(("attr", None, self_attribute(target, me)))
+        else:
+            return None
+    return held
 
 
 def _position(source: SourceFile, target: tuple | None) -> tuple | None:

@@ -58,6 +58,21 @@ RULES = {
             fixable=True,
         ),
         Rule(
+            "config-missing-initializer",
+            "warning",
+            "`get_config` leaves out an argument that only sets a weight's starting value",
+            "An argument the code uses only as a weight's initializer (`add_weight(initializer=...)`, a sublayer's\n"
+            "`kernel_initializer=`, directly or through `initializers.Constant(...)`) never shows after `load_model`:\n"
+            "the weights come from the file. A layer rebuilt from its config alone (`clone_model`, a model built\n"
+            "from a saved config) starts from the default instead. `config-missing` reports it when another\n"
+            "argument is missing too.",
+            "def __init__(self, init_value=1e-6, **kwargs):\n    ...\n    self.gamma_init = keras.initializers.Constant(init_value)\n\n"
+            "def get_config(self):\n    return super().get_config()",
+            'def get_config(self):\n    return {**super().get_config(), "init_value": self.init_value}',
+            fixable=True,
+            default=False,
+        ),
+        Rule(
             "sublayer-dtype",
             "warning",
             "a sublayer is created without `dtype=self.dtype_policy`",

@@ -326,3 +326,97 @@ def test_a_torch_module_base_under_a_dotted_folder_is_not_a_keras_layer(tmp_path
             """,
     }
     assert check(tmp_path / "sionna-2.2.0", files) == []
+
+
+# --- F: an argument that only makes a weight's starting value ----------------------------
+
+BIAS = """
+    import keras
+
+    class BiasLayer(keras.layers.Layer):
+        def __init__(self, axis=-1, initializer="zeros", **kwargs):
+            super().__init__(**kwargs)
+            self.axis, self.initializer = axis, initializer
+
+        def build(self, input_shape):
+            self.bb = self.add_weight(shape=(input_shape[-1],), initializer=self.initializer)
+
+        def call(self, inputs):
+            return inputs + self.bb
+
+        def get_config(self):
+            config = super().get_config()
+            config.update({"axis": self.axis})  # Not saving initializer in config
+            return config
+    """
+AFFINE = """
+    import keras
+    from keras import initializers
+
+    class ChannelAffine(keras.layers.Layer):
+        def __init__(self, weight_init_value=1, start=0.0, units=4, **kwargs):
+            super().__init__(**kwargs)
+            if isinstance(weight_init_value, (int, float)):
+                self.ww_init = initializers.Constant(weight_init_value)
+            else:
+                self.ww_init = weight_init_value
+            self.start = start
+            self.dense = keras.layers.Dense(units, bias_initializer=initializers.Constant(start))
+
+        def build(self, input_shape):
+            init = self.ww_init
+            self.ww = self.add_weight(shape=(input_shape[-1],), initializer=init)
+
+        def call(self, inputs):
+            return self.dense(inputs * self.ww)
+
+        def get_config(self):
+            return {**super().get_config(), "units": self.dense.units}
+    """
+INITIALIZER_RULE = DEFAULT_RULES | {"config-missing-initializer"}
+
+
+def test_an_initializer_left_out_is_not_a_default_finding(tmp_path):
+    # A loaded model takes its weights from the file: the initializer never shows.
+    for name, code in [("bias.py", BIAS), ("affine.py", AFFINE)]:
+        assert rules(tmp_path, {name: code}) == [], name
+        found = check(tmp_path, {name: code}, select=INITIALIZER_RULE)
+        assert [code for _, code, _ in found] == ["config-missing-initializer"], name
+    assert "`weight_init_value`, `start`" in found[0][2]
+
+
+def test_an_argument_used_for_more_than_a_starting_value_is_still_config_missing(tmp_path):
+    uses = {
+        # read in `call` as well
+        "scale": BIAS.replace(
+            "return inputs + self.bb", "return inputs + self.bb * self.initializer"
+        ),
+        # gives the weight its shape
+        "shape": BIAS.replace("shape=(input_shape[-1],)", "shape=self.initializer"),
+        # passed where Keras takes a regularizer
+        "regularizer": BIAS.replace(
+            "initializer=self.initializer)", "regularizer=self.initializer)"
+        ),
+    }
+    for use, code in uses.items():
+        found = check(tmp_path, {"bias.py": code}, select=INITIALIZER_RULE)
+        assert [code for _, code, _ in found] == ["config-missing"], use
+    # With another argument missing too, the finding stays the default rule's, whole.
+    both = BIAS.replace('initializer="zeros", **kwargs', 'initializer="zeros", gain=1.0, **kwargs')
+    both = both.replace(
+        "self.axis, self.initializer = axis, initializer",
+        "self.axis, self.initializer, self.gain = axis, initializer, gain",
+    )
+    both = both.replace("return inputs + self.bb", "return inputs + self.bb * self.gain")
+    found = check(tmp_path, {"bias.py": both}, select=INITIALIZER_RULE)
+    assert [(code, "`initializer`, `gain`" in m) for _, code, m in found] == [
+        ("config-missing", True)
+    ]
+
+
+def test_the_initializer_rule_is_opt_in_and_explained():
+    from layergen.lint.rules import RULES
+
+    rule = RULES["config-missing-initializer"]
+    assert not rule.default and rule.fixable
+    assert "clone_model" in rule.explain()
