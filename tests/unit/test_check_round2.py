@@ -420,3 +420,52 @@ def test_the_initializer_rule_is_opt_in_and_explained():
     rule = RULES["config-missing-initializer"]
     assert not rule.default and rule.fixable
     assert "clone_model" in rule.explain()
+
+
+# --- forwarded-value: the subclass sets the attribute the parent's get_config reads -------
+
+FORWARDED = """
+    import keras
+
+    class Base(keras.layers.Layer):
+        def __init__(self, activation=None, **kwargs):
+            super().__init__(**kwargs)
+            self.activation = keras.activations.get(activation)
+
+        def get_config(self):
+            CONFIG
+            return {**super().get_config(), **config}
+
+    class Child(Base):
+        def __init__(self, units, activation="relu", **kwargs):
+            super().__init__(activation=None, **kwargs)
+            self.units = units
+            SET
+
+        def get_config(self):
+            return {**super().get_config(), "units": self.units}
+
+        def call(self, x):
+            return self.activation(x)
+    """
+SET_AFTER = "self.activation = keras.activations.get(activation)  # set after the parent's"
+EXPLICIT = 'config = {"activation": keras.activations.serialize(self.activation)}'
+# spektral's MessagePassing: `getattr(self, key)` for each of its keyword arguments
+BY_NAME = 'config = {k: getattr(self, k) for k in ["activation"]}'
+FORWARDED_RULE = frozenset({"forwarded-value"})
+
+
+def test_a_forwarded_value_the_subclass_overwrites_is_saved_as_the_argument(tmp_path):
+    # Running it: Child(3, activation="tanh") round-trips as tanh.
+    for config in [EXPLICIT, BY_NAME]:
+        code = FORWARDED.replace("CONFIG", config).replace("SET", SET_AFTER)
+        assert rules(tmp_path, {"child.py": code}, select=FORWARDED_RULE) == [], config
+
+
+def test_a_forwarded_value_kept_elsewhere_is_still_reported(tmp_path):
+    kept = "self.mode = activation"  # another attribute: the parent saves None
+    for config in [EXPLICIT, BY_NAME]:
+        code = FORWARDED.replace("CONFIG", config).replace("SET", kept)
+        assert rules(tmp_path, {"child.py": code}, select=FORWARDED_RULE) == [
+            "forwarded-value"
+        ], config
