@@ -297,13 +297,26 @@ def rebuilt_by_from_config(init: ast.FunctionDef, owners: list[ClassInfo]) -> se
 
 def _keys_written(function: ast.FunctionDef, name: str) -> set[str]:
     """The keys `function` writes into the dict `name`: `name["k"] = ...`,
-    `name.update(k=...)`, `name.update({"k": ...})`, `name.setdefault("k", ...)`."""
+    `name.update(k=...)`, `name.update({"k": ...})`, `name.setdefault("k", ...)`; not
+    `name["k"] = get(name.get("k"))`, which converts what the config saved."""
     written: set[str] = set()
     for node in walk(function):
         if isinstance(node, ast.Assign):
+            read = {
+                _string(n.slice if isinstance(n, ast.Subscript) else n.args[0])
+                for n in walk(node.value)
+                if (isinstance(n, ast.Subscript) and getattr(n.value, "id", None) == name)
+                or (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("get", "pop")
+                    and getattr(n.func.value, "id", None) == name
+                    and n.args
+                )
+            }
             for target in node.targets:
                 if isinstance(target, ast.Subscript) and getattr(target.value, "id", None) == name:
-                    written.add(_string(target.slice))
+                    written.add(None if _string(target.slice) in read else _string(target.slice))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)

@@ -469,3 +469,30 @@ def test_a_forwarded_value_kept_elsewhere_is_still_reported(tmp_path):
         assert rules(tmp_path, {"child.py": code}, select=FORWARDED_RULE) == [
             "forwarded-value"
         ], config
+
+
+def test_a_key_from_config_converts_in_place_is_not_rebuilt(tmp_path):
+    # qkeras's Clip: `config["constraint"] = constraints.get(config.get("constraint"))`
+    # converts what the config saved; get_config never saves it, so it is lost.
+    clip = """
+        import keras
+
+        class Clip(keras.constraints.Constraint):
+            def __init__(self, max_value=1.0, constraint=None):
+                self.max_value = max_value
+                self.constraint = keras.constraints.get(constraint)
+
+            def __call__(self, w):
+                w = self.constraint(w) if self.constraint else w
+                return keras.ops.clip(w, -self.max_value, self.max_value)
+
+            def get_config(self):
+                return {"max_value": self.max_value}
+
+            @classmethod
+            def from_config(cls, config):
+                config["constraint"] = keras.constraints.get(config.get("constraint", None))
+                return cls(**config)
+        """
+    found = check(tmp_path, {"clip.py": clip})
+    assert [(code, "`constraint`" in m) for _, code, m in found] == [("config-missing", True)]
