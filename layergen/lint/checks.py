@@ -357,15 +357,17 @@ def _config_missing(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Fi
         if all(_initializer_only(init, p, owners) for p in missing)
         else "config-missing"
     )
-    if own is not None:
+    if own is not None and code == "config-missing-initializer":
+        message = (
+            f"`get_config` leaves out {names}, which only set{'s' if len(missing) == 1 else ''} "
+            "a weight's starting value: a layer rebuilt from its config alone (`clone_model`) "
+            "starts from the default"
+        )
+    elif own is not None:
         message = f"`get_config` leaves out {names}: after `load_model` it is back to its default"
     else:
         message = f"`{cls.name}` takes {names} but has no `get_config` that saves {'it' if len(missing) == 1 else 'them'}"
     hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in values) + " to the config"
-    if code == "config-missing-initializer":
-        message += (
-            " (it only sets a weight's starting value: `clone_model` starts from the default)"
-        )
     yield _at(
         source,
         where,
