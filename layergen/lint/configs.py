@@ -88,14 +88,14 @@ class _Flow:
                 name = node.func.value.id
                 if node.func.attr == "update":
                     self.updates.setdefault(name, []).append(node)
-                elif node.args and _string(node.args[0]) is not None:
-                    self.keys_set.setdefault(name, set()).add(_string(node.args[0]))
+                elif node.args and string_value(node.args[0]) is not None:
+                    self.keys_set.setdefault(name, set()).add(string_value(node.args[0]))
 
     def _write(self, target: ast.AST, value: ast.AST) -> None:
         if isinstance(target, ast.Name):
             self.sources.setdefault(target.id, []).append(value)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            key = _string(target.slice)
+            key = string_value(target.slice)
             if key is None:
                 self.unknown.add(target.value.id)
             else:
@@ -106,7 +106,7 @@ class _Flow:
         if isinstance(node, ast.Dict):
             found: set[str] = set()
             for key, value in zip(node.keys, node.values):
-                part = {_string(key)} if key is not None else self.keys(value, seen)
+                part = {string_value(key)} if key is not None else self.keys(value, seen)
                 if part is None or None in part:
                     return None
                 found |= part
@@ -289,10 +289,53 @@ def rebuilt_by_from_config(init: ast.FunctionDef, owners: list[ClassInfo]) -> se
                     break
                 positional.append(arg)
             rebuilt |= set(named[: len(positional)]) | {k.arg for k in node.keywords if k.arg}
+            for k in node.keywords:  # `cls(**config)` after `config["spec"] = ...`
+                if k.arg is None and isinstance(k.value, ast.Name):
+                    rebuilt |= _keys_written(method, k.value.id)
     return rebuilt
 
 
-def _string(node: ast.AST | None) -> str | None:
+def _keys_written(function: ast.FunctionDef, name: str) -> set[str]:
+    """The keys `function` writes into the dict `name`: `name["k"] = ...`,
+    `name.update(k=...)`, `name.update({"k": ...})`, `name.setdefault("k", ...)`; not
+    `name["k"] = get(name.get("k"))`, which converts what the config saved."""
+    written: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Assign):
+            read = {
+                string_value(n.slice if isinstance(n, ast.Subscript) else n.args[0])
+                for n in walk(node.value)
+                if (isinstance(n, ast.Subscript) and getattr(n.value, "id", None) == name)
+                or (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("get", "pop")
+                    and getattr(n.func.value, "id", None) == name
+                    and n.args
+                )
+            }
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and getattr(target.value, "id", None) == name:
+                    written.add(
+                        None if string_value(target.slice) in read else string_value(target.slice)
+                    )
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and getattr(node.func.value, "id", None) == name
+        ):
+            if node.func.attr == "update":
+                written |= {k.arg for k in node.keywords if k.arg}
+                for arg in node.args:
+                    if isinstance(arg, ast.Dict):
+                        written |= {string_value(key) for key in arg.keys if key is not None}
+            elif node.func.attr == "setdefault" and node.args:
+                written.add(string_value(node.args[0]))
+    return written - {None}
+
+
+def string_value(node: ast.AST | None) -> str | None:
+    """The text of a string constant (a config key); None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None

@@ -141,8 +141,8 @@ def find_class(by_name, source: SourceFile, base: str):
         base = f"{star[:-2]}.{base}"
     if base.startswith(PUBLIC) and not base.startswith("keras.src."):
         return None  # Keras's (or another framework's) public name: not a file of the run
-    module, _, short = _absolute(source, base).rpartition(".")
-    wanted = tuple(module.split("."))
+    *wanted, short = _absolute(source, base)
+    wanted = tuple(wanted)
     best = None
     for pair in by_name.get(short, []):
         parts = module_parts(pair[0].path)
@@ -163,13 +163,14 @@ def module_parts(path: str) -> tuple[str, ...]:
     return parts[:-1] if parts and parts[-1] == "__init__" else parts
 
 
-def _absolute(source: SourceFile, name: str) -> str:
-    """`.blocks.Block` in pkg/layer.py -> `<...>.pkg.blocks.Block` (as module_parts spell it)."""
+def _absolute(source: SourceFile, name: str) -> tuple[str, ...]:
+    """`.blocks.Block` in pkg/layer.py -> (..., "pkg", "blocks", "Block"), as module_parts
+    spell it. Parts, never a dotted string: a folder's name may hold a dot (`proj-1.0`)."""
     level = len(name) - len(name.lstrip("."))
     if not level:
-        return name
+        return tuple(name.split("."))
     package = module_parts(source.path)
     if not source.path.endswith("__init__.py"):
         package = package[:-1]
     package = package[: len(package) - (level - 1)]
-    return ".".join([*package, name[level:]])
+    return (*package, *name[level:].split("."))

@@ -98,6 +98,21 @@ CASES = {
             + "class A(layers.Dense):\n    def __init__(self, units, **kwargs):\n        super().__init__(units, **kwargs)\n",
         ],
     ),
+    "config-missing-initializer": (
+        REG
+        + "class A(layers.Layer):\n    def __init__(self, init=1.0, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        self.init = init\n    def build(self, shape):\n"
+        "        self.w = self.add_weight(shape=(), initializer=keras.initializers.Constant(self.init))\n"
+        "    def call(self, x):\n        return x * self.w\n    def get_config(self):\n        return super().get_config()\n",
+        [
+            REG
+            + "class A(layers.Layer):\n    def __init__(self, init=1.0, **kwargs):\n        super().__init__(**kwargs)\n"
+            "        self.init = init\n    def build(self, shape):\n"
+            "        self.w = self.add_weight(shape=(), initializer=keras.initializers.Constant(self.init))\n"
+            "    def call(self, x):\n        return x * self.w\n    def get_config(self):\n"
+            "        return {**super().get_config(), 'init': self.init}\n",
+        ],
+    ),
     "sublayer-dtype": (
         REG
         + "class A(layers.Layer):\n    def build(self, shape):\n        self.d = layers.Dense(4)\n    def call(self, x):\n        return self.d(x)\n",

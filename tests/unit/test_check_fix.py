@@ -76,8 +76,9 @@ def test_a_keras_2_file_gets_no_keras_3_decorator(tmp_path):
     assert fixed == {name: textwrap.dedent(text).lstrip() for name, text in files.items()}
 
 
-def test_a_regularizer_gets_a_config_without_super(tmp_path):
-    """A Regularizer's base get_config raises NotImplementedError."""
+def test_a_regularizer_without_get_config_is_left_alone(tmp_path):
+    """A Regularizer's base get_config raises NotImplementedError: saving fails loudly,
+    naming the class, so there is no silent bug to fix (check_corpus_round2.md, pattern D)."""
     fixed = fix(
         tmp_path,
         {"reg.py": """
@@ -93,8 +94,7 @@ def test_a_regularizer_gets_a_config_without_super(tmp_path):
                         return self.factor * keras.ops.sum(keras.ops.abs(x) ** 3)
                 """},
     )["reg.py"]
-    assert '    def get_config(self):\n        return {"factor": self.factor}\n' in fixed
-    assert "super().get_config()" not in fixed
+    assert "get_config" not in fixed
 
 
 def test_no_dtype_policy_is_passed_before_super_init(tmp_path):

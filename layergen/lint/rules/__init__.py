@@ -17,6 +17,7 @@ from . import (
     backend_op_in_call,
     config_key_mismatch,
     config_missing,
+    config_missing_initializer,
     forwarded_value,
     init_kwargs,
     numpy_in_call,
@@ -39,6 +40,7 @@ from .common import keras_internal
 MODULES: tuple[ModuleType, ...] = (
     init_kwargs,
     config_missing,
+    config_missing_initializer,
     sublayer_dtype,
     weight_in_call,
     weight_in_init,

@@ -70,12 +70,23 @@ def keras_internal(source: SourceFile, cls: ClassInfo) -> bool:
     )
 
 
+# Keras layers that define no `get_config` of their own (Keras 2's AbstractRNNCell, Keras
+# 3's ELU and Identity): Layer's runs, which auto-configs a subclass's arguments as it does
+# for the bare Layer.
+AUTO_CONFIG_LAYERS = frozenset(["AbstractRNNCell", "ELU", "Identity"])
+
+
 def keras_parent_config(cls: ClassInfo) -> bool:
-    """Whether a base is a Keras class other than the bare Layer, Loss, ... (so it has a get_config)."""
+    """Whether a base is a Keras class other than the bare Layer, Loss, ... that has a
+    get_config of its own."""
     for owner in [cls, *cls.parents]:
         for base in owner.bases:
             known = keras_base(base)
-            if known and not known[1]:
+            if (
+                known
+                and not known[1]
+                and not (known[0] == "layer" and base.rsplit(".", 1)[-1] in AUTO_CONFIG_LAYERS)
+            ):
                 return True
     return False
 
@@ -214,3 +225,101 @@ def call_tensors(source: SourceFile, cls: ClassInfo, call: ast.FunctionDef) -> T
             {m for owner in [cls, *cls.parents] for m in owner.methods},
         )
     return cls._tensors
+
+
+def initializer_only(init: ast.FunctionDef, param: str, owners: list[ClassInfo]) -> bool:
+    """Whether the code uses `param` only to make weights' starting values: every read of
+    it reaches `initializer=` of `add_weight` or a `*_initializer=` of a sublayer, directly,
+    through a call (`initializers.Constant(param)`), or through a local or `self.` attribute
+    (or an `if` that only sets them) used that way in turn."""
+    functions = [f for owner in owners for f in owner.methods.values()]
+    todo: list[tuple] = [("local", init, param)]
+    seen: set[tuple] = set()
+    fed = False
+    while todo:
+        held = todo.pop()
+        key = (held[0], id(held[1]) if held[0] == "local" else None, held[2])
+        if key in seen:
+            continue
+        seen.add(key)
+        for function in [held[1]] if held[0] == "local" else functions:
+            me = self_name(function)
+            for node in walk(function):
+                read = (
+                    isinstance(node, ast.Name) and node.id == held[2]
+                    if held[0] == "local"
+                    else isinstance(node, ast.Attribute) and self_attribute(node, me) == held[2]
+                )
+                if not read or not isinstance(node.ctx, ast.Load):
+                    continue
+                reached = _feeds(function, node)
+                if reached is None:
+                    return False
+                if reached == "initializer":
+                    fed = True
+                else:
+                    todo.extend(reached)
+    return fed
+
+
+def _feeds(function: ast.FunctionDef, node: ast.AST) -> str | list[tuple] | None:
+    """Where the value read at `node` goes: "initializer" (a keyword that takes one), the
+    locals and `self.` attributes an assignment (or an `if` of assignments) sets from it,
+    or None (anything else: a shape, a condition in `call`, another argument)."""
+    parents = function.__dict__.get("_parents")
+    if parents is None:
+        parents = function._parents = {
+            id(child): parent for parent in walk(function) for child in ast.iter_child_nodes(parent)
+        }
+    child = node
+    while (parent := parents.get(id(child))) is not None:
+        maker = isinstance(parent, ast.Call) and getattr(parent.func, "attr", None) in WEIGHT_MAKERS
+        if isinstance(parent, ast.keyword):
+            call = parents[id(parent)]
+            weight = getattr(call.func, "attr", None) in WEIGHT_MAKERS
+            if parent.arg and (
+                parent.arg.endswith("_initializer") or (parent.arg == "initializer" and weight)
+            ):
+                return "initializer"
+            if weight:
+                return None  # a weight's shape, dtype, ...
+        elif maker:
+            return None  # a positional argument of add_weight
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if isinstance(child, ast.Tuple) or child is not parent.value:
+                return None
+            return _assigned(targets, function)
+        elif isinstance(parent, ast.Tuple) and isinstance(parents.get(id(parent)), ast.Assign):
+            assign = parents[id(parent)]
+            target = assign.targets[0]
+            if (
+                assign.value is parent
+                and len(assign.targets) == 1
+                and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(parent.elts)
+            ):  # `self.axis, self.initializer = axis, initializer`
+                return _assigned([target.elts[parent.elts.index(child)]], function)
+            return None
+        elif isinstance(parent, ast.If) and child is parent.test:
+            body = [*parent.body, *parent.orelse]
+            if not all(isinstance(s, ast.Assign) for s in body):
+                return None
+            return _assigned([t for s in body for t in s.targets], function)
+        elif isinstance(parent, ast.stmt):
+            return None
+        child = parent
+    return None
+
+
+def _assigned(targets: list[ast.AST], function: ast.FunctionDef) -> list[tuple] | None:
+    """The locals and `self.` attributes `targets` name; None for anything else."""
+    held, me = [], self_name(function)
+    for target in targets:
+        if isinstance(target, ast.Name):
+            held.append(("local", function, target.id))
+        elif self_attribute(target, me):
+            held.append(("attr", None, self_attribute(target, me)))
+        else:
+            return None
+    return held

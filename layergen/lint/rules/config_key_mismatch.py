@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..configs import chained_keys
+from ..configs import chained_keys, string_value
 from ..source import ClassInfo, SourceFile, walk
 from .base import Finding, Rule, Run, at
 
@@ -58,7 +58,7 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
             and len(node.args) == 1
             and not node.keywords
         ):
-            key = _string(node.args[0])
+            key = string_value(node.args[0])
         if key is None or key in written or key in assigned:
             continue
         yield at(
@@ -89,9 +89,5 @@ def _subscript_key(node: ast.AST, config: str) -> str | None:
         and isinstance(node.value, ast.Name)
         and node.value.id == config
     ):
-        return _string(node.slice)
+        return string_value(node.slice)
     return None
-
-
-def _string(node: ast.AST) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None

@@ -5,12 +5,19 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..configs import chained_keys, read_config, rebuilt_by_from_config, stored_as
 from ..edits import AddGetConfig, AddKeys, AddKeywords, Fix, SetKeysBeforeReturn
 from ..source import ClassInfo, SourceFile, self_attribute, self_name, walk
 from .base import Finding, Rule, Run, at
-from .common import BASE_ARGUMENTS, init_params, keras_parent_config, super_init
+from .common import (
+    BASE_ARGUMENTS,
+    init_params,
+    initializer_only,
+    keras_parent_config,
+    super_init,
+)
 
 RULE = Rule(
     "config-missing",
@@ -25,10 +32,63 @@ RULE = Rule(
 )
 
 
+@dataclass(frozen=True)
+class Unsaved:
+    """The arguments a class's config leaves out, what saves each (`self.x`, or None when
+    the argument is not stored), where to report it (its `get_config`, or the class when
+    it has none), the fix's place, and whether they only set weights' starting values."""
+
+    names: tuple[str, ...]
+    values: tuple[tuple[str, str | None], ...]
+    where: ast.AST
+    has_get_config: bool
+    target: tuple | None
+    initializers_only: bool
+
+    def finding(self, source: SourceFile, cls: ClassInfo, code: str, message: str) -> Finding:
+        stored = all(v for _, v in self.values)
+        hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in self.values) + " to the config"
+        return at(
+            source,
+            self.where,
+            code,
+            message,
+            hint if stored else hint + " (store the argument on `self` first)",
+            fix=_fix(cls.name, self.values, self.target) if stored and self.target else None,
+        )
+
+    def listed(self) -> str:
+        return ", ".join(f"`{p}`" for p in self.names)
+
+    def no_get_config(self, cls: ClassInfo) -> str:
+        """The message when the class has no `get_config` at all."""
+        them = "it" if len(self.names) == 1 else "them"
+        return f"`{cls.name}` takes {self.listed()} but has no `get_config` that saves {them}"
+
+
 def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
+    found = unsaved(source, cls, run)
+    if found is None or found.initializers_only:
+        return  # nothing left out, or only starting values: config-missing-initializer
+    if found.has_get_config:
+        message = f"`get_config` leaves out {found.listed()}: after `load_model` it is back to its default"
+    else:
+        message = found.no_get_config(cls)
+    yield found.finding(source, cls, RULE.code, message)
+
+
+def unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
+    """What the class's config leaves out (config-missing and config-missing-initializer
+    both ask: worked out once per class)."""
+    if "_unsaved" not in cls.__dict__:
+        cls._unsaved = _unsaved(source, cls, run)
+    return cls._unsaved
+
+
+def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
     init = cls.methods.get("__init__")
     if init is None:
-        return
+        return None
     call = super_init(init)
     forwarded = _forwarded(init, call)
     # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
@@ -45,53 +105,85 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
         if p not in BASE_ARGUMENTS | forwarded | set_by_children | rebuilt
     ]
     if not params:
-        return
+        return None
     own = cls.methods.get("get_config")
     owners = [cls, *cls.parents]
     written = next((o.methods["get_config"] for o in owners if "get_config" in o.methods), None)
     if written is not None and any(isinstance(n, ast.Raise) for n in written.body):
-        return  # not serializable by config, and it says so when asked
+        return None  # not serializable by config, and it says so when asked
     if written is not None:
         keys = _chain_keys(source, owners)
         if keys is None:
-            return
+            return None
     elif keras_parent_config(cls):
         keys = set()  # the parent is a Keras class with its own get_config (Dense, ...)
-    elif cls.parent_opaque or cls.kind == "layer":
+    elif cls.parent_opaque or cls.kind in ("layer", "regularizer"):
         # An unknown base may write it; Keras 3 writes a plain Layer's config from its
-        # arguments, and Keras 2's raises NotImplementedError naming the class (not silent).
-        return
+        # arguments, and Keras 2's (and every Regularizer's) raises NotImplementedError
+        # naming the class: saving fails loudly, nothing is silent.
+        return None
     else:
-        keys = set()  # losses, constraints, regularizers, initializers: the base has no keys
-    where = own or cls.node
+        keys = set()  # losses, constraints, initializers: the base has no keys
+    restored = _restored_through_kwargs(init, keys - set(params))
     missing = [
         p
         for p in params
-        if p not in keys and not (_unserializable(init, p) or _needless(init, p, cls))
+        if p not in keys | restored and not (_unserializable(init, p) or _needless(init, p, cls))
     ]
     if not missing:
-        return
-    values = [(p, stored_as(source, init, p, [cls, *cls.parents])) for p in missing]
+        return None
     if own is not None:
         target = _position(source, read_config(own).target)
-    else:  # a new get_config; the bases of these kinds have none worth extending (a
-        # Regularizer's raises NotImplementedError)
+    else:  # a new get_config; the bases of these kinds have none worth extending
         target = ("method", cls.kind in ("layer", "loss") or keras_parent_config(cls))
-    fixable = target is not None and all(v for _, v in values)
-    names = ", ".join(f"`{p}`" for p in missing)
-    if own is not None:
-        message = f"`get_config` leaves out {names}: after `load_model` it is back to its default"
-    else:
-        message = f"`{cls.name}` takes {names} but has no `get_config` that saves {'it' if len(missing) == 1 else 'them'}"
-    hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in values) + " to the config"
-    yield at(
-        source,
-        where,
-        "config-missing",
-        message,
-        hint if all(v for _, v in values) else hint + " (store the argument on `self` first)",
-        fix=_fix(cls.name, tuple(values), target) if fixable else None,
+    return Unsaved(
+        tuple(missing),
+        tuple((p, stored_as(source, init, p, owners)) for p in missing),
+        own or cls.node,
+        own is not None,
+        target,
+        # Only starting values of weights: a loaded model takes its weights from the file.
+        all(initializer_only(init, p, owners) for p in missing),
     )
+
+
+def _restored_through_kwargs(init: ast.FunctionDef, keys: set[str]) -> set[str]:
+    """The parameters a class restores its own way through a config key that is no
+    parameter: `shape = kwargs.pop("values_shape", None)` with `values_shape` in the config,
+    then `if values is not None: shape = ...` (the values come back with the weights)."""
+    kwarg = init.args.kwarg.arg if init.args.kwarg else None
+    if kwarg is None or not keys:
+        return set()
+    read_back = set()  # locals that hold a config key read from **kwargs
+    for node in walk(init):
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            holder, key = value.func.value, value.args[0] if value.args else None
+            if value.func.attr not in ("pop", "get"):
+                holder = None
+        elif isinstance(value, ast.Subscript):
+            holder, key = value.value, value.slice
+        else:
+            continue
+        if (
+            isinstance(holder, ast.Name)
+            and holder.id == kwarg
+            and isinstance(key, ast.Constant)
+            and key.value in keys
+        ):
+            read_back.add(node.targets[0].id)
+    restored = set()
+    for node in walk(init):
+        if isinstance(node, ast.If) and any(
+            isinstance(t, ast.Name) and t.id in read_back
+            for n in walk(node)
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+        ):
+            restored |= {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
+    return restored
 
 
 def _fix(name: str, values: tuple, target: tuple) -> Fix:

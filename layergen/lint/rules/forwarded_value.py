@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..configs import read_config
-from ..source import ClassInfo, SourceFile, is_super_call, walk
+from ..configs import read_config, string_value
+from ..source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .base import Finding, Rule, Run, at
 
 RULE = Rule(
@@ -35,10 +35,20 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     if own is None:
         return  # its own get_config may save anything
     read = {n.id for n in walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    me = self_name(init)
+    set_after = {  # attributes `__init__` sets once the parent's `__init__` has run
+        self_attribute(t, me)
+        for n in walk(init)
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno > call.end_lineno
+        for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        for t in (target.elts if isinstance(target, ast.Tuple) else [target])
+    }
     for keyword in call.keywords:
         name = keyword.arg
         if name not in params or name in own or name not in read:
             continue  # not an argument, saved by the class itself, or only replaced
+        if _parent_reads(cls, name) & set_after:
+            continue  # the parent's get_config reads what the subclass set: the argument
         if any(isinstance(n, ast.Name) and n.id == name for n in walk(keyword.value)):
             continue  # passed on, perhaps normalized: what comes back is what it makes
         shown = source.segment(keyword.value)
@@ -51,6 +61,38 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
             f'save the argument in `get_config` (`"{name}": ...`) and read it back in '
             "`from_config`, or give the parent's argument another name",
         )
+
+
+def _parent_reads(cls: ClassInfo, key: str) -> set[str]:
+    """The `self.` attributes the parents' `get_config` read for `key`: in its value
+    (`{"key": serialize(self.attr)}`, `config["key"] = ...`, `update(key=...)`), or the
+    attribute of that name when it reads attributes by a computed name (spektral's
+    `getattr(self, key)` for each of its keyword arguments)."""
+    attrs: set[str] = set()
+    for parent in cls.parents:
+        method = parent.methods.get("get_config")
+        if method is None:
+            continue
+        me = self_name(method)
+        values = []
+        for node in walk(method):
+            if isinstance(node, ast.Dict):
+                values += [v for k, v in zip(node.keys, node.values) if string_value(k) == key]
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Subscript) and string_value(target.slice) == key:
+                        values.append(node.value)
+            elif isinstance(node, ast.Call):
+                values += [k.value for k in node.keywords if k.arg == key]
+                if (
+                    getattr(node.func, "id", None) == "getattr"
+                    and len(node.args) >= 2
+                    and getattr(node.args[0], "id", None) == me
+                    and string_value(node.args[1]) is None
+                ):
+                    attrs.add(key)
+        attrs |= {self_attribute(n, me) for v in values for n in walk(v)} - {None}
+    return attrs
 
 
 def _own_keys(cls: ClassInfo) -> set[str] | None:

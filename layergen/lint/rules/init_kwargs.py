@@ -67,16 +67,30 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
     used = any(isinstance(n, ast.Name) and n.id == kwarg.arg for n in walk(init))
     # `**kwargs` read in any way (popped, passed elsewhere) is a choice; dropped, it loses
     # what `from_config` passes back (`name`, `dtype`: the mixed-precision policy).
-    if call is not None and not used and _config_has_base_keys(source, cls):
-        yield at(
-            source,
-            call,
-            "init-kwargs",
-            f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
-            "`dtype=` are dropped",
-            f"pass it on: `super().__init__(..., **{kwarg.arg})`",
-            fix=AddKwargs(cls.name),
-        )
+    if call is None or used or not _config_has_base_keys(source, cls):
+        return
+    named = {k.arg for k in call.keywords if k.arg}
+    # The base keys a config holds: a Keras 3 loss's has `dtype` too, a layer's `trainable`.
+    held = (
+        base
+        | ({"dtype"} if cls.keras3 else set())
+        | ({"trainable"} if cls.kind == "layer" else set())
+    )
+    if held <= named:
+        # `super().__init__(name=name, reduction=NONE)`: the config's copies have nowhere
+        # else to go; `**kwargs` only swallows the `reduction` the loss fixes on purpose.
+        return
+    # `**kwargs` beside `reduction="none"` would pass the config's `reduction` twice.
+    fixable = not (named & BASE_ARGUMENTS - set(params))
+    yield at(
+        source,
+        call,
+        "init-kwargs",
+        f"`**{kwarg.arg}` is not passed on to `super().__init__`: `name=` and "
+        "`dtype=` are dropped",
+        f"pass it on: `super().__init__(..., **{kwarg.arg})`",
+        fix=AddKwargs(cls.name) if fixable else None,
+    )
 
 
 def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
