@@ -1,4 +1,4 @@
-"""Rules of layergen/lint/checks.py whose fixes must leave a class that round-trips: each
+"""Rules of layergen/lint/rules/ whose fixes must leave a class that round-trips: each
 fixed class is imported and rebuilt from its config, through JSON as a saved file holds it."""
 
 from __future__ import annotations
