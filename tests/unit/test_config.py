@@ -60,7 +60,7 @@ def test_paths_outside_the_project_are_refused(scaler_project):
         assert "pyproject.toml:5:1: error: `paths` names '/', outside the project" in result.output
 
 
-# -- issue 21 item 14: configuration shapes, `init` over odd files, pool workers ------------------
+# -- issue 21 item 14: configuration of the wrong shape, a pyproject that is not UTF-8 ------------
 
 
 @pytest.mark.parametrize(

@@ -176,7 +176,7 @@ def test_a_class_keeps_the_package_it_was_registered_under(tmp_path):
     assert 'package="new"' in (root / "layers" / "a.py").read_text()
 
 
-# -- issue 11 item 8: a read-only output folder, and wrong value types in [tool.layergen] ---------
+# -- issue 11 item 8: a read-only output folder ---------------------------------------------------
 
 
 @pytest.mark.skipif(

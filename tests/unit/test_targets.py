@@ -10,7 +10,7 @@ from __future__ import annotations
 from helpers import DECLARATION, declaration_path, errors, layergen, project, snapshot
 from helpers import cli as run
 
-# -- issue 10 item 6: declarations at the top of a scaler_project folder with any name ------------
+# -- issue 10 item 6: declarations at the top of a folder with any name ---------------------------
 
 
 def test_declarations_at_the_top_of_a_folder_that_is_no_identifier(tmp_path, monkeypatch):
@@ -29,7 +29,7 @@ def test_declarations_at_the_top_of_a_folder_that_is_no_identifier(tmp_path, mon
     assert not (root / "__init__.py").exists()  # the scaler_project folder is no package
 
 
-# -- issue 11 item 11: symlinks, package names, empty folders, custom tags ------------------------
+# -- issue 11 item 11: symlinks, empty folders ----------------------------------------------------
 
 
 def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):
