@@ -1,4 +1,5 @@
-"""Shared by the tests that generate a project and run its generated tests."""
+"""Shared by the tests: projects to generate, layergen and pytest runs, and the edits and
+reads the unit tests make on the Scaler project (`scaler_project` in conftest.py)."""
 
 from __future__ import annotations
 
@@ -120,7 +121,7 @@ def pytest_runs(project: Path):
     return run
 
 
-# The one-layer project that the update and trust tests edit.
+# The one-layer project that the unit tests edit (`scaler_project` in conftest.py).
 DECLARATION = """\
 layer: Scaler
 doc: Multiplies by a learnable per-unit scale.
@@ -200,6 +201,7 @@ def repro(name: str) -> str:
     return (REPROS / f"{name}.layer.yaml").read_text()
 
 
+# A hand edit of `Scaler.call`, for the tests of conflicts and of edits carried along.
 HAND_CALL = "return x * self.scale * self.gain * 0.5  # mine"
 
 
@@ -250,6 +252,7 @@ def corrupt(path: Path) -> None:
     path.write_bytes(LATIN_1 + path.read_bytes())
 
 
+# Projects written file by file, and the located errors their CLI runs print.
 LOCATED = re.compile(
     r"^(?P<path>[^\n]+):(?P<line>\d+):(?P<col>\d+): error: .* \[(?P<code>[a-z-]+)\]$"
 )
@@ -276,6 +279,10 @@ def errors(result) -> list[tuple[str, int, int, str]]:
         if m:
             found.append((Path(m["path"]).name, int(m["line"]), int(m["col"]), m["code"]))
     return found
+
+
+# Declarations parsed and rendered in this process; layergen is imported on use, as in `cli`,
+# since conftest.py imports this module in every session.
 
 
 def codes_of(text: str, path: str = "a.layer.yaml") -> list[tuple[int, int, str]]:
@@ -316,7 +323,11 @@ def module_code(text: str | bytes, path: str = "odd.layer.yaml") -> str:
     return code
 
 
+# A call block indented with tabs.
 BLOCK = "layer: Tabs\nparams:\n  rate: {type: float, default: 0.5}\ncall: |\n  if training:\n  \ty = x * rate\n  else:\n  \ty = x\n  return y\n"
+
+
+# Edits to the Scaler project, by hand and in its declaration, and the files they touch.
 
 
 def add_method(module_file: Path, name: str = "mine") -> None:
