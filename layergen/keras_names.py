@@ -1,7 +1,7 @@
 """Names Keras knows, kept here so that generating never imports Keras.
 
 `tests/unit/test_keras_names.py` checks these lists against the installed Keras
-(`tests/unit/test_hardening.py` checks `LAYER_ATTRIBUTES`).
+(`tests/unit/test_render.py` checks `LAYER_ATTRIBUTES`).
 """
 
 ACTIVATIONS = frozenset(

@@ -1,13 +1,18 @@
-"""Shared by the tests that generate a project and run its generated tests."""
+"""Shared by the tests: projects to generate, layergen and pytest runs, and the edits and
+reads the unit tests make on the Scaler project (`scaler_project` in conftest.py)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import black
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
@@ -116,7 +121,7 @@ def pytest_runs(project: Path):
     return run
 
 
-# The one-layer project that the update and trust tests edit.
+# The one-layer project that the unit tests edit (`scaler_project` in conftest.py).
 DECLARATION = """\
 layer: Scaler
 doc: Multiplies by a learnable per-unit scale.
@@ -194,3 +199,173 @@ def assert_lint_clean(project: Path, copied: str) -> None:
 def repro(name: str) -> str:
     """The text of a reproducing declaration, `tests/fixtures/repros/NAME.layer.yaml`."""
     return (REPROS / f"{name}.layer.yaml").read_text()
+
+
+# A hand edit of `Scaler.call`, for the tests of conflicts and of edits carried along.
+HAND_CALL = "return x * self.scale * self.gain * 0.5  # mine"
+
+
+def declaration(root: Path) -> str:
+    return (root / "layers" / "scaler.layer.yaml").read_text()
+
+
+def edit_call_by_hand_and_in_the_declaration(root: Path) -> None:
+    (root / "layers" / "scaler.py").write_text(
+        module(root).replace("return x * self.scale * self.gain", HAND_CALL)
+    )
+    (root / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("call: x * scale * gain", "call: x * scale + gain")
+    )
+
+
+def is_black_clean(text: str) -> bool:
+    return black.format_str(text, mode=black.Mode()) == text
+
+
+def no_traceback(result) -> None:
+    """The command ended with an exit status of its own, not an exception."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code in (0, 1, 2), result.output
+    assert "Traceback" not in result.output
+
+
+def write(root: Path, relative: str, text: str) -> None:
+    (root / relative).write_text(text)
+
+
+def mixin_by_hand_and_package_in_the_declaration(root: Path) -> None:
+    """A mixin added to the bases by hand; a `package` change in the declaration (the decorator)."""
+    write(
+        root,
+        "layers/scaler.py",
+        module(root).replace(
+            "class Scaler(keras.layers.Layer):", "class Scaler(Mixin, keras.layers.Layer):"
+        ),
+    )
+    write(root, "layers/scaler.layer.yaml", "package: other\n" + DECLARATION)
+
+
+LATIN_1 = "# coding: latin-1\n# caf\xe9\n".encode("latin-1")  # valid Python, not UTF-8
+
+
+def corrupt(path: Path) -> None:
+    path.write_bytes(LATIN_1 + path.read_bytes())
+
+
+# Projects written file by file, and the located errors their CLI runs print.
+LOCATED = re.compile(
+    r"^(?P<path>[^\n]+):(?P<line>\d+):(?P<col>\d+): error: .* \[(?P<code>[a-z-]+)\]$"
+)
+
+
+def project(
+    root: Path, files: dict[str, str], pyproject: str = "[project]\nname = 'demo'\n"
+) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(pyproject)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def errors(result) -> list[tuple[str, int, int, str]]:
+    """The located errors a failed CLI run printed: (file name, line, column, code)."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    found = []
+    for line in result.stderr.splitlines():
+        m = LOCATED.match(line)
+        if m:
+            found.append((Path(m["path"]).name, int(m["line"]), int(m["col"]), m["code"]))
+    return found
+
+
+# Declarations parsed and rendered in this process; layergen is imported on use, as in `cli`,
+# since conftest.py imports this module in every session.
+
+
+def codes_of(text: str, path: str = "a.layer.yaml") -> list[tuple[int, int, str]]:
+    """The (line, column, code) of each error in a declaration that does not load."""
+    from layergen.declaration.load import parse_declaration
+    from layergen.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as info:
+        parse_declaration(path, text.encode())
+    return [(d.line, d.col, d.code) for d in info.value.diagnostics]
+
+
+def quote(text: str) -> str:
+    """A YAML double-quoted scalar: printable ASCII as it is, everything else escaped."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif 0x20 <= ord(c) < 0x7F:
+            out.append(c)
+        else:
+            out.append(f"\\u{ord(c):04x}" if ord(c) > 0xFF else f"\\x{ord(c):02x}")
+    return '"' + "".join(out) + '"'
+
+
+def module_code(text: str | bytes, path: str = "odd.layer.yaml") -> str:
+    """The module a declaration renders to, compiled (so it is valid Python)."""
+    from layergen.declaration.load import parse_declaration
+    from layergen.kinds import KINDS
+    from layergen.render.context import build_context
+    from layergen.render.render import render
+
+    raw = text.encode() if isinstance(text, str) else text
+    analysis = parse_declaration(path, raw)
+    kind = analysis.decl.kind
+    code = render(KINDS[kind].template, build_context(analysis.ir, package="p", source=path))
+    compile(code, path, "exec", dont_inherit=True)
+    return code
+
+
+# A call block indented with tabs.
+BLOCK = "layer: Tabs\nparams:\n  rate: {type: float, default: 0.5}\ncall: |\n  if training:\n  \ty = x * rate\n  else:\n  \ty = x\n  return y\n"
+
+
+# Edits to the Scaler project, by hand and in its declaration, and the files they touch.
+
+
+def add_method(module_file: Path, name: str = "mine") -> None:
+    """A hand edit: a method `name` before the layer's `call`."""
+    edit(
+        module_file,
+        "    def call(self",
+        f"    def {name}(self):\n        return 1\n\n    def call(self",
+    )
+
+
+def add_bias(declaration: Path) -> None:
+    """A declaration change: a param `bias`, added in `call`."""
+    edit(declaration, "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
+    edit(declaration, "call: x * scale * gain", "call: x * scale * gain + bias")
+
+
+def declaration_path(root: Path) -> Path:
+    return root / "layers" / "scaler.layer.yaml"
+
+
+def module_path(root: Path) -> Path:
+    return root / "layers" / "scaler.py"
+
+
+def generated_tests(root: Path) -> Path:
+    return root / "tests" / "test_scaler.py"
+
+
+def conflicted_then_put_back(root: Path) -> None:
+    """A hand edit in `call`, a declaration change to `call` and to the params; the run writes
+    a conflict, and the person puts the file back as it was."""
+    edit(module_path(root), "        return x", "        # mine\n        return x")
+    mine = module(root)
+    add_bias(declaration_path(root))
+    assert cli("generate", "layers").exit_code == 1  # the call conflicts; bias merged elsewhere
+    module_path(root).write_text(mine)
+
+
+def package_imports(root: Path) -> str:
+    return (root / "layers" / "__init__.py").read_text()

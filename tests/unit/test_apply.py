@@ -1,9 +1,27 @@
 """Reconcile (layergen/update/apply.py and merge.py): members a person owns, undo of a run,
-a lost lock. Issue 34: each test failed on main at 2811b3d."""
+a lost lock. Issue 34: each test failed on main at 2811b3d.
+
+Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
+green `--check`).
+"""
 
 from __future__ import annotations
 
-from helpers import DECLARATION, cli, edit, module
+from pathlib import Path
+
+import pytest
+
+from helpers import (
+    DECLARATION,
+    cli,
+    conflicted_then_put_back,
+    declaration_path,
+    edit,
+    generated_tests,
+    module,
+    module_path,
+)
+from helpers import cli as run
 
 # The Scaler declaration with its call taken over as the format says: no `call:` key.
 TAKEN_OVER = DECLARATION.replace(
@@ -188,3 +206,164 @@ def test_force_without_a_base_drops_no_line_it_was_not_shown(scaler_project):
     result = cli("generate", "--force", "layers")
     assert "[no-base]" in result.output, result.output
     assert "        # kept by hand\n" in module(scaler_project)
+
+
+@pytest.mark.parametrize("then", ["--force", "--check", "resolve"])
+def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, then):
+    """Found by an attack on 0.1: a person who put their file back as it was before a run that
+    wrote conflicts (an editor's undo, `git checkout`) lost the changes that had merged
+    cleanly too: they read as hand edits against the new base, and `--check` said all was
+    up to date."""
+    conflicted_then_put_back(scaler_project)
+    if then == "--check":
+        assert run("generate", "--check", "layers").exit_code == 1
+        return
+    if then == "resolve":  # the conflict is made again, against the base it was made from
+        assert run("generate", "layers").exit_code == 1
+        assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0
+    else:
+        assert run("generate", "--force", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "self.bias = bias" in code and '"bias": self.bias' in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- issue 21 item 7: only what the declaration cannot say is left to the person; their members are reported
+
+
+def hand_written_of(root: Path) -> list[str]:
+    from ruamel.yaml import YAML
+
+    return list(YAML(typ="safe").load(declaration_path(root).read_text()).get("hand_written") or [])
+
+
+OFFSET = "  offset: {shape: 'x[-1]', initializer: zeros}\ncall: x * scale * gain + offset\n"
+
+
+def test_a_comment_above_build_freezes_nothing(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def build(self",
+        "    # weights are made here\n    def build(self",
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    edit(declaration_path(scaler_project), "call: x * scale * gain\n", OFFSET)
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "    # weights are made here\n    def build(self" in code
+    assert "self.offset = self.add_weight(" in code
+
+
+def test_a_helper_class_with_its_own_init_freezes_nothing(scaler_project):
+    helper = "\n\nclass Helper:\n    def __init__(self):\n        self.ready = True\n"
+    module_path(scaler_project).write_text(module(scaler_project) + helper)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    edit(declaration_path(scaler_project), "default: 1.0", "default: 2.0")
+    assert run("generate", "layers").exit_code == 0
+    assert "def __init__(self, gain=2.0, **kwargs):" in module(scaler_project)
+    assert "class Helper:" in module(scaler_project)
+
+
+def test_a_call_edited_in_another_spacing_is_carried_not_frozen(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "return x * self.scale * self.gain",
+        "return x * self.scale * self.gain*2",
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert hand_written_of(scaler_project) == []
+    assert "gain*2" in declaration_path(scaler_project).read_text()
+    assert "return x * self.scale * self.gain * 2\n" in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "gain*2", "gain*3")
+    assert run("generate", "layers").exit_code == 0
+    assert "return x * self.scale * self.gain * 3\n" in module(scaler_project)
+
+
+def test_a_call_the_declaration_cannot_say_is_left_to_the_person(scaler_project):
+    edit(module_path(scaler_project), "import keras\n", "import keras\nimport numpy as np\n")
+    edit(
+        module_path(scaler_project),
+        "return x * self.scale * self.gain",
+        "return x * self.scale * np.float32(2.0)",
+    )
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    assert hand_written_of(scaler_project) == ["call"]
+    assert "np.float32(2.0)" in module(scaler_project)
+    assert "call: x * scale * gain" in declaration_path(scaler_project).read_text()
+    assert run("sync", "layers/scaler.py").exit_code == 0  # owned: nothing to carry
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_change_to_a_hand_owned_member_is_reported_until_settled(scaler_project):
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [build]\n",
+    )
+    edit(
+        module_path(scaler_project),
+        '            initializer="ones",\n',
+        '            initializer="ones",\n            trainable=True,\n',
+    )
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "call: x * scale * gain\n", OFFSET)
+    for args in (("generate", "layers"), ("generate", "--check", "layers"), ("generate", "layers")):
+        result = run(*args)
+        assert result.exit_code == 1, args
+        line = module(scaler_project).splitlines().index("    def build(self, input_shape):") + 1
+        assert f"layers/scaler.py:{line}: " in result.output and "`Scaler.build`" in result.output
+        assert "[hand-written]" in result.output
+    assert "self.offset" not in module(scaler_project).split("def call")[0]  # never rewritten
+    assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0  # seen: keep mine
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "initializer: ones", "initializer: zeros")
+    assert run("generate", "layers").exit_code == 1  # a new change: said again
+    assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0  # take the generated one
+    code = module(scaler_project)
+    assert "self.offset = self.add_weight(" in code and 'initializer="zeros"' in code
+    assert "trainable=True" not in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+# The Scaler declaration with its call written in Python: the reference keeps the contract.
+PYTHON_OWNED = DECLARATION.replace(
+    "call: x * scale * gain\n",
+    "hand_written: [call]  # written in layers/scaler.py\n"
+    "example:\n  input_shape: [2, 3]\n  reference: x * scale * gain\n",
+)
+
+
+def test_a_call_written_in_python_from_the_start(scaler_project):
+    declaration_path(scaler_project).write_text(PYTHON_OWNED)
+    module_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "    def call(self, x):\n        return x\n" in code  # written once, to start from
+    module_path(scaler_project).write_text(
+        code.replace(
+            "        return x\n", "        y = x * self.scale\n        return y * self.gain\n"
+        )
+    )
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    edit(declaration_path(scaler_project), "default: 1.0", "default: 2.0")
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "y = x * self.scale\n" in code and "gain=2.0" in code
+    assert "x * scale * gain" in generated_tests(scaler_project).read_text()  # still checked
+
+
+def test_hand_written_names_a_member_of_the_class(scaler_project):
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [cal]\n",
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[unknown-member]" in result.output
+    assert "scaler.layer.yaml:10:" in result.output and "`call`" in result.output

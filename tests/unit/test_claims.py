@@ -1,12 +1,32 @@
 """Rename following (layergen/claims.py, `layergen mv`): a rename is followed on evidence that
 cannot pair two different layers, refused where the paths cannot tell, and never guessed.
-Issue 34: each test marked so failed on main at 2811b3d."""
+Issue 34: each test marked so failed on main at 2811b3d.
+
+Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 (everyday
+workflows that lost an edit or left stale code behind a green `--check`).
+"""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from helpers import DECLARATION, cli, edit, snapshot
+import pytest
+
+from helpers import (
+    DECLARATION,
+    HAND_CALL,
+    add_method,
+    cli,
+    declaration_path,
+    edit,
+    generated_tests,
+    module,
+    module_path,
+    package_imports,
+    snapshot,
+)
+from helpers import cli as run
 
 PROJECTION = """\
 layer: Projection
@@ -28,14 +48,6 @@ weights:
 call: ops.softmax(ops.matmul(x, kernel) / temperature)
 example: {params: {units: 3}, input_shape: [2, 4]}
 """
-
-
-def add_method(module_file: Path, name: str = "mine") -> None:
-    edit(
-        module_file,
-        "    def call(self",
-        f"    def {name}(self):\n        return 1\n\n    def call(self",
-    )
 
 
 def add_test(test_file: Path, name: str = "test_by_hand") -> None:
@@ -191,3 +203,376 @@ def test_a_class_renamed_in_its_module_by_an_ide_is_carried_by_sync(scaler_proje
     assert "from .scaler import Gainer" in (layers / "__init__.py").read_text()
     assert "Gainer" in (scaler_project / "tests" / "test_scaler.py").read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+# -- a class renamed in its declaration keeps its hand edits ------------------------------------
+
+
+def test_a_renamed_class_carries_its_hand_edits(scaler_project):
+    (scaler_project / "layers" / "scaler.py").write_text(
+        module(scaler_project).replace("return x * self.scale * self.gain", HAND_CALL)
+    )
+    test = scaler_project / "tests" / "test_scaler.py"
+    test.write_text(
+        test.read_text() + "\n\ndef test_mine():\n    assert Scaler(gain=2.0).gain == 2.0\n"
+    )
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("layer: Scaler", "layer: Multiplier")
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 0, result.output
+    text = module(scaler_project)
+    assert "class Multiplier(" in text and "class Scaler" not in text
+    assert HAND_CALL in text
+    assert "assert Multiplier(gain=2.0).gain == 2.0" in test.read_text()
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_file_put_back_at_the_new_path_of_a_renamed_declaration(scaler_project):
+    """Found by a second attack: a run that renamed the file and wrote conflicts into it left
+    the lock pointing at a base stored under the old name only (exit 2 from then on)."""
+    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
+    mine = module(scaler_project)
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    edit(declaration_path(scaler_project), "doc: Multiplies", "doc: Now multiplies")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    assert run("generate", "layers").exit_code == 1
+    (scaler_project / "layers" / "amp.py").write_text(mine)
+    for command in (("generate", "--check", "layers"), ("generate", "layers")):
+        result = run(*command)
+        assert result.exit_code == 1 and "[bad-lock]" not in result.output, result.output
+
+
+def test_a_renamed_declaration_file_takes_its_module_and_tests_along(scaler_project):
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        # mine\n",
+    )
+    generated_tests(scaler_project).write_text(
+        generated_tests(scaler_project).read_text()
+        + "\n\ndef test_by_hand():\n    assert make_layer()\n"
+    )
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    edit(
+        scaler_project / "layers" / "amp.layer.yaml",
+        "call: x * scale * gain",
+        "call: x * scale + gain",
+    )
+    assert run("generate", "--check", "layers").exit_code == 1
+    assert run("generate", "layers").exit_code == 0
+    moved = (scaler_project / "layers" / "amp.py").read_text()
+    assert "        # mine\n" in moved and "return x * self.scale + self.gain" in moved
+    assert "def test_by_hand():" in (scaler_project / "tests" / "test_amp.py").read_text()
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .amp import Scaler\n" in package_imports(scaler_project)
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert 'package="demo"' in moved  # the registration stays: saved models still load
+    assert run("generate", "--check", "layers").exit_code == 0
+    lock = (scaler_project / "layergen.lock").read_text()
+    assert "layers/scaler" not in lock and "tests/test_scaler.py" not in lock
+
+
+def test_a_file_and_its_class_renamed_at_once_take_the_hand_edits_along(scaler_project):
+    """Found by the stateful test: the hand edits were left in an orphan module (exit 1)."""
+    add_method(module_path(scaler_project))
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    result = run("generate", "layers")
+    assert result.exit_code == 0
+    moved = (scaler_project / "layers" / "gainer.py").read_text()
+    assert "class Gainer(" in moved and "    def mine(self):" in moved
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    # what went is said, as what came is
+    assert "removed    layers/scaler.py\n" in result.output
+    assert "removed    tests/test_scaler.py\n" in result.output
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_deleted_layer_and_a_new_loss_are_not_paired_as_a_rename(scaler_project):
+    """The lone-rename pairing needs the same kind: a layer's hand edits never go to a loss."""
+    add_method(module_path(scaler_project))
+    declaration_path(scaler_project).unlink()
+    loss = Path(__file__).parents[2] / "examples" / "smooth_l1_error.loss.yaml"
+    shutil.copy(loss, scaler_project / "layers" / loss.name)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output
+    assert "    def mine(self):" in module(scaler_project)
+    assert "def mine(" not in (scaler_project / "layers" / "smooth_l1_error.py").read_text()
+
+
+def test_a_deleted_layer_and_a_new_unrelated_one_are_not_paired_as_a_rename(scaler_project):
+    """Found by an attack on 0.1: one declaration deleted and an unrelated one added in the
+    same folder were paired as a rename; the old edited module and its hand-added test were
+    deleted and the edits moved into the new class (exit 0)."""
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def mine(self):\n        return self.scale\n\n    def call(self",
+    )
+    tests = generated_tests(scaler_project)
+    tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    declaration_path(scaler_project).unlink()
+    other = Path(__file__).parents[2] / "examples" / "rms_norm.layer.yaml"
+    shutil.copy(other, scaler_project / "layers" / other.name)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "    def mine(self):" in module(scaler_project)
+    assert "def test_by_hand():" in tests.read_text()
+    assert "def mine(" not in (scaler_project / "layers" / "rms_norm.py").read_text()
+    assert "def test_by_hand(" not in (scaler_project / "tests" / "test_rms_norm.py").read_text()
+
+
+def test_a_lone_rename_is_followed_while_another_folder_gains_a_layer(scaler_project):
+    """Found by a second attack: a new declaration anywhere else in the run stopped the lone
+    rename in this folder from being followed (the edits left in an orphan)."""
+    add_method(module_path(scaler_project))
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "gainer.layer.yaml")
+    (scaler_project / "b").mkdir()
+    (scaler_project / "b" / "brand.layer.yaml").write_text("layer: Brand\ncall: x * 2\n")
+    assert run("generate", "layers", "b").exit_code == 0
+    assert "    def mine(self):" in (scaler_project / "layers" / "gainer.py").read_text()
+
+
+def test_an_orphan_is_never_taken_for_a_rename_later(scaler_project):
+    """Found by a second attack: a deleted declaration's edited module, reported as an orphan,
+    was taken by a later new declaration of the same shape, and deleted without a word."""
+    add_method(module_path(scaler_project))
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]
+    for command in (
+        ("generate", "layers"),  # a declaration of the same shape, written by hand
+        ("new", "Twin", "--params", "gain:float=1.0", "--weights", "scale"),
+    ):
+        twin = scaler_project / "layers" / "twin.layer.yaml"
+        if command[0] == "generate":
+            twin.write_text(DECLARATION.replace("Scaler", "Twin"))
+        result = run(*command)
+        assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+        assert "    def mine(self):" in module(scaler_project)
+        assert "def mine(" not in (scaler_project / "layers" / "twin.py").read_text()
+        twin.unlink()
+        (scaler_project / "layers" / "twin.py").unlink()
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (None, None),  # two layers with no params or weights: nothing tells them apart
+        ("stochastic_depth", "gaussian_jitter"),  # alike only in `seed` and its generator
+    ],
+)
+def test_layers_alike_only_in_what_every_layer_has_are_no_rename(scaler_project, old, new):
+    """Found by a third attack: two layers with no params and no weights, or sharing only a
+    seed, were paired as a rename: the old module removed, its helper in the new one."""
+    layers = scaler_project / "layers"
+    if old is None:
+        (layers / "swish.layer.yaml").write_text("layer: Swish\ncall: x * ops.sigmoid(x)\n")
+        old, fresh = "swish", "layer: HardTanh\ncall: ops.clip(x, -1.0, 1.0)\n"
+        new = "hard_tanh"
+    else:
+        shutil.copy(EXAMPLES / f"{old}.layer.yaml", layers)
+        fresh = (EXAMPLES / f"{new}.layer.yaml").read_text()
+    assert run("generate", "layers").exit_code == 0
+    module_file = layers / f"{old}.py"
+    module_file.write_text(module_file.read_text() + "\n\ndef helper():\n    return 1\n")
+    (layers / f"{old}.layer.yaml").unlink()
+    (layers / f"{new}.layer.yaml").write_text(fresh)
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "def helper(" in module_file.read_text()
+    assert "def helper(" not in (layers / f"{new}.py").read_text()
+
+
+def test_a_declaration_put_back_after_its_orphan_run_gets_its_tests_again(scaler_project):
+    """Found by a third attack: the record kept for the orphan was taken as is by the fast
+    path when the declaration came back: no test module, and `--check` said all was well."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    generated = module(scaler_project)
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declared = declaration_path(scaler_project).read_text()
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]; its test module removed
+    assert not generated_tests(scaler_project).exists()
+    declaration_path(scaler_project).write_text(declared)  # both put back (`git checkout`)
+    module_path(scaler_project).write_text(generated)
+    assert run("generate", "layers").exit_code == 0
+    assert generated_tests(scaler_project).is_file()
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert '"orphaned"' not in (scaler_project / "layergen.lock").read_text()
+
+
+def test_an_orphan_deleted_by_hand_leaves_the_lock(scaler_project):
+    """Found by a third attack: its entry and base text stayed in the lock for ever."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1
+    module_path(scaler_project).unlink()  # as the orphan message asks
+    assert run("generate", "layers").exit_code == 0
+    assert "layers/scaler" not in (scaler_project / "layergen.lock").read_text()
+    assert not list((scaler_project / ".layergen" / "base" / "layers").glob("scaler.py.*"))
+
+
+def test_a_renamed_declarations_old_module_name_taken_by_another_is_a_located_error(scaler_project):
+    """Found by a third attack: a declaration renamed, and a new one (a loss) given its old
+    name, gave a false `changed-during-run` on every run."""
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "amp.layer.yaml")
+    shutil.copy(
+        EXAMPLES / "smooth_l1_error.loss.yaml", scaler_project / "layers" / "scaler.loss.yaml"
+    )
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "changed-during-run" not in result.output, result.output
+    assert (
+        "layers/scaler.loss.yaml:1:1: error:" in result.output and "amp.layer.yaml" in result.output
+    )
+    assert snapshot(scaler_project) == before
+
+
+PROJ_BLOCK = """\
+layer: ProjBlock
+inputs:
+  x: {min_rank: 2}
+sublayers:
+  proj: {class: keras.layers.Dense, args: {units: 8}}
+  norm: {class: keras.layers.LayerNormalization}
+call: norm(proj(x))
+output_shape: (*x[:-1], 8)
+"""
+
+
+def test_a_layer_of_sublayers_alone_renamed_with_its_file_takes_its_edits(scaler_project):
+    """Found by a fourth attack: with only params and weights compared, a layer made of
+    sublayers had nothing to be told by, and its rename was no longer followed."""
+    layers = scaler_project / "layers"
+    (layers / "proj_block.layer.yaml").write_text(PROJ_BLOCK)
+    assert run("generate", "layers").exit_code == 0
+    add_method(layers / "proj_block.py")
+    (layers / "proj_block.layer.yaml").rename(layers / "dense_norm.layer.yaml")
+    edit(layers / "dense_norm.layer.yaml", "ProjBlock", "DenseNorm")
+    assert run("generate", "layers").exit_code == 0
+    assert "    def mine(self):" in (layers / "dense_norm.py").read_text()
+    assert not (layers / "proj_block.py").exists()
+
+
+def test_a_declaration_put_back_after_an_orphan_run_of_its_tests_alone(scaler_project):
+    """Found by a fourth attack: when only the test module had stayed (edited by hand), the
+    declaration put back paired its new module with that test module by position: the
+    hand-added test went into the layer's module and the test module was removed."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    tests = generated_tests(scaler_project)
+    tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    declared = declaration_path(scaler_project).read_text()
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1  # [orphan]: the test module
+    assert not module_path(scaler_project).exists()
+    declaration_path(scaler_project).write_text(declared)
+    assert run("generate", "layers").exit_code == 0
+    assert "def test_by_hand(" in tests.read_text()
+    assert "def test_by_hand(" not in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_two_declarations_swapping_files_never_move_one_edit_silently(scaler_project):
+    """Found by a fourth attack: `block.layer.yaml` and `block_v2.layer.yaml` swapped (v2
+    promoted): the lone-rename pairing gave each class the other's hand edit, exit 0. The
+    gone declaration's class is declared again in the run, so it is no lone rename."""
+    layers = scaler_project / "layers"
+    for stem, name in (("block", "Block"), ("block_v2", "BlockV2")):
+        (layers / f"{stem}.layer.yaml").write_text(DECLARATION.replace("Scaler", name))
+    assert run("generate", "layers").exit_code == 0
+    edit(
+        layers / "block_v2.py",
+        "    def call(self",
+        "    def only_v2(self):\n        return 2\n\n    def call(self",
+    )
+    (layers / "block.layer.yaml").rename(layers / "block_v1.layer.yaml")
+    (layers / "block_v2.layer.yaml").rename(layers / "block.layer.yaml")
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[taken-module]" in result.output, result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_class_moved_to_a_new_file_and_a_new_one_in_its_place_is_a_located_error(
+    scaler_project,
+):
+    """Found by a fifth attack: the old version kept as `scaler_v1.layer.yaml` (class kept) and
+    a new layer written in `scaler.layer.yaml`: the old class's hand edits and hand-added
+    tests went to the new class (rewritten to name it), exit 0."""
+    add_method(module_path(scaler_project))
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "scaler_v1.layer.yaml")
+    declaration_path(scaler_project).write_text("layer: Gated\ncall: x * 2\n")
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[taken-module]" in result.output, result.output
+    assert "layers/scaler.layer.yaml:1:1: error: it now declares Gated" in result.output
+    assert snapshot(scaler_project) == before
+    declaration_path(scaler_project).unlink()  # as the hint says: the move alone first
+    assert run("generate", "layers").exit_code == 0
+    assert "    def mine(self):" in (scaler_project / "layers" / "scaler_v1.py").read_text()
+
+
+def test_renames_while_a_conflict_is_unsettled_leave_one_module(scaler_project):
+    """Found by the stateful test at 600 runs."""
+    edit(module_path(scaler_project), "self.gain\n", "self.gain * 0.5  # mine\n")
+    layers = scaler_project / "layers"
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
+    declaration_path(scaler_project).rename(layers / "gain_layer.layer.yaml")
+    assert run("generate", "layers").exit_code == 1  # the call: a conflict
+    (layers / "gain_layer.layer.yaml").rename(declaration_path(scaler_project))
+    assert run("generate", "layers").exit_code == 1
+    declaration_path(scaler_project).rename(layers / "gain_layer.layer.yaml")
+    assert run("generate", "--force", "layers").exit_code == 0
+    assert sorted(p.name for p in layers.glob("*.py")) == ["__init__.py", "gain_layer.py"]
+    assert package_imports(scaler_project).count("import Scaler") == 1
+    assert sorted(p.name for p in (scaler_project / "tests").glob("test_*.py")) == [
+        "test_gain_layer.py"
+    ]
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_project):
+    (scaler_project / "blocks").mkdir()
+    declaration_path(scaler_project).rename(scaler_project / "blocks" / "scaler.layer.yaml")
+    assert run("generate", "blocks").exit_code == 0
+    assert 'package="demo"' in (scaler_project / "blocks" / "scaler.py").read_text()
+    assert not module_path(scaler_project).exists()
+    assert "from .scaler import Scaler" not in package_imports(scaler_project)
+    assert "from .scaler import Scaler\n" in (scaler_project / "blocks" / "__init__.py").read_text()
+
+
+def test_a_deleted_declaration_removes_what_was_generated_and_reports_hand_edits(scaler_project):
+    (scaler_project / "layers" / "other.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Other")
+    )
+    assert run("generate", "layers").exit_code == 0
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 0  # nothing edited: all of it goes
+    assert not module_path(scaler_project).exists() and not generated_tests(scaler_project).exists()
+    assert "from .scaler import" not in package_imports(scaler_project)
+    assert '"Scaler"' not in package_imports(scaler_project)
+
+    (scaler_project / "layers" / "third.layer.yaml").write_text(
+        DECLARATION.replace("Scaler", "Third")
+    )
+    assert run("generate", "layers").exit_code == 0
+    third = scaler_project / "tests" / "test_third.py"
+    third.write_text(third.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
+    (scaler_project / "layers" / "third.layer.yaml").unlink()
+    for _ in range(2):  # every run says so
+        result = run("generate", "layers")
+        assert result.exit_code == 1 and "tests/test_third.py:1:" in result.output
+        assert "[orphan]" in result.output and "third.layer.yaml" in result.output
+    assert third.exists() and not (scaler_project / "layers" / "third.py").exists()
+    assert "from .third import" not in package_imports(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 1
+    third.unlink()
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0

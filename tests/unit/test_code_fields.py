@@ -16,7 +16,6 @@ import json
 
 import pytest
 from libcst.metadata import ExpressionContextProvider, ScopeProvider
-from test_hardening import module_code as class_code
 
 from layergen.declaration.load import parse_declaration
 from layergen.diagnostics import DiagnosticError
@@ -24,6 +23,8 @@ from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import block, render, render_source
 from layergen.render.tests_context import build_test_context
+
+from helpers import module_code as class_code
 
 
 def module_code(text: str, path: str, *, formatted: bool = True) -> str:

@@ -1,11 +1,19 @@
 """Project settings and project templates (layergen/config.py, render/render.py): what the
-config check lets through never crashes later. Issue 34 item 17."""
+config check lets through never crashes later. Issue 34 item 17.
+
+Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
+success); issue 11 items 2, 8-11 (located errors where there were tracebacks or silence).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import cli, snapshot
+from layergen.config import load_config
+from layergen.diagnostics import DiagnosticError
+
+from helpers import cli, errors, layergen, no_traceback, project, snapshot
+from helpers import cli as run
 
 
 def configure(root, lines: str) -> None:
@@ -50,3 +58,112 @@ def test_paths_outside_the_project_are_refused(scaler_project):
         result = cli(*args)
         assert result.exit_code == 2 and "[bad-config]" in result.output, result.output
         assert "pyproject.toml:5:1: error: `paths` names '/', outside the project" in result.output
+
+
+# -- issue 21 item 14: configuration of the wrong shape, a pyproject that is not UTF-8 ------------
+
+
+@pytest.mark.parametrize(
+    "pyproject, where, message",
+    [
+        (
+            '[[tool.layergen]]\npaths = ["layers"]\n',
+            1,
+            "`tool.layergen` must be a table, not an array of tables",
+        ),
+        ('tool = "x"\n', 1, "`tool` must be a table, not a string"),
+        ("[tool]\nlayergen = 3\n", 2, "`tool.layergen` must be a table, not an integer"),
+        ("[tool]\nblack = [1]\n", 2, "`tool.black` must be a table, not an array"),
+        ("project = true\n", 1, "`project` must be a table, not a boolean"),
+        ("[tool.layergen]\ncheck = 3\n", 2, "`tool.layergen.check` must be a table"),
+        ('\n[tool.layergen]\npaths = ["la\\u0000yers"]\n', 3, "`paths` holds a NUL character"),
+        ('[tool.layergen]\ntests = "t\\u0000"\n', 2, "`tests` holds a NUL character"),
+        ('[tool.layergen]\ntemplates = "\\u0000"\n', 2, "`templates` holds a NUL character"),
+        (
+            '[tool.black]\nline-length = "x"\n',
+            2,
+            "`line-length` in [tool.black] must be a positive",
+        ),
+    ],
+)
+def test_config_of_the_wrong_shape_is_a_located_error_for_every_command(
+    scaler_project, pyproject, where, message
+):
+    (scaler_project / "pyproject.toml").write_text(pyproject)
+    before = snapshot(scaler_project)
+    for args in (
+        ("generate",),
+        ("generate", "layers"),
+        ("sync", "layers"),
+        ("new", "Other"),
+        ("tests", "layers/scaler.py"),
+        ("check", "layers"),
+        ("resolve", "layers/scaler.py", "--ours"),
+        ("watch", "nowhere"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"pyproject.toml:{where}:1: error: {message}" in result.output, (args, result.output)
+        assert "[bad-config]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_located_error(scaler_project):
+    (scaler_project / "pyproject.toml").write_bytes(b"[project]\nname = 'd\xe9mo'\n")
+    for args in (("generate", "layers"), ("init",), ("check", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2 and "pyproject.toml:2:10: error:" in result.output, args
+        assert "[encoding]" in result.output
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "paths = 5",
+        "paths = [1, 2]",
+        'line-length = "x"',
+        "line-length = true",
+        "line-length = 0",
+        "tests = 5",
+        "package = 5",
+        "templates = []",
+        'package = "a>b"',
+        'package = "with space"',
+        'package = ""',
+        'package = "a..b"',
+        'package = "class.x"',
+    ],
+)
+def test_wrong_config_values_are_located(tmp_path, line):
+    root = project(
+        tmp_path, {}, f"[project]\nname = 'demo'\n\n[tool.layergen]\n# a comment\n{line}\n"
+    )
+    with pytest.raises(DiagnosticError) as info:
+        load_config(root)
+    assert [(d.line, d.code) for d in info.value.diagnostics] == [(6, "bad-config")]
+
+
+def test_wrong_config_values_exit_2_without_a_traceback(tmp_path):
+    root = project(
+        tmp_path,
+        {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"},
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 5\n",
+    )
+    assert errors(layergen("generate", cwd=root)) == [("pyproject.toml", 5, 1, "bad-config")]
+
+
+def test_good_config_values_load(tmp_path):
+    root = project(
+        tmp_path,
+        {},
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 'layers'\n"
+        "line-length = 100\ntests = 't'\npackage = 'my_pkg.layers'\n",
+    )
+    config = load_config(root)
+    assert (config.paths, config.line_length, config.package) == (
+        [root / "layers"],
+        100,
+        "my_pkg.layers",
+    )

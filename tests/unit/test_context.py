@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from layergen.declaration.load import parse_declaration
-from layergen.render.context import build_context
+from layergen.render.context import build_context, docstring_text
 from layergen.render.render import format_code, render, render_source
 from layergen.render.tests_context import build_test_context
 
@@ -406,3 +408,41 @@ def test_a_sublayer_made_in_init_under_when_is_built_when_it_exists():
         "        if self._output_dense is not None:\n            self._output_dense.build("
         in method(source, "build")
     )
+
+
+# -- strings come out exactly as written ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain",
+        '"""',
+        '"',
+        'a"',
+        '""',
+        '"""x"""',
+        "\\",
+        "a\\",
+        "\\n",
+        "tab\there",
+        "trail  ",
+        "  lead",
+        "\x00\x07\x1b",
+        "line\nbreak",
+        "a\r\nb",
+        "\u2028",
+        "é ü 中",
+        "{{ x }} {% if %}",
+        "'''",
+        "x\n\n  indented\n",
+        'back\\slash"""',
+    ],
+)
+def test_docstring_text_reads_back_exactly_after_black(text):
+    source = f'class A:\n    """{docstring_text(text)}\n\n    Args:\n        x: y.\n    """\n'
+    formatted = format_code(source)
+    doc = ast.get_docstring(ast.parse(formatted).body[0], clean=False)
+    lines = text.split("\n")
+    expected = "\n".join([lines[0]] + ["    " + line if line else "" for line in lines[1:]])
+    assert doc.startswith(expected + "\n"), (formatted, doc)

@@ -1,7 +1,10 @@
 """The conftest.py layergen writes beside the generated tests: what its `pytest_configure`
 sets for JAX (a compilation cache in pytest's cache, the mesh's host devices), and what
 of the person's own settings it leaves alone. Run here on a stand-in for pytest's config;
-`tests/e2e/test_newcomer.py` and `test_model_parallel_process.py` run it under pytest."""
+`tests/e2e/test_newcomer.py` and `test_model_parallel_process.py` run it under pytest.
+
+Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import pytest
 
 from layergen.config import load_config
 from layergen.generate import conftest
+
+from helpers import is_black_clean
 
 FLAG = "--xla_force_host_platform_device_count"
 
@@ -115,3 +120,7 @@ def test_the_devices_are_left_alone(configure, monkeypatch, case):
         monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "4")
     configure(sharded=case != "no sharded layers")
     assert os.environ["XLA_FLAGS"] == flags
+
+
+def test_the_conftest_is_black_clean(scaler_project):
+    assert is_black_clean((scaler_project / "tests" / "conftest.py").read_text())

@@ -1,4 +1,8 @@
-"""`layergen init`: merges into what a project has, and the problem matcher reads real errors."""
+"""`layergen init`: merges into what a project has, and the problem matcher reads real errors.
+
+Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
+success).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from layergen.config import load_config
 from layergen.init import PROBLEM_REGEXP, merge_tasks, strip_jsonc, vscode_tasks
 from layergen.schema import declaration_schema
 
-from helpers import REPO, layergen, snapshot
+from helpers import LATIN_1, REPO, layergen, no_traceback, snapshot
+from helpers import cli as run
 
 runner = CliRunner()
 
@@ -336,3 +341,36 @@ def test_init_schema_and_watch_import_no_deep_learning_framework(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "relative, make, where",
+    [
+        (
+            ".vscode/tasks.json",
+            "folder",
+            ".vscode/tasks.json: error: cannot read the file: a folder",
+        ),
+        ("pyproject.toml", "folder", "pyproject.toml: error: cannot read the file: a folder"),
+        (".pre-commit-config.yaml", "folder", ".pre-commit-config.yaml: error: cannot read"),
+        (".layergen/declaration.schema.json", "folder", "declaration.schema.json:1:1: error:"),
+        (".vscode/tasks.json", "latin-1", ".vscode/tasks.json:2:6: error: the file is not valid"),
+        ("pyproject.toml", "latin-1", "pyproject.toml:2:6: error: the file is not valid UTF-8"),
+        (".pre-commit-config.yaml", "latin-1", ".pre-commit-config.yaml:2:6: error: the file"),
+    ],
+)
+def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(
+    tmp_path, monkeypatch, relative, make, where
+):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if make == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(LATIN_1)
+    before = snapshot(tmp_path)
+    result = run("init")
+    no_traceback(result)
+    assert result.exit_code == 2 and where in result.output, result.output
+    assert snapshot(tmp_path) == before

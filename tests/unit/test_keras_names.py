@@ -39,7 +39,7 @@ def test_every_dtype_is_a_keras_dtype():
     assert not unknown
 
 
-# A layer's reserved names include what Layer sets on instances: test_hardening checks them.
+# A layer's reserved names include what Layer sets on instances: test_render.py checks them (test_every_public_layer_attribute_is_reserved).
 @pytest.mark.parametrize("kind", sorted(set(KINDS) - {"layer"}))
 def test_each_kind_extends_a_keras_class_that_has_its_reserved_names(kind):
     row = KINDS[kind]

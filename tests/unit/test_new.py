@@ -1,8 +1,23 @@
-"""`layergen new` (layergen/cli.py, scaffold.py). Issue 34."""
+"""`layergen new` (layergen/cli.py, scaffold.py). Issue 34.
+
+Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
+success); issue 21 (everyday workflows that lost an edit or left stale code behind a green
+`--check`).
+"""
 
 from __future__ import annotations
 
-from helpers import cli, snapshot
+from helpers import (
+    add_method,
+    cli,
+    declaration_path,
+    edit,
+    module,
+    module_path,
+    no_traceback,
+    snapshot,
+)
+from helpers import cli as run
 
 
 def test_new_refuses_a_folder_outside_the_configured_paths(tmp_path, monkeypatch):
@@ -20,3 +35,58 @@ def test_new_refuses_a_folder_outside_the_configured_paths(tmp_path, monkeypatch
     assert snapshot(tmp_path) == before
     assert cli("new", "Gain", "--dir", "layers/nn").exit_code == 0  # inside: fine
     assert cli("generate", "--check").exit_code == 0
+
+
+def test_no_paths_after_new_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "Foo").exit_code == 0
+    for args, what in (
+        (("generate", "--check"), "no declarations given"),
+        (("sync",), "no modules given"),
+        (("watch",), "nothing to watch"),
+    ):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2
+        assert f"layergen {args[0]}: error: {what} [no-paths]" in result.output, result.output
+        assert "pyproject.toml:" not in result.output
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\n")
+    result = run("generate", "--check")
+    assert "pyproject.toml:4:1: error: no declarations given [no-paths]" in result.output
+
+
+def test_new_never_takes_a_declaration_deleted_in_the_same_run(scaler_project):
+    """`new` scaffolds a new layer: a declaration deleted beside it is no rename of it."""
+    add_method(module_path(scaler_project))
+    declaration_path(scaler_project).unlink()
+    result = run("new", "Twin", "--params", "gain:float=1.0", "--weights", "scale")
+    assert result.exit_code == 1 and "[orphan]" in result.output, result.output
+    assert "    def mine(self):" in module(scaler_project)
+
+
+def test_new_over_its_own_module_as_generated_starts_the_layer_over(scaler_project):
+    """Found by a fourth attack: `new` refused a module the lock records as generated and
+    nobody edited (the person deleted the declaration to start over)."""
+    declaration_path(scaler_project).unlink()
+    result = run("new", "Scaler", "--params", "units:int=4")
+    assert result.exit_code == 0, result.output
+    assert "self.units = units" in module(scaler_project)
+
+
+def test_new_refuses_a_module_already_there(scaler_project):
+    """Found by a third attack: `new` merged its scaffold into an orphan module of the same
+    name (a deleted declaration's, edited by hand)."""
+    (scaler_project / "layers" / "keep.layer.yaml").write_text("layer: Keep\ncall: x * 2\n")
+    edit(module_path(scaler_project), "    def call(self", "    # a note\n    def call(self")
+    declaration_path(scaler_project).unlink()
+    assert run("generate", "layers").exit_code == 1
+    before = snapshot(scaler_project)
+    result = run("new", "Scaler", "--params", "units:int")
+    assert result.exit_code == 2 and "[exists]" in result.output, result.output
+    assert "layers/scaler.py" in result.output
+    assert snapshot(scaler_project) == before
+    # --force: the person's choice; the new layer is merged in, their edit kept
+    assert run("new", "Scaler", "--params", "units:int", "--force").exit_code in (0, 1)
+    assert "    # a note\n" in module(scaler_project) and "self.units = units" in module(
+        scaler_project
+    )

@@ -1,5 +1,9 @@
 """layergen/package_init.py and update/package_edits.py (issue 38): a package's `__init__.py`
-edited with libcst, `__all__` as the project's black writes it, a person's lines kept."""
+edited with libcst, `__all__` as the project's black writes it, a person's lines kept.
+
+Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
+green `--check`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,8 @@ import textwrap
 from layergen.config import BlackStyle
 from layergen.package_init import INIT_HEADER, package_init
 
-from helpers import REPO
+from helpers import REPO, declaration_path, edit, package_imports
+from helpers import cli as run
 
 NAMES = [("alpha_block", "AlphaBlock"), ("beta_block", "BetaBlock"), ("gamma", "Gamma")]
 
@@ -73,3 +78,14 @@ def test_a_package_that_needs_no_change_loads_neither_libcst_nor_black():
         check=True,
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    assert run("generate", "layers").exit_code == 0
+    init = package_imports(scaler_project)
+    assert "from .scaler import Gainer\n" in init and "import Scaler" not in init
+    assert '"Scaler"' not in init and '"Gainer"' in init
+    # in its place, as a fresh package's: found by an attack, the import went after `__all__`
+    assert init.endswith('\n\nfrom .scaler import Gainer\n\n__all__ = ["Gainer"]\n'), init
+    assert "\n\n\n" not in init

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layergen.config import BlackStyle
+from layergen.config import BlackStyle, Config
 from layergen.declaration.load import load_declaration
+from layergen.generate import plan
+from layergen.keras_names import LAYER_ATTRIBUTES
 from layergen.kinds import KINDS
 from layergen.render.context import build_context
 from layergen.render.render import block, format_code, literal, render_source
 from layergen.render.tests_context import build_test_context
+from layergen.writes import write
 
-from helpers import ACCEPTANCE, EXTRA_EXAMPLES, OWN_EXAMPLES
+from helpers import ACCEPTANCE, EXTRA_EXAMPLES, OWN_EXAMPLES, quote
 
 EXAMPLES = sorted(OWN_EXAMPLES.glob("*.yaml")) + sorted(ACCEPTANCE.glob("*.yaml"))
 if EXTRA_EXAMPLES is not None:  # a set named on purpose, such as the team's shared examples
@@ -146,4 +156,137 @@ def test_import_lines_from_one_module_are_merged_as_isort_does():
         "from m.attention import CachedAttention\n"
         "from m.utils import MASK_VALUE, compute_mask, merge_mask\n"
         "from m.utils import other as renamed"
+    )
+
+
+SENTINEL = "SENTINEL"
+
+
+PAYLOAD = f"import pathlib; pathlib.Path({SENTINEL!r}).write_text('ran')"
+
+
+DOC = f'"""\n{PAYLOAD}\n"""\nthen {{{{ doc }}}} and {{% if x %}} and \\n and \\\\ and \'quotes\' "too"'
+
+
+DEFAULT = (
+    f'it\'s "quoted" """ \'\'\' {{{{ name }}}} {{% raw %}} \\ back\nslash \\n \t"""; {PAYLOAD}; """'
+)
+
+
+CHOICE = "{__import__('pathlib').Path('" + SENTINEL + "').write_text('choice')}"
+
+
+def safe_rendering_project(root: Path) -> Path:
+    (root / "pyproject.toml").write_text("[project]\nname = 'quoted'\n")
+    folder = root / "quoting"
+    folder.mkdir()
+    declaration = (
+        "layer: Quoted\n"
+        f"doc: {quote(DOC)}\n"
+        "package: quoting.registered\n"  # a package that is not a dotted name is refused (test_load.py)
+        "params:\n"
+        "  text:\n"
+        "    type: str\n"
+        f"    default: {quote(DEFAULT)}\n"
+        f"    doc: {quote(chr(34) * 3 + '; ' + PAYLOAD + '; ' + chr(34) * 3)}\n"
+        "  mode:\n"
+        "    type: str\n"
+        "    default: a\n"
+        f"    choices: [a, {quote(CHOICE)}]\n"
+        "example:\n"
+        "  input_shape: [2, 3]\n"
+    )
+    (folder / "quoted.layer.yaml").write_text(declaration)
+    write(plan([folder / "quoted.layer.yaml"], Config(root=root)))
+    return folder
+
+
+IMPORT_AND_REPORT = textwrap.dedent("""
+    import inspect, json, os, sys
+    sys.path.insert(0, sys.argv[1])
+    os.chdir(sys.argv[1])
+    import keras
+    from quoting.quoted import Quoted
+    signature = inspect.signature(Quoted.__init__).parameters
+    report = {
+        "doc": Quoted.__doc__,
+        "text": signature["text"].default,
+        "mode": signature["mode"].default,
+        "config": Quoted().get_config()["text"],
+        "sentinel_after_import": os.path.exists("SENTINEL"),
+    }
+    try:
+        Quoted(mode="b")
+    except ValueError as exc:
+        report["error"] = str(exc)
+    report["sentinel_after_error"] = os.path.exists("SENTINEL")
+    layer = keras.layers.Layer()
+    report["layer_attributes"] = sorted(
+        a for a in set(dir(keras.layers.Layer)) | set(vars(layer)) if not a.startswith("_")
+    )
+    print(json.dumps(report))
+""")
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("quoted")
+    safe_rendering_project(root)
+    env = {
+        **os.environ,
+        "KERAS_BACKEND": "jax",
+        "JAX_PLATFORMS": "cpu",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_AND_REPORT, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return root, json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_docstring_is_exactly_the_declared_text(imported):
+    import inspect
+
+    _, report = imported
+    assert report["doc"].split("\n")[0] == DOC.split("\n")[0]
+    assert inspect.cleandoc(report["doc"]).startswith(DOC + "\n")
+
+
+def test_string_default_is_exactly_the_declared_text(imported):
+    _, report = imported
+    assert report["text"] == DEFAULT
+    assert report["config"] == DEFAULT
+    assert report["mode"] == "a"
+
+
+def test_choices_with_braces_are_text_in_the_error_message(imported):
+    _, report = imported
+    assert CHOICE in report["error"]
+
+
+def test_importing_the_module_runs_nothing_else(imported):
+    root, report = imported
+    assert not report["sentinel_after_import"] and not report["sentinel_after_error"]
+    assert not (root / SENTINEL).exists()
+    code = (root / "quoting" / "quoted.py").read_text()
+    tree = ast.parse(code)
+    kinds = [type(node).__name__ for node in tree.body]
+    # The docstring, imports (`from keras import ops` only when used), the class: nothing else.
+    assert kinds[0] == "Expr" and kinds[-1] == "ClassDef", kinds
+    assert set(kinds[1:-1]) <= {"Import", "ImportFrom"} and kinds[1] == "Import", kinds
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert [type(n).__name__ for n in cls.body if not isinstance(n, ast.FunctionDef)] == [
+        "Expr"
+    ]  # the docstring
+
+
+def test_every_public_layer_attribute_is_reserved(imported):
+    _, report = imported
+    assert set(report["layer_attributes"]) <= LAYER_ATTRIBUTES, sorted(
+        set(report["layer_attributes"]) - LAYER_ATTRIBUTES
     )

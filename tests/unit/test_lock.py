@@ -1,0 +1,123 @@
+"""The lock (layergen/update/lock.py): its format, old versions, unreadable ones.
+
+Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 items
+11-17 (inputs that gave tracebacks, broken code reported as success).
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import DECLARATION, HAND_CALL, corrupt, module, no_traceback, snapshot
+from helpers import cli as run
+
+
+def test_the_lock_is_a_short_index_with_the_bases_out_of_line(scaler_project):
+    lock = json.loads((scaler_project / "layergen.lock").read_text())
+    # The tests' support module (issue 13) is generated and merged like the others.
+    assert set(lock["files"]) == {
+        "layers/scaler.py",
+        "tests/test_scaler.py",
+        "tests/layergen_support.py",
+    }
+    assert all(set(entry) <= {"digest", "source"} for entry in lock["files"].values())
+    # What each file is made from (issue 15: an unchanged run reads no declaration).
+    assert set(lock["records"]) == {"layers/scaler.layer.yaml", "tests/layergen_support.py"}
+    record = {"inputs", "outputs", "class", "package", "default_package", "hand_written"}
+    record |= {"seal", "content"}
+    assert all(set(entry) <= record for entry in lock["records"].values())
+    assert len((scaler_project / "layergen.lock").read_text().splitlines()) <= 4 + 4 * len(
+        lock["files"]
+    ) + 2 + 11 * len(
+        lock["records"]
+    )  # no texts
+    bases = sorted(
+        p.relative_to(scaler_project).as_posix()
+        for p in (scaler_project / ".layergen" / "base").rglob("*")
+        if p.is_file()
+    )
+    assert [b.rsplit(".", 1)[0] for b in bases] == [
+        ".layergen/base/layers/scaler.py",
+        ".layergen/base/tests/layergen_support.py",
+        ".layergen/base/tests/test_scaler.py",
+    ]
+    assert (scaler_project / bases[0]).read_text() == module(scaler_project)
+    # A new generation replaces its base; the old one is removed.
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("initializer: ones", "initializer: zeros")
+    )
+    assert run("generate", "layers").exit_code == 0
+    again = sorted(
+        p.relative_to(scaler_project).as_posix()
+        for p in (scaler_project / ".layergen" / "base").rglob("*")
+        if p.is_file()
+    )
+    # The base it replaces stays while it is the base of an undo of that run (issue 34: a file
+    # put back is merged against it), and goes with the next generation.
+    assert len(again) == 4 and bases[0] in again and again[-2:] == bases[1:]
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("initializer: ones", "initializer: zeros").replace("1.0", "2.0")
+    )
+    assert run("generate", "layers").exit_code == 0
+    last = [p for p in (scaler_project / ".layergen" / "base").rglob("*") if p.is_file()]
+    assert len(last) == 5 and bases[0] not in [
+        p.relative_to(scaler_project).as_posix() for p in last
+    ]
+
+
+def test_a_lock_of_layergen_0_1_is_read_and_rewritten(scaler_project):
+    bases = {
+        k: (scaler_project / ".layergen" / "base").glob(f"{k}.*")
+        for k in ("layers/scaler.py", "tests/test_scaler.py")
+    }
+    texts = {k: next(iter(v)).read_text() for k, v in bases.items()}
+    (scaler_project / "layergen.lock").write_text(
+        json.dumps({"version": 1, "files": {k: {"generated": t} for k, t in texts.items()}})
+    )
+    import shutil
+
+    shutil.rmtree(scaler_project / ".layergen")
+    code = module(scaler_project).replace("return x * self.scale * self.gain", HAND_CALL)
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    assert (
+        run("generate", "--check", "layers").exit_code == 1
+    )  # the lock's new form is to be written
+    assert run("generate", "layers").exit_code == 0
+    assert HAND_CALL in module(scaler_project)  # the old lock's base told the hand edit apart
+    assert json.loads((scaler_project / "layergen.lock").read_text())["version"] == 2
+
+
+def test_an_unreadable_lock_stops_the_run(scaler_project):
+    lock = scaler_project / "layergen.lock"
+    text = lock.read_text()
+    lock.write_text("<<<<<<< HEAD\n" + text + "=======\n" + text + ">>>>>>> other\n")
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2
+    assert (
+        "layergen.lock:1:1: error: cannot read the lock: it holds merge conflict markers [bad-lock]"
+        in result.output
+    )
+    assert snapshot(scaler_project) == before
+
+
+def test_a_lock_that_is_not_utf8_is_a_located_error_and_a_bad_base_is_said(scaler_project):
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        DECLARATION.replace("x * scale * gain", "x * scale + gain")
+    )
+    lock = scaler_project / "layergen.lock"
+    good = lock.read_bytes()
+    lock.write_bytes(good.replace(b'"version"', b'"v\xe9rsion"'))
+    result = run("generate", "--check", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2 and "layergen.lock:2:" in result.output
+    lock.write_bytes(good)
+    (base,) = (scaler_project / ".layergen" / "base" / "layers").glob("scaler.py.*")
+    corrupt(base)
+    # Issue 34: a base text lost or altered is no dead end: merged as never generated, said.
+    for args in (("generate", "--check", "layers"), ("sync", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 1 and "[no-base]" in result.output, args
+    result = run("generate", "layers")  # the conflict sync wrote, said until it is settled
+    assert result.exit_code == 1 and "[conflict]" in result.output

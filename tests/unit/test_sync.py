@@ -1,0 +1,291 @@
+"""`layergen sync` (layergen/sync.py): hand edits carried back into the declaration.
+
+Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 items
+11-17 (inputs that gave tracebacks, broken code reported as success); issue 21 (everyday
+workflows that lost an edit or left stale code behind a green `--check`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import (
+    DECLARATION,
+    HAND_CALL,
+    conflicted_then_put_back,
+    declaration,
+    declaration_path,
+    edit,
+    edit_call_by_hand_and_in_the_declaration,
+    mixin_by_hand_and_package_in_the_declaration,
+    module,
+    module_path,
+    no_traceback,
+    snapshot,
+    write,
+)
+from helpers import cli as run
+
+# -- issue 10 item 3: sync never throws a pending declaration change away -------------------------
+
+
+def test_sync_does_not_settle_a_pending_conflict(scaler_project):
+    edit_call_by_hand_and_in_the_declaration(scaler_project)
+    run("generate", "layers")
+    before = snapshot(scaler_project)
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 1 and "[conflict]" in result.output
+    assert snapshot(scaler_project) == before
+    assert run("generate", "--check", "layers").exit_code == 1
+
+
+def test_sync_before_generate_keeps_the_declaration_change_and_reports_the_conflict(scaler_project):
+    edit_call_by_hand_and_in_the_declaration(
+        scaler_project
+    )  # the declaration's change was never generated
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 1 and "conflict: `Scaler.call`" in result.output
+    assert "call: x * scale + gain" in declaration(
+        scaler_project
+    )  # not overwritten by the module's call
+    assert "return x * self.scale + self.gain" in module(scaler_project) and HAND_CALL in module(
+        scaler_project
+    )
+
+
+def test_sync_carries_a_hand_edited_call_back_into_the_declaration(scaler_project):
+    code = module(scaler_project).replace(
+        "return x * self.scale * self.gain", "return (x + 1.0) * self.scale * self.gain"
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert "call: (x + 1.0) * scale * gain\n" in declaration(scaler_project)  # one line still
+    assert "hand_written" not in declaration(scaler_project)
+    assert module(scaler_project) == code
+    assert run("generate", "--check", "layers").exit_code == 0
+    # The declaration now describes call: a change there reaches the code without a conflict.
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        declaration(scaler_project).replace("(x + 1.0)", "(x + 2.0)")
+    )
+    assert run("generate", "layers").exit_code == 0
+    assert "return (x + 2.0) * self.scale * self.gain" in module(scaler_project)
+
+
+def test_sync_marks_what_it_cannot_carry_back_as_hand_written(scaler_project):
+    code = module(scaler_project).replace(
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        print('building')  # mine\n",
+        1,
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert "hand_written: [build]" in declaration(scaler_project)
+    assert module(scaler_project) == code
+    # The declaration says build is hand-written: generate keeps it even when the weights change,
+    # and says so (issue 21 item 7: a change it does not make is never silent) until it is seen.
+    (scaler_project / "layers" / "scaler.layer.yaml").write_text(
+        declaration(scaler_project).replace("initializer: ones", "initializer: zeros")
+    )
+    result = run("generate", "layers")
+    assert result.exit_code == 1 and "`Scaler.build` is yours" in result.output
+    assert "print('building')  # mine" in module(scaler_project) and 'initializer="ones"' in module(
+        scaler_project
+    )
+    assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- issue 10 item 5: sync takes folders and the configured paths; tuple defaults -----------------
+
+
+def test_sync_takes_a_folder_and_the_configured_paths(scaler_project):
+    (scaler_project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"
+    )
+    code = module(scaler_project).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        "def __init__(self, gain=1.0, head_sizes=(4, 4), **kwargs):",
+    )
+    code = code.replace(
+        "        self.gain = gain\n",
+        "        self.gain = gain\n        self.head_sizes = head_sizes\n",
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert "  head_sizes:\n    type: list[int]\n    default: [4, 4]\n" in declaration(
+        scaler_project
+    )
+    # The generator writes `[4, 4]`: the person's `(4, 4)` is no longer what it would write.
+    assert "hand_written: [__init__]" in declaration(scaler_project)
+    assert "head_sizes=(4, 4)" in module(
+        scaler_project
+    ) and '"head_sizes": self.head_sizes,' in module(scaler_project)
+    assert run("sync").exit_code == 0
+    assert run("generate", "--check").exit_code == 0
+
+
+def test_sync_reports_a_class_header_edited_on_both_sides(scaler_project):
+    mixin_by_hand_and_package_in_the_declaration(scaler_project)
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 1 and "conflict: `Scaler.<header>`" in result.output
+
+
+# -- issue 21 item 13: a module with a syntax error -----------------------------------------------
+
+
+def test_sync_on_a_module_with_a_syntax_error_is_a_located_error(scaler_project):
+    text = module(scaler_project).replace("return x * self.scale", "return (x * self.scale")
+    write(scaler_project, "layers/scaler.py", text)
+    before = snapshot(scaler_project)
+    for args in (("sync", "layers"), ("sync", "layers/scaler.py"), ("generate", "layers")):
+        result = run(*args)
+        no_traceback(result)
+        assert result.exit_code == 2 and "layers/scaler.py:" in result.output, args
+        assert "invalid Python" in result.output and "[python-syntax]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+# -- issue 21 item 16: sync never changes a default it cannot write -------------------------------
+
+
+def with_alpha(root: Path, default: str) -> tuple[int, int]:
+    """The module's `__init__` given `alpha=<default>`; the line and column of `alpha`."""
+    text = module(root).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        f"def __init__(self, gain=1.0, alpha={default}, **kwargs):",
+    )
+    write(root, "layers/scaler.py", text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "alpha=" in t)
+    return line, text.splitlines()[line - 1].index("alpha") + 1
+
+
+@pytest.mark.parametrize(
+    "default, why",
+    [
+        ("DEFAULT_ALPHA", "is an expression, and a declaration holds values only"),
+        ("10**400", "is an expression"),
+        ('float("nan")', "is an expression"),
+        ("1e400", "is not a finite number"),
+        ("1j", "is a complex number, which no param type holds"),
+        ("-1j", "is a complex number"),
+        ("(1, 2j)", "holds a complex number"),
+        ("[[1]]", "holds a list"),
+        ("...", "is Ellipsis, which no param type holds"),
+        ('{"a": 1}', "is a dict"),
+        ('b"x"', "is bytes"),
+        ("{1, 2}", "is a set"),
+    ],
+)
+def test_sync_refuses_a_default_it_cannot_write_at_its_place(scaler_project, default, why):
+    line, column = with_alpha(scaler_project, default)
+    before = snapshot(scaler_project)
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"layers/scaler.py:{line}:{column}: error: the default of `alpha` (`{default}`) {why}"
+        in result.output
+    ), result.output
+    assert "[cannot-sync]" in result.output
+    assert snapshot(scaler_project) == before
+
+
+@pytest.mark.parametrize(
+    "default, declared",
+    [
+        ("0.25", " {type: float, default: 0.25}"),
+        ("-3", " {type: int, default: -3}"),
+        ('"x"', " {type: str, default: x}"),
+        ("None", " {type: float, default: null}"),
+        ("True", " {type: bool, default: true}"),
+        ("[4, 4]", "\n    type: list[int]\n    default: [4, 4]"),
+    ],
+)
+def test_sync_writes_a_literal_default_as_it_is(scaler_project, default, declared):
+    with_alpha(scaler_project, default)
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert f"  alpha:{declared}\n" in (scaler_project / "layers/scaler.layer.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    "declared, edited, synced",
+    [
+        ("x * scale * gain", "x * self.scale * self.gain * 2", "call: x * scale * gain * 2\n"),
+        ('"x * scale * gain"', "x * self.scale * 2", 'call: "x * scale * 2"\n'),
+        ("'x * scale * gain'", "x * self.scale * 2", "call: 'x * scale * 2'\n"),
+        ("x * scale * gain", "(lambda v: v)(x) * 2", "call: '(lambda v: v)(x) * 2'\n"),
+        ("|\n  return x * scale * gain", "x * self.scale * 2", "call: |\n  return x * scale * 2\n"),
+    ],
+)
+def test_sync_keeps_a_one_line_call_on_one_line(scaler_project, declared, edited, synced):
+    write(
+        scaler_project,
+        "layers/scaler.layer.yaml",
+        DECLARATION.replace("call: x * scale * gain", f"call: {declared}"),
+    )
+    assert run("generate", "layers").exit_code == 0
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace("return x * self.scale * self.gain", f"return {edited}"),
+    )
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    assert (scaler_project / "layers/scaler.layer.yaml").read_text().endswith(synced)
+
+
+def test_sync_writes_a_call_of_several_statements_as_a_block(scaler_project):
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace(
+            "return x * self.scale * self.gain",
+            "y = x * self.scale\n        return y * self.gain",
+        ),
+    )
+    assert run("sync", "layers").exit_code == 0
+    assert (
+        (scaler_project / "layers/scaler.layer.yaml")
+        .read_text()
+        .endswith("call: |\n  y = x * scale\n  return y * gain\n")
+    )
+
+
+def test_sync_after_a_file_is_put_back_keeps_the_declaration_change(scaler_project):
+    """Found by a second attack: `sync` read the put-back module against the new base and
+    wrote it into the declaration, dropping the declaration's change (exit 0)."""
+    conflicted_then_put_back(scaler_project)
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 1 and "conflict" in result.output, result.output
+    assert "call: x * scale * gain + bias" in declaration_path(scaler_project).read_text()
+
+
+def test_sync_keeps_the_comments_above_a_member_it_carries(scaler_project):
+    """Found by the stateful test: a comment above `def call` was dropped when sync carried
+    the hand-edited call into the declaration."""
+    edit(module_path(scaler_project), "    def call(self", "    # why it halves\n    def call(self")
+    edit(module_path(scaler_project), "return x * self.scale * self.gain\n", "return x * 0.5\n")
+    assert run("sync", "layers").exit_code == 0
+    assert "x * 0.5" in declaration_path(scaler_project).read_text()
+    code = module(scaler_project)
+    assert "    # why it halves\n    def call(self" in code and "return x * 0.5\n" in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_sync_keeps_the_comments_in_a_member_it_carries(scaler_project):
+    """A comment in `__init__` went when sync stated the new default in the declaration."""
+    edit(
+        module_path(scaler_project),
+        "def __init__(self, gain=1.0, **kwargs):\n",
+        "def __init__(self, gain=2.0, **kwargs):\n        # doubled, see issue 7\n",
+    )
+    assert run("sync", "layers").exit_code == 0
+    assert "default: 2.0" in declaration_path(scaler_project).read_text()
+    code = module(scaler_project)
+    assert "gain=2.0, **kwargs):\n        # doubled, see issue 7\n" in code
+    assert run("generate", "--check", "layers").exit_code == 0

@@ -1,0 +1,91 @@
+"""Where a declaration's outputs go (layergen/targets.py): folders, symlinks, test folders.
+
+Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 11 items 2,
+8-11 (located errors where there were tracebacks or silence); issue 21 (everyday workflows that
+lost an edit or left stale code behind a green `--check`).
+"""
+
+from __future__ import annotations
+
+from helpers import DECLARATION, declaration_path, errors, layergen, project, snapshot
+from helpers import cli as run
+
+# -- issue 10 item 6: declarations at the top of a folder with any name ---------------------------
+
+
+def test_declarations_at_the_top_of_a_folder_that_is_no_identifier(tmp_path, monkeypatch):
+    root = tmp_path / "my-project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'my-project'\n")
+    (root / "scaler.layer.yaml").write_text(DECLARATION)
+    monkeypatch.chdir(root)
+    result = run("generate", "scaler.layer.yaml")
+    assert result.exit_code == 0, result.output
+    assert (
+        '@keras.saving.register_keras_serializable(package="my_project")'
+        in (root / "scaler.py").read_text()
+    )
+    assert "from scaler import Scaler" in (root / "tests" / "test_scaler.py").read_text()
+    assert not (root / "__init__.py").exists()  # the scaler_project folder is no package
+
+
+# -- issue 11 item 11: symlinks, empty folders ----------------------------------------------------
+
+
+def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):
+    root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
+    (root / "layers").mkdir()
+    (root / "layers" / "foo.layer.yaml").symlink_to(root / "shared_src" / "foo.layer.yaml")
+    assert layergen("generate", "layers/foo.layer.yaml", cwd=root).returncode == 0
+    assert (root / "layers" / "foo.py").is_file()
+    assert "from layers.foo import Foo" in (root / "tests" / "test_foo.py").read_text()
+    assert not (root / "shared_src" / "foo.py").exists()
+    assert "from .foo import Foo" in (root / "layers" / "__init__.py").read_text()
+
+
+def test_a_symlinked_folder_generates_inside_the_link(tmp_path):
+    root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
+    (root / "layers").symlink_to(root / "shared_src", target_is_directory=True)
+    assert layergen("generate", "layers", cwd=root).returncode == 0
+    assert (root / "layers" / "foo.py").is_file()
+    assert "from layers.foo import Foo" in (root / "tests" / "test_foo.py").read_text()
+
+
+def test_a_folder_without_declarations_says_so(tmp_path):
+    root = project(
+        tmp_path / "demo",
+        {"layers/readme.txt": "nothing here\n", "more/a.layer.yaml": "layer: Foo\ncall: x\n"},
+    )
+    result = layergen("generate", "layers", "more", cwd=root)
+    assert errors(result) == [("layers", 1, 1, "no-declarations")]
+    assert ".layer.yaml" in result.stderr  # the hint names what is looked for
+    assert not (root / "more" / "a.py").exists()
+
+
+def test_projects_with_a_tests_folder_per_folder_are_no_duplicates(scaler_project):
+    """Found by a second attack: a run on one folder with its own `--tests` compared the other
+    folder's tests under this run's tests folder (a false `duplicate-test`)."""
+    (scaler_project / "b").mkdir()
+    text = declaration_path(scaler_project).read_text().replace("Scaler", "OtherScaler")
+    (scaler_project / "b" / "scaler.layer.yaml").write_text(text)
+    assert run("generate", "b", "--tests", "tests_b").exit_code == 0
+    assert run("generate", "layers").exit_code == 0
+    assert run("generate", "--check", "b", "--tests", "tests_b").exit_code == 0
+
+
+def test_a_module_named_like_another_declarations_test_module_is_refused(scaler_project):
+    """Found by a fifth attack: with the tests beside the layers, `test_scaler.layer.yaml`
+    wrote its module over Scaler's test module (exit 0)."""
+    pyproject = scaler_project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "[tool.layergen]\ntests = 'layers'\n")
+    assert run("generate", "layers").exit_code == 0
+    assert (scaler_project / "layers" / "test_scaler.py").is_file()
+    (scaler_project / "layers" / "test_scaler.layer.yaml").write_text(
+        "layer: TestScaler\ncall: x * 2\n"
+    )
+    before = snapshot(scaler_project)
+    for layers in ("layers", "layers/test_scaler.layer.yaml"):  # the run on part of it too
+        result = run("generate", layers)
+        assert result.exit_code == 2 and "[duplicate-test]" in result.output, result.output
+        assert "module would overwrite the tests of" in result.output
+        assert snapshot(scaler_project) == before
