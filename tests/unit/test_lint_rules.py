@@ -1,4 +1,4 @@
-"""`layergen check` on the round-two corpus (issue 37, benchmarks/check_corpus_round2.md):
+"""The rules of `layergen/lint/rules/` on the round-two corpus (issue 37, benchmarks/check_corpus_round2.md):
 each false-positive pattern found there, rebuilt as a small synthetic project and run
 through `check_files` as a whole-project run would. Each test failed before its fix."""
 
