@@ -586,7 +586,7 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
     keys = literal(tuple(names))
     if len(names) == 1:  # one output: the value itself, not a tuple of one
         return "{" + f"{literal(names[0])}: {out(value)}" + "}"
-    return f"{{name: {out('value')} for name, value in zip({keys}, {value})}}"
+    return f"{{name: {out('named_output')} for name, named_output in zip({keys}, {value})}}"
 
 
 def _output_shapes(
