@@ -422,8 +422,17 @@ class _Analyzer:
 
     def _sole_input(self, section: str, name: str) -> bool:
         """`inputs` as the one tensor input: `call(self, inputs)`, as keras-hub writes it (the
-        generated code names the list of several inputs so, and binds it to the one input)."""
-        return section == "inputs" and name == "inputs" and self.result.inputs == ["inputs"]
+        generated code names the list of several inputs so, and binds it to the one input);
+        or as one of `separate_inputs` (keras-hub's `MaskedLMHead.call(self, inputs,
+        mask_positions)`), unless a generated test binds the inputs by name beside their
+        list: for losses, updates, a mask expression or statistics that read them."""
+        if section != "inputs" or name != "inputs" or name not in self.result.inputs:
+            return False
+        decl = self.decl
+        binds = decl.losses or decl.updates or isinstance(decl.masking, str)
+        return self.result.inputs == ["inputs"] or (
+            decl.separate_inputs and not binds and not decl.example.statistics
+        )
 
     def _check_params(self) -> None:
         for name in self.decl.params:

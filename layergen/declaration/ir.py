@@ -226,6 +226,8 @@ class Declared:
     output_when: dict[str, Code | bool] = field(default_factory=dict)
     noise: Noise | None = None
     skips: tuple[Skip, ...] = ()
+    # The tensor inputs are arguments of `call` of their own, not one list.
+    separate_inputs: bool = False
 
     @property
     def input_names(self) -> list[str]:
@@ -379,6 +381,7 @@ def build_ir(a: Analysis) -> Declared:
             Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
             for test, reason in decl.tests.skip.items()
         ),
+        separate_inputs=decl.separate_inputs,
     )
 
 

@@ -226,6 +226,8 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     base: str | None = None
     params: dict[str, Param] = {}
     inputs: dict[str, Input | None] | None = None
+    # Several tensor inputs as arguments of their own (`call(self, query, value)`), not a list.
+    separate_inputs: bool = False
     weights: dict[str, Weight] = {}
     sublayers: dict[str, Sublayer] = {}
     ops: dict[str, Op] = {}

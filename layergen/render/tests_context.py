@@ -125,18 +125,26 @@ def layer_test_context(
 
 
 def inputs_context(
-    shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=None
+    shapes: dict[str, tuple[int, ...]],
+    dtypes: dict[str, str],
+    value_range=None,
+    separate: bool = False,
 ) -> dict[str, Any]:
     """The test template's keys about the example inputs, for declared and hand-written layers alike.
 
     `value_range`: `[low, high]` of the inputs' values; None: integers in [0, 10), normal floats.
+    `separate`: the layer takes several tensor inputs as arguments of their own; the tests
+    keep them in a tuple and call the layer on `*inputs` (a list for a layer called on one).
     """
     inputs = list(shapes)
     several = len(inputs) > 1
     shape_names = [f"{name}_shape" for name in inputs]
+    separate = separate and several
     return {
         "inputs": inputs,
         "several_inputs": several,
+        "separate_inputs": separate,
+        "star": "*" if separate else "",  # before the inputs a layer is called on
         "input_targets": ", ".join(inputs) if several else inputs[0],  # `... = inputs` names them
         "shape_names": shape_names,
         "shape_targets": ", ".join(shape_names) if several else f"({shape_names[0]},)",
@@ -291,7 +299,9 @@ def build_test_context(
         module=module,
         source=source,
         args=example.args,
-        inputs=inputs_context(example.input_shapes, example.input_dtypes, example.input_range),
+        inputs=inputs_context(
+            example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
+        ),
         output_shapes=output_shapes,
         weights=weights,
         exact_weight_count=not ir.sublayers
