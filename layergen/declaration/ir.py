@@ -50,6 +50,17 @@ class Keyword:
     dtype: str | None = None  # a tensor's declared dtype
     masks: str | None = None  # the tensor input whose steps it hides (a padding mask)
     causal: str | None = None  # the tensor input along which it makes the layer causal
+    cache: Cache | None = None  # a cache through which `call` decodes an input step by step
+
+
+@dataclass(frozen=True)
+class Cache:
+    """A keyword tensor that is a cache: `call` given it decodes steps of the tensor input
+    `of`, written into it at the keyword input `index`, and returns it updated."""
+
+    of: str
+    index: str
+    shape: Shape
 
 
 @dataclass(frozen=True)
@@ -304,7 +315,24 @@ def build_ir(a: Analysis) -> Declared:
         for n in a.inputs
     )
     keywords = tuple(
-        Keyword(n, s.type, s.default, s.doc, s.dtype, s.masks, s.causal)
+        Keyword(
+            n,
+            s.type,
+            s.default,
+            s.doc,
+            s.dtype,
+            s.masks,
+            s.causal,
+            (
+                Cache(
+                    s.cache.of,
+                    s.cache.index,
+                    _shape(a, ("inputs", n, "cache", "shape"), s.cache.shape),
+                )
+                if s.cache is not None
+                else None
+            ),
+        )
         for n, s in a.keywords.items()
     )
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]

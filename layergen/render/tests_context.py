@@ -58,6 +58,7 @@ UNKNOWN_LAYER_FACTS = {
     "call_args": {},  # keyword arguments of `call` the example gives a value
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
     "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
+    "cache_args": [],  # caches (`cache: {of: x, ...}`) that decode an input step by step
     "gradient_check": None,  # the precision to check gradients in, by finite differences
     "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
     "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
@@ -348,6 +349,17 @@ def build_test_context(
             for k in ir.keywords
             if k.causal is not None
         ],
+        cache_args=[
+            {
+                "name": k.name,
+                "of": ir.input_names.index(k.cache.of),
+                "index": k.cache.index,
+                "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
+                "output": _output_position(ir, k.name),
+            }
+            for k in ir.keywords
+            if k.cache is not None
+        ],
         gradient_check=gradient_check,
         gradient_training=stopped != "training",
         gradient_stopped=(
@@ -387,6 +399,7 @@ def build_test_context(
             {"self"},
             *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],
             *([ir.noise.shape.code] if ir.noise is not None and ir.noise.shape is not None else []),
+            *[k.cache.shape.code for k in ir.keywords if k.cache is not None],
         ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
@@ -466,6 +479,13 @@ def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
     ]
     what = [f" ({', '.join(zeros)} {'is' if len(zeros) == 1 else 'are'} 0 or false)"]
     return [" give the example params that make it draw", *(what if zeros else [])]
+
+
+def _output_position(ir: Declared, name: str) -> int:
+    """Where the output `name` comes in a call given only its keyword: after the outputs
+    that are always returned, the others (under a `when`) left out at their defaults."""
+    before = list(ir.outputs or {})[: list(ir.outputs or {}).index(name)]
+    return sum(1 for n in before if n not in ir.output_when)
 
 
 def _reads(names: set[str], *codes: Code) -> bool:

@@ -81,9 +81,7 @@ def test_without_the_key_several_inputs_stay_one_list():
 
 
 def test_a_layer_built_by_a_base_class_passes_it_every_input_shape():
-    code = module(
-        ATTEND.replace("layer: Attend\n", "layer: Attend\nbase: keras.layers.Layer\n")
-    )
+    code = module(ATTEND.replace("layer: Attend\n", "layer: Attend\nbase: keras.layers.Layer\n"))
     assert "super().build(query_shape, value_shape)" in code
 
 

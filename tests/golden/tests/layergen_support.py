@@ -154,6 +154,13 @@ def arguments(inputs):
     return inputs if isinstance(inputs, tuple) else (inputs,)
 
 
+def step_of(inputs, index, step):
+    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
+    arrays = as_list(inputs)
+    arrays[index] = arrays[index][:, step : step + 1]
+    return like(inputs, arrays)
+
+
 def symbolic(arrays):
     """Symbolic tensors of the shapes and dtypes of `arrays` (one, a list, a tuple)."""
     if isinstance(arrays, (list, tuple)):
