@@ -57,6 +57,7 @@ UNKNOWN_LAYER_FACTS = {
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
+    "output_shape_keywords": [],  # `declared_output_shapes` takes these tensors' shapes too
     "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
     "cache_args": [],  # caches (`cache: {of: x, ...}`) that decode an input step by step
     "gradient_check": None,  # the precision to check gradients in, by finite differences
@@ -121,6 +122,9 @@ def layer_test_context(
     # `declared_output_shapes` and `declared_noise_shape` take the layer when they read it.
     layer = ["layer"] if context["shapes_read_layer"] else []
     context["shape_params"] = ", ".join([*layer, *context["shape_names"]])
+    context["output_shape_params"] = ", ".join(
+        [context["shape_params"], *context["output_shape_keywords"]]
+    )
     context["shape_layer"] = "layer, " if layer else ""
     return context
 
@@ -232,6 +236,10 @@ def build_test_context(
         k.name: literal(k.default) for k in ir.keywords if k.type != "tensor"
     }
     out_inputs = inputs | set(ir.tensor_keywords)
+    # A tensor keyword's shape is an argument of `declared_output_shapes`, None by default:
+    # a literal `None[2]` in the module would be a SyntaxWarning (an error under `-W error`).
+    shaped_keywords = [k.name for k in ir.output_keywords if k.type == "tensor"]
+    out_rename |= {k: f"{k}_shape" for k in shaped_keywords}
     output_shapes = None
     if "compute_output_shape" in ir.method_names:
         pass  # the declared method says what it says: the tests trace `call` to check it
@@ -304,6 +312,7 @@ def build_test_context(
             example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
         ),
         output_shapes=output_shapes,
+        output_shape_keywords=[f"{k}_shape=None" for k in shaped_keywords],
         weights=weights,
         exact_weight_count=not ir.sublayers
         and ir.base is None

@@ -7,6 +7,7 @@ whole layers run in `tests/e2e/test_keras_hub_layers.py`."""
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import pytest
 
@@ -118,3 +119,21 @@ def test_an_input_may_be_named_value():
     """keras-hub's attention layers name their second input `value`."""
     code = module(ATTEND)
     assert "ops.matmul(value, self.kernel)" in code
+
+
+def test_generated_tests_compile_without_warnings_when_a_shape_reads_a_tensor_keyword():
+    """`cache[2]` in an output shape: the tests' declared shapes take the cache's shape as
+    an argument, None by default, not a literal `None[2]` (a SyntaxWarning, an error under
+    `-W error`)."""
+    text = ATTEND.replace(
+        "  key: {default: null}\n", "  key: {default: null}\n  cache: {default: null}\n"
+    ).replace(
+        "output_shape: (*query[:-1], units)",
+        "outputs:\n  out: (*query[:-1], value[1] if cache is None else cache[2])\n"
+        "  cache: {shape: cache, when: cache is not None}",
+    )
+    tests = generated_tests(text)
+    assert "def declared_output_shapes(query_shape, value_shape, cache_shape=None):" in tests
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile(tests, "<generated>", "exec")
