@@ -97,6 +97,14 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Input", "rank"): "The input's exact rank.",
     ("Input", "min_rank"): "The input's smallest rank.",
     ("Input", "dtype"): "The input's dtype.",
+    (
+        "Input",
+        "cache",
+    ): "A keyword tensor that is a cache: `of` (the input it decodes), `index` (the keyword input where a step is written), `shape`; the tests decode step by step.",
+    (
+        "Declaration",
+        "separate_inputs",
+    ): "true: several tensor inputs are arguments of call of their own, call(self, query, value), not one list.",
     ("Weight", "shape"): "A shape expression over the inputs and params, such as (x[-1], units).",
     (
         "Weight",

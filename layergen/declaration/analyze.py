@@ -410,8 +410,17 @@ class _Analyzer:
 
     def _sole_input(self, section: str, name: str) -> bool:
         """`inputs` as the one tensor input: `call(self, inputs)`, as keras-hub writes it (the
-        generated code names the list of several inputs so, and binds it to the one input)."""
-        return section == "inputs" and name == "inputs" and self.result.inputs == ["inputs"]
+        generated code names the list of several inputs so, and binds it to the one input);
+        or as one of `separate_inputs` (keras-hub's `MaskedLMHead.call(self, inputs,
+        mask_positions)`), unless a generated test binds the inputs by name beside their
+        list: for losses, updates, a mask expression or statistics that read them."""
+        if section != "inputs" or name != "inputs" or name not in self.result.inputs:
+            return False
+        decl = self.decl
+        binds = decl.losses or decl.updates or isinstance(decl.masking, str)
+        return self.result.inputs == ["inputs"] or (
+            decl.separate_inputs and not binds and not decl.example.statistics
+        )
 
     def _check_params(self) -> None:
         for name in self.decl.params:
@@ -679,6 +688,9 @@ class _Analyzer:
             self.code(("init",), decl.init, params, set(), expression=False)
         if decl.noise is not None and decl.noise.shape is not None:
             self._shape(("noise", "shape"), decl.noise.shape, inputs, params)
+        for name, spec in (decl.inputs or {}).items():
+            if spec is not None and spec.cache is not None:
+                self._shape(("inputs", name, "cache", "shape"), spec.cache.shape, inputs, params)
 
     def _check_weight_names(self) -> None:
         """A weight's `name`: the last part of its variable path, so no `/`, ASCII (TensorFlow
@@ -766,6 +778,8 @@ class _Analyzer:
                 self._check_masks(name, spec)
             if spec is not None and spec.causal is not None:
                 self._check_causal(name, spec)
+            if spec is not None and spec.cache is not None:
+                self._check_cache(name, spec)
             if spec is None or not spec.keyword:
                 if keyword is not None:
                     self.error(
@@ -848,6 +862,45 @@ class _Analyzer:
                 f" `{name}` orders",
                 did_you_mean(spec.causal, self.result.inputs)
                 or f"the tensor inputs: {', '.join(self.result.inputs)}",
+            )
+
+    def _check_cache(self, name: str, spec: Input) -> None:
+        """`cache: {of: x, index: i, shape: ...}`: a keyword tensor through which `call`
+        decodes `x` step by step, writing at the keyword input `i`, and which it returns
+        updated as the output of the same name (issue 35)."""
+        loc = ("inputs", name, "cache")
+        keywords = self.result.keywords
+        if not spec.keyword or spec.type != "tensor":
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`cache` is of keyword tensors (`cache: {{default: null}}`); `{name}` is not one",
+                f"give `{name}` `default: null`, or remove `cache`",
+                key=True,
+            )
+        elif spec.cache.of not in self.result.inputs:
+            self.error(
+                loc + ("of",),
+                "unknown-input",
+                f"`{spec.cache.of}` is not a tensor input: `of` names the one the cache decodes",
+                did_you_mean(spec.cache.of, self.result.inputs)
+                or f"the tensor inputs: {', '.join(self.result.inputs)}",
+            )
+        elif spec.cache.index not in keywords or spec.cache.index == name:
+            self.error(
+                loc + ("index",),
+                "unknown-input",
+                f"`{spec.cache.index}` is not a keyword input: `index` names the one that says"
+                " where a step is written",
+                did_you_mean(spec.cache.index, [k for k in keywords if k != name]),
+            )
+        elif name not in (self.decl.outputs or {}):
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"the updated cache is returned as the output `{name}`, which `outputs` lacks",
+                f"add `{name}: {{shape: {name}, when: {name} is not None}}` to `outputs`",
+                key=True,
             )
 
     def _check_masks(self, name: str, spec: Input) -> None:

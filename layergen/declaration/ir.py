@@ -50,6 +50,17 @@ class Keyword:
     dtype: str | None = None  # a tensor's declared dtype
     masks: str | None = None  # the tensor input whose steps it hides (a padding mask)
     causal: str | None = None  # the tensor input along which it makes the layer causal
+    cache: Cache | None = None  # a cache through which `call` decodes an input step by step
+
+
+@dataclass(frozen=True)
+class Cache:
+    """A keyword tensor that is a cache: `call` given it decodes steps of the tensor input
+    `of`, written into it at the keyword input `index`, and returns it updated."""
+
+    of: str
+    index: str
+    shape: Shape
 
 
 @dataclass(frozen=True)
@@ -226,6 +237,8 @@ class Declared:
     output_when: dict[str, Code | bool] = field(default_factory=dict)
     noise: Noise | None = None
     skips: tuple[Skip, ...] = ()
+    # The tensor inputs are arguments of `call` of their own, not one list.
+    separate_inputs: bool = False
 
     @property
     def input_names(self) -> list[str]:
@@ -302,7 +315,24 @@ def build_ir(a: Analysis) -> Declared:
         for n in a.inputs
     )
     keywords = tuple(
-        Keyword(n, s.type, s.default, s.doc, s.dtype, s.masks, s.causal)
+        Keyword(
+            n,
+            s.type,
+            s.default,
+            s.doc,
+            s.dtype,
+            s.masks,
+            s.causal,
+            (
+                Cache(
+                    s.cache.of,
+                    s.cache.index,
+                    _shape(a, ("inputs", n, "cache", "shape"), s.cache.shape),
+                )
+                if s.cache is not None
+                else None
+            ),
+        )
         for n, s in a.keywords.items()
     )
     members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
@@ -379,6 +409,7 @@ def build_ir(a: Analysis) -> Declared:
             Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
             for test, reason in decl.tests.skip.items()
         ),
+        separate_inputs=decl.separate_inputs,
     )
 
 

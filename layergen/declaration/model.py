@@ -77,6 +77,17 @@ BOUNDS = {
 }
 
 
+class Cache(Strict):
+    """A key/value cache that `call` takes and returns updated, for autoregressive decoding
+    (issue 35): given it, `call` decodes steps of the tensor input `of` written into it at
+    the keyword input `index`; `shape` is the cache's for the whole of `of` (an empty one is
+    zeros). The generated tests decode `of` a step at a time through it."""
+
+    of: str
+    index: str
+    shape: ShapeValue
+
+
 class Input(Strict):
     """A call argument. With `default` it is a keyword argument of `call`, after the
     tensor inputs: a tensor that may be None (`padding_mask: {default: null}`), or a
@@ -90,6 +101,7 @@ class Input(Strict):
     axes: list[int | str] | None = None  # dims fixed once built: an int, or an int param
     masks: str | None = None  # a keyword mask: the tensor input whose steps it hides
     causal: str | None = None  # a bool that, true, makes the layer causal along this input
+    cache: Cache | None = None  # a keyword tensor: a cache that decodes this input step by step
     doc: str | None = None
 
     @property
@@ -226,6 +238,8 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     base: str | None = None
     params: dict[str, Param] = {}
     inputs: dict[str, Input | None] | None = None
+    # Several tensor inputs as arguments of their own (`call(self, query, value)`), not a list.
+    separate_inputs: bool = False
     weights: dict[str, Weight] = {}
     sublayers: dict[str, Sublayer] = {}
     ops: dict[str, Op] = {}

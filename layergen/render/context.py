@@ -276,9 +276,12 @@ def op_context(op: Op, self_rename: dict[str, str]) -> dict[str, Any]:
 def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, Any]:
     example = example_doc(ir, width)
     inputs = ir.input_names
-    several = len(inputs) > 1
+    # Several tensor inputs come as one list (`call(self, inputs)`), or, `separate_inputs`,
+    # as arguments of their own (`call(self, query, value)`), as Keras's attention layers.
+    separate = ir.separate_inputs and len(inputs) > 1
+    several = len(inputs) > 1 and not separate
     input_set = set(inputs)
-    shape_names = {n: (f"{n}_shape" if several else "input_shape") for n in inputs}
+    shape_names = {n: (f"{n}_shape" if several or separate else "input_shape") for n in inputs}
     shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
     keywords = [k.name for k in ir.keywords]
     call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
@@ -287,7 +290,11 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     # `build` takes the first input's shape, or, when what it creates reads a tensor keyword
     # input's shape, every tensor input's shape by name (`<input>_shape`), as Keras passes them.
     shaped = ir.tensor_keywords if ir.build_reads_keywords else []
-    if shaped:
+    if separate:  # Keras passes each input's shape by its name
+        build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
+        build_args = [*shape_names.values(), *(f"{k}_shape=None" for k in shaped)]
+        build_unpack = None
+    elif shaped:
         first = "inputs_shape" if several else f"{inputs[0]}_shape"
         build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
         build_args = [first, *(f"{k}_shape=None" for k in shaped)]
@@ -336,7 +343,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         return f"keras.KerasTensor((1, *{shape}[1:]), dtype={dtype})"
 
     traced = [symbolic(build_names[i.name], i.dtype) for i in ir.inputs]
-    trace = ("[" + ", ".join(traced) + "]") if several else traced[0]
+    trace = ("[" + ", ".join(traced) + "]") if several else ", ".join(traced)
     for k in ir.keywords:  # given to `call` when `build` was given their shapes
         if k.name in shaped:
             shape = build_names[k.name]
@@ -364,7 +371,13 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
 
     return {
         "several_inputs": several,
-        "call_arg": "inputs" if several else inputs[0],
+        "call_arg": "inputs" if several else ", ".join(inputs),
+        # What `compute_output_spec` passes `compute_output_shape` for the tensor inputs.
+        "input_shapes_given": (
+            "[t.shape for t in inputs]" if several else ", ".join(f"{n}.shape" for n in inputs)
+        ),
+        # What a custom base class's `build` is given.
+        "base_build_args": list(shape_names.values()) if separate else build_args[:1],
         # Keyword arguments of `call` (and of `compute_output_spec`, which gets the same).
         "call_keywords": "".join(f", {k.name}={literal(k.default)}" for k in ir.keywords),
         "unpack": ", ".join(inputs) + " = inputs" if several else None,
@@ -394,7 +407,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         ),
         "call_body": _call_body(ir, call_rename),
         "takes_training": _takes_training(ir),
-        **_output_shapes(ir, shape_rename, input_set, shape_names, several),
+        **_output_shapes(ir, shape_rename, input_set, shape_names, separate),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],
@@ -586,21 +599,27 @@ def _named_outputs(value: str, names: list[str], cast: bool) -> str:
     keys = literal(tuple(names))
     if len(names) == 1:  # one output: the value itself, not a tuple of one
         return "{" + f"{literal(names[0])}: {out(value)}" + "}"
-    return f"{{name: {out('value')} for name, value in zip({keys}, {value})}}"
+    return f"{{name: {out('named_output')} for name, named_output in zip({keys}, {value})}}"
 
 
 def _output_shapes(
-    ir: Declared, rename: dict[str, str], inputs: set[str], shape_names: dict[str, str], several
+    ir: Declared,
+    rename: dict[str, str],
+    inputs: set[str],
+    shape_names: dict[str, str],
+    separate: bool,
 ) -> dict[str, Any]:
     """`compute_output_shape`, and the `compute_output_spec` that passes it the keyword
     arguments of `call` when the output shapes (or which outputs there are) depend on them:
     a value as it is, a tensor as its shape, None when not given (as Keras's
     MultiHeadAttention takes `return_attention_scores`)."""
+    # Separate inputs: Keras passes `compute_output_shape` each input's shape by its name.
+    first_args = list(shape_names.values()) if separate else ["input_shape"]
     if not ir.output_shapes_read_keywords:
         shape = _output_shape(ir, rename, inputs, shape_names)
         return {
             "output_shape": shape,
-            "output_shape_args": ["input_shape"],
+            "output_shape_args": first_args,
             "output_shape_body": f"return {shape}",
             "output_spec_keywords": None,
         }
@@ -608,7 +627,7 @@ def _output_shapes(
     rename = {**rename, **{k.name: k.name for k in taken}}
     rename |= {k.name: f"{k.name}_shape" for k in taken if k.type == "tensor"}
     inputs = inputs | {k.name for k in taken if k.type == "tensor"}
-    args = ["input_shape"]
+    args = list(first_args)
     passed = []  # what compute_output_spec passes on
     for k in taken:
         if k.type == "tensor":
@@ -638,7 +657,6 @@ def _output_shapes(
         "output_shape_args": args,
         "output_shape_body": body,
         "output_spec_keywords": passed,
-        "output_spec_first": "[t.shape for t in inputs]" if several else None,
     }
 
 

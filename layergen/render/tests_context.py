@@ -57,7 +57,9 @@ UNKNOWN_LAYER_FACTS = {
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
+    "output_shape_keywords": [],  # `declared_output_shapes` takes these tensors' shapes too
     "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
+    "cache_args": [],  # caches (`cache: {of: x, ...}`) that decode an input step by step
     "gradient_check": None,  # the precision to check gradients in, by finite differences
     "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
     "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
@@ -120,23 +122,34 @@ def layer_test_context(
     # `declared_output_shapes` and `declared_noise_shape` take the layer when they read it.
     layer = ["layer"] if context["shapes_read_layer"] else []
     context["shape_params"] = ", ".join([*layer, *context["shape_names"]])
+    context["output_shape_params"] = ", ".join(
+        [context["shape_params"], *context["output_shape_keywords"]]
+    )
     context["shape_layer"] = "layer, " if layer else ""
     return context
 
 
 def inputs_context(
-    shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str], value_range=None
+    shapes: dict[str, tuple[int, ...]],
+    dtypes: dict[str, str],
+    value_range=None,
+    separate: bool = False,
 ) -> dict[str, Any]:
     """The test template's keys about the example inputs, for declared and hand-written layers alike.
 
     `value_range`: `[low, high]` of the inputs' values; None: integers in [0, 10), normal floats.
+    `separate`: the layer takes several tensor inputs as arguments of their own; the tests
+    keep them in a tuple and call the layer on `*inputs` (a list for a layer called on one).
     """
     inputs = list(shapes)
     several = len(inputs) > 1
     shape_names = [f"{name}_shape" for name in inputs]
+    separate = separate and several
     return {
         "inputs": inputs,
         "several_inputs": several,
+        "separate_inputs": separate,
+        "star": "*" if separate else "",  # before the inputs a layer is called on
         "input_targets": ", ".join(inputs) if several else inputs[0],  # `... = inputs` names them
         "shape_names": shape_names,
         "shape_targets": ", ".join(shape_names) if several else f"({shape_names[0]},)",
@@ -223,6 +236,10 @@ def build_test_context(
         k.name: literal(k.default) for k in ir.keywords if k.type != "tensor"
     }
     out_inputs = inputs | set(ir.tensor_keywords)
+    # A tensor keyword's shape is an argument of `declared_output_shapes`, None by default:
+    # a literal `None[2]` in the module would be a SyntaxWarning (an error under `-W error`).
+    shaped_keywords = [k.name for k in ir.output_keywords if k.type == "tensor"]
+    out_rename |= {k: f"{k}_shape" for k in shaped_keywords}
     output_shapes = None
     if "compute_output_shape" in ir.method_names:
         pass  # the declared method says what it says: the tests trace `call` to check it
@@ -291,8 +308,11 @@ def build_test_context(
         module=module,
         source=source,
         args=example.args,
-        inputs=inputs_context(example.input_shapes, example.input_dtypes, example.input_range),
+        inputs=inputs_context(
+            example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
+        ),
         output_shapes=output_shapes,
+        output_shape_keywords=[f"{k}_shape=None" for k in shaped_keywords],
         weights=weights,
         exact_weight_count=not ir.sublayers
         and ir.base is None
@@ -338,6 +358,17 @@ def build_test_context(
             for k in ir.keywords
             if k.causal is not None
         ],
+        cache_args=[
+            {
+                "name": k.name,
+                "of": ir.input_names.index(k.cache.of),
+                "index": k.cache.index,
+                "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
+                "output": _output_position(ir, k.name),
+            }
+            for k in ir.keywords
+            if k.cache is not None
+        ],
         gradient_check=gradient_check,
         gradient_training=stopped != "training",
         gradient_stopped=(
@@ -377,6 +408,7 @@ def build_test_context(
             {"self"},
             *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],
             *([ir.noise.shape.code] if ir.noise is not None and ir.noise.shape is not None else []),
+            *[k.cache.shape.code for k in ir.keywords if k.cache is not None],
         ),
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
@@ -456,6 +488,13 @@ def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
     ]
     what = [f" ({', '.join(zeros)} {'is' if len(zeros) == 1 else 'are'} 0 or false)"]
     return [" give the example params that make it draw", *(what if zeros else [])]
+
+
+def _output_position(ir: Declared, name: str) -> int:
+    """Where the output `name` comes in a call given only its keyword: after the outputs
+    that are always returned, the others (under a `when`) left out at their defaults."""
+    before = list(ir.outputs or {})[: list(ir.outputs or {}).index(name)]
+    return sum(1 for n in before if n not in ir.output_when)
 
 
 def _reads(names: set[str], *codes: Code) -> bool:

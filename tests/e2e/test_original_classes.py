@@ -58,6 +58,22 @@ DEFECTS_OF_THE_ORIGINALS = {
     "torch": LLAMA,
 }
 
+# keras-hub 0.32's own classes of issue 35 (installed), on every backend.
+DEFECTS_ON_EVERY_BACKEND = {
+    # A functional model with a cache: MultiHeadAttention's `compute_output_spec`, which
+    # CachedMultiHeadAttention inherits, takes no `cache` (TypeError). The twin's takes it.
+    "test_cached_multi_head_attention::test_each_keyword_argument_of_call",
+    # `from_config` writes the deserialized embedding into the config it is given, so the
+    # caller's config no longer equals the clone's. The twin's copies it first.
+    "test_masked_lm_head::test_config_round_trip",
+    # `__init__(self, input_dim)` takes no `**kwargs`: no `name`, `dtype`, `trainable`, so
+    # its own config (which Keras fills with them) cannot make it again, nor can a saved
+    # model load.
+    "test_rms_normalization::test_base_layer_arguments_pass_through",
+    "test_rms_normalization::test_config_round_trip",
+    "test_rms_normalization::test_save_and_load_without_custom_objects",
+}
+
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
@@ -91,5 +107,5 @@ def test_generated_tests_pass_against_the_original_classes(project, outcomes, ba
     declared = len(list(REAL.glob("*.layer.yaml")))
     assert len({name.split("::")[0] for name in results}) == declared
     failed = {name for name, outcome in results.items() if outcome == "failed"}
-    assert failed == DEFECTS_OF_THE_ORIGINALS.get(backend, set())
+    assert failed == DEFECTS_OF_THE_ORIGINALS.get(backend, set()) | DEFECTS_ON_EVERY_BACKEND
     assert sum(outcome == "passed" for outcome in results.values()) > 10 * declared

@@ -149,9 +149,10 @@ def test_outputs_by_name_return_a_dict_with_matching_shapes_and_specs():
 
 def test_a_returned_value_that_is_no_written_tuple_is_zipped_with_the_names():
     source = module_source(HEADS.replace("return y, -y", "return tuple([y, -y])"))
+    call = " ".join(method(source, "call").split())
     assert (
-        'return {name: value for name, value in zip(("mean", "log_var"), tuple([y, -y]))}'
-        in method(source, "call")
+        "return { name: named_output for name, named_output in "
+        'zip(("mean", "log_var"), tuple([y, -y])) }' in call
     )
 
 

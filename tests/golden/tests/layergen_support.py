@@ -87,9 +87,10 @@ def make_inputs(shapes, dtypes, value_range=None, seed=0):
     return arrays
 
 
-def make_model(layer, shapes, dtypes, keywords=None):
+def make_model(layer, shapes, dtypes, keywords=None, separate=False):
     """A functional model around `layer`, one `keras.Input` per layer input, and one per
-    array of `keywords`, passed to the layer by name."""
+    array of `keywords`, passed to the layer by name. `separate`: the layer takes its
+    tensor inputs as arguments of their own, not a list."""
     inputs = [
         keras.Input(shape=shape[1:], dtype=dtypes[name], name=name)
         for name, shape in shapes.items()
@@ -98,7 +99,10 @@ def make_model(layer, shapes, dtypes, keywords=None):
         name: keras.Input(shape=value.shape[1:], dtype=str(value.dtype), name=name)
         for name, value in (keywords or {}).items()
     }
-    outputs = layer(inputs if len(inputs) > 1 else inputs[0], **given)
+    if separate:
+        outputs = layer(*inputs, **given)
+    else:
+        outputs = layer(inputs if len(inputs) > 1 else inputs[0], **given)
     if isinstance(outputs, tuple):
         outputs = list(outputs)
     return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
@@ -137,14 +141,30 @@ def as_list(outputs):
 
 
 def like(inputs, arrays):
-    """`arrays` in the structure of `inputs`: a list for several inputs, else one."""
-    return list(arrays) if isinstance(inputs, list) else arrays[0]
+    """`arrays` in the structure of `inputs`: a list for several inputs, a tuple for
+    several given as arguments of their own, else one."""
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(arrays)
+    return arrays[0]
+
+
+def arguments(inputs):
+    """The positional arguments of a call on `inputs`: the tuple of a layer that takes
+    its tensor inputs as arguments of their own, else the one tensor, or their list."""
+    return inputs if isinstance(inputs, tuple) else (inputs,)
+
+
+def step_of(inputs, index, step):
+    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
+    arrays = as_list(inputs)
+    arrays[index] = arrays[index][:, step : step + 1]
+    return like(inputs, arrays)
 
 
 def symbolic(arrays):
-    """Symbolic tensors of the shapes and dtypes of `arrays` (one, or a list)."""
-    if isinstance(arrays, list):
-        return [symbolic(a) for a in arrays]
+    """Symbolic tensors of the shapes and dtypes of `arrays` (one, a list, a tuple)."""
+    if isinstance(arrays, (list, tuple)):
+        return type(arrays)(symbolic(a) for a in arrays)
     return keras.KerasTensor(arrays.shape, dtype=str(arrays.dtype))
 
 
@@ -233,12 +253,13 @@ def rounding_spread(layer, inputs, policy, as_list=as_list, draws=4, seed=0):
         return (a + step * rng.uniform(-1, 1, np.shape(a))).astype(a.dtype)
 
     weights = layer.get_weights()
-    reference = [numpy(out) for out in as_list(layer(inputs, training=False))]
+    called = layer(*arguments(inputs), training=False)
+    reference = [numpy(out) for out in as_list(called)]
     spread = [np.zeros(out.shape) for out in reference]
     for _ in range(draws):
         layer.set_weights([nudged(w) for w in weights])
         nudged_inputs = like(inputs, [nudged(a) for a in as_list(inputs)])
-        moved = as_list(layer(nudged_inputs, training=False))
+        moved = as_list(layer(*arguments(nudged_inputs), training=False))
         for s, out, ref in zip(spread, moved, reference):
             np.maximum(s, np.abs(numpy(out).astype("float64") - ref), out=s)
     layer.set_weights(weights)
@@ -468,7 +489,7 @@ def call_loss(layer, inputs, training=True, seed=0):
         for i, x in zip(floats, values[count:]):
             xs[i] = x
         called, _ = layer.stateless_call(
-            list(values[:count]), fixed, like(inputs, xs), **flags
+            list(values[:count]), fixed, *arguments(like(inputs, xs)), **flags
         )
         return [out for out in as_list(called) if is_float(out)]
 
@@ -508,7 +529,7 @@ def assert_gradients_match_finite_differences(
         try:
             layer = make_layer(dtype="float64")
             cast = floats_as(inputs, "float64")
-            layer(cast)
+            layer(*arguments(cast))
             set_seeded_weights(layer)
             checked = call_loss(layer, cast, training)
         except Exception:  # the backend cannot compute this layer in float64
@@ -516,7 +537,7 @@ def assert_gradients_match_finite_differences(
         if checked is not None:
             return _compare_with_finite_differences(*checked, precision)
     layer = make_layer()
-    layer(inputs)
+    layer(*arguments(inputs))
     set_seeded_weights(layer)
     _compare_with_finite_differences(*call_loss(layer, inputs, training), "float32")
 
@@ -715,7 +736,7 @@ def model_parallel_report(test_file):
         layout_map=module.get_layout_map(mesh), batch_dim_name=axes[0]
     )
     inputs = module.make_inputs()
-    batch = len(inputs[0] if isinstance(inputs, list) else inputs)
+    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
     assert batch % mesh.shape[0] == 0, (
         f"the example's batch of {batch} does not split over the {mesh.shape[0]}"
         f" devices of the mesh's `{axes[0]}` axis: make it even"
@@ -774,7 +795,7 @@ def fit_step(model, inputs, targets):
     """The weights after one compiled step of SGD on the whole batch."""
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss="mse", jit_compile=JIT_COMPILE)
-    batch = len(inputs[0] if isinstance(inputs, list) else inputs)
+    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
     targets = targets if len(targets) > 1 else targets[0]
     model.fit(inputs, targets, batch_size=batch, epochs=1, shuffle=False, verbose=0)
     return lists(model.weights)

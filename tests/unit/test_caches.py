@@ -1,0 +1,111 @@
+"""Generated tests that prove caches (issue 35): a keyword tensor declared a `cache` gets a
+test that decodes its input a step at a time through it and compares each step, and the
+cache left, with one call over the whole sequence. Checked here on the generated code and
+the located errors; the test runs on keras-hub's TransformerDecoder's declaration in
+`tests/e2e/test_keras_hub_layers.py` (and on keras-hub's own class, which passes it, in
+`tests/e2e/test_original_classes.py`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from layergen.declaration.load import parse_declaration
+from layergen.diagnostics import DiagnosticError
+from layergen.render.render import render
+from layergen.render.tests_context import build_test_context
+
+# A causal running sum whose cache holds the inputs seen so far.
+RUNNING_SUM = """\
+layer: RunningSum
+params:
+  scale: {type: float, default: 1.0}
+inputs:
+  x: {rank: 3}
+  return_count: {type: bool, default: false}
+  cache:
+    default: null
+    cache:
+      of: x
+      index: cache_index
+      shape: (x[0], x[1], x[2])
+  cache_index: {default: null}
+call: |
+  if cache is None:
+      out = ops.cumsum(x, axis=1) * scale
+  else:
+      start = [0, cache_index, 0]
+      cache = ops.slice_update(cache, start, x)
+      out = ops.cumsum(cache, axis=1)[:, cache_index : cache_index + ops.shape(x)[1]] * scale
+  count = ops.shape(x)[1]
+  if return_count and cache is not None:
+      return out, count, cache
+  if cache is not None:
+      return out, cache
+  return out
+outputs:
+  outputs: x
+  count: {shape: "()", when: return_count}
+  cache: {shape: cache, when: cache is not None}
+example:
+  input_shape: [2, 4, 3]
+"""
+
+
+def analysis(text: str):
+    return parse_declaration("layers/running_sum.layer.yaml", textwrap.dedent(text).encode())
+
+
+def generated_tests(text: str) -> str:
+    ir = analysis(text).ir
+    context = build_test_context(ir, module="layers.running_sum", source="running_sum.layer.yaml")
+    return render("layer_test.py.j2", context)
+
+
+def errors(text: str) -> list[tuple[int, str]]:
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    return [(d.line, d.code) for d in info.value.diagnostics]
+
+
+def test_a_declared_cache_gets_a_step_by_step_decoding_test():
+    tests = generated_tests(RUNNING_SUM)
+    name = "def test_decoding_step_by_step_through_cache_gives_the_whole_sequence():"
+    assert name in tests
+    test = tests[tests.index(name) :].split("\ndef ")[0]
+    # The empty cache of the declared shape, over the example's input shapes.
+    assert "(x_shape,) = INPUT_SHAPES.values()" in test
+    assert 'np.zeros((x_shape[0], x_shape[1], x_shape[2]), "float32")' in test
+    assert "given = support.step_of(inputs, 0, step)" in test
+    assert "layer(given, training=False, cache=cache, cache_index=step)" in test
+    # `count` comes before the cache only when asked for: the cache is output 1.
+    assert "cache = outputs[1]" in test
+    compile(tests, "<generated>", "exec")
+
+
+def test_without_a_cache_there_is_no_decoding_test():
+    plain = RUNNING_SUM.replace(
+        "    cache:\n      of: x\n      index: cache_index\n      shape: (x[0], x[1], x[2])\n", ""
+    )
+    assert "test_decoding_step_by_step" not in generated_tests(plain)
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        ("of: x", "of: y", [(10, "unknown-input")]),
+        ("index: cache_index", "index: cache_idx", [(11, "unknown-input")]),
+        ("  cache: {shape: cache, when: cache is not None}\n", "", [(9, "conflicting-keys")]),
+        (
+            "  cache:\n    default: null\n",
+            "  cache:\n",
+            [(7, "param-order"), (8, "conflicting-keys")],
+        ),
+        ("shape: (x[0], x[1], x[2])", "shape: (x[0], units)", [(12, "unknown-name")]),
+    ],
+)
+def test_a_cache_that_cannot_be_tested_is_a_located_error(old, new, expected):
+    assert old in RUNNING_SUM
+    found = errors(RUNNING_SUM.replace(old, new))
+    assert found[: len(expected)] == expected, found
