@@ -1,7 +1,7 @@
 """`layergen adopt` on real hand-written layers (issue 36): for each class, a model saved
 with the original class loads with the adopted one in a fresh process and gives the same
 outputs (inference and training), losses, weights and weight paths; `generate --check` is
-clean afterwards; the generated tests pass; a class adopt cannot carry gets a located error.
+clean afterwards; the generated tests pass on TensorFlow, JAX and torch; a class adopt cannot carry gets a located error.
 
 The layers: keras-hub 0.32.0's (tests/fixtures/keras_hub/), the held-out hand-written set
 (tests/fixtures/tests_heldout/), the seed articles' and the buggy ones
@@ -254,10 +254,11 @@ def test_generate_check_is_clean_and_adopt_again_changes_nothing(adopted):
     assert {p: p.read_bytes() for p in project.rglob("*.py")} == before
 
 
-def test_generated_tests_pass(adopted):
+@pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
+def test_generated_tests_pass(adopted, backend):
     project, _, _, done, _ = adopted
     assert done.returncode == 0
-    outcomes = run_pytest(project, BACKEND, "tests")
+    outcomes = run_pytest(project, backend, "tests")
     failed = {t: o for t, o in outcomes.items() if o not in ("passed", "skipped")}
     assert outcomes and not failed, failed
 
