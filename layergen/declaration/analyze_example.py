@@ -1,0 +1,260 @@
+"""Checks of the example: its values, its masks and the numbers it states (part of `analyze`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..diagnostics import did_you_mean
+from ..keras_classes import layer_classes
+from ..keras_names import DTYPES
+from .analyze_values import MAX_RANK, _array_shape, _flat, value_problem
+
+# OBJECT_TYPES: their example values are expressions, their only default is null, and
+# `get_config` serializes them as Keras's wrappers do.
+from .model import OBJECT_TYPES, Output
+
+MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
+
+
+class ExampleChecks:
+    """Mixed into `_Analyzer` (`analyze.py`): its methods use the analyzer's state."""
+
+    def _check_example(self) -> None:
+        example = self.decl.example
+        for name, value in example.params.items():
+            loc = ("example", "params", name)
+            param = self.result.params.get(name)
+            if param is None:
+                if name in self.ignore:
+                    continue
+                # A base class's own argument, where layergen knows the class's arguments.
+                base = layer_classes().get(self.decl.base) if self.decl.base else None
+                if self.decl.base is None or (base is not None and name not in base):
+                    known = sorted({*self.result.params, *(base or ())})
+                    self.error(
+                        loc,
+                        "unknown-param",
+                        f"`{name}` is not a param"
+                        + (f" nor an argument of `{self.decl.base}`" if base else ""),
+                        did_you_mean(name, known),
+                        key=True,
+                    )
+                continue
+            if param.type in OBJECT_TYPES and value is not None:
+                if isinstance(value, str):
+                    self.code(loc, value, set(), set(), expression=True)
+                else:
+                    self.error(
+                        loc,
+                        "bad-example",
+                        f"example value of `{name}` is Python code that makes the {param.type},"
+                        f" got {value!r}",
+                        f'quote an expression: {name}: "keras.layers.Dense(3)"',
+                    )
+                continue
+            problem = value_problem(param, value) if value is not None else None
+            if problem:
+                self.error(loc, "bad-example", f"example value of `{name}` {problem}")
+        for name, param in self.result.params.items():
+            if param.type in OBJECT_TYPES and param.required and name not in example.params:
+                self.error(
+                    ("params", name),
+                    "missing-example",
+                    f"required {param.type} param `{name}` has no example value to test with",
+                    f'give one in `example.params`: {name}: "keras.layers.Dense(4)"',
+                    key=True,
+                )
+        if "example" in self.doc.data:
+            for name, param in self.result.params.items():
+                if param.type in OBJECT_TYPES:
+                    continue  # reported above
+                if param.required and name not in example.params:
+                    self.error(
+                        ("example",),
+                        "missing-example",
+                        f"the example does not give required param `{name}`",
+                        f"add `{name}` to `example.params`",
+                        key=True,
+                    )
+        tensors = self.result.inputs  # what example shapes and dtypes are given for
+        self._check_call_args()
+        shapes = example.input_shape
+        if isinstance(shapes, dict):
+            for name in shapes:
+                if name not in tensors:
+                    self.error(
+                        ("example", "input_shape", name),
+                        "unknown-input",
+                        f"`{name}` is not an input",
+                        did_you_mean(name, tensors),
+                        key=True,
+                    )
+            for name in self.result.inputs:
+                if self.kind == "layer" and name not in shapes:
+                    self.error(
+                        ("example", "input_shape"),
+                        "missing-example",
+                        f"the example gives no shape for input `{name}`",
+                    )
+        elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
+            self.error(
+                ("example", "input_shape"),
+                "bad-example",
+                "a layer with several inputs needs `input_shape` as a mapping per input",
+            )
+        for name, shape in (
+            shapes.items()
+            if isinstance(shapes, dict)
+            else [(None, shapes)] if shapes is not None else []
+        ):
+            loc = ("example", "input_shape") + ((name,) if name is not None else ())
+            if (
+                len(shape) > MAX_RANK
+                or any(d < 1 for d in shape)
+                or math.prod(shape) > MAX_EXAMPLE_SIZE
+            ):
+                self.error(
+                    loc,
+                    "bad-example",
+                    f"an example shape has at most {MAX_RANK} dims, each at least 1, and at most {MAX_EXAMPLE_SIZE} elements: {shape}",
+                )
+        dtypes = example.input_dtype
+        for name, dtype in (
+            dtypes.items()
+            if isinstance(dtypes, dict)
+            else [(None, dtypes)] if dtypes is not None else []
+        ):
+            loc = ("example", "input_dtype") + ((name,) if name is not None else ())
+            if name is not None and name not in tensors:
+                self.error(
+                    loc,
+                    "unknown-input",
+                    f"`{name}` is not an input",
+                    did_you_mean(name, tensors),
+                    key=True,
+                )
+            if dtype not in DTYPES:
+                self.error(
+                    loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES)
+                )
+        if example.input_range is not None and len(example.input_range) != 2:
+            self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
+        elif (
+            example.input_range is not None and not example.input_range[0] < example.input_range[1]
+        ):
+            self.error(
+                ("example", "input_range"),
+                "bad-example",
+                "`input_range` is `[low, high]` with low below high",
+            )
+        if self.kind == "layer":
+            self._check_stated_numbers()
+
+    def _check_example_mask(self, name: str, value: Any, shape: tuple[int, ...]) -> None:
+        """The example's value of a `masks` argument: over the leading axes of the input it
+        masks, hiding at least one step (else its test would check nothing)."""
+        masked = self.decl.inputs[name].masks
+        shapes = self.decl.example.input_shape
+        given = shapes.get(masked) if isinstance(shapes, dict) else shapes
+        loc = ("example", "call_args", name)
+        if given is not None and (not shape or list(given[: len(shape)]) != list(shape)):
+            self.error(
+                loc,
+                "bad-example",
+                f"`{name}` masks `{masked}`: its shape is the leading axes of `{masked}`'s"
+                f" example shape {tuple(given)}, not {shape}",
+                f"give one entry per step of `{masked}`'s first {max(len(shape), 2)} axes",
+            )
+        elif all(_flat(value)):
+            self.error(
+                loc,
+                "bad-example",
+                f"the example's `{name}` hides no step of `{masked}`: its test would check nothing",
+                "make some entries false (or 0)",
+            )
+
+    def _check_stated_numbers(self) -> None:
+        """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
+        example, decl, inputs = self.decl.example, self.decl, self.result.inputs
+        # The outputs every call returns: stated numbers leave those under a `when` out.
+        always = [
+            n
+            for n, s in (decl.outputs or {}).items()
+            if not (isinstance(s, Output) and s.when is not None and s.when is not True)
+        ]
+        outputs = always if len(always) > 1 else None
+        for key, names, what in (
+            ("inputs", inputs if len(inputs) > 1 else None, "input"),
+            ("expected", outputs, "output"),
+            ("expected_training", outputs, "output"),
+        ):
+            value = getattr(example, key)
+            if value is None:
+                continue
+            if key != "inputs" and example.inputs is None:
+                self.error(
+                    ("example", key), "bad-example", f"`{key}` needs `example.inputs`", key=True
+                )
+            if names is None and isinstance(value, dict):
+                self.error(
+                    ("example", key),
+                    "bad-example",
+                    f"one {what}: give `{key}` as an array, not a mapping",
+                )
+            elif names is not None and (not isinstance(value, dict) or set(value) != set(names)):
+                self.error(
+                    ("example", key),
+                    "bad-example",
+                    f"give `{key}` as a mapping {what} name -> array, for {', '.join(names)}",
+                )
+            for name, array in value.items() if isinstance(value, dict) else [(None, value)]:
+                if _array_shape(array) is None:
+                    loc = ("example", key) + (
+                        (name,) if name is not None and name in (names or []) else ()
+                    )
+                    self.error(
+                        loc,
+                        "bad-example",
+                        "not an array: nested lists of numbers, the same length at each level",
+                    )
+        for name, array in example.weights.items():
+            if name not in decl.weights:
+                self.error(
+                    ("example", "weights", name),
+                    "unknown-weight",
+                    f"`{name}` is not a weight",
+                    did_you_mean(name, decl.weights),
+                    key=True,
+                )
+            elif _array_shape(array) is None:
+                self.error(
+                    ("example", "weights", name),
+                    "bad-example",
+                    "not an array: nested lists of numbers",
+                )
+        params, weights = set(self.result.params), set(decl.weights)
+        if example.reference is not None:
+            keywords = set(self.result.keywords)
+            self.code(
+                ("example", "reference"),
+                example.reference,
+                set(inputs) | keywords | {"np"},
+                params | weights,
+            )
+        for i, statistic in enumerate(example.statistics):
+            if not decl.random:
+                self.error(
+                    ("example", "statistics"),
+                    "bad-example",
+                    "`statistics` are of random layers (`random: true`)",
+                    key=True,
+                )
+                break
+            self.code(
+                ("example", "statistics", i, "of"),
+                statistic.of,
+                set(inputs) | {"outputs"},
+                params,
+                expression=True,
+            )
