@@ -35,14 +35,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from check_corpus import CORPORA, fetch  # noqa: E402
+from check_corpus import CORPORA, fetch
 
-from layergen.commands.check import _fixed  # noqa: E402
-from layergen.handwritten import _example  # noqa: E402
-from layergen.introspect import REQUIRED, read_classes  # noqa: E402
-from layergen.lint.engine import check_files, python_files  # noqa: E402
-from layergen.lint.rules import DEFAULT_RULES  # noqa: E402
-from layergen.lint.settings import CheckSettings  # noqa: E402
+from layergen.commands.check import _fixed
+from layergen.handwritten import _example
+from layergen.introspect import REQUIRED, read_classes
+from layergen.lint.engine import check_files, python_files
+from layergen.lint.rules import DEFAULT_RULES
+from layergen.lint.settings import CheckSettings
 
 # Required arguments whose type the code does not state: a value by name (`layergen tests`
 # would ask for --example). Matched on the whole name, then on its last `_` part.
@@ -71,6 +71,10 @@ BY_NAME = {
 }
 BY_SUFFIX = {"dim": 4, "size": 4, "units": 4, "filters": 4, "channels": 4, "rate": 0.1}
 
+# Corpus packages other packages import (tf-models-official imports tf_keras): put on
+# sys.path after the package's own folder, as it is (never fixed).
+DEPS = ["tf_keras-2.19.0"]
+
 PROBE = r"""
 import importlib, json, sys, traceback
 sys.path.insert(0, sys.argv[1])
@@ -82,6 +86,16 @@ def short(e):
 def as_json(config):
     return json.loads(json.dumps(config))
 
+def plain(obj):
+    # The object's public attributes of plain values: a constructor argument a config
+    # leaves out comes back as its default here, while the two configs still agree.
+    kept = (int, float, str, bool, type(None))
+    return {
+        k: v for k, v in vars(obj).items()
+        if not k.startswith("_") and (isinstance(v, kept)
+        or isinstance(v, (list, tuple)) and all(isinstance(x, kept) for x in v))
+    }
+
 out = {}
 for module, classes in jobs.items():
     entry = out[module] = {"import": None, "classes": {}}
@@ -90,16 +104,16 @@ for module, classes in jobs.items():
     except BaseException as e:  # SystemExit and the like from a package's import too
         entry["import"] = short(e)
         continue
-    for qualname, args in classes.items():
-        r = entry["classes"][qualname] = {}
+    for label, job in classes.items():
+        r = entry["classes"][label] = {}
         try:
             cls = mod
-            for part in qualname.split("."):
+            for part in job["qualname"].split("."):
                 cls = getattr(cls, part)
             if not hasattr(cls, "get_config") or not hasattr(cls, "from_config"):
                 r["skip"] = "no get_config/from_config"
                 continue
-            obj = cls(**args)
+            obj = cls(**job["args"])
         except BaseException as e:
             r["construct"] = short(e)
             continue
@@ -113,9 +127,11 @@ for module, classes in jobs.items():
             continue
         try:
             again = as_json(rebuilt.get_config())
-            r["faithful"] = None if again == config else "differs: " + ", ".join(
-                sorted(k for k in set(config) | set(again) if config.get(k) != again.get(k))
-            )[:160]
+            mine, theirs = plain(obj), plain(rebuilt)
+            differs = sorted(k for k in set(config) | set(again) if config.get(k) != again.get(k))
+            differs += sorted(f"self.{k}" for k in set(mine) | set(theirs)
+                              if str(mine.get(k)) != str(theirs.get(k)))
+            r["faithful"] = "differs: " + ", ".join(differs)[:160] if differs else None
         except BaseException as e:
             r["faithful"] = short(e)
 print("@@PROBE@@" + json.dumps(out))
@@ -151,21 +167,34 @@ def module_name(path: Path, root: Path) -> str:
 
 def guess_value(arg):
     """An example value for a required argument, or REQUIRED when none can be guessed."""
+    name = arg.name.lower()
+    if name in BY_NAME:  # `layergen tests` gives "a" to a str `activation`
+        return BY_NAME[name]
     if arg.known_type is not None:  # what `layergen tests` does
         return _example(arg)
-    name = arg.name.lower()
-    if name in BY_NAME:
-        return BY_NAME[name]
     last = name.rsplit("_", 1)[-1]
     if name.startswith(("num_", "n_")) or last in BY_SUFFIX:
         return BY_SUFFIX.get(last, 4)
     return REQUIRED
 
 
-def guessed_args(text: str, path: Path, qualname: str) -> dict | None:
-    """The required arguments of a top-level class, guessed; None when one cannot be."""
+def varied(value):
+    """Another value of a literal default's type (None when there is no obvious one)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1 if value >= 0 else value - 1
+    if isinstance(value, float):
+        return round(value * 0.5 + 0.05, 6) if 0 <= value <= 1 else value * 2 + 1
+    return None
+
+
+def guessed_args(text: str, path: Path, qualname: str) -> tuple[dict, dict] | None:
+    """The required arguments of a top-level class, guessed, and the same with every
+    literal bool/int/float default changed (so that an argument the config leaves out
+    shows); None when a required one cannot be guessed."""
     if "." in qualname:  # introspect reads top-level classes only: simple defaults then
-        return {}
+        return {}, {}
     try:
         classes = {c.name: c for c in read_classes(str(path), text)}
     except Exception:
@@ -173,15 +202,18 @@ def guessed_args(text: str, path: Path, qualname: str) -> dict | None:
     info = classes.get(qualname)
     if info is None:
         return None
-    args = {}
+    args, changed = {}, {}
     for arg in info.args:
         if arg.default is not REQUIRED:
+            other = varied(arg.default) if arg.literal else None
+            if other is not None and arg.name not in ("trainable", "name"):
+                changed[arg.name] = other
             continue
         value = guess_value(arg)
         if value is REQUIRED:
             return None
         args[arg.name] = value
-    return args
+    return args, {**args, **changed}
 
 
 def fix_package(folder: Path, copy: Path) -> tuple[dict, dict, dict]:
@@ -205,12 +237,14 @@ def fix_package(folder: Path, copy: Path) -> tuple[dict, dict, dict]:
     return fixed, classes, originals
 
 
-def probe(root: Path, jobs: dict, timeout: int) -> dict:
+def probe(root: Path, jobs: dict, timeout: int, deps: list[Path]) -> dict:
+    """Import each module under `root` (first on sys.path; `deps` after it: corpus packages
+    others import, such as tf_keras) and run its classes' jobs, in a fresh interpreter."""
     env = {
         **os.environ,
         "KERAS_BACKEND": "jax",
         "TF_CPP_MIN_LOG_LEVEL": "3",
-        "PYTHONPATH": str(root),
+        "PYTHONPATH": os.pathsep.join(map(str, [root, *deps])),
         "CUDA_VISIBLE_DEVICES": "",
     }
     with tempfile.TemporaryDirectory() as cwd:  # no stray import from the current folder
@@ -280,7 +314,14 @@ def main() -> int:
                     for path, text in fixed.items():
                         (after / path.relative_to(copy)).write_text(text, encoding="utf-8")
                 row = run_package(
-                    corpus, folder.name, copy, (before, after), fixed, classes, originals, args,
+                    corpus,
+                    folder.name,
+                    copy,
+                    (before, after),
+                    fixed,
+                    classes,
+                    originals,
+                    args,
                     details,
                 )
             total_worse += row["worse"]
@@ -290,7 +331,7 @@ def main() -> int:
     for corpus in [*corpora, "all"] if len(corpora) > 1 else corpora:
         picked = [r for r in rows if corpus == "all" or r["corpus"] == corpus]
         totals = {k: sum(r[k] for r in picked) for k in NUMBERS}
-        imported = sum(1 for r in picked if r["imported"] == "yes")
+        imported = sum(1 for r in picked if r["imported"] in ("yes", "partly"))
         print_row(
             {"corpus": corpus, "package": f"TOTAL ({imported} imported)", "imported": "", **totals}
         )
@@ -298,6 +339,7 @@ def main() -> int:
     return 1 if total_worse else 0
 
 
+OUTCOMES = ("exercised", "rt_before", "rt_after", "worse", "helped")  # per class
 NUMBERS = ("files", "classes", "exercised", "rt_before", "rt_after", "worse", "helped")
 
 
@@ -326,14 +368,18 @@ def run_package(corpus, name, copy, roots, fixed, classes, originals, args, deta
             if guessed is None:
                 details.append(f"    {qualname}: not exercised: a required argument not guessed")
                 continue
-            jobs[module][qualname] = guessed
+            jobs[module][qualname] = {"qualname": qualname, "args": guessed[0]}
+            if guessed[1] != guessed[0]:
+                jobs[module][qualname + " (varied)"] = {"qualname": qualname, "args": guessed[1]}
     if not jobs:
         return row
-    before = probe(roots[0], jobs, args.timeout)
-    after = probe(roots[1], jobs, args.timeout)
+    deps = [args.cache / "src" / d for d in DEPS if d != name]
+    before = probe(roots[0], jobs, args.timeout, deps)
+    after = probe(roots[1], jobs, args.timeout, deps)
     imports = [before[m]["import"] is None for m in jobs]
     row["imported"] = "yes" if all(imports) else "partly" if any(imports) else "no"
     for module in jobs:
+        outcomes: dict[str, list] = {}  # class -> [exercised, rt before, rt after, worse, helped]
         b, a = before[module], after[module]
         if b["import"] is not None:
             details.append(f"    {module}: does not import: {b['import']}")
@@ -342,22 +388,25 @@ def run_package(corpus, name, copy, roots, fixed, classes, originals, args, deta
             row["worse"] += 1
             details.append(f"    WORSE {module}: imports before, not after: {a['import']}")
             continue
-        for qualname in jobs[module]:
-            cb, ca = b["classes"].get(qualname, {}), a["classes"].get(qualname, {})
+        for label, job in jobs[module].items():
+            cb, ca = b["classes"].get(label, {}), a["classes"].get(label, {})
             outcome, worse, better = compare(cb, ca)
-            if outcome == "exercised":
-                row["exercised"] += 1
-                row["rt_before"] += cb.get("roundtrip", "x") is None
-                row["rt_after"] += ca.get("roundtrip", "x") is None
-            row["worse"] += bool(worse)
-            row["helped"] += bool(better)
+            seen = outcomes.setdefault(job["qualname"], [False, False, False, False, False])
+            if outcome == "exercised" and not seen[0]:  # the first arguments that construct it
+                seen[0] = True
+                seen[1] = cb.get("roundtrip", "x") is None
+                seen[2] = ca.get("roundtrip", "x") is None
+            seen[3] |= bool(worse)
+            seen[4] |= bool(better)
             if worse:
-                details.append(f"    WORSE {module}.{qualname}: {'; '.join(worse)}")
+                details.append(f"    WORSE {module}.{label}: {'; '.join(worse)}")
             if better:
-                details.append(f"    helped {module}.{qualname}: {'; '.join(better)}")
+                details.append(f"    helped {module}.{label}: {'; '.join(better)}")
             if args.verbose or (outcome != "exercised" and not better):
                 extra = f" (before: {cb}, after: {ca})" if args.verbose else ""
-                details.append(f"    {qualname}: {outcome}{extra}")
+                details.append(f"    {label}: {outcome}{extra}")
+        for key, *seen in zip(OUTCOMES, *outcomes.values()):
+            row[key] += sum(seen)
     return row
 
 
