@@ -73,7 +73,16 @@ BY_SUFFIX = {"dim": 4, "size": 4, "units": 4, "filters": 4, "channels": 4, "rate
 
 # Corpus packages other packages import (tf-models-official imports tf_keras): put on
 # sys.path after the package's own folder, as it is (never fixed).
-DEPS = ["tf_keras-2.19.0"]
+DEPS = ["tf_keras-2.19.0", "tensorflow_probability-0.25.0"]
+# Keras 2 packages: imported with tf.keras as Keras 2 (tf_keras), as their users run them.
+LEGACY = (
+    "tf_keras",
+    "tf_models_official",
+    "tensorflow_addons",
+    "tensorflow_gnn",
+    "tf_agents",
+    "tensorflow_probability",
+)
 
 PROBE = r"""
 import importlib, json, sys, traceback
@@ -160,6 +169,8 @@ def innermost_class(tree: ast.Module, line: int) -> str | None:
 
 def module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[0].endswith(".data") and parts[1] in ("purelib", "platlib"):  # see import_roots
+        parts = parts[2:]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -237,15 +248,22 @@ def fix_package(folder: Path, copy: Path) -> tuple[dict, dict, dict]:
     return fixed, classes, originals
 
 
-def probe(root: Path, jobs: dict, timeout: int, deps: list[Path]) -> dict:
+def import_roots(root: Path) -> list[Path]:
+    """The folders of an unpacked wheel that go on sys.path: its root, and the
+    `NAME.data/purelib|platlib` folders pip would install at the root (tensorflow-gnn)."""
+    return [root, *sorted(root.glob("*.data/purelib")), *sorted(root.glob("*.data/platlib"))]
+
+
+def probe(root: Path, jobs: dict, timeout: int, deps: list[Path], legacy: bool) -> dict:
     """Import each module under `root` (first on sys.path; `deps` after it: corpus packages
     others import, such as tf_keras) and run its classes' jobs, in a fresh interpreter."""
     env = {
         **os.environ,
         "KERAS_BACKEND": "jax",
         "TF_CPP_MIN_LOG_LEVEL": "3",
-        "PYTHONPATH": os.pathsep.join(map(str, [root, *deps])),
+        "PYTHONPATH": os.pathsep.join(map(str, [*import_roots(root), *deps])),
         "CUDA_VISIBLE_DEVICES": "",
+        "TF_USE_LEGACY_KERAS": "1" if legacy else "0",
     }
     with tempfile.TemporaryDirectory() as cwd:  # no stray import from the current folder
         try:
@@ -294,6 +312,15 @@ def main() -> int:
     parser.add_argument("--corpus", choices=("old", "new", "all"), default="all")
     parser.add_argument("--only", help="one package folder name, such as keras_hub-0.32.0")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per import probe")
+    parser.add_argument(
+        "--extra-path",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder of the packages' own dependencies that the venv lacks, put on sys.path "
+        "after the package (`pip install --target DIR dm-tree decorator gin-config pyparsing"
+        " pillow`)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="every class's outcome")
     args = parser.parse_args()
     corpora = list(CORPORA) if args.corpus == "all" else [args.corpus]
@@ -373,9 +400,10 @@ def run_package(corpus, name, copy, roots, fixed, classes, originals, args, deta
                 jobs[module][qualname + " (varied)"] = {"qualname": qualname, "args": guessed[1]}
     if not jobs:
         return row
-    deps = [args.cache / "src" / d for d in DEPS if d != name]
-    before = probe(roots[0], jobs, args.timeout, deps)
-    after = probe(roots[1], jobs, args.timeout, deps)
+    deps = [args.cache / "src" / d for d in DEPS if d != name] + args.extra_path
+    legacy = name.startswith(LEGACY)
+    before = probe(roots[0], jobs, args.timeout, deps, legacy)
+    after = probe(roots[1], jobs, args.timeout, deps, legacy)
     imports = [before[m]["import"] is None for m in jobs]
     row["imported"] = "yes" if all(imports) else "partly" if any(imports) else "no"
     for module in jobs:
