@@ -68,6 +68,7 @@ BY_NAME = {
     "margin": 1.0,
     "epsilon": 1e-3,
     "momentum": 0.9,
+    "layer": "@Dense",  # a wrapper's layer: made in the probe (a config cannot say it)
 }
 BY_SUFFIX = {"dim": 4, "size": 4, "units": 4, "filters": 4, "channels": 4, "rate": 0.1}
 
@@ -94,6 +95,13 @@ def short(e):
 
 def as_json(config):
     return json.loads(json.dumps(config))
+
+def made(value):
+    # "@Dense" is a `tf.keras.layers.Dense(4)`: Keras 3, or Keras 2 under TF_USE_LEGACY_KERAS.
+    if value == "@Dense":
+        import tensorflow as tf
+        return tf.keras.layers.Dense(4)
+    return value
 
 def plain(obj):
     # The object's public attributes of plain values: a constructor argument a config
@@ -122,7 +130,7 @@ for module, classes in jobs.items():
             if not hasattr(cls, "get_config") or not hasattr(cls, "from_config"):
                 r["skip"] = "no get_config/from_config"
                 continue
-            obj = cls(**job["args"])
+            obj = cls(**{k: made(v) for k, v in job["args"].items()})
         except BaseException as e:
             r["construct"] = short(e)
             continue
