@@ -12,6 +12,7 @@ import libcst as cst
 from ..diagnostics import DiagnosticError
 from ..update import members
 from .reader import Found, code
+from .sublayers import normalized
 
 
 def body_text(function: cst.FunctionDef) -> str | None:
@@ -51,8 +52,24 @@ def same_output_shape(generated: str, found: Found) -> bool:
     return ours is not None and output_shape(node, found) == ours
 
 
-def proves(render: Callable[[str], str | None], trial: str, name: str, found: Found) -> bool:
-    """`trial` (a declaration's text) generates the method `name` as the class has it."""
+def same_init(generated: str, found: Found, plain: set[str]) -> bool:
+    """The generated `__init__` creates the sublayers the person's does, as it does the rest
+    (adopt/sublayers.py: the Keras layer calls compared with their arguments bound by name)."""
+    node = members.member(generated, f"{found.cls.name}.__init__")
+    if node is None or "__init__" not in found.methods:
+        return False
+    return normalized(code(node), plain) == normalized(code(found.methods["__init__"]), plain)
+
+
+def proves(
+    render: Callable[[str], str | None],
+    trial: str,
+    name: str,
+    found: Found,
+    plain: set[str] | None = None,
+) -> bool:
+    """`trial` (a declaration's text) generates the method `name` as the class has it
+    (`__init__` with `plain`, the params stored as given: its sublayers as `same_init`)."""
     try:
         generated = render(trial)
     except DiagnosticError:
@@ -61,4 +78,6 @@ def proves(render: Callable[[str], str | None], trial: str, name: str, found: Fo
         return False
     if name == "compute_output_shape":
         return same_output_shape(generated, found)
+    if name == "__init__" and plain is not None:
+        return same_init(generated, found, plain)
     return same_method(generated, name, found)

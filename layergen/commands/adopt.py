@@ -229,8 +229,36 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
+        owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
         out.append(Adopted(path, decl, item, owner, text, source, fixes))
     return out
+
+
+def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, shape, path):
+    """The sublayers `__init__` creates first after storing its arguments, declared, where
+    the generated `__init__` provably creates them as it does; else the ownership as it was.
+    A `build` the declaration generates would build them otherwise: only a class whose
+    `build` is its own (or that has none, which the adopted module then keeps) takes them."""
+    import ast
+    from dataclasses import replace
+
+    from ..adopt.sublayers import leading
+    from ..render.context import KERAS_OBJECT_TYPES
+
+    if "__init__" not in owner.declared or not item.init_code or "build" in owner.declared:
+        return owner, text
+    statements = ast.parse(item.init_code).body
+    params = {a.name for a in item.cls.args}
+    plain = {p for p in params if owner.types.get(p) not in KERAS_OBJECT_TYPES}
+    subs = leading(statements, plain, params)
+    if not subs:
+        return owner, text
+    rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
+    trial_owner = replace(owner, sublayers=subs, init_rest=rest)
+    trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+    if proves(render, trial, "__init__", item, plain):
+        return trial_owner, trial
+    return owner, text
 
 
 def _renderer(decl: Path, module: Path, config):
