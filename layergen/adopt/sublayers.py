@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import json
 
+import libcst as cst
+
 from ..keras_classes import layer_classes
 
 # The leading positional parameters of the Keras classes whose calls adopt reads with
@@ -38,7 +40,9 @@ def leading(statements: list[ast.stmt], plain: set[str], params: set[str]) -> li
     return out
 
 
-def _sublayer(statement: ast.stmt, plain: set[str], params: set[str]) -> dict | None:
+def _sublayer(statement: ast.stmt, plain: set[str], params: set[str], shape=None) -> dict | None:
+    """`self.<attribute> = keras.layers.<Class>(...)` read, or None. `shape`: in `build`,
+    the format's expression for an argument that is no literal (None: it has none)."""
     if not (
         isinstance(statement, ast.Assign)
         and len(statement.targets) == 1
@@ -61,6 +65,9 @@ def _sublayer(statement: ast.stmt, plain: set[str], params: set[str]) -> dict | 
         if key == "dtype" and ast.unparse(value) == "self.dtype_policy":
             continue  # what the generated call passes when the args give no dtype
         stated = _value(value, plain, params)
+        if stated is _NOT and shape is not None:
+            stated = shape(value)
+            stated = _NOT if stated is None else stated
         if stated is _NOT:
             return None
         args[key] = stated
@@ -147,7 +154,71 @@ def yaml_lines(subs: list[dict]) -> list[str]:
     lines = ["sublayers:"]
     for sub in subs:
         args = ", ".join(f"{k}: {json.dumps(v)}" for k, v in sub["args"].items())
+        where = sub.get("create", "init")
+        built = f", build: {json.dumps(sub['build'])}" if "build" in sub else ""
         lines.append(
-            f"  {sub['attribute']}: {{class: {sub['class']}, args: {{{args}}}, create: init}}"
+            f"  {sub['attribute']}: {{class: {sub['class']}, args: {{{args}}},"
+            f" create: {where}{built}}}"
         )
     return lines
+
+
+def in_build(text: str, shape_names: dict[str, str], stored: dict[str, str]) -> list[dict]:
+    """The sublayers a `build(self, shape)` creates and builds, each created then built at
+    once (`self.d = keras.layers.Dense(...)`, `self.d.build(shape)`), its arguments and
+    build shape in the format's terms; empty when it does anything else (but set
+    `self.built`, which Keras does after it anyway)."""
+    from .reader import _translate
+
+    def shape(node: ast.expr) -> str | None:
+        return _translate(cst.parse_expression(ast.unparse(node)), shape_names, stored)
+
+    body = _without_built(ast.parse(text.strip()).body[0].body)
+    if len(body) % 2:
+        return []
+    out = []
+    for made, built in zip(body[::2], body[1::2]):
+        sub = _sublayer(made, set(), set(stored.values()), shape)
+        if (
+            sub is None
+            or not isinstance(built, ast.Expr)
+            or not isinstance(built.value, ast.Call)
+            or ast.unparse(built.value.func) != f"self.{sub['attribute']}.build"
+            or len(built.value.args) != 1
+            or built.value.keywords
+            or sub["attribute"] in {s["attribute"] for s in out}
+        ):
+            return []
+        stated = shape(built.value.args[0])
+        if stated is None:
+            return []
+        out.append({**sub, "create": "build", "build": stated})
+    return out
+
+
+def _without_built(body: list[ast.stmt]) -> list[ast.stmt]:
+    if body and ast.unparse(body[-1]) == "self.built = True":
+        return body[:-1]
+    return body
+
+
+def normalized_build(text: str, parameter: str) -> str | None:
+    """The tree of a `build` with its shape parameter named `parameter` (as the generated
+    one names it) and the Keras layer calls bound as `normalized` binds them, less a last
+    `self.built = True`; None where `parameter` already names something else in it."""
+    tree = ast.parse(text.strip())
+    function = tree.body[0]
+    args = function.args.args
+    if len(args) != 2:
+        return None
+    mine = args[1].arg
+    if mine != parameter and any(
+        isinstance(n, ast.Name) and n.id == parameter for n in ast.walk(function)
+    ):
+        return None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == mine:
+            node.id = parameter
+    args[1].arg = parameter
+    function.body = _without_built(function.body) or [ast.Pass()]
+    return normalized(ast.unparse(tree), set())

@@ -19,7 +19,7 @@ from typing import Any
 from ..adopt.module import Share, adopted_module, share
 from ..adopt.ownership import Ownership, decide
 from ..adopt.proof import body_text, proves
-from ..adopt.reader import Found, output_shape, read_module
+from ..adopt.reader import Found, code, output_shape, read_module
 from ..adopt.writer import declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
@@ -245,20 +245,48 @@ def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, 
     from ..adopt.sublayers import leading
     from ..render.context import KERAS_OBJECT_TYPES
 
-    if "__init__" not in owner.declared or not item.init_code or "build" in owner.declared:
-        return owner, text
-    statements = ast.parse(item.init_code).body
     params = {a.name for a in item.cls.args}
     plain = {p for p in params if owner.types.get(p) not in KERAS_OBJECT_TYPES}
-    subs = leading(statements, plain, params)
+    if "__init__" in owner.declared and item.init_code and "build" not in owner.declared:
+        statements = ast.parse(item.init_code).body
+        subs = leading(statements, plain, params)
+        if subs:
+            rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
+            trial_owner = replace(owner, sublayers=subs, init_rest=rest)
+            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+            if proves(render, trial, "__init__", item, plain):
+                owner, text = trial_owner, trial
+    return _build_sublayers(render, item, owner, text, given, shape, path, plain)
+
+
+def _build_sublayers(render, item: Found, owner: Ownership, text, given, shape, path, plain):
+    """The sublayers a `build` of the person's creates and builds, one after the other,
+    declared (`create: build`, `build:` the shape it builds them from) where the generated
+    `build` provably does the same, in the same order, and `__init__` stays as proven."""
+    from ..adopt.proof import same_build, same_init, same_method
+    from ..adopt.sublayers import in_build
+
+    if "build" not in owner.hand_written or any(w.method == "build" for w in item.weights):
+        return owner, text
+    stored = {attr: arg for attr, arg in item.stored.items() if arg in plain | set(owner.types)}
+    subs = in_build(code(item.methods["build"]), item.shape_locals, stored)
     if not subs:
         return owner, text
-    rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
-    trial_owner = replace(owner, sublayers=subs, init_rest=rest)
+    trial_owner = owner.declaring("build", sublayers=[*owner.sublayers, *subs])
     trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
-    if proves(render, trial, "__init__", item, plain):
-        return trial_owner, trial
-    return owner, text
+    try:
+        generated = render(trial)
+    except DiagnosticError:
+        return owner, text
+    if generated is None or not same_build(generated, item):
+        return owner, text
+    if "__init__" in owner.declared and not (
+        same_init(generated, item, plain)
+        if owner.sublayers
+        else same_method(generated, "__init__", item)
+    ):
+        return owner, text
+    return trial_owner, trial
 
 
 def _renderer(decl: Path, module: Path, config):
