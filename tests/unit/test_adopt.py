@@ -444,8 +444,8 @@ def test_sublayers_init_creates_are_declared_and_build_the_same_weights(project,
 
 
 def test_a_sublayer_made_otherwise_stays_the_persons_code(project):
-    # an initializer object in `__init__`, a sublayer created in `build`: not stated as
-    # the format states them, so they stay code that is the person's, as written
+    # an initializer object in `__init__`, a sublayer built from a shape the format does
+    # not state so: they stay code that is the person's, as written
     made = MLP.replace('activation="relu"', "kernel_initializer=keras.initializers.Ones()")
     write(project, "mlp.py", made)
     assert cli("adopt", "layers/mlp.py").exit_code == 0
@@ -453,22 +453,65 @@ def test_a_sublayer_made_otherwise_stays_the_persons_code(project):
     assert "sublayers:" not in text
     assert "keras.initializers.Ones()" in text.split("init: |")[1]
     assert "test_weights_match_declaration" in text
-    built = """\
-import keras
-
-
-class Residual(keras.layers.Layer):
-    def build(self, s):
-        self.dense = keras.layers.Dense(s[-1], dtype=self.dtype_policy)
-        self.dense.build(s)
-
-    def call(self, x):
-        return x + self.dense(x)
-"""
+    # a `build` that sizes its sublayer through a local of its own
+    built = RESIDUAL.replace("        # sized from the input\n", "        width = s[-1]\n").replace(
+        "Dense(s[-1]", "Dense(width"
+    )
     write(project, "residual.py", built)
     assert cli("adopt", "layers/residual.py").exit_code == 0
     text = (project / "layers" / "residual.layer.yaml").read_text()
     assert "sublayers:" not in text and "  - build  # it does more" in text
+    assert "Dense(width, activation" in (project / "layers" / "residual.py").read_text()
+
+
+RESIDUAL = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Residual(keras.layers.Layer):
+    def __init__(self, activation="relu", **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activation
+
+    def build(self, s):
+        # sized from the input
+        self.dense = keras.layers.Dense(s[-1], activation=self.activation, dtype=self.dtype_policy)
+        self.dense.build(s)
+        self.built = True
+
+    def call(self, x):
+        return x + self.dense(x)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": self.activation}
+"""
+
+
+def test_sublayers_build_creates_and_builds_are_declared(project, tmp_path):
+    import numpy as np
+
+    module = write(project, "residual.py", RESIDUAL)
+    original = tmp_path / "residual_original.py"
+    original.write_text(RESIDUAL.replace('package="mine"', 'package="mine_original"'))
+    result = cli("adopt", "layers/residual.py")
+    assert result.exit_code == 0, result.output
+    assert "(hand_written: nothing)" in result.output
+    text = (project / "layers" / "residual.layer.yaml").read_text()
+    assert (
+        '  dense: {class: keras.layers.Dense, args: {units: "x[-1]", activation: "activation",'
+        ' name: null}, create: build, build: "x"}' in text
+    )
+    assert "hand_written" not in text and "test_weights_match_declaration" not in text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    mine, adopted = _import(original, "Residual")(), _import(module, "Residual")()
+    mine.build((2, 4)), adopted.build((2, 4))
+    assert [(w.name, tuple(w.shape)) for w in mine.weights] == [
+        (w.name, tuple(w.shape)) for w in adopted.weights
+    ]
+    x = np.arange(8, dtype="float32").reshape(2, 4) / 8
+    adopted.set_weights(mine.get_weights())
+    np.testing.assert_allclose(adopted(x), mine(x))
 
 
 def test_the_sublayer_proof_tells_a_changed_name_or_argument():
