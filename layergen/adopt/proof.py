@@ -72,15 +72,8 @@ def same_build(generated: str, found: Found) -> bool:
     return ours is not None and ours == normalized_build(code(found.methods["build"]), parameter)
 
 
-def proves(
-    render: Callable[[str], str | None],
-    trial: str,
-    name: str,
-    found: Found,
-    plain: set[str] | None = None,
-) -> bool:
-    """`trial` (a declaration's text) generates the method `name` as the class has it
-    (`__init__` with `plain`, the params stored as given: its sublayers as `same_init`)."""
+def proves(render: Callable[[str], str | None], trial: str, name: str, found: Found) -> bool:
+    """`trial` (a declaration's text) generates the method `name` as the class has it."""
     try:
         generated = render(trial)
     except DiagnosticError:
@@ -89,6 +82,4 @@ def proves(
         return False
     if name == "compute_output_shape":
         return same_output_shape(generated, found)
-    if name == "__init__" and plain is not None:
-        return same_init(generated, found, plain)
     return same_method(generated, name, found)

@@ -235,16 +235,20 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
 
 
 def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, shape, path):
-    """The sublayers `__init__` creates first after storing its arguments, declared, where
-    the generated `__init__` provably creates them as it does; else the ownership as it was.
-    A `build` the declaration generates would build them otherwise: only a class whose
-    `build` is its own (or that has none, which the adopted module then keeps) takes them."""
+    """The sublayers the class creates, declared where the generated module provably
+    creates them as the code does: those `__init__` creates first after storing its
+    arguments, then those its `build` creates and builds one after the other (only where
+    `build` is the person's, or absent: a generated one would build them otherwise); else
+    the ownership as it was."""
     import ast
+    import re
     from dataclasses import replace
 
-    from ..adopt.sublayers import leading
+    from ..adopt.sublayers import in_build, leading
     from ..render.context import KERAS_OBJECT_TYPES
 
+    if not re.search(r"^import keras\s*$", item.module_text, flags=re.MULTILINE):
+        return owner, text  # `keras.layers` is then not Keras 3's, as in the generated module
     params = {a.name for a in item.cls.args}
     plain = {p for p in params if owner.types.get(p) not in KERAS_OBJECT_TYPES}
     if "__init__" in owner.declared and item.init_code and "build" not in owner.declared:
@@ -253,39 +257,42 @@ def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, 
         if subs:
             rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
             trial_owner = replace(owner, sublayers=subs, init_rest=rest)
-            trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
-            if proves(render, trial, "__init__", item, plain):
-                owner, text = trial_owner, trial
-    return _build_sublayers(render, item, owner, text, given, shape, path, plain)
+            owner, text = _proven(render, item, owner, text, trial_owner, given, shape, path, plain)
+    if "build" in owner.hand_written and not any(w.method == "build" for w in item.weights):
+        stored = {attr: arg for attr, arg in item.stored.items() if arg in params}
+        subs = in_build(code(item.methods["build"]), item.shape_locals, stored)
+        if subs:
+            trial_owner = owner.declaring("build", sublayers=[*owner.sublayers, *subs])
+            owner, text = _proven(render, item, owner, text, trial_owner, given, shape, path, plain)
+    return owner, text
 
 
-def _build_sublayers(render, item: Found, owner: Ownership, text, given, shape, path, plain):
-    """The sublayers a `build` of the person's creates and builds, one after the other,
-    declared (`create: build`, `build:` the shape it builds them from) where the generated
-    `build` provably does the same, in the same order, and `__init__` stays as proven."""
-    from ..adopt.proof import same_build, same_init, same_method
-    from ..adopt.sublayers import in_build
+def _proven(render, item: Found, owner, text, trial_owner, given, shape, path, plain):
+    """`trial_owner` and its declaration where every member it declares generates as the
+    class has it (the members declared before too: sublayers change what `build` traces
+    and `call` guards), else `owner` and `text` as they were."""
+    from ..adopt.proof import same_build, same_init, same_method, same_output_shape
 
-    if "build" not in owner.hand_written or any(w.method == "build" for w in item.weights):
-        return owner, text
-    stored = {attr: arg for attr, arg in item.stored.items() if arg in plain | set(owner.types)}
-    subs = in_build(code(item.methods["build"]), item.shape_locals, stored)
-    if not subs:
-        return owner, text
-    trial_owner = owner.declaring("build", sublayers=[*owner.sublayers, *subs])
     trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
     try:
         generated = render(trial)
     except DiagnosticError:
         return owner, text
-    if generated is None or not same_build(generated, item):
+    if generated is None:
         return owner, text
-    if "__init__" in owner.declared and not (
-        same_init(generated, item, plain)
-        if owner.sublayers
-        else same_method(generated, "__init__", item)
-    ):
-        return owner, text
+    checks = {
+        "__init__": lambda: (
+            same_init(generated, item, plain)
+            if trial_owner.sublayers
+            else same_method(generated, "__init__", item)
+        ),
+        "build": lambda: same_build(generated, item),
+        "call": lambda: same_method(generated, "call", item),
+        "compute_output_shape": lambda: same_output_shape(generated, item),
+    }
+    for member in trial_owner.declared:
+        if member in checks and not checks[member]():
+            return owner, text
     return trial_owner, trial
 
 
