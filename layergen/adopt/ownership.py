@@ -26,6 +26,10 @@ class Ownership:
     types: dict[str, str] = field(default_factory=dict)  # param -> declaration type
     call: str | None = None  # the `call` key, where it generates the class's `call`
     output_shape: str | None = None  # the `output_shape` key, from `compute_output_shape`
+    # sublayers `__init__` creates, declared (adopt/sublayers.py), and the `init` code
+    # after them, which then takes the place of the reader's `init_code`
+    sublayers: list[dict] = field(default_factory=list)
+    init_rest: str | None = None
 
     def declaring(self, member: str, **keys) -> Ownership:
         """This ownership with `member` generated from the declaration's `keys`."""

@@ -12,6 +12,7 @@ import libcst as cst
 from ..diagnostics import DiagnosticError
 from ..update import members
 from .reader import Found, code
+from .sublayers import normalized, normalized_build
 
 
 def body_text(function: cst.FunctionDef) -> str | None:
@@ -49,6 +50,26 @@ def same_output_shape(generated: str, found: Found) -> bool:
         return False
     ours = output_shape(found.methods["compute_output_shape"], found)
     return ours is not None and output_shape(node, found) == ours
+
+
+def same_init(generated: str, found: Found, plain: set[str]) -> bool:
+    """The generated `__init__` creates the sublayers the person's does, as it does the rest
+    (adopt/sublayers.py: the Keras layer calls compared with their arguments bound by name)."""
+    node = members.member(generated, f"{found.cls.name}.__init__")
+    if node is None or "__init__" not in found.methods:
+        return False
+    return normalized(code(node), plain) == normalized(code(found.methods["__init__"]), plain)
+
+
+def same_build(generated: str, found: Found) -> bool:
+    """The generated `build` creates and builds the sublayers the person's does, in its
+    order, from the same shapes (adopt/sublayers.py), and nothing else."""
+    node = members.member(generated, f"{found.cls.name}.build")
+    if not isinstance(node, cst.FunctionDef) or len(node.params.params) != 2:
+        return False
+    parameter = node.params.params[1].name.value
+    ours = normalized_build(code(node), parameter)
+    return ours is not None and ours == normalized_build(code(found.methods["build"]), parameter)
 
 
 def proves(render: Callable[[str], str | None], trial: str, name: str, found: Found) -> bool:

@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic
 from ..introspect import REQUIRED
 from .ownership import Ownership
 from .reader import Found, code
+from .sublayers import yaml_lines
 
 # Generated tests that need what the declaration leaves to the person's code.
 SHAPES_TEST = "test_output_shapes_eager_symbolic_and_computed"
@@ -44,9 +45,10 @@ def declaration(
             if arg.default is not REQUIRED:
                 item["default"] = arg.default if arg.literal else None
             lines.append(f"  {arg.name}: {_flow(item)}")
-    if found.init_code and "__init__" in owner.declared:
+    init_code = owner.init_rest if owner.sublayers else found.init_code
+    if init_code and "__init__" in owner.declared:
         lines.append("init: |")
-        lines += [f"  {line}" for line in found.init_code.splitlines()]
+        lines += [f"  {line}" for line in init_code.splitlines()]
     lines.append("inputs:")
     for name, default in found.inputs:
         if default is None:
@@ -76,7 +78,10 @@ def declaration(
             if value is not None:
                 item[key] = value
         lines.append(f"  {w.attribute}: {_flow(item)}")
-    if sublayers(found):
+    if owner.sublayers:
+        lines += yaml_lines(owner.sublayers)
+    declared = {s["attribute"] for s in owner.sublayers}
+    if any(name not in declared for name in sublayers(found)):
         skip[WEIGHTS_TEST] = "its sublayers are created in code that is yours"
     if owner.output_shape is not None:
         lines.append(f"output_shape: {_value(owner.output_shape)}")

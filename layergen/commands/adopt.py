@@ -19,7 +19,7 @@ from typing import Any
 from ..adopt.module import Share, adopted_module, share
 from ..adopt.ownership import Ownership, decide
 from ..adopt.proof import body_text, proves
-from ..adopt.reader import Found, output_shape, read_module
+from ..adopt.reader import Found, code, output_shape, read_module
 from ..adopt.writer import declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
@@ -229,8 +229,71 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
+        owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
         out.append(Adopted(path, decl, item, owner, text, source, fixes))
     return out
+
+
+def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, shape, path):
+    """The sublayers the class creates, declared where the generated module provably
+    creates them as the code does: those `__init__` creates first after storing its
+    arguments, then those its `build` creates and builds one after the other (only where
+    `build` is the person's, or absent: a generated one would build them otherwise); else
+    the ownership as it was."""
+    import ast
+    import re
+    from dataclasses import replace
+
+    from ..adopt.sublayers import in_build, leading
+    from ..render.context import KERAS_OBJECT_TYPES
+
+    if not re.search(r"^import keras\s*$", item.module_text, flags=re.MULTILINE):
+        return owner, text  # `keras.layers` is then not Keras 3's, as in the generated module
+    params = {a.name for a in item.cls.args}
+    plain = {p for p in params if owner.types.get(p) not in KERAS_OBJECT_TYPES}
+    if "__init__" in owner.declared and item.init_code and "build" not in owner.declared:
+        statements = ast.parse(item.init_code).body
+        subs = leading(statements, plain, params)
+        if subs:
+            rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
+            trial_owner = replace(owner, sublayers=subs, init_rest=rest)
+            owner, text = _proven(render, item, owner, text, trial_owner, given, shape, path, plain)
+    if "build" in owner.hand_written and not any(w.method == "build" for w in item.weights):
+        stored = {attr: arg for attr, arg in item.stored.items() if arg in params}
+        subs = in_build(code(item.methods["build"]), item.shape_locals, stored)
+        if subs:
+            trial_owner = owner.declaring("build", sublayers=[*owner.sublayers, *subs])
+            owner, text = _proven(render, item, owner, text, trial_owner, given, shape, path, plain)
+    return owner, text
+
+
+def _proven(render, item: Found, owner, text, trial_owner, given, shape, path, plain):
+    """`trial_owner` and its declaration where every member it declares generates as the
+    class has it (the members declared before too: sublayers change what `build` traces
+    and `call` guards), else `owner` and `text` as they were."""
+    from ..adopt.proof import same_build, same_init, same_method, same_output_shape
+
+    trial, _ = declaration(path, item, trial_owner, item.package, given, shape)
+    try:
+        generated = render(trial)
+    except DiagnosticError:
+        return owner, text
+    if generated is None:
+        return owner, text
+    checks = {
+        "__init__": lambda: (
+            same_init(generated, item, plain)
+            if trial_owner.sublayers
+            else same_method(generated, "__init__", item)
+        ),
+        "build": lambda: same_build(generated, item),
+        "call": lambda: same_method(generated, "call", item),
+        "compute_output_shape": lambda: same_output_shape(generated, item),
+    }
+    for member in trial_owner.declared:
+        if member in checks and not checks[member]():
+            return owner, text
+    return trial_owner, trial
 
 
 def _renderer(decl: Path, module: Path, config):

@@ -376,3 +376,167 @@ def test_get_config_moves_only_when_it_lists_the_arguments_as_stored(project, bo
     assert ("  - get_config" not in text) is declared
     if not declared:  # the person's, byte for byte
         assert body in (project / "layers" / "eps.py").read_text()
+
+
+MLP = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Mlp(keras.layers.Layer):
+    def __init__(self, units=3, rate=0.25, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.rate = rate
+        self.hidden = keras.layers.Dense(units, activation="relu")
+        self.drop = keras.layers.Dropout(rate, dtype=self.dtype_policy)
+        self.head = keras.layers.Dense(units=1, use_bias=False, name="head")
+
+    def call(self, x, training=None):
+        return self.head(self.drop(self.hidden(x), training=training))
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units, "rate": self.rate}
+"""
+
+
+def _import(path, name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_sublayers_init_creates_are_declared_and_build_the_same_weights(project, tmp_path):
+    import numpy as np
+
+    module = write(project, "mlp.py", MLP)
+    original = tmp_path / "mlp_original.py"
+    original.write_text(MLP.replace('package="mine"', 'package="mine_original"'))
+    result = cli("adopt", "layers/mlp.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "mlp.layer.yaml").read_text()
+    # in creation order, positional arguments by name, no name or dtype where the code
+    # gives none (Keras names them as before), none of it left to `init`
+    assert text.index("  hidden: ") < text.index("  drop: ") < text.index("  head: ")
+    assert (
+        '  hidden: {class: keras.layers.Dense, args: {units: "units", activation: "\'relu\'",'
+        " name: null, dtype: null}, create: init}" in text
+    )
+    assert '  drop: {class: keras.layers.Dropout, args: {rate: "rate", name: null}' in text
+    assert "args: {units: 1, use_bias: false, name: \"'head'\", dtype: null}" in text
+    assert "init:" not in text and "hand_written" not in text
+    assert "test_weights_match_declaration" not in text  # the weights test runs now
+    assert "  - __init__" not in text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    # the generated module makes the same weights, in the same order, and the same outputs
+    mine, adopted = _import(original, "Mlp")(), _import(module, "Mlp")()
+    x = np.arange(8, dtype="float32").reshape(2, 4) / 8
+    mine(x), adopted(x)
+    assert [(w.name, tuple(w.shape)) for w in mine.weights] == [
+        (w.name, tuple(w.shape)) for w in adopted.weights
+    ]
+    assert adopted.head.name == "head" and adopted.hidden.name.startswith("dense")
+    adopted.set_weights(mine.get_weights())
+    np.testing.assert_allclose(adopted(x), mine(x))
+
+
+def test_a_sublayer_made_otherwise_stays_the_persons_code(project):
+    # an initializer object in `__init__`, a sublayer built from a shape the format does
+    # not state so: they stay code that is the person's, as written
+    made = MLP.replace('activation="relu"', "kernel_initializer=keras.initializers.Ones()")
+    write(project, "mlp.py", made)
+    assert cli("adopt", "layers/mlp.py").exit_code == 0
+    text = (project / "layers" / "mlp.layer.yaml").read_text()
+    assert "sublayers:" not in text
+    assert "keras.initializers.Ones()" in text.split("init: |")[1]
+    assert "test_weights_match_declaration" in text
+    # a `build` that sizes its sublayer through a local of its own
+    built = RESIDUAL.replace("        # sized from the input\n", "        width = s[-1]\n").replace(
+        "Dense(s[-1]", "Dense(width"
+    )
+    write(project, "residual.py", built)
+    assert cli("adopt", "layers/residual.py").exit_code == 0
+    text = (project / "layers" / "residual.layer.yaml").read_text()
+    assert "sublayers:" not in text and "  - build  # it does more" in text
+    assert "Dense(width, activation" in (project / "layers" / "residual.py").read_text()
+
+
+RESIDUAL = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Residual(keras.layers.Layer):
+    def __init__(self, activation="relu", **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activation
+
+    def build(self, s):
+        # sized from the input
+        self.dense = keras.layers.Dense(s[-1], activation=self.activation, dtype=self.dtype_policy)
+        self.dense.build(s)
+        self.built = True
+
+    def call(self, x):
+        return x + self.dense(x)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": self.activation}
+"""
+
+
+def test_sublayers_build_creates_and_builds_are_declared(project, tmp_path):
+    import numpy as np
+
+    module = write(project, "residual.py", RESIDUAL)
+    original = tmp_path / "residual_original.py"
+    original.write_text(RESIDUAL.replace('package="mine"', 'package="mine_original"'))
+    result = cli("adopt", "layers/residual.py")
+    assert result.exit_code == 0, result.output
+    assert "(hand_written: nothing)" in result.output
+    text = (project / "layers" / "residual.layer.yaml").read_text()
+    assert (
+        '  dense: {class: keras.layers.Dense, args: {units: "x[-1]", activation: "activation",'
+        ' name: null}, create: build, build: "x"}' in text
+    )
+    assert "hand_written" not in text and "test_weights_match_declaration" not in text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    mine, adopted = _import(original, "Residual")(), _import(module, "Residual")()
+    mine.build((2, 4)), adopted.build((2, 4))
+    assert [(w.name, tuple(w.shape)) for w in mine.weights] == [
+        (w.name, tuple(w.shape)) for w in adopted.weights
+    ]
+    x = np.arange(8, dtype="float32").reshape(2, 4) / 8
+    adopted.set_weights(mine.get_weights())
+    np.testing.assert_allclose(adopted(x), mine(x))
+
+
+def test_the_sublayer_proof_tells_a_changed_name_or_argument():
+    from layergen.adopt.sublayers import normalized
+
+    mine = "def __init__(self, units):\n    self.d = keras.layers.Dense(units, dtype=self.dtype_policy)\n"
+    same = "def __init__(self, units):\n    self.d = keras.layers.Dense(units=self.units, name=None, dtype=self.dtype_policy)\n"
+    named = same.replace("name=None", 'name="d"')
+    other = same.replace("units=self.units", "units=units + 1")
+    assert normalized(mine, {"units"}) == normalized(same, {"units"})
+    assert normalized(mine, {"units"}) != normalized(named, {"units"})
+    assert normalized(mine, {"units"}) != normalized(other, {"units"})
+    # a param not stored as given (an activation's Keras function) is not its attribute
+    assert normalized(mine, set()) != normalized(same, set())
+
+
+def test_the_positional_arguments_adopt_binds_are_keras_own():
+    import inspect
+
+    import keras
+
+    from layergen.adopt.sublayers import POSITIONAL
+
+    for dotted, names in POSITIONAL.items():
+        cls = getattr(keras.layers, dotted.rsplit(".", 1)[1])
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        leading = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD][: len(names)]
+        assert tuple(leading) == names, dotted
