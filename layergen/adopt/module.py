@@ -33,7 +33,11 @@ def adopted_module(original: str, name: str, generated: str, owner: Ownership) -
                 return updated
             body = []
             for member in updated.body.body:
-                if isinstance(member, cst.FunctionDef) and member.name.value in owner.declared:
+                # A declared member the generated class has no need of (an `__init__` that
+                # only calls the base's) stays as the person wrote it.
+                if isinstance(member, cst.FunctionDef) and member.name.value in made.keys() & {
+                    *owner.declared
+                }:
                     member = made[member.name.value].with_changes(
                         leading_lines=member.leading_lines
                     )

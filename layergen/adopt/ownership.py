@@ -4,6 +4,8 @@ provably what the code does, the person (`hand_written`, kept byte for byte) eve
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -48,7 +50,7 @@ def decide(found: Found) -> Ownership:
     out = Ownership()
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
-    init_plain = _plain_init(found, out.types)
+    init_plain = person_words(found, "__init__") or _plain_init(found, out.types)
     if "__init__" in found.methods:
         if init_plain is None:
             out.declared.append("__init__")
@@ -57,7 +59,9 @@ def decide(found: Found) -> Ownership:
             out.why["__init__"] = init_plain
     if "get_config" in found.methods:
         config_plain = (
-            _plain_config(found, out.types) if init_plain is None else "`__init__` is yours"
+            (person_words(found, "get_config") or _plain_config(found, out.types))
+            if init_plain is None
+            else "`__init__` is yours"
         )
         if config_plain is None:
             out.declared.append("get_config")
@@ -65,7 +69,7 @@ def decide(found: Found) -> Ownership:
             out.hand_written.append("get_config")
             out.why["get_config"] = config_plain
     if "build" in found.methods:
-        build_plain = _plain_build(found)
+        build_plain = person_words(found, "build") or _plain_build(found)
         if build_plain is None:
             out.declared.append("build")
         else:
@@ -76,6 +80,22 @@ def decide(found: Found) -> Ownership:
             out.hand_written.append(name)
             out.why[name] = "the format does not state it as this code does"
     return out
+
+
+def person_words(found: Found, member: str) -> str | None:
+    """Why `member` stays the person's when it holds a docstring or comments: its generated
+    version would not (the comments above it stay either way); else None."""
+    function = found.methods.get(member)
+    if function is None:
+        return None
+    if function.get_docstring() is not None:
+        return "it has a docstring, which the generated method would drop"
+    tokens = tokenize.generate_tokens(
+        io.StringIO(code(function.with_changes(leading_lines=()))).readline
+    )
+    if any(token.type == tokenize.COMMENT for token in tokens):
+        return "it has comments, which the generated method would drop"
+    return None
 
 
 def _statements(function) -> list[ast.stmt]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..adopt.module import Share, adopted_module, share
-from ..adopt.ownership import Ownership, decide
+from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
 from ..adopt.reader import Found, code, output_shape, read_module
 from ..adopt.writer import declaration
@@ -258,7 +258,11 @@ def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, 
             rest = "\n".join(ast.unparse(s) for s in statements[len(subs) :]) or None
             trial_owner = replace(owner, sublayers=subs, init_rest=rest)
             owner, text = _proven(render, item, owner, text, trial_owner, given, shape, path, plain)
-    if "build" in owner.hand_written and not any(w.method == "build" for w in item.weights):
+    if (
+        "build" in owner.hand_written
+        and person_words(item, "build") is None
+        and not any(w.method == "build" for w in item.weights)
+    ):
         stored = {attr: arg for attr, arg in item.stored.items() if arg in params}
         subs = in_build(code(item.methods["build"]), item.shape_locals, stored)
         if subs:

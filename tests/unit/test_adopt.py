@@ -475,7 +475,6 @@ class Residual(keras.layers.Layer):
         self.activation = activation
 
     def build(self, s):
-        # sized from the input
         self.dense = keras.layers.Dense(s[-1], activation=self.activation, dtype=self.dtype_policy)
         self.dense.build(s)
         self.built = True
@@ -540,3 +539,63 @@ def test_the_positional_arguments_adopt_binds_are_keras_own():
         params = list(inspect.signature(cls.__init__).parameters.values())[1:]
         leading = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD][: len(names)]
         assert tuple(leading) == names, dotted
+
+
+DOCUMENTED = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Documented(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        \"\"\"Args:
+            units: the width.
+        \"\"\"
+        super().__init__(**kwargs)
+        self.units = units  # NOTE: read by get_config
+
+    def call(self, x):
+        return x * self.units
+
+    def get_config(self):
+        # the width, as given
+        return {**super().get_config(), "units": self.units}
+"""
+
+
+def test_a_member_with_a_docstring_or_comments_stays_the_persons(project):
+    """A member whose docstring or comments the declaration would not keep is not replaced
+    by its generated version: every word the person wrote stays (review of issue 36)."""
+    module = write(project, "documented.py", DOCUMENTED)
+    done = cli("adopt", "layers/documented.py:Documented", "--example", "units=2")
+    assert done.exit_code == 0, done.output
+    text = module.read_text()
+    for words in ("units: the width.", "# NOTE: read by get_config", "# the width, as given"):
+        assert words in text
+    declaration = (project / "layers" / "documented.layer.yaml").read_text()
+    assert "__init__" in declaration and "get_config" in declaration  # hand_written, said
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+BARE_INIT = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Bare(keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
+    def call(self, x):
+        return x * 2.0
+"""
+
+
+def test_a_class_without_arguments_adopts(project):
+    """An `__init__` that only calls the base's, where the generated class has none: it was
+    a KeyError traceback (review of issue 36); the person's method stays."""
+    module = write(project, "bare.py", BARE_INIT)
+    done = cli("adopt", "layers/bare.py:Bare")
+    assert done.exit_code == 0, done.output
+    assert "def __init__(self, **kwargs):" in module.read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
