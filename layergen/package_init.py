@@ -33,16 +33,32 @@ def package_init(
         return f"{INIT_HEADER}\n{imports}\n{_all({name for _, name in names}, style)}"
     tree = _parsed(existing, path)
     imported: dict[tuple[str, str], str] = {}  # (module, class) -> the name it binds
-    listed: list[str] | None = None
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             for alias in node.names:
                 if alias.name != "*":
                     imported[(node.module, alias.name)] = alias.asname or alias.name
-        elif _is_all(node):
-            listed = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    # Imported under a guard (`try:`/`if`): there already, and the person's to keep.
+    guarded = {
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+        for alias in node.names
+    } - imported.keys()
     remove = frozenset(g for g in gone if g not in names and g in imported)
-    add = tuple(n for n in sorted(names) if n not in imported)
+    add = tuple(n for n in sorted(names) if n not in imported and n not in guarded)
+    bindings = [node for node in ast.walk(tree) if _binds_all(node)]
+    if bindings and not (len(bindings) == 1 and bindings[0] in tree.body and _is_all(bindings[0])):
+        # `__all__` built otherwise than as one list of names (`+ other`, `*sub.__all__`,
+        # annotated, bound twice): the person's to keep; only the imports are edited.
+        if not remove and not add:
+            return existing
+        from .textfiles import parse_python
+        from .update.package_edits import InitEdits
+
+        module = parse_python(path, existing, "add the imports of the classes to")
+        return InitEdits(add, remove, None).applied(module)
+    listed = [e.value for e in bindings[0].value.elts] if bindings else None
     # The names bound once the edits are made: a gone class's name leaves `__all__` unless
     # one of them binds it still (a module renamed, its class not).
     bound = {b for key, b in imported.items() if key not in remove} | {name for _, name in add}
@@ -75,11 +91,24 @@ def _parsed(text: str, path: Path) -> ast.Module:
         ) from None
 
 
-def _is_all(node: ast.stmt) -> bool:
+def _binds_all(node: ast.AST) -> bool:
+    """Whether the statement binds `__all__`, however (`=`, `: list[str] =`, `+=`)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    else:
+        return False
+    return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
+
+
+def _is_all(node: ast.AST) -> bool:
+    """`__all__ = [...]` (or a tuple) of names only, at the top: the `__all__` layergen keeps."""
     return (
         isinstance(node, ast.Assign)
         and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
         and isinstance(node.value, ast.List | ast.Tuple)
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
     )
 
 

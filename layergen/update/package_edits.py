@@ -15,7 +15,9 @@ class InitEdits:
 
     add: tuple[tuple[str, str], ...]  # (module, class) to import, in this order
     remove: frozenset[tuple[str, str]]  # (module, class) imported no more
-    exported: str  # the new `__all__` statement, formatted as the project's black writes it
+    # The new `__all__` statement, formatted as the project's black writes it; None: the
+    # person's `__all__` is built otherwise and stays as written.
+    exported: str | None
 
     def applied(self, module: cst.Module) -> str:
         return module.visit(_ApplyEdits(self)).code
@@ -44,6 +46,8 @@ class _ApplyEdits(cst.CSTTransformer):
             body[at_all:at_all] = new
         else:
             body.extend(new)
+        if self.edits.exported is None:
+            return updated.with_changes(body=body)
         exported = cst.parse_statement(self.edits.exported, config)
         at_all = next((i for i, s in enumerate(body) if _is_all(s)), None)
         if at_all is not None:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from layergen.config import BlackStyle
 from layergen.package_init import INIT_HEADER, package_init
 
@@ -60,6 +62,37 @@ def test_a_persons_lines_stay_and_a_gone_class_leaves():
         __all__ = ["AlphaBlock", "Beta", "helper"]
         """)
     assert package_init(new, [("alpha_block", "AlphaBlock"), ("beta", "Beta")]) == new
+
+
+BUILT = [
+    '__all__ = ["Extra"] + other\n',
+    '__all__ = ["Extra", *sub.__all__]\n',
+    '__all__: list[str] = ["Extra"]\n',
+    '__all__ = ["Extra"]\n__all__ += ["More"]\n',
+    'if True:\n    __all__ = ["Extra"]\n',
+]
+
+
+@pytest.mark.parametrize("built", BUILT)
+def test_an_all_built_otherwise_than_as_one_list_stays_as_written(built):
+    """Only the imports are edited: such an `__all__` was replaced by a literal list, or a
+    second one was added that overrode it (review of issue 38's libcst editing)."""
+    existing = f"from .alpha_block import AlphaBlock\n\n{built}"
+    new = package_init(existing, [("alpha_block", "AlphaBlock"), ("beta", "Beta")])
+    assert new == f"from .alpha_block import AlphaBlock\nfrom .beta import Beta\n\n{built}"
+    assert package_init(new, [("alpha_block", "AlphaBlock"), ("beta", "Beta")]) == new
+
+
+def test_an_import_under_a_guard_is_not_added_again():
+    existing = textwrap.dedent("""\
+        try:
+            from .beta import Beta
+        except ImportError:
+            Beta = None
+
+        __all__ = ["Beta"]
+        """)
+    assert package_init(existing, [("beta", "Beta")]) == existing
 
 
 def test_a_package_that_needs_no_change_loads_neither_libcst_nor_black():
