@@ -40,6 +40,7 @@ class Adopted:
     text: str  # the declaration
     source: str  # the module after the fixes
     fixes: list[str]
+    seen: Seen  # the module as read: a save since is never overwritten
 
 
 def adopt_command(
@@ -155,7 +156,8 @@ def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
 
 
 def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
-    original = read_text(path)
+    seen = Seen.read(path)
+    original = seen.text or ""
     found = read_module(str(path), original)  # located as the person's file reads
     layers = {f.cls.name: f for f in found}
     if name is not None:
@@ -230,7 +232,7 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
         owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
-        out.append(Adopted(path, decl, item, owner, text, source, fixes))
+        out.append(Adopted(path, decl, item, owner, text, source, fixes, seen))
     return out
 
 
@@ -352,7 +354,8 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
         if a.module in outcome.no_base:
             outcome.no_base.remove(a.module)
         outcome.files[a.declaration] = a.text
-        outcome.read[a.declaration] = Seen.read(a.declaration)
+        outcome.read[a.module] = a.seen
+        outcome.read[a.declaration] = Seen(None)  # absent when the run began
     outcome.files.update(outcome.lock.files())
     changed = outcome.changed()
     if mode == "diff":

@@ -599,3 +599,22 @@ def test_a_class_without_arguments_adopts(project):
     assert done.exit_code == 0, done.output
     assert "def __init__(self, **kwargs):" in module.read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_save_during_adopt_is_never_overwritten(project, monkeypatch):
+    """The module saved by an editor while adopt renders its trials: the run stops, the
+    save stays (the module was checked against a later read, the declaration not at all)."""
+    import layergen.commands.adopt as adopting
+
+    module = write(project, "scaled_dense.py", SCALED)
+    rendered = adopting.adopted_module
+
+    def saved_meanwhile(*args, **kwargs):
+        module.write_text(SCALED + "\n# saved meanwhile\n")
+        return rendered(*args, **kwargs)
+
+    monkeypatch.setattr(adopting, "adopted_module", saved_meanwhile)
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 2, result.output
+    assert "[changed-during-run]" in result.output
+    assert module.read_text().endswith("# saved meanwhile\n")
