@@ -198,6 +198,10 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             if named:
                 raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", "no layer class")])
             return []
+    staying = _tested_by_tests(path, {f.cls.name for f in chosen}, lock, layers)
+    if staying is not None:
+        errors.append(staying)
+        return []
     out = []
     for item in chosen:
         if item.problems:
@@ -300,6 +304,26 @@ def _proven(render, item: Found, owner, text, trial_owner, given, shape, path, p
         if member in checks and not checks[member]():
             return owner, text
     return trial_owner, trial
+
+
+def _tested_by_tests(path: Path, adopted: set[str], lock, layers: dict) -> Diagnostic | None:
+    """A class staying in the module whose tests `layergen tests` keeps in step: once the
+    module is generated, nothing would (its tests would go stale behind a green check)."""
+    key = lock.key(path)
+    for entry in lock.handwritten.values():
+        other = entry["class"]
+        if entry["module"] == key and other not in adopted:
+            found = layers.get(other)
+            return Diagnostic(
+                str(path),
+                found.line if found else 1,
+                found.column if found else 1,
+                "adopt-tested-class",
+                f"`{other}` stays in this module, and `layergen tests` keeps its tests in step;"
+                " a generated module's tests are its declaration's only",
+                f"adopt `{other}` too, or move it into a module of its own first",
+            )
+    return None
 
 
 def _renderer(decl: Path, module: Path, config):

@@ -213,6 +213,19 @@ def test_a_module_of_two_layers_adopts_one_named_and_keeps_the_other(project):
     assert cli("generate", "--check", "layers").exit_code == 0
 
 
+def test_a_class_whose_tests_layergen_tests_keeps_is_not_left_behind(project):
+    """Adopting one class of a module where `layergen tests` keeps another's tests in step
+    would leave those tests stale behind a green check (review of issue 36): refused."""
+    module = write(project, "two.py", TWO_LAYERS)
+    assert cli("tests", "layers/two.py:Helper").exit_code == 0
+    before = snapshot(project)
+    result = cli("adopt", "layers/two.py:ScaledDense")
+    assert result.exit_code == 2, result.output
+    assert "[adopt-tested-class]" in result.output and "`Helper`" in result.output
+    assert snapshot(project) == before
+    assert module.is_file()
+
+
 SHADOWED = """\
 import keras
 from keras import ops
