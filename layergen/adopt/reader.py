@@ -191,9 +191,11 @@ def _read_call(path: str, item: Found, positions) -> None:
             positions,
             "adopt-call",
             f"`call` takes {len(tensors)} tensor arguments without a default"
-            f" ({', '.join(tensors) or 'none'}): a declaration's layer takes one tensor,"
-            " or one list of them",
-            "adopt a layer whose `call` takes one tensor (or a list, `call(self, inputs)`)",
+            f" ({', '.join(tensors) or 'none'}): adopt reads a `call` of one tensor (or one"
+            " list of them) only",
+            "declare this layer by hand (several tensor arguments are `inputs:` with"
+            " `separate_inputs: true`, see docs/spec-format.md), or adopt a layer whose `call`"
+            " takes one tensor",
         )
 
 
