@@ -160,7 +160,7 @@ def _sizes(node: cst.ClassDef) -> set[str]:
     stored: dict[str, str] = {}  # attribute -> argument
     used: set[str] = set()
     attributes: set[str] = set()  # `self.X` read in a size
-    for child in _walk(node.body):
+    for child in walk(node.body):
         if (
             isinstance(child, cst.Assign)
             and len(child.targets) == 1
@@ -175,7 +175,7 @@ def _sizes(node: cst.ClassDef) -> set[str]:
             if callee.endswith(SIZED) and child.args and child.args[0].keyword is None:
                 sizes.append(child.args[0].value)
             for size in sizes:
-                for part in _walk(size):
+                for part in walk(size):
                     if isinstance(part, cst.Name):
                         used.add(part.value)
                     elif isinstance(part, cst.Attribute) and _code(part.value) == "self":
@@ -187,7 +187,7 @@ def _assigned(function: cst.FunctionDef, wanted) -> list[str]:
     """Names of `self.NAME = <value>` in a method whose value the predicate accepts."""
     names = []
     for statement in function.body.body:
-        for node in _walk(statement):
+        for node in walk(statement):
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
                 target = node.targets[0].target
                 if (
@@ -199,10 +199,11 @@ def _assigned(function: cst.FunctionDef, wanted) -> list[str]:
     return names
 
 
-def _walk(node: cst.CSTNode):
+def walk(node: cst.CSTNode):
+    """`node` and every node below it, depth first."""
     yield node
     for child in node.children:
-        yield from _walk(child)
+        yield from walk(child)
 
 
 def _doc_types(node: cst.ClassDef | cst.FunctionDef) -> dict[str, str]:
@@ -227,7 +228,7 @@ def _read_rank(node: cst.ClassDef, info: LayerClass) -> None:
     whatever `build` and `compute_output_shape` call their shape parameter, or `x.shape`."""
     least = 0
     names = _shape_parameters(node)
-    for child in _walk(node.body):
+    for child in walk(node.body):
         if isinstance(child, cst.Call) and _code(child.func).endswith("InputSpec"):
             for arg in child.args:
                 if arg.keyword and isinstance(arg.value, cst.Integer):

@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic
-from ..introspect import REQUIRED, Arg, LayerClass, read_classes
+from ..introspect import REQUIRED, Arg, LayerClass, read_classes, walk
 
 # Bases that need no `base:` key (the format's default, however the module imports it).
 PLAIN_BASES = ("keras.layers.Layer", "layers.Layer", "Layer", "keras.Layer")
@@ -227,7 +227,7 @@ def _read_weights(item: Found, positions) -> None:
         shape_names = _shape_names(method, stored, tensor)
         if method.name.value == "build":
             item.shape_locals = shape_names
-        for node in _walk(method.body):
+        for node in walk(method.body):
             if not (
                 isinstance(node, cst.Assign)
                 and len(node.targets) == 1
@@ -290,7 +290,7 @@ def _conditions(method: cst.FunctionDef, stored: dict[str, str]) -> dict[int, st
             and statement.test.attr.value in stored
         ):
             when = stored[statement.test.attr.value]
-        for node in _walk(statement):
+        for node in walk(statement):
             if isinstance(node, cst.Assign):
                 out[id(node)] = when if isinstance(statement, cst.If) else None
     return out
@@ -426,12 +426,6 @@ def _bool(node) -> bool | None:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
     return None
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def plain_type(arg: Arg) -> str | None:

@@ -165,12 +165,13 @@ def sublayers(found: Found) -> list[str]:
     """Attributes the class sets to a constructed object that is no weight or helper."""
     import libcst as cst
 
-    from .reader import _walk, code
+    from ..introspect import walk
+    from .reader import code
 
     helpers = ("InputSpec", "SeedGenerator", "add_weight")
     names = []
     for method in found.methods.values():
-        for node in _walk(method.body):
+        for node in walk(method.body):
             if (
                 isinstance(node, cst.Assign)
                 and len(node.targets) == 1
