@@ -234,7 +234,6 @@ def plan_tests(
     from .generate import conftest
     from .render_many import render_file
     from .targets import target
-    from .update.changes import Handwritten
     from .update.lock import Lock
     from .update.plan import Plan
 
@@ -243,10 +242,7 @@ def plan_tests(
     gone = tests_of_gone_modules(lock) if path is None else Unclaimed()
     changes = gone.changes
     # The lock's table of what `tests` wrote each test module from, as this run leaves it.
-    handwritten = dict(lock.handwritten)
-    for step in changes.steps:
-        if isinstance(step, Handwritten):
-            handwritten.pop(step.key, None)
+    handwritten = dict(changes.applied(lock).handwritten)
     if path is None:
         chosen = remembered(lock, config, within)
         if not wrote_any:

@@ -380,7 +380,6 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
         outcome.files[a.declaration] = a.text
         outcome.read[a.module] = a.seen
         outcome.read[a.declaration] = Seen(None)  # absent when the run began
-    outcome.files.update(outcome.lock.files())
     changed = outcome.changed()
     if mode == "diff":
         for path in changed:
