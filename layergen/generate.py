@@ -12,21 +12,24 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .claims import (
-    class_named,
-    class_position,
-    moved_away,
-    read_declaration,
-    renamed_from,
-    unclaimed,
-)
+from .claims import unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
 from .layout_maps import Sharded, folder_layouts, layout_map_file, name_clashes
+from .renames import (
+    class_named,
+    moved_away,
+    moved_files,
+    name_taken,
+    read_declaration,
+    renamed_by_hand,
+    renamed_from,
+    taken_origins,
+)
 from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
-from .targets import SUFFIXES, Target, module_of, target
+from .targets import SUFFIXES, Target, target
 from .textfiles import Seen, split_line_ends, with_line_ends
 from .update.changes import LockChanges
 from .update.lock import Lock, Record
@@ -179,7 +182,7 @@ def plan_run(
     errors.extend(
         duplicate_registrations(taken.registered, texts, config.mesh_axes, registered_elsewhere)
     )
-    errors.extend(_taken_origins(taken.moved, taken.written))
+    errors.extend(taken_origins(taken.moved, taken.written))
     folders = folder_layouts(taken.sharded, lock, [t.declaration for t, _, _ in slots], followed)
     for folder, items in folders.items():
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
@@ -312,13 +315,13 @@ class _Taken:
         class name may be taken."""
         was_key = renamed.get(t.declaration) or lock.key(t.declaration)
         was = lock.records.get(was_key)
-        taken = _name_taken(t, raws[t.declaration], record.name, was, lock)
-        taken = taken or _renamed_by_hand(t, raws[t.declaration], record.name, lock)
+        taken = name_taken(t, raws[t.declaration], record.name, was, lock)
+        taken = taken or renamed_by_hand(t, raws[t.declaration], record.name, lock)
         if taken:
             errors.append(taken)
             return False
         if was is not None:
-            self.moved.update(_moved(lock, was_key, was, t.module, t.test))
+            self.moved.update(moved_files(lock, was_key, was, t.module, t.test))
             old_module = config.root / was.outputs[0]
             if (old_module, was.name) != (t.module, record.name):
                 self.unexported.append((old_module.parent, old_module.stem, was.name))
@@ -397,32 +400,6 @@ def _unsettled_elsewhere(lock: Lock, outputs: set[Path]) -> dict[Path, list[int]
     return found
 
 
-def _taken_origins(
-    moved: dict[Path, Path], written: dict[Path, tuple[str, Path]]
-) -> list[Diagnostic]:
-    """A file a renamed declaration's new file takes its text from (`moved`: {new: old}) that
-    another declaration also writes (`written`: {file: (role, declaration)}): one of the two
-    would be lost."""
-    errors = []
-    for new, old in moved.items():
-        if old in written and written[old][1] != written[new][1]:
-            role, declaration = written[old]
-            errors.append(
-                Diagnostic(
-                    str(declaration),
-                    1,
-                    1,
-                    "duplicate-test" if role == "tests" else "taken-module",
-                    f"it would write {os.path.relpath(old)}, which was generated for the"
-                    f" declaration renamed to {os.path.relpath(written[new][1])} and moves to"
-                    f" {os.path.relpath(new)} in this run",
-                    "run layergen once with the rename alone, then add this declaration"
-                    " (or name it otherwise)",
-                )
-            )
-    return errors
-
-
 def _others(
     lock: Lock, declarations: list[Path], followed: set[str]
 ) -> tuple[dict[Path, tuple[str, Path]], list[tuple[str, str, Path]]]:
@@ -445,76 +422,6 @@ def _others(
     return written, registered
 
 
-def _name_taken(
-    t: Target, raw: bytes | None, name: str, was: Record | None, lock: Lock
-) -> Diagnostic | None:
-    """The class a declaration now names is another thing already in its module (a helper a
-    person wrote, or imported): renaming the layer to it would shadow one with the other.
-    Not the layer itself, renamed in the module first (`sync` carries that rename)."""
-    import ast
-
-    from .claims import renamed_in_module
-
-    current = Seen.read(t.module).text
-    if was is None or was.name == name or current is None:
-        return None
-    text = split_line_ends(current)[0]
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:  # unsettled markers: the merge reports them
-        return None
-    if renamed_in_module(lock.merge_base(t.module, text), text, was.name) == name:
-        return None
-    bound = set()  # the names the module binds at its top
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.Assign):
-            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    if name not in bound:
-        return None
-    return _at_class_name(
-        t,
-        raw,
-        "name-taken",
-        f"{os.path.relpath(t.module)} already defines `{name}` (not the layer {was.name}):"
-        " the renamed layer and it would shadow each other",
-        f"name the class otherwise, or rename your `{name}` in the module first",
-    )
-
-
-def _renamed_by_hand(t: Target, raw: bytes | None, name: str, lock: Lock) -> Diagnostic | None:
-    """The module renamed the declared class (an IDE's rename): generating would keep the
-    declared class deleted and the renamed one as the person's, the package importing a
-    name that is gone. The declaration must say it first."""
-    from .claims import renamed_in_module
-
-    current = Seen.read(t.module).text
-    if current is None:
-        return None
-    text = split_line_ends(current)[0]
-    now = renamed_in_module(lock.merge_base(t.module, text), text, name)
-    if now is None:
-        return None
-    return _at_class_name(
-        t,
-        raw,
-        "renamed-by-hand",
-        f"{os.path.relpath(t.module)} renamed the class {name} to {now}, and the declaration"
-        f" still declares {name}",
-        f"run `layergen sync {os.path.relpath(t.module)}` to carry the rename into the"
-        f" declaration, or rename it back to {name}",
-    )
-
-
-def _at_class_name(t: Target, raw: bytes | None, code: str, message: str, hint: str) -> Diagnostic:
-    """An error located at the line of the declaration that names its class."""
-    line = (raw or b"")[: class_position(raw or b"")].count(b"\n") + 1
-    return Diagnostic(str(t.declaration), line, 1, code, message, hint)
-
-
 def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic | None:
     """The declaration `t` would write a file another one writes (`written`): two test modules
     of one name, or a test module named like a module (`tests = "layers"` and a declaration
@@ -531,20 +438,6 @@ def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic
                 "rename one of the files",
             )
     return None
-
-
-def _moved(lock: Lock, key: str, was: Record, module: Path, test: Path) -> dict[Path, Path]:
-    """The files of a declaration's last generation (`key`'s record `was`) that its new
-    `module` and `test` take their text from: {new: old} where a rename or a move changed the
-    path. Each by its role: the module stood beside its declaration, the test module is the
-    other (a record kept for orphans holds only the files that stayed)."""
-    old_module = module_of(lock.root / key)
-    found = {}
-    for old in (lock.root / output for output in was.outputs):
-        new = module if old == old_module else test
-        if new != old:
-            found[new] = old
-    return found
 
 
 def conftest(

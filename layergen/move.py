@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .claims import with_class
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
+from .renames import with_class
 from .textfiles import Seen, read_bytes
 from .update.lock import Lock
 from .update.plan import Plan

@@ -73,8 +73,8 @@ def render_all(
 
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     """One declaration's module and test module, or its located errors."""
-    from .claims import content
     from .declaration.load import load_declaration, parse_declaration
+    from .renames import content
     from .render.context import build_context
     from .render.tests_context import build_test_context
 

@@ -120,7 +120,7 @@ def _class_renames(
 ) -> dict[Path, str]:
     """{declaration: its text declaring the class under the name its module gave it}, for the
     classes renamed in their modules (an IDE's rename, read from the module)."""
-    from .claims import class_named, renamed_in_module, with_class
+    from .renames import class_named, renamed_in_module, with_class
     from .update.lock import Lock
 
     lock = Lock.read(config.root)

@@ -78,7 +78,7 @@ class Record:
     # The declaration is gone and the record stays for its hand-edited files (orphans): they
     # were reported, and no later declaration is taken for a rename of it by its shape.
     orphaned: bool = False
-    # Digest of the declaration's text but its class name (claims.content): a declaration
+    # Digest of the declaration's text but its class name (renames.content): a declaration
     # renamed, file and class, with nothing else changed is followed by it.
     content: str = ""
 

@@ -37,7 +37,7 @@ class Plan:
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
     # The support files it writes, as the run read them; see `writes.write`.
     read: dict[Path, Seen] = field(default_factory=dict)
-    # Files of declarations that were renamed or moved, or are gone (layergen/claims.py):
+    # Files of declarations that were renamed or moved, or are gone (layergen/renames.py, layergen/claims.py):
     moved: dict[Path, Path] = field(default_factory=dict)  # new path -> the old file it takes
     removed: dict[Path, Seen] = field(default_factory=dict)  # as generated: deleted
     orphans: dict[Path, str] = field(default_factory=dict)  # hand-edited: kept and reported
