@@ -110,7 +110,9 @@ def test_fix_gives_the_fixed_file(path):
     fixed = apply_fixes(text, fixes, settings.style) if fixes else text
     if UPDATE:
         fixed_path(path).write_text(fixed)
-    assert fixed_path(path).exists(), f"no {fixed_path(path).name}: run with LAYERGEN_UPDATE_FIXTURES=1"
+    assert fixed_path(
+        path
+    ).exists(), f"no {fixed_path(path).name}: run with LAYERGEN_UPDATE_FIXTURES=1"
     assert fixed == fixed_path(path).read_text()
     # As `--fix` checks again after writing: what it wrote holds nothing left to fix.
     again, _ = check(fixed_path(path), rule)
