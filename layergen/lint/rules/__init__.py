@@ -3,8 +3,9 @@
 default, fixable, for Keras 3 or layers only) and its `check(source, cls, run)`, which
 yields `Finding`s, each with a typed fix (`lint/edits.py`) or None.
 
-Adding a rule: a module here, and a line in `MODULES`. `check_class` runs every selected
-rule on a class; nothing else names a rule.
+Adding a rule: a module here, a line in `MODULES`, and a fixture folder
+`tests/fixtures/lint_rules/<code>/`, its tests as data (README, "Developing layergen").
+`check_class` runs every selected rule on a class; nothing else names a rule.
 """
 
 from __future__ import annotations
