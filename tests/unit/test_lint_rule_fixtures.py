@@ -12,12 +12,12 @@ people write them, one case each, its docstring saying what it shows.
   with every rule selected, they are all of its markers (a near-miss of one rule trips no
   other rule unmarked).
 - For a fixable rule, each positive case has `<name>.fixed.py`: the file (without its
-  markers) after `layergen check --fix --select <rule>`, byte for byte; the same as the
-  file where the rule offers no fix. That file holds nothing left to fix. A negative case
+  markers) after `layergen check --fix --select <rule>`, byte for byte (the file itself
+  where the rule offers no fix). That file holds nothing left to fix. A negative case
   gets no fix at all.
 
-A new rule: a module in `layergen/lint/rules/`, its row in `MODULES`, and a folder here with
-at least one positive and one negative case (and a `.fixed.py` per positive case when it is
+A new rule: a module in `layergen/lint/rules/`, its row in `MODULES`, and its folder of
+tests/fixtures/lint_rules/ with at least one positive and one negative case (and a `.fixed.py` per positive case when it is
 fixable); `test_every_rule_has_positive_and_negative_fixtures` holds every rule to that.
 
 To write the `.fixed.py` expectations from what `--fix` does now (a new case, or a fix
@@ -25,8 +25,9 @@ changed on purpose), run
 
     LAYERGEN_UPDATE_FIXTURES=1 python -m pytest tests/unit/test_lint_rule_fixtures.py
 
-which writes each positive case's `.fixed.py` instead of comparing it; review them with
-`git diff` before committing: they are the expectation from then on.
+which writes each positive case's `.fixed.py` instead of comparing it (and removes the one
+of a case that has no finding any more); review them with `git diff` before committing:
+they are the expectation from then on.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ def test_fix_gives_the_fixed_file(path):
     fixes = [f.fix for f in found if f.fix is not None]
     text = unmarked(path)
     if not found:  # a negative case: nothing to fix, and no expectation of a fix
+        if UPDATE:
+            fixed_path(path).unlink(missing_ok=True)
         assert not fixes and not fixed_path(path).exists()
         return
     fixed = apply_fixes(text, fixes, settings.style) if fixes else text
