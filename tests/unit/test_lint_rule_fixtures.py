@@ -17,8 +17,9 @@ people write them, one case each, its docstring saying what it shows.
   gets no fix at all.
 
 A new rule: a module in `layergen/lint/rules/`, its row in `MODULES`, and its folder of
-tests/fixtures/lint_rules/ with at least one positive and one negative case (and a `.fixed.py` per positive case when it is
-fixable); `test_every_rule_has_positive_and_negative_fixtures` holds every rule to that.
+tests/fixtures/lint_rules/ with at least one positive and one negative case (and a
+`.fixed.py` per positive case when it is fixable);
+`test_every_rule_has_positive_and_negative_fixtures` holds every rule to that.
 
 To write the `.fixed.py` expectations from what `--fix` does now (a new case, or a fix
 changed on purpose), run
