@@ -199,6 +199,10 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         self.scopes.append((result, local, members, what, report))
         return result
 
+    def _parsed_since(self, first: int) -> list[Code]:
+        """The snippets parsed since `len(self.scopes)` was `first`: what one section parsed."""
+        return [code for code, *_ in self.scopes[first:]]
+
     def _check_free_names(self) -> None:
         """Resolve every snippet's names in one pass, then report those not in scope."""
         resolve([code for code, *_ in self.scopes])

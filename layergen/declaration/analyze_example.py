@@ -253,15 +253,16 @@ class ExampleChecks:
                     "not an array: nested lists of numbers",
                 )
         params, weights = set(self.result.params), set(decl.weights)
-        reference = None
+        first = len(self.scopes)
         if example.reference is not None:
             keywords = set(self.result.keywords)
-            reference = self.code(
+            self.code(
                 ("example", "reference"),
                 example.reference,
                 set(inputs) | keywords | {"np"},
                 params | weights,
             )
+        reference = next(iter(self._parsed_since(first)), None)  # None: none, or it did not parse
         statistics = []
         for i, statistic in enumerate(example.statistics):
             if not decl.random:

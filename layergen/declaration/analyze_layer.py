@@ -347,7 +347,7 @@ class LayerChecks:
                     " returns as all the outputs",
                     "return the outputs as a tuple, or leave out `when`",
                 )
-        read = [code for code, *_ in self.scopes[first:]]  # every snippet of the outputs
+        read = self._parsed_since(first)  # every snippet of the outputs
         self.resolved.append(lambda: self._check_output_shape_names(read))
         return output_shape, shapes if decl.outputs is not None else None, when
 
