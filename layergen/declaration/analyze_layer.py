@@ -228,34 +228,35 @@ class LayerChecks:
         if sub.layout is not None:
             self._sublayer_layout(loc, sub.layout, keras_name)
         return Sublayer(
-            name,
-            own.class_,
-            own.args,
-            sequence,
-            sub.create == "build",
-            {path: tuple(axes) for path, axes in (sub.layout or {}).items()},
-            keras_name,
-            created,
-            build,
+            name=name,
+            class_=own.class_,
+            args=own.args,
+            sequence=sequence,
+            reads_input_shapes=sub.create == "build",  # or its args do: `_finish_sublayer`
+            layout={path: tuple(axes) for path, axes in (sub.layout or {}).items()},
+            keras_name=keras_name,
+            created=created,
+            build=build,
         )
 
     def _check_call(self, calls: set[str]) -> Code | Branches | None:
+        """The forward pass: one snippet, a training branch and an inference one, or the one
+        layergen writes when `call` is left out."""
         decl = self.decl
+        if decl.call is None:
+            return self._written_call()
         if isinstance(decl.call, str):
-            forwards = [call := self.code(("call",), decl.call, calls, self.members)]
-        elif decl.call is not None:
+            forwards = [self.code(("call",), decl.call, calls, self.members)]
+        else:
             forwards = [
                 self.code(("call", branch), getattr(decl.call, branch), calls, self.members)
                 for branch in ("train", "infer")
             ]
-            call = Branches(*forwards)
-        else:
-            return self._written_call()
         if decl.output_type == "dict":
             for code in forwards:
                 if code is not None:
                     self._check_no_dict_returned(code)
-        return call
+        return forwards[0] if isinstance(decl.call, str) else Branches(*forwards)
 
     def _written_call(self) -> Code | None:
         """The forward pass layergen writes for a layer without `call`: the identity, or
