@@ -70,8 +70,9 @@ def analyze(
     ignore: frozenset[str] = frozenset(),
     mesh_axes: tuple[str, ...] = MESH_AXES,
 ) -> Checked:
-    """Check names and code, and build the IR. `ignore`: names to take as known (their declarations had errors
-    already reported); `mesh_axes`: the axes layouts may name (`[tool.layergen] mesh-axes`)."""
+    """Check names and code, and build the IR. `ignore`: names to take as known (their
+    declarations had errors already reported); `mesh_axes`: the axes layouts may name
+    (`[tool.layergen] mesh-axes`)."""
     return _Analyzer(doc, decl, ignore, mesh_axes).run()
 
 
@@ -96,7 +97,7 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         # unknown, it was most likely meant as a string.
         self.bare_words: dict[int, tuple[str, str]] = {}
         # Checks that read the free names of what a section parsed: run once they are resolved.
-        self.resolved: list[Callable[[], None]] = []
+        self.after_resolve: list[Callable[[], None]] = []
         self.kind = decl.kind
         params = dict(decl.params)
         if decl.random and "seed" not in params:
@@ -130,7 +131,7 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         example = self._check_example(inputs, keywords)
         self._check_free_names()
         body = replace(body, sublayers=tuple(self._finish_sublayer(s) for s in body.sublayers))
-        for check in self.resolved:
+        for check in self.after_resolve:
             check()
         if self.errors:
             raise DiagnosticError(self.errors)

@@ -349,7 +349,7 @@ class LayerChecks:
                     "return the outputs as a tuple, or leave out `when`",
                 )
         read = self._parsed_since(first)  # every snippet of the outputs
-        self.resolved.append(lambda: self._check_output_shape_names(read))
+        self.after_resolve.append(lambda: self._check_output_shape_names(read))
         return output_shape, shapes if decl.outputs is not None else None, when
 
     def _check_caches(self) -> tuple[Keyword, ...]:

@@ -304,7 +304,8 @@ class Declared:
 @dataclass(frozen=True)
 class Body:
     """What the sections of a class's body built (`analyze`), each piece as the renderers
-    read it; the other kinds have a `call` and an `init` only."""
+    read it; the other kinds have a `call` and an `init` only. Where a check reported a
+    problem its piece may be None: such a body is never assembled."""
 
     call: Code | Branches | None
     init: Code | None
@@ -333,8 +334,10 @@ def assemble(
     example: Example,
 ) -> Declared:
     """The declaration from the pieces its sections built: the choices left are flags."""
-    bound = set()  # names `call` binds, not its inputs or params: a loss reading one is
-    if isinstance(decl.call, str) and decl.losses:  # added where they are bound
+    # Names the `call` block binds that are not its inputs or params: a loss reading one is
+    # added where they are bound.
+    bound: set[str] = set()
+    if isinstance(decl.call, str) and decl.losses:
         bound = bound_names(decl.call) - {i.name for i in inputs} - set(params)
     return Declared(
         kind=KINDS[decl.kind],
