@@ -484,24 +484,25 @@ def test_no_snippet_is_looked_up_by_its_yaml_path():
 
     from layergen.declaration import analyze, ir
 
-    assert {f.name for f in dataclasses.fields(analyze.Analysis)} == {
-        "doc",
-        "decl",
-        "params",
-        "inputs",
-        "keywords",
-        "members",
-    }
+    assert "codes" not in {f.name for f in dataclasses.fields(analyze.Analysis)}
     assert not hasattr(analyze.Analysis, "code")
     source = Path(ir.__file__).read_text()
     tree = ast.parse(source)
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "analyze" not in imported and "Analysis" not in source
-    # Nothing in ir.py calls a `.code(...)` lookup, and no analyzer keeps `codes`.
+    # Nothing in ir.py calls a `.code(...)` lookup.
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     assert not [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "code"]
-    a = _analyzer("layer: A\nlosses: [ops.mean(x)]\ncall: x\n")
-    assert not hasattr(a, "codes") and not hasattr(a.result, "codes")
+    # Nor does the analysis keep, under any name, a mapping keyed by YAML paths.
+    a = _analyzer(
+        "layer: A\nweights:\n  w: {shape: 'x[-1]'}\nlosses: [ops.mean(x)]\n"
+        "noise: {shape: '[1, x[-1]]'}\ncall: x * w\nrandom: true\n"
+    )
+    checked = a.run()
+    for owner in (a, a.result, checked):
+        for name, value in vars(owner).items():
+            keyed = isinstance(value, dict) and any(isinstance(k, tuple) for k in value)
+            assert not keyed, f"{type(owner).__name__}.{name} is keyed by paths"
 
 
 def test_the_pieces_are_the_snippets_the_sections_parsed():
