@@ -1,19 +1,23 @@
 """Resolve a validated declaration: parse every piece of code, check every name.
 
-All problems are collected and raised together as one `DiagnosticError`.
-The result, an `Analysis`, is everything the renderer needs.
+Each section's check builds its piece of the IR (`ir.py`) from the snippets it parsed, and
+`ir.assemble` puts the pieces together: no snippet is looked up by its YAML path. All
+problems are collected and raised together as one `DiagnosticError`; the result, `Checked`,
+holds the IR, everything the renderers need.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import MESH_AXES
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..keras_names import LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
+from . import ir
 from . import reserved as template_names  # `reserved` names a flag below
 from .analyze_example import ExampleChecks
 from .analyze_inputs import InputChecks
@@ -32,12 +36,14 @@ SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random num
 
 @dataclass
 class Analysis:
+    """What every section's check reads, derived once from the declaration."""
+
     doc: Document
     decl: Declaration
     params: dict[str, Param]  # the declared params, plus `seed` for a random layer
     inputs: list[str]  # call arguments: a layer's inputs, or a loss's (y_true, y_pred), ...
     keywords: dict[str, Input]  # a layer's keyword call arguments (inputs with a `default`)
-    codes: dict[tuple, Code] = field(default_factory=dict)
+    members: tuple[str, ...]  # what becomes `self.<name>`
 
     @property
     def shaped(self) -> list[str]:
@@ -49,8 +55,12 @@ class Analysis:
     def path(self) -> str:
         return self.doc.path
 
-    def code(self, *loc: Any) -> Code:
-        return self.codes[tuple(loc)]
+
+@dataclass
+class Checked(Analysis):
+    """A declaration that checks out: its analysis (for located errors) and its IR."""
+
+    ir: ir.Declared = field(kw_only=True)
 
 
 def analyze(
@@ -59,9 +69,10 @@ def analyze(
     *,
     ignore: frozenset[str] = frozenset(),
     mesh_axes: tuple[str, ...] = MESH_AXES,
-) -> Analysis:
-    """Check names and code. `ignore`: names to take as known (their declarations had errors
-    already reported); `mesh_axes`: the axes layouts may name (`[tool.layergen] mesh-axes`)."""
+) -> Checked:
+    """Check names and code, and build the IR. `ignore`: names to take as known (their
+    declarations had errors already reported); `mesh_axes`: the axes layouts may name
+    (`[tool.layergen] mesh-axes`)."""
     return _Analyzer(doc, decl, ignore, mesh_axes).run()
 
 
@@ -85,6 +96,8 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         # Sublayer arguments that are one bare word, by id of their code: if the word is
         # unknown, it was most likely meant as a string.
         self.bare_words: dict[int, tuple[str, str]] = {}
+        # Checks that read the free names of what a section parsed: run once they are resolved.
+        self.after_resolve: list[Callable[[], None]] = []
         self.kind = decl.kind
         params = dict(decl.params)
         if decl.random and "seed" not in params:
@@ -96,35 +109,57 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
             inputs = [n for n in specs if n not in keywords] or list(specs)[:1]
         else:
             inputs = list(KINDS[self.kind].arguments)
-        self.result = Analysis(doc, decl, params, inputs, keywords)
+        members = (*params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods)
+        members += ("seed_generator",) if decl.random else ()
+        self.result = Analysis(doc, decl, params, inputs, keywords, members)
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
-        self.members = (
-            set(params)
-            | set(decl.weights)
-            | set(decl.sublayers)
-            | set(decl.ops)
-            | set(decl.methods)
-        )
-        if decl.random:
-            self.members.add("seed_generator")
+        self.members = set(members)
 
-    def run(self) -> Analysis:
+    def run(self) -> Checked:
         self._check_names()
         self._check_params()
+        keywords: tuple[ir.Keyword, ...] = ()
         if self.kind == "layer":
-            self._check_layer()
+            body = self._check_layer()
+            keywords = self._check_caches()
         else:
-            self._check_other_kind()
-        self._check_ops_and_methods()
+            body = self._check_other_kind()
+        ops, methods = self._check_ops_and_methods()
         self._check_hand_written()
-        self._check_example()
+        inputs = self._input_records()
+        example = self._check_example(inputs, keywords)
         self._check_free_names()
-        self._check_created_in_init()
-        self._check_output_shape_names()
+        body = replace(body, sublayers=tuple(self._finish_sublayer(s) for s in body.sublayers))
+        for check in self.after_resolve:
+            check()
         if self.errors:
             raise DiagnosticError(self.errors)
-        return self.result
+        declared = ir.assemble(
+            self.doc,
+            self.decl,
+            params=self.result.params,
+            inputs=inputs,
+            keywords=keywords,
+            members=self.result.members,
+            body=body,
+            ops=ops,
+            methods=methods,
+            example=example,
+        )
+        return Checked(**vars(self.result), ir=declared)
+
+    def _input_records(self) -> tuple[ir.Input, ...]:
+        """The call arguments as the IR holds them (the other kinds' carry no spec)."""
+        specs = self.decl.inputs or {}
+        return tuple(
+            (
+                ir.Input(n, s.dtype, s.rank, s.min_rank, tuple(s.axes or ()), s.doc)
+                if (s := specs.get(n))
+                else ir.Input(n)
+            )
+            for n in self.result.inputs
+        )
 
     # -- helpers -----------------------------------------------------------
 
@@ -162,9 +197,12 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         if isinstance(result, Diagnostic):
             self.errors.append(result)
             return None
-        self.result.codes[loc] = result
         self.scopes.append((result, local, members, what, report))
         return result
+
+    def _parsed_since(self, first: int) -> list[Code]:
+        """The snippets parsed since `len(self.scopes)` was `first`: what one section parsed."""
+        return [code for code, *_ in self.scopes[first:]]
 
     def _check_free_names(self) -> None:
         """Resolve every snippet's names in one pass, then report those not in scope."""

@@ -9,6 +9,8 @@ from ..diagnostics import did_you_mean
 from ..keras_classes import layer_classes
 from ..keras_names import DTYPES
 from .analyze_values import MAX_RANK, _array_shape, _flat, value_problem
+from .code import Code
+from .ir import Example, Input, Keyword, Statistic, build_example
 
 # OBJECT_TYPES: their example values are expressions, their only default is null, and
 # `get_config` serializes them as Keras's wrappers do.
@@ -20,8 +22,13 @@ MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests a
 class ExampleChecks:
     """Mixed into `_Analyzer` (`analyze.py`): its methods use the analyzer's state."""
 
-    def _check_example(self) -> None:
+    def _check_example(
+        self, inputs: tuple[Input, ...], keywords: tuple[Keyword, ...]
+    ) -> Example | None:
+        """The example, its values checked; None when a problem was reported (here or before).
+        `inputs` and `keywords`: the IR's call arguments."""
         example = self.decl.example
+        objects: dict[str, Code] = {}  # the code that makes an object param's example value
         for name, value in example.params.items():
             loc = ("example", "params", name)
             param = self.result.params.get(name)
@@ -43,7 +50,7 @@ class ExampleChecks:
                 continue
             if param.type in OBJECT_TYPES and value is not None:
                 if isinstance(value, str):
-                    self.code(loc, value, set(), set(), expression=True)
+                    objects[name] = self.code(loc, value, set(), set(), expression=True)
                 else:
                     self.error(
                         loc,
@@ -148,8 +155,19 @@ class ExampleChecks:
                 "bad-example",
                 "`input_range` is `[low, high]` with low below high",
             )
-        if self.kind == "layer":
-            self._check_stated_numbers()
+        reference, statistics = self._check_stated_numbers() if self.kind == "layer" else (None, ())
+        if self.errors:  # the example fills in what it leaves out from a sound declaration
+            return None
+        return build_example(
+            self.decl,
+            self.result.params,
+            inputs,
+            keywords,
+            given_key="example" in self.doc.data,
+            objects=objects,
+            reference=reference,
+            statistics=statistics,
+        )
 
     def _check_example_mask(self, name: str, value: Any, shape: tuple[int, ...]) -> None:
         """The example's value of a `masks` argument: over the leading axes of the input it
@@ -174,8 +192,9 @@ class ExampleChecks:
                 "make some entries false (or 0)",
             )
 
-    def _check_stated_numbers(self) -> None:
-        """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13)."""
+    def _check_stated_numbers(self) -> tuple[Code | None, tuple[Statistic, ...]]:
+        """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13);
+        the reference and the statistics come back parsed."""
         example, decl, inputs = self.decl.example, self.decl, self.result.inputs
         # The outputs every call returns: stated numbers leave those under a `when` out.
         always = [
@@ -234,6 +253,7 @@ class ExampleChecks:
                     "not an array: nested lists of numbers",
                 )
         params, weights = set(self.result.params), set(decl.weights)
+        first = len(self.scopes)
         if example.reference is not None:
             keywords = set(self.result.keywords)
             self.code(
@@ -242,6 +262,8 @@ class ExampleChecks:
                 set(inputs) | keywords | {"np"},
                 params | weights,
             )
+        reference = next(iter(self._parsed_since(first)), None)  # None: none, or it did not parse
+        statistics = []
         for i, statistic in enumerate(example.statistics):
             if not decl.random:
                 self.error(
@@ -251,10 +273,12 @@ class ExampleChecks:
                     key=True,
                 )
                 break
-            self.code(
+            of = self.code(
                 ("example", "statistics", i, "of"),
                 statistic.of,
                 set(inputs) | {"outputs"},
                 params,
                 expression=True,
             )
+            statistics.append(Statistic(statistic.of, of, statistic.mean))
+        return reference, tuple(statistics)

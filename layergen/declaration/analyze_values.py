@@ -12,6 +12,8 @@ from ..diagnostics import did_you_mean
 from ..keras_classes import layer_classes
 from ..keras_names import DTYPES, IDENTIFIERS
 from . import layouts
+from .code import Code
+from .ir import Construction, KerasObject, Shape
 from .model import BOUNDS, Param
 from .yamlfile import Pos
 
@@ -29,9 +31,11 @@ class ValueChecks:
         taken: frozenset[str],
         *,
         defaults: bool = False,
-    ) -> None:
+    ) -> dict[int, Code]:
         """`defaults`: an argument may be `name=default`, the default an expression over
-        the module's names (evaluated where the method is defined)."""
+        the module's names (evaluated where the method is defined); the defaults that
+        parsed come back by the argument's index."""
+        parsed: dict[int, Code] = {}
         seen: set[str] = set()
         optional = None  # the first argument with a default
         for i, arg in enumerate(args):
@@ -42,7 +46,9 @@ class ValueChecks:
                 arg, default = (part.strip() for part in arg.split("=", 1))
                 optional = optional or arg
                 if default and name_problem(arg) is None:
-                    self.code(loc + (i,), default, set(), set(), expression=True)
+                    code = self.code(loc + (i,), default, set(), set(), expression=True)
+                    if code is not None:
+                        parsed[i] = code
                 elif not default:
                     self.error(loc + (i,), "python-syntax", f"`{arg}=` gives no default")
                     continue
@@ -65,6 +71,7 @@ class ValueChecks:
             elif arg in seen:
                 self.error(loc + (i,), "duplicate-name", f"{what} `{arg}` is given twice")
             seen.add(arg)
+        return parsed
 
     def _star_argument(self, loc: tuple, index: int, args: list[str], what: str) -> None:
         """`*args` or `**kwargs` in a method's args: one error that says what to write (issue 39)."""
@@ -80,44 +87,47 @@ class ValueChecks:
             f" hand-written members are kept, and call it as `self.{loc[1]}(...)`",
         )
 
-    def _shape(self, loc: tuple, value: Any, inputs: set[str], params: set[str]) -> None:
+    def _shape(self, loc: tuple, value: Any, inputs: set[str], params: set[str]) -> Shape | None:
+        """The shape at `loc`, or None when a dim did not parse (reported)."""
         what = "name in shape"
         if not isinstance(value, list):
-            self.code(loc, str(value), inputs, params, expression=True, what=what)
-            return
+            code = self.code(loc, str(value), inputs, params, expression=True, what=what)
+            return Shape(code) if code is not None else None
         # A list: each dim is checked where it was written, then the tuple is built from them.
-        ok = True
+        dims: list[int | Code | None] = []
         for i, item in enumerate(value):
-            if isinstance(item, str):
-                ok = (
-                    self.code(
-                        loc + (i,),
-                        item,
-                        inputs,
-                        params,
-                        expression=True,
-                        what=what,
-                        prefix="(",
-                        suffix=",)",
-                    )
-                    is not None
-                    and ok
+            if not isinstance(item, str):
+                dims.append(item)
+                continue
+            dims.append(
+                self.code(
+                    loc + (i,),
+                    item,
+                    inputs,
+                    params,
+                    expression=True,
+                    what=what,
+                    prefix="(",
+                    suffix=",)",
                 )
-        if ok:
-            text = (
-                "(" + "".join(f"{item}\n, " for item in value) + ")"
-            )  # a dim's comment ends at its line
-            where = self.doc.pos(loc)
-            self.code(
-                loc,
-                text,
-                inputs,
-                params,
-                expression=True,
-                what=what,
-                report=False,
-                pos=Pos(where.line, where.col),
             )
+        if None in dims:
+            return None
+        text = (
+            "(" + "".join(f"{item}\n, " for item in value) + ")"
+        )  # a dim's comment ends at its line
+        where = self.doc.pos(loc)
+        code = self.code(
+            loc,
+            text,
+            inputs,
+            params,
+            expression=True,
+            what=what,
+            report=False,
+            pos=Pos(where.line, where.col),
+        )
+        return Shape(code, tuple(dims)) if code is not None else None
 
     def _layout(self, loc: tuple, layout: list[str | None], rank: int | None) -> None:
         problems = layouts.axis_problems(layout, self.mesh_axes)
@@ -145,8 +155,9 @@ class ValueChecks:
             for where, code, message, hint in layouts.axis_problems(entries, self.mesh_axes):
                 self.error(loc + ("layout", path) + where, code, message, hint)
 
-    def _keras_object(self, loc: tuple, value: str, kind: str) -> None:
-        """A weight's initializer, regularizer or constraint: a param, a Keras name, or an expression."""
+    def _keras_object(self, loc: tuple, value: str, kind: str) -> KerasObject | None:
+        """A weight's initializer, regularizer or constraint: a param, a Keras name, or an
+        expression; None when it is none of them (reported)."""
         if value.isidentifier():
             param = self.result.params.get(value)
             if param is not None:
@@ -154,8 +165,8 @@ class ValueChecks:
                     self.error(
                         loc, "wrong-type", f"param `{value}` has type {param.type}, not {kind}"
                     )
-                self.code(loc, value, set(), {value}, expression=True)
-                return
+                code = self.code(loc, value, set(), {value}, expression=True)
+                return KerasObject(param=value) if code is not None else None
             if value not in IDENTIFIERS[kind] and value not in self.ignore:
                 self.error(
                     loc,
@@ -168,8 +179,10 @@ class ValueChecks:
                     )
                     or f"use a Keras {kind} name, a param of type {kind}, or an expression such as `keras.{kind}s.Foo(...)`",
                 )
-            return
-        self.code(loc, value, set(), set(self.result.params), expression=True)
+                return None
+            return KerasObject(name=value)
+        code = self.code(loc, value, set(), set(self.result.params), expression=True)
+        return KerasObject(code=code) if code is not None else None
 
     def _dotted(self, loc: tuple, value: str) -> None:
         parts = value.split(".")
@@ -196,12 +209,14 @@ class ValueChecks:
                 did_you_mean(parts[-1], known) or "see `keras.layers` for the layers Keras has",
             )
 
-    def _args(self, loc: tuple, args: dict[str, Any], class_: str) -> None:
+    def _args(self, loc: tuple, args: dict[str, Any], class_: str) -> Construction:
         """A sublayer's arguments: expressions over the params and, as in a weight's shape,
         the input shapes (such a sublayer is created in `build`). Keywords of Keras's own
-        classes are checked against the table of their constructors."""
+        classes are checked against the table of their constructors. The construction holds
+        the arguments that parsed (the others are reported)."""
         shapes = set(self.result.shaped)
         takes = layer_classes().get(class_)
+        built: dict[str, Code | Any] = {}
         for name, value in args.items():
             self._identifier(loc + (name,), name, "argument", reserved=False)
             if takes is not None and name not in takes:
@@ -212,12 +227,17 @@ class ValueChecks:
                     did_you_mean(name, takes) or f"it takes {', '.join(sorted(takes))}",
                     key=True,
                 )
-            if isinstance(value, str):
-                code = self.code(
-                    loc + (name,), value, set(self.result.params) | shapes, set(), expression=True
-                )
-                if code is not None and value.strip().isidentifier():
+            if not isinstance(value, str):
+                built[name] = value  # a plain value, written as a literal
+                continue
+            code = self.code(
+                loc + (name,), value, set(self.result.params) | shapes, set(), expression=True
+            )
+            if code is not None:
+                built[name] = code
+                if value.strip().isidentifier():
                     self.bare_words[id(code)] = (name, value.strip())
+        return Construction(class_, built)
 
 
 def _dict_hint(keys: list[str | None], names: list[str]) -> str:

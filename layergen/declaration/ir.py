@@ -1,7 +1,7 @@
 """The declaration as the renderers read it: every choice the YAML syntax allows, made once.
 
-`build_ir` turns a checked declaration (its pydantic model and parsed snippets) into these
-frozen records. The context builders in render/ read only them: never the YAML model, never a
+`analyze` checks each section of a declaration and builds its piece of these frozen records
+(a `Weight`, the `Body`, the `Example`, ...); `assemble` puts the pieces together. The context builders in render/ read only them: never the YAML model, never a
 snippet by its path, and they parse no code (each snippet arrives parsed, its free names found).
 """
 
@@ -12,18 +12,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..kinds import KINDS, Kind
-from .code import Code, bound_names, parse, resolve
-from .layouts import sublayer_name
+from .code import Code, bound_names
 
 # Params and their bound words are plain checked data: the IR passes them on as they are.
 from .model import BOUNDS as BOUNDS
 from .model import OBJECT_TYPES as OBJECT_TYPES
-from .model import Output as OutputSpec
 from .model import Param as Param
 from .yamlfile import Pos
 
 if TYPE_CHECKING:
-    from .analyze import Analysis
+    from .model import Declaration
+    from .yamlfile import Document
 
 
 @dataclass(frozen=True)
@@ -302,245 +301,87 @@ class Declared:
         return found
 
 
-def build_ir(a: Analysis) -> Declared:
-    decl = a.decl
-    kind = KINDS[decl.kind]
-    specs = decl.inputs or {}
-    inputs = tuple(
-        (
-            Input(n, s.dtype, s.rank, s.min_rank, tuple(s.axes or ()), s.doc)
-            if (s := specs.get(n))
-            else Input(n)
-        )
-        for n in a.inputs
-    )
-    keywords = tuple(
-        Keyword(
-            n,
-            s.type,
-            s.default,
-            s.doc,
-            s.dtype,
-            s.masks,
-            s.causal,
-            (
-                Cache(
-                    s.cache.of,
-                    s.cache.index,
-                    _shape(a, ("inputs", n, "cache", "shape"), s.cache.shape),
-                )
-                if s.cache is not None
-                else None
-            ),
-        )
-        for n, s in a.keywords.items()
-    )
-    members = [*a.params, *decl.weights, *decl.sublayers, *decl.ops, *decl.methods]
-    call, written = _call(a)
-    losses = tuple(
-        a.code("losses", i) if isinstance(loss, str) else a.code("losses", i, "value")
-        for i, loss in enumerate(decl.losses)
-    )
-    bound = _call_bound(a)
+@dataclass(frozen=True)
+class Body:
+    """What the sections of a class's body built (`analyze`), each piece as the renderers
+    read it; the other kinds have a `call` and an `init` only. Where a check reported a
+    problem its piece may be None: such a body is never assembled."""
+
+    call: Code | Branches | None
+    init: Code | None
+    weights: tuple[Weight, ...] = ()
+    sublayers: tuple[Sublayer, ...] = ()
+    losses: tuple[Code, ...] = ()
+    updates: dict[str, Code] = field(default_factory=dict)
+    compute_mask: Code | None = None
+    output_shape: Shape | None = None
+    outputs: dict[str, Shape] | None = None
+    output_when: dict[str, Code | bool] = field(default_factory=dict)
+    noise: Noise | None = None
+
+
+def assemble(
+    doc: Document,
+    decl: Declaration,
+    *,
+    params: dict[str, Param],
+    inputs: tuple[Input, ...],
+    keywords: tuple[Keyword, ...],
+    members: tuple[str, ...],
+    body: Body,
+    ops: tuple[Op, ...],
+    methods: tuple[Method, ...],
+    example: Example,
+) -> Declared:
+    """The declaration from the pieces its sections built: the choices left are flags."""
+    # Names the `call` block binds that are not its inputs or params: a loss reading one is
+    # added where they are bound.
+    bound: set[str] = set()
+    if isinstance(decl.call, str) and decl.losses:
+        bound = bound_names(decl.call) - {i.name for i in inputs} - set(params)
     return Declared(
-        kind=kind,
+        kind=KINDS[decl.kind],
         name=decl.name,
         doc=decl.doc,
         package=decl.package,
         base=decl.base,
-        params=dict(a.params),
+        params=dict(params),
         inputs=inputs,
         keywords=keywords,
-        members=tuple(members + (["seed_generator"] if decl.random else [])),
-        weights=tuple(_weight(a, name) for name in decl.weights),
-        sublayers=tuple(_sublayer(a, name) for name in decl.sublayers),
-        ops=tuple(_op(a, name) for name in decl.ops),
-        methods=tuple(
-            Method(
-                name,
-                tuple(_argument(a, name, i, arg) for i, arg in enumerate(m.args)),
-                a.code("methods", name, "body"),
-            )
-            for name, m in decl.methods.items()
-        ),
+        members=members,
+        weights=body.weights,
+        sublayers=body.sublayers,
+        ops=ops,
+        methods=methods,
         imports=tuple(decl.imports),
-        init=a.code("init") if decl.init is not None else None,
+        init=body.init,
         random=decl.random,
         float32_compute=decl.compute_dtype == "float32",
-        call=call,
-        call_written_by_layergen=written,
-        losses=losses,
+        call=body.call,
+        call_written_by_layergen=decl.call is None and body.call is not None,
+        losses=body.losses,
         training_only_losses=frozenset(
             i
             for i, loss in enumerate(decl.losses)
             if not isinstance(loss, str) and loss.training_only
         ),
-        losses_read_call=any(f.name in bound for loss in losses for f in loss.free),
-        updates={name: a.code("updates", name) for name in decl.updates},
+        losses_read_call=any(f.name in bound for loss in body.losses for f in loss.free),
+        updates=body.updates,
         masking=decl.masking not in (None, False),
-        compute_mask=a.code("masking") if isinstance(decl.masking, str) else None,
-        output_shape=_shape(a, ("output_shape",), decl.output_shape),
-        outputs=(
-            {
-                n: (
-                    _shape(a, ("outputs", n, "shape"), s.shape)
-                    if isinstance(s, OutputSpec)
-                    else _shape(a, ("outputs", n), s)
-                )
-                for n, s in decl.outputs.items()
-            }
-            if decl.outputs is not None
-            else None
-        ),
-        output_when={
-            n: a.code("outputs", n, "when") if isinstance(s.when, str) else s.when
-            for n, s in (decl.outputs or {}).items()
-            if isinstance(s, OutputSpec) and s.when is not None and s.when is not True
-        },
+        compute_mask=body.compute_mask,
+        output_shape=body.output_shape,
+        outputs=body.outputs,
+        output_when=body.output_when,
         outputs_by_name=decl.output_type == "dict",
-        example=_example(a, inputs, keywords),
+        example=example,
         hand_written=frozenset(decl.hand_written),
-        noise=(
-            Noise(decl.noise.unbiased, _shape(a, ("noise", "shape"), decl.noise.shape))
-            if decl.noise is not None
-            else None
-        ),
+        noise=body.noise,
         skips=tuple(
-            Skip(test, reason, a.doc.pos(("tests", "skip", test), key=True))
+            Skip(test, reason, doc.pos(("tests", "skip", test), key=True))
             for test, reason in decl.tests.skip.items()
         ),
         separate_inputs=decl.separate_inputs,
     )
-
-
-def _call_bound(a: Analysis) -> set[str]:
-    """Names the `call` block binds that are not its inputs or params (a loss reading one
-    is added where they are bound)."""
-    if not isinstance(a.decl.call, str) or not a.decl.losses:
-        return set()
-    return bound_names(a.decl.call) - set(a.inputs) - set(a.params)
-
-
-def _argument(a: Analysis, method: str, index: int, arg: str) -> str:
-    """A method argument as `def` writes it: `name`, or `name=default` (the default parsed)."""
-    if "=" not in arg:
-        return arg
-    name = arg.split("=", 1)[0].strip()
-    return f"{name}={a.code('methods', method, 'args', index).render()}"
-
-
-def _shape(a: Analysis, loc: tuple, value: Any) -> Shape | None:
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        return Shape(a.code(*loc))
-    dims = tuple(a.code(*loc, i) if isinstance(d, str) else d for i, d in enumerate(value))
-    return Shape(a.code(*loc), dims)
-
-
-def _keras_object(a: Analysis, loc: tuple, value: str | None) -> KerasObject | None:
-    if value is None:
-        return None
-    if not value.isidentifier():
-        return KerasObject(code=a.code(*loc))
-    return KerasObject(param=value) if value in a.params else KerasObject(name=value)
-
-
-def _weight(a: Analysis, name: str) -> Weight:
-    w = a.decl.weights[name]
-    loc = ("weights", name)
-    created = w.when if isinstance(w.when, bool) else True
-    if isinstance(w.when, str):
-        created = a.code(*loc, "when")
-    return Weight(
-        name=name,
-        shape=_shape(a, (*loc, "shape"), w.shape),
-        initializer=_keras_object(a, (*loc, "initializer"), w.initializer),
-        regularizer=_keras_object(a, (*loc, "regularizer"), w.regularizer),
-        constraint=_keras_object(a, (*loc, "constraint"), w.constraint),
-        trainable=w.trainable,
-        dtype=w.dtype,
-        created=created,
-        autocast=w.autocast and a.decl.compute_dtype != "float32",
-        layout=tuple(w.layout) if w.layout is not None else None,
-        aggregation=w.aggregation,
-        keras_name=w.name or name.lstrip("_"),
-    )
-
-
-def _construction(a: Analysis, loc: tuple, class_: str, args: dict[str, Any]) -> Construction:
-    return Construction(
-        class_,
-        {k: a.code(*loc, "args", k) if isinstance(v, str) else v for k, v in args.items()},
-    )
-
-
-def _sublayer(a: Analysis, name: str) -> Sublayer:
-    sub = a.decl.sublayers[name]
-    loc = ("sublayers", name)
-    own = _construction(a, loc, sub.class_ or "keras.Sequential", sub.args)
-    sequence = None
-    if sub.layers is not None:
-        sequence = tuple(
-            _construction(a, (*loc, "layers", i), item.class_, item.args)
-            for i, item in enumerate(sub.layers)
-        )
-    created = sub.when if isinstance(sub.when, bool) else True
-    if isinstance(sub.when, str):
-        created = a.code(*loc, "when")
-    inputs = set(a.shaped)
-    codes = [
-        value
-        for c in (sequence if sequence is not None else [own])
-        for value in c.args.values()
-        if isinstance(value, Code)
-    ] + ([created] if isinstance(created, Code) else [])
-    reads = any(f.name in inputs for code in codes for f in code.free)
-    layout = {path: tuple(axes) for path, axes in (sub.layout or {}).items()}
-    return Sublayer(
-        name,
-        own.class_,
-        own.args,
-        sequence,
-        reads or sub.create == "build",
-        layout,
-        sublayer_name(name, sub.args),
-        created,
-        (
-            {k: _shape(a, (*loc, "build", k), v) for k, v in sub.build.items()}
-            if isinstance(sub.build, dict)
-            else _shape(a, (*loc, "build"), sub.build)
-        ),
-    )
-
-
-def _op(a: Analysis, name: str) -> Op:
-    op = a.decl.ops[name]
-    loc = ("ops", name)
-    if isinstance(op.gradient, str):
-        gradient, gradients = a.code(*loc, "gradient"), {}
-    else:
-        gradient = None
-        gradients = {
-            arg: a.code(*loc, "gradient", arg) if arg in op.gradient else None for arg in op.args
-        }
-    return Op(name, tuple(op.args), a.code(*loc, "forward"), gradient, gradients)
-
-
-def _call(a: Analysis) -> tuple[Code | Branches | None, bool]:
-    """The forward pass, and whether layergen wrote it (no `call` key)."""
-    decl = a.decl
-    if isinstance(decl.call, str):
-        return a.code("call"), False
-    if decl.call is not None:
-        return Branches(a.code("call", "train"), a.code("call", "infer")), False
-    if decl.kind != "layer" or (decl.base is not None and not (decl.updates or decl.losses)):
-        return None, False  # the base class's call is used as it is
-    arg = "inputs" if len(a.inputs) > 1 else a.inputs[0]
-    forward = f"super().call({arg})" if decl.base is not None else arg
-    code = parse(forward, Pos(1, 1), a.path, expression=True)
-    resolve([code])
-    return code, True
 
 
 def example_value(param: Param) -> Any:
@@ -580,13 +421,25 @@ def example_value(param: Param) -> Any:
     }[param.type]
 
 
-def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ...]) -> Example:
-    example, decl = a.decl.example, a.decl
+def build_example(
+    decl: Declaration,
+    params: dict[str, Param],
+    inputs: tuple[Input, ...],
+    keywords: tuple[Keyword, ...],
+    *,
+    given_key: bool,
+    objects: dict[str, Code],
+    reference: Code | None,
+    statistics: tuple[Statistic, ...],
+) -> Example:
+    """The example: what it gives, the rest filled in. `given_key`: the file has an `example`
+    key; `objects`: the code that makes an object param's example value, by param."""
+    example = decl.example
     given = example.params
     args = {}
-    for name, param in a.params.items():
+    for name, param in params.items():
         if name in given and isinstance(given[name], str) and param.type in OBJECT_TYPES:
-            args[name] = a.code("example", "params", name)  # the code that makes the object
+            args[name] = objects[name]  # the code that makes the object
         elif name in given:
             args[name] = given[name]
         elif not param.required:
@@ -595,7 +448,7 @@ def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ..
             args[name] = example_value(param)
     if decl.random and args.get("seed") is None:
         args["seed"] = 1337  # reproducible random tests
-    args.update({k: v for k, v in given.items() if k not in a.params})  # base class arguments
+    args.update({k: v for k, v in given.items() if k not in params})  # base class arguments
 
     shapes = example.input_shape
     if isinstance(shapes, dict):
@@ -617,12 +470,12 @@ def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ..
     }
     for k in keywords:  # a tensor keyword's stated value: its declared dtype
         if k.type == "tensor" and k.name in example.call_args:
-            input_dtypes[k.name] = a.keywords[k.name].dtype or "float32"
+            input_dtypes[k.name] = k.dtype or "float32"
     stated = example.inputs
     if stated is not None and len(inputs) == 1:
         stated = {inputs[0].name: stated}
     return Example(
-        given="example" in a.doc.data,
+        given=given_key,
         params=dict(given),
         args=args,
         input_shape=tuple(shapes) if isinstance(shapes, list) else None,
@@ -634,10 +487,7 @@ def _example(a: Analysis, inputs: tuple[Input, ...], keywords: tuple[Keyword, ..
         weights=dict(example.weights),
         expected=example.expected,
         expected_training=example.expected_training,
-        reference=a.code("example", "reference") if example.reference is not None else None,
+        reference=reference,
         atol=example.atol,
-        statistics=tuple(
-            Statistic(s.of, a.code("example", "statistics", i, "of"), s.mean)
-            for i, s in enumerate(example.statistics)
-        ),
+        statistics=statistics,
     )

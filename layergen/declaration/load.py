@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..kinds import KINDS
 from ..textfiles import read_bytes
 from . import model
-from .analyze import Analysis, analyze
-from .ir import Declared, build_ir
+from .analyze import Checked, analyze
 from .yamlfile import Document
 from .yamlfile import load as load_yaml
 
@@ -40,13 +38,6 @@ _TYPE_WORDS = {
     "model_attributes_type": "a mapping",
     "list_type": "a list",
 }
-
-
-@dataclass
-class Checked(Analysis):
-    """A declaration that checks out: its analysis (for located errors) and its IR."""
-
-    ir: Declared = field(kw_only=True)
 
 
 def load_declaration(path: str | Path, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
@@ -83,7 +74,7 @@ def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MES
         raise DiagnosticError(errors + exc.diagnostics) from None
     if errors:
         raise DiagnosticError(errors)
-    return Checked(**vars(analysis), ir=build_ir(analysis))
+    return analysis
 
 
 def _check_kind(doc: Document) -> list[Diagnostic]:

@@ -432,3 +432,90 @@ def test_bad_names_never_reach_a_template(hole, name):
         "yaml-syntax",
         "wrong-type",
     }, info.value
+
+
+# -- issue 38, item 4: each section builds its IR piece or reports why not ---------------
+
+
+def _analyzer(text: str):
+    from layergen.declaration import model
+    from layergen.declaration.analyze import _Analyzer
+    from layergen.declaration.yamlfile import load
+
+    doc = load("layers/a.layer.yaml", textwrap.dedent(text).encode())
+    return _Analyzer(doc, model.Declaration.model_validate(doc.data))
+
+
+@pytest.mark.parametrize(
+    "section, spec, piece, code",
+    [
+        ("weights", "w: {shape: 'x[-1]', dtype: float32}", "Weight", None),
+        ("weights", "w: {shape: 'x[-1]', dtype: floaty}", None, "bad-dtype"),
+        ("weights", "w: {shape: 'x[-1', initializer: zeros}", None, "python-syntax"),
+        ("ops", "o: {args: [a], forward: a * 2, gradient: upstream}", "Op", None),
+        ("ops", "o: {args: [a], forward: a, gradient: {b: upstream}}", None, "unknown-arg"),
+        ("methods", "m: {args: [a, 'b=2'], body: return a}", "Method", None),
+        ("methods", "m: {args: ['b=2', a], body: return a}", None, "param-order"),
+    ],
+)
+def test_a_section_builds_its_piece_or_reports_why_not(section, spec, piece, code):
+    """A section's check returns its piece of the IR, or None with its diagnostics."""
+    a = _analyzer(f"layer: A\n{section}:\n  {spec}\ncall: x\n")
+    name, item = next(iter(getattr(a.decl, section).items()))
+    check = {"weights": a._check_weight, "ops": a._check_op, "methods": a._check_method}
+    built = check[section](name, item)
+    if piece is None:
+        assert built is None and code in [d.code for d in a.errors]
+    else:
+        assert type(built).__name__ == piece and built.name == name and not a.errors
+
+
+def test_a_method_default_arrives_parsed_in_its_piece():
+    a = _analyzer("layer: A\nmethods:\n  m: {args: [a, 'b = 1 +  1'], body: return a}\ncall: x\n")
+    assert a._check_method("m", a.decl.methods["m"]).args == ("a", "b=1 +  1")
+
+
+def test_no_snippet_is_looked_up_by_its_yaml_path():
+    """The IR is assembled from the pieces the sections built: the analysis keeps no table of
+    snippets by YAML path (`("losses", i, "value")`) for ir.py to repeat, and ir.py reads no
+    analysis."""
+    import ast
+    import dataclasses
+
+    from layergen.declaration import analyze, ir
+
+    assert "codes" not in {f.name for f in dataclasses.fields(analyze.Analysis)}
+    assert not hasattr(analyze.Analysis, "code")
+    source = Path(ir.__file__).read_text()
+    tree = ast.parse(source)
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "analyze" not in imported and "Analysis" not in source
+    # Nothing in ir.py calls a `.code(...)` lookup.
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert not [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "code"]
+    # Nor does the analysis keep, under any name, a mapping keyed by YAML paths.
+    a = _analyzer(
+        "layer: A\nweights:\n  w: {shape: 'x[-1]'}\nlosses: [ops.mean(x)]\n"
+        "noise: {shape: '[1, x[-1]]'}\ncall: x * w\nrandom: true\n"
+    )
+    checked = a.run()
+    for owner in (a, a.result, checked):
+        for name, value in vars(owner).items():
+            keyed = isinstance(value, dict) and any(isinstance(k, tuple) for k in value)
+            assert not keyed, f"{type(owner).__name__}.{name} is keyed by paths"
+
+
+def test_the_pieces_are_the_snippets_the_sections_parsed():
+    """The loss and the noise shape the IR holds are the very snippets that were checked."""
+    declared = analysis("""\
+        layer: A
+        random: true
+        losses:
+          - {value: ops.mean(x), training_only: true}
+        noise: {shape: '[1, x[-1]]'}
+        call: x
+        """).ir
+    assert declared.losses[0].render() == "ops.mean(x)"
+    assert {f.name for f in declared.losses[0].free} == {"ops", "x"}  # resolved with the rest
+    assert declared.training_only_losses == {0}
+    assert declared.noise.shape.code.render() == "[1, x[-1]]"
