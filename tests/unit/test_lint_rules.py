@@ -250,7 +250,7 @@ def test_kwargs_dropped_by_a_call_that_passes_every_base_argument_is_no_finding(
 def test_fix_never_adds_kwargs_to_a_call_that_names_a_config_key(tmp_path):
     # Keras 3: `dtype` is dropped (a finding), but `**kwargs` beside `reduction="none"`
     # would pass the config's `reduction` twice: no fix.
-    from helpers import layergen
+    from helpers import layergen_in_process
 
     keras3 = (
         MARGIN.replace("import tensorflow as tf", "import keras\n    import tensorflow as tf")
@@ -260,7 +260,7 @@ def test_fix_never_adds_kwargs_to_a_call_that_names_a_config_key(tmp_path):
     assert rules(tmp_path, {"margin.py": keras3}) == ["init-kwargs"]
     before = (tmp_path / "margin.py").read_text()
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    result = layergen("check", "--fix", "--select", "init-kwargs", cwd=tmp_path)
+    result = layergen_in_process("check", "--fix", "--select", "init-kwargs", cwd=tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert (tmp_path / "margin.py").read_text() == before
 
