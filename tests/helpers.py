@@ -3,6 +3,7 @@ reads the unit tests make on the Scaler project (`scaler_project` in conftest.py
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -53,6 +54,21 @@ def layergen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
         text=True,
         timeout=300,
     )
+
+
+def layergen_in_process(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`layergen` as `layergen()` runs it, in this process (typer's test runner): for tests of
+    what a command prints and exits with, without an interpreter's start per run (half a
+    second of CPU). An exception is raised where a process would print its traceback."""
+    from typer.testing import CliRunner
+
+    from layergen.cli import app
+
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def pytest_in(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess:

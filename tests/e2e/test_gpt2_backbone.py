@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project
+from helpers import FIXTURES
 
 pytestmark = pytest.mark.e2e
 
@@ -21,10 +21,8 @@ CHECK = FIXTURES / "gpt2_backbone_check.py"
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = make_project(tmp_path_factory.mktemp("gpt2"), {"real": FIXTURES / "real"})
-    result = layergen("generate", "real", cwd=root)
-    assert result.returncode == 0, result.stderr
+def project(real_project):
+    root = real_project
     # Run from the project: beside the fixtures, their `keras_hub/` copies would shadow
     # the installed keras-hub.
     shutil.copy(CHECK, root / CHECK.name)

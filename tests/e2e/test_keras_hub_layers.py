@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project, pytest_runs
+from helpers import FIXTURES, pytest_runs
 
 pytestmark = pytest.mark.e2e
 
@@ -22,10 +22,8 @@ MATCHES = ("test_match_reference::", "test_match_installed::")  # the comparison
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = make_project(tmp_path_factory.mktemp("real"), {"real": REAL})
-    result = layergen("generate", "real", cwd=root)
-    assert result.returncode == 0, result.stderr
+def project(real_project):
+    root = real_project
     shutil.copytree(FIXTURES / "keras_hub", root / "keras_hub_refs")
     shutil.copy(REAL / "match_reference.py", root / "tests" / "test_match_reference.py")
     shutil.copy(REAL / "match_installed.py", root / "tests" / "test_match_installed.py")

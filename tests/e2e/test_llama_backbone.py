@@ -16,23 +16,17 @@ import sys
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project
+from helpers import FIXTURES
 
 pytestmark = pytest.mark.e2e
 
-LLAMA = ["llama_layer_norm", "llama_attention", "llama_transformer_decoder"]
 BACKENDS = ["tensorflow", "jax", "torch"]
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
+def project(llama_project):
     pytest.importorskip("keras_hub")
-    root = make_project(tmp_path_factory.mktemp("llama_backbone"), {})
-    (root / "real").mkdir()
-    for name in LLAMA:
-        shutil.copy(FIXTURES / "real" / f"{name}.layer.yaml", root / "real")
-    result = layergen("generate", "real", cwd=root)
-    assert result.returncode == 0, result.stderr
+    root = llama_project
     for script in ("check_backbone.py", "check_layout_map.py"):
         shutil.copy(FIXTURES / "llama" / script, root)
     return root

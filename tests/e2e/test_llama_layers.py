@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project, run_pytest
+from helpers import FIXTURES, run_pytest
 
 pytestmark = pytest.mark.e2e
 
@@ -21,14 +21,9 @@ BACKENDS = ["tensorflow", "jax", "torch"]
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
+def project(llama_project):
     pytest.importorskip("keras_hub")
-    root = make_project(tmp_path_factory.mktemp("llama"), {})
-    (root / "real").mkdir()
-    for name in LLAMA:
-        shutil.copy(REAL / f"{name}.layer.yaml", root / "real")
-    result = layergen("generate", "real", cwd=root)
-    assert result.returncode == 0, result.stderr
+    root = llama_project
     shutil.copy(REAL / "match_llama.py", root / "tests" / "test_match_llama.py")
     return root
 

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from helpers import FIXTURES, layergen, make_project, pytest_runs
+from helpers import FIXTURES, pytest_runs
 
 pytestmark = pytest.mark.e2e
 
@@ -76,13 +76,11 @@ DEFECTS_ON_EVERY_BACKEND = {
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
+def project(real_project):
     """The real layers generated, their test modules moved to `originals_tests/` with
     the class imported from `originals.py`, and nothing of the generated modules left
     to import by mistake."""
-    root = make_project(tmp_path_factory.mktemp("originals"), {"real": REAL})
-    result = layergen("generate", "real", cwd=root)
-    assert result.returncode == 0, result.stderr
+    root = real_project
     shutil.copytree(FIXTURES / "keras_hub", root / "keras_hub_refs")
     shutil.copy(REAL / "originals.py", root / "originals.py")
     # The layout map is no layer: its keys match the originals' weights as the twins'.

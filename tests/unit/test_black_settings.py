@@ -12,7 +12,7 @@ import pytest
 from layergen.config import BlackStyle, load_config
 from layergen.render.formatting import format_code
 
-from helpers import layergen
+from helpers import layergen_in_process
 
 # A magic trailing comma that skip-magic-trailing-comma removes, and a `with` statement that
 # black wraps in parentheses only for Python 3.9 and later.
@@ -47,7 +47,7 @@ def test_a_wrong_target_version_is_located(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "demo"\n\n[tool.black]\ntarget-version = ["3.11"]\n'
     )
-    result = layergen("generate", cwd=tmp_path)
+    result = layergen_in_process("generate", cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "pyproject.toml:5:1: error: `target-version` in [tool.black]" in result.stderr
     assert "Traceback" not in result.stderr
@@ -91,7 +91,7 @@ def test_generated_files_pass_the_projects_own_black_check(tmp_path):
         (root / "layers").mkdir(parents=True)
         (root / "pyproject.toml").write_text(f'[project]\nname = "{name}"\n{black_section}')
         (root / "layers" / "twice.layer.yaml").write_text(DECLARATION)
-        result = layergen("generate", "layers", cwd=root)
+        result = layergen_in_process("generate", "layers", cwd=root)
         assert result.returncode == 0, result.stderr
         modules[name] = (root / "layers" / "twice.py").read_text()
         check = subprocess.run(

@@ -14,7 +14,15 @@ from layergen.lint.fixes import apply_fixes
 from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
-from helpers import FIXTURES, HANDWRITTEN, OWN_EXAMPLES, REPO, layergen, make_project
+from helpers import (
+    FIXTURES,
+    HANDWRITTEN,
+    OWN_EXAMPLES,
+    REPO,
+    layergen,
+    layergen_in_process,
+    make_project,
+)
 
 HEADER = (
     "import keras\nimport numpy as np\nimport tensorflow as tf\nfrom keras import layers, ops\n\n\n"
@@ -171,15 +179,15 @@ def test_fix_rewrites_every_fixable_rule_and_keeps_the_rest_byte_for_byte(tmp_pa
         FIX_BEFORE.replace("\n", "\r\n").encode()
     )  # line endings are kept too
     fixable = ",".join(code for code, rule in RULES.items() if rule.fixable)
-    result = layergen("check", "--fix", "--select", fixable, "pkg", cwd=tmp_path)
+    result = layergen_in_process("check", "--fix", "--select", fixable, "pkg", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (folder / "block.py").read_bytes() == FIX_AFTER.replace("\n", "\r\n").encode()
-    assert layergen("check", "--select", fixable, "pkg", cwd=tmp_path).returncode == 0
+    assert layergen_in_process("check", "--select", fixable, "pkg", cwd=tmp_path).returncode == 0
 
 
 def test_diff_shows_the_fix_and_writes_nothing(tmp_path):
     (tmp_path / "buggy.py").write_text(FIX_BEFORE)
-    result = layergen("check", "--diff", "buggy.py", cwd=tmp_path)
+    result = layergen_in_process("check", "--diff", "buggy.py", cwd=tmp_path)
     assert result.returncode == 1
     assert (
         "+        **kwargs,\n" in result.stdout
@@ -191,8 +199,8 @@ def test_diff_shows_the_fix_and_writes_nothing(tmp_path):
 def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
     (tmp_path / "clean.py").write_text(CLEAN)
     (tmp_path / "buggy.py").write_text(BUGGY)
-    assert layergen("check", "clean.py", cwd=tmp_path).returncode == 0
-    result = layergen("check", "buggy.py", cwd=tmp_path)
+    assert layergen_in_process("check", "clean.py", cwd=tmp_path).returncode == 0
+    result = layergen_in_process("check", "buggy.py", cwd=tmp_path)
     assert result.returncode == 1
     first, hint = result.stdout.splitlines()[:2]
     match = re.match(PROBLEM_REGEXP, first)
@@ -205,23 +213,23 @@ def test_output_matches_the_problem_matcher_and_exit_codes(tmp_path):
     assert hint.startswith("  hint: ")
     # A syntax error is a finding, and the other files are checked all the same.
     (tmp_path / "broken.py").write_text("import keras\nclass A(:\n")
-    result = layergen("check", "broken.py", "buggy.py", cwd=tmp_path)
+    result = layergen_in_process("check", "broken.py", "buggy.py", cwd=tmp_path)
     assert result.returncode == 1 and re.search(
         r"broken\.py:2:\d+: error: invalid Python.*\[python-syntax\]", result.stdout
     )
     assert "[init-kwargs]" in result.stdout
     # A file that cannot hold a Keras class is not read (see the prefilter), broken or not.
     (tmp_path / "other.py").write_text("class Point(:\n")
-    assert layergen("check", "other.py", cwd=tmp_path).returncode == 0
+    assert layergen_in_process("check", "other.py", cwd=tmp_path).returncode == 0
     assert "Traceback" not in result.stderr
-    missing = layergen("check", "nope.py", cwd=tmp_path)
+    missing = layergen_in_process("check", "nope.py", cwd=tmp_path)
     assert missing.returncode == 2 and "[no-such-file]" in missing.stderr
 
 
 def test_explain(tmp_path):
-    result = layergen("check", "--explain", "config-missing", cwd=tmp_path)
+    result = layergen_in_process("check", "--explain", "config-missing", cwd=tmp_path)
     assert result.returncode == 0 and "Flagged:" in result.stdout and "Instead:" in result.stdout
-    result = layergen("check", "--explain", "config-mising", cwd=tmp_path)
+    result = layergen_in_process("check", "--explain", "config-mising", cwd=tmp_path)
     assert result.returncode == 2 and "did you mean `config-missing`?" in result.stderr
 
 
@@ -233,21 +241,21 @@ def test_settings_and_ignore_comments(tmp_path):
         HEADER
         + "class A(layers.Layer):\n    def call(self, x):\n        return np.mean(x)  # layergen: ignore[numpy-in-call]\n"
     )
-    assert layergen("check", "a.py", cwd=tmp_path).returncode == 0
+    assert layergen_in_process("check", "a.py", cwd=tmp_path).returncode == 0
     assert (
-        layergen(
+        layergen_in_process(
             "check", "--select", "unregistered", "--ignore", "", "a.py", cwd=tmp_path
         ).returncode
         == 0
     )  # ignored in config
     (tmp_path / "pyproject.toml").write_text('[tool.layergen.check]\nselect = ["unregisterd"]\n')
-    result = layergen("check", "a.py", cwd=tmp_path)
+    result = layergen_in_process("check", "a.py", cwd=tmp_path)
     assert (
         result.returncode == 2
         and "pyproject.toml:2:1: error: unknown rule `unregisterd`" in result.stderr
     )
     (tmp_path / "pyproject.toml").write_text('[tool.layergen.check]\nselcet = ["unregistered"]\n')
-    result = layergen("check", "a.py", cwd=tmp_path)
+    result = layergen_in_process("check", "a.py", cwd=tmp_path)
     assert result.returncode == 2 and "did you mean `select`?" in result.stderr
 
 
@@ -265,7 +273,7 @@ def test_generated_code_of_every_example_is_clean(tmp_path):
     result = layergen("generate", "examples", cwd=project)
     assert result.returncode == 0, result.stderr
     assert len(list(project.rglob("*.py"))) > len(list(OWN_EXAMPLES.glob("*.yaml")))
-    result = layergen("check", "--ignore", "", ".", cwd=project)
+    result = layergen_in_process("check", "--ignore", "", ".", cwd=project)
     assert result.returncode == 0, result.stdout + result.stderr
     settings = CheckSettings(root=project)
     report = check_files(python_files([project], settings), settings)

@@ -14,7 +14,7 @@ from layergen.lint.engine import check_files, python_files
 from layergen.lint.rules import RULES
 from layergen.lint.settings import CheckSettings
 
-from helpers import FIXTURES, HANDWRITTEN, TESTS, TWINS, layergen
+from helpers import FIXTURES, HANDWRITTEN, TESTS, TWINS, layergen_in_process
 
 LAYER = """\
 import keras
@@ -187,10 +187,10 @@ def test_random_edits_never_make_the_cache_disagree(tmp_path):
 
 def test_the_command_uses_the_cache_unless_told_not_to(tmp_path):
     project(tmp_path)
-    first = layergen("check", "--no-cache", ".", cwd=tmp_path)
+    first = layergen_in_process("check", "--no-cache", ".", cwd=tmp_path)
     assert not (tmp_path / ".layergen").exists()
-    second = layergen("check", ".", cwd=tmp_path)
-    third = layergen("check", ".", cwd=tmp_path)
+    second = layergen_in_process("check", ".", cwd=tmp_path)
+    third = layergen_in_process("check", ".", cwd=tmp_path)
     assert (tmp_path / ".layergen" / "check-cache" / "cache.json").exists()
     assert first.returncode == second.returncode == third.returncode == 1
     assert first.stdout == second.stdout == third.stdout and "big.py:7:" in first.stdout

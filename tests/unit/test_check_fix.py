@@ -15,7 +15,7 @@ import textwrap
 
 from layergen.lint.rules import RULES
 
-from helpers import FIXTURES, layergen
+from helpers import FIXTURES, layergen_in_process
 
 FIXABLE = ",".join(code for code, rule in RULES.items() if rule.fixable)
 
@@ -25,7 +25,7 @@ def fix(tmp_path, files: dict[str, str], *args: str, pyproject: str = "") -> dic
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n" + pyproject)
     for name, text in files.items():
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
-    result = layergen("check", "--fix", "--select", FIXABLE, *args, cwd=tmp_path)
+    result = layergen_in_process("check", "--fix", "--select", FIXABLE, *args, cwd=tmp_path)
     assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
     return {name: (tmp_path / name).read_text() for name in files}
 
@@ -37,7 +37,7 @@ def test_a_lookup_table_does_not_hide_a_missing_key(tmp_path):
             FIXTURES / "lint_rules" / "config-missing" / "get_config_with_a_lookup_table.py"
         ).read_text()
     )
-    result = layergen("check", "pick.py", cwd=tmp_path)
+    result = layergen_in_process("check", "pick.py", cwd=tmp_path)
     assert result.returncode == 1 and "leaves out `shift`" in result.stdout, result.stdout
 
 
@@ -104,6 +104,8 @@ def test_a_file_checked_alone_gets_what_a_project_run_gives_it(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     for name, text in files.items():
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
-    alone = layergen("check", "--fix", "--select", "unregistered", "base.py", cwd=tmp_path)
+    alone = layergen_in_process(
+        "check", "--fix", "--select", "unregistered", "base.py", cwd=tmp_path
+    )
     assert alone.returncode == 0, alone.stdout
     assert (tmp_path / "base.py").read_text() == textwrap.dedent(files["base.py"]).lstrip()

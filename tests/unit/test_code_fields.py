@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import json
 
 import pytest
@@ -139,11 +140,16 @@ def names_in(code: str) -> set[str]:
     }
 
 
+@functools.cache
+def plain_code(field: str) -> str:
+    """`module_code` of the probe without a comment, rendered once for the two tests below."""
+    return module_code(*declaration(field, ""))
+
+
 @pytest.mark.parametrize("field", FIELDS)
 def test_every_code_field_generates_plain(field):
     """The baseline: each field of the probe generates without a comment."""
-    text, path = declaration(field, "")
-    module_code(text, path)
+    plain_code(field)
 
 
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
@@ -164,7 +170,7 @@ def test_every_line_separator_in_one_comment_stays_a_comment_through_black(field
 @pytest.mark.parametrize("field", FIELDS)
 def test_a_trailing_comment_in_any_code_field_generates(field):
     text, path = declaration(field, "# same as before")
-    plain = module_code(*declaration(field, ""))
+    plain = plain_code(field)
     code = module_code(text, path)
     assert ast.dump(ast.parse(code)) == ast.dump(ast.parse(plain))
 

@@ -12,7 +12,7 @@ import pytest
 from layergen.config import load_config
 from layergen.diagnostics import DiagnosticError
 
-from helpers import cli, errors, layergen, no_traceback, project, snapshot
+from helpers import cli, errors, layergen_in_process, no_traceback, project, snapshot
 from helpers import cli as run
 
 
@@ -151,7 +151,9 @@ def test_wrong_config_values_exit_2_without_a_traceback(tmp_path):
         {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"},
         "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = 5\n",
     )
-    assert errors(layergen("generate", cwd=root)) == [("pyproject.toml", 5, 1, "bad-config")]
+    assert errors(layergen_in_process("generate", cwd=root)) == [
+        ("pyproject.toml", 5, 1, "bad-config")
+    ]
 
 
 def test_good_config_values_load(tmp_path):

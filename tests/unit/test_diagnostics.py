@@ -10,7 +10,7 @@ import pytest
 
 from layergen.diagnostics import Diagnostic
 
-from helpers import errors, layergen, project
+from helpers import errors, layergen_in_process, project
 
 # -- issue 11 item 9: diagnostics stay one line each, whatever the user wrote ---------------------
 
@@ -58,7 +58,7 @@ def test_a_key_with_a_line_break_and_an_escape_sequence_prints_one_line_per_diag
             "layers/a.layer.yaml": 'layer: Foo\n"x\\ny\\u2028z\\e[2J\\rw": 1\ncall: x\n',
         },
     )
-    result = layergen("generate", "layers", cwd=root)
+    result = layergen_in_process("generate", "layers", cwd=root)
     assert errors(result) == [("a.layer.yaml", 2, 1, "unknown-key")]
     lines = result.stderr.splitlines()
     assert len(result.stderr.split("\n")) == len(lines) + 1  # nothing but \n breaks a line

@@ -448,14 +448,14 @@ def test_docstrings_are_wrapped_to_the_line_length():
 
 
 def test_generate_wraps_to_the_configured_line_length(tmp_path):
-    from helpers import layergen
+    from helpers import layergen_in_process
 
     (tmp_path / "pyproject.toml").write_text(
         "[project]\nname = 'demo'\n[tool.black]\nline-length = 60\n"
     )
     (tmp_path / "layers").mkdir()
     (tmp_path / "layers" / "scaled_dense.layer.yaml").write_text(DENSE)
-    result = layergen("generate", "layers", cwd=tmp_path)
+    result = layergen_in_process("generate", "layers", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     source = (tmp_path / "layers" / "scaled_dense.py").read_text()
     doc_lines = source[: source.index('    """\n', source.index("class "))].splitlines()

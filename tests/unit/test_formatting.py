@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -29,15 +30,17 @@ def black_of(code: str, line_length: int = 88) -> str:
     return black.format_str(code, mode=black.Mode(line_length=line_length))
 
 
-def rendered_sources(declaration) -> list[str]:
-    """The module and test module of a declaration as the templates write them, before black."""
+@functools.cache
+def rendered_sources(declaration) -> tuple[str, str]:
+    """The module and test module of a declaration as the templates write them, before black
+    (rendered once: several tests below read them)."""
     ir = parse_declaration(str(declaration), declaration.read_bytes()).ir
     context = build_context(ir, package="layers", source="d.yaml", line_length=88)
     tests = build_test_context(ir, module=f"layers.{ir.name}", source="d.yaml", golden=False)
-    return [
+    return (
         render_source(ir.kind.template, context),
         render_source(ir.kind.test_template, tests),
-    ]
+    )
 
 
 @pytest.mark.parametrize("declaration", DECLARATIONS, ids=lambda p: p.name)

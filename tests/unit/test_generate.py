@@ -22,7 +22,7 @@ from helpers import (
     edit_call_by_hand_and_in_the_declaration,
     errors,
     generated_tests,
-    layergen,
+    layergen_in_process,
     module,
     module_path,
     project,
@@ -117,7 +117,7 @@ def test_two_declarations_with_one_class_name_are_both_reported(tmp_path):
             "layers/b.layer.yaml": "# the other one\nlayer: Foo\ncall: x * 3\n",
         },
     )
-    result = layergen("generate", "layers", cwd=root)
+    result = layergen_in_process("generate", "layers", cwd=root)
     assert sorted(errors(result)) == [
         ("a.layer.yaml", 1, 8, "duplicate-name"),
         ("b.layer.yaml", 2, 8, "duplicate-name"),
@@ -133,13 +133,13 @@ def test_one_class_name_in_two_folders_sharing_a_package(tmp_path):
             "two/b.layer.yaml": "layer: Foo\npackage: shared\ncall: x * 3\n",
         },
     )
-    assert sorted(errors(layergen("generate", "one", "two", cwd=root))) == [
+    assert sorted(errors(layergen_in_process("generate", "one", "two", cwd=root))) == [
         ("a.layer.yaml", 1, 8, "duplicate-name"),
         ("b.layer.yaml", 1, 8, "duplicate-name"),
     ]
     # The same class name in two packages registers twice, distinctly: fine.
     (root / "two" / "b.layer.yaml").write_text("layer: Foo\npackage: other\ncall: x * 3\n")
-    assert layergen("generate", "one", "two", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "one", "two", cwd=root).returncode == 0
 
 
 def test_one_class_name_in_two_folders_under_one_package_flag(tmp_path):
@@ -151,16 +151,19 @@ def test_one_class_name_in_two_folders_under_one_package_flag(tmp_path):
         },
     )
     assert [
-        e[3] for e in errors(layergen("generate", "one", "two", "--package", "shared", cwd=root))
+        e[3]
+        for e in errors(
+            layergen_in_process("generate", "one", "two", "--package", "shared", cwd=root)
+        )
     ] == ["duplicate-name"] * 2
     # The default package is the project's name (issue 25: a folder's name, `layers`,
     # collides across projects), so the two classes collide under it too...
-    assert [e[3] for e in errors(layergen("generate", "one", "two", cwd=root))] == [
+    assert [e[3] for e in errors(layergen_in_process("generate", "one", "two", cwd=root))] == [
         "duplicate-name"
     ] * 2
     # ...until one names its own.
     (root / "two" / "b.layer.yaml").write_text("layer: Foo\npackage: two\ncall: x * 3\n")
-    assert layergen("generate", "one", "two", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "one", "two", cwd=root).returncode == 0
     assert 'package="demo"' in (root / "one" / "a.py").read_text()
 
 
@@ -168,11 +171,11 @@ def test_a_class_keeps_the_package_it_was_registered_under(tmp_path):
     """A saved model names `package>Class`: a class generated before keeps its package when
     the default changes (here: a `package` setting dropped), so models saved with it load."""
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n"})
-    assert layergen("generate", "layers", "--package", "old", cwd=root).returncode == 0
-    assert layergen("generate", "layers", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "layers", "--package", "old", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "layers", cwd=root).returncode == 0
     assert 'package="old"' in (root / "layers" / "a.py").read_text()
     # A package set on purpose still wins.
-    assert layergen("generate", "layers", "--package", "new", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "layers", "--package", "new", cwd=root).returncode == 0
     assert 'package="new"' in (root / "layers" / "a.py").read_text()
 
 
@@ -187,7 +190,7 @@ def test_a_read_only_output_folder_is_a_located_error(tmp_path):
     layers = root / "layers"
     layers.chmod(0o555)
     try:
-        result = layergen("generate", "layers", cwd=root)
+        result = layergen_in_process("generate", "layers", cwd=root)
     finally:
         layers.chmod(0o755)
     assert [e[3] for e in errors(result)] == ["cannot-write"]
@@ -198,7 +201,7 @@ def test_a_read_only_output_folder_is_a_located_error(tmp_path):
 
 def test_a_bad_package_flag_is_an_error(tmp_path):
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"})
-    result = layergen("generate", "layers", "--package", "a>b", cwd=root)
+    result = layergen_in_process("generate", "layers", "--package", "a>b", cwd=root)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     # An option has no line: none is invented (issue 12).
     assert "--package: error: `--package` must be a dotted Python name" in result.stderr
@@ -209,7 +212,7 @@ def test_a_file_that_cannot_be_written_is_a_located_error(tmp_path):
     """The same path as a read-only folder, where permissions cannot stop the user (root): a folder where the module goes."""
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers" / "a.py").mkdir()
-    result = layergen("generate", "layers", cwd=root)
+    result = layergen_in_process("generate", "layers", cwd=root)
     assert errors(result) == [("a.py", 1, 1, "cannot-write")]
     assert "nothing was written" in result.stderr
     assert not (root / "layers" / "__init__.py").exists()

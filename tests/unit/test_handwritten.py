@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from helpers import HANDWRITTEN, heldout_project, layergen
+from helpers import HANDWRITTEN, heldout_project, layergen, layergen_in_process
 
 HERE = HANDWRITTEN
 
@@ -76,7 +76,7 @@ def test_missing_config_argument_is_named(report):
 def test_unknown_class_is_a_located_error(tmp_path):
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "mod.py").write_text("class A:\n    def call(self, x):\n        return x\n")
-    result = layergen("tests", "mod.py:B", cwd=tmp_path)
+    result = layergen_in_process("tests", "mod.py:B", cwd=tmp_path)
     assert result.returncode == 2
     assert "mod.py:1:1: error: no class `B` in this file [no-class]" in result.stderr
 
@@ -109,7 +109,7 @@ def test_every_heldout_layer_gets_tests_without_a_flag(tmp_path):
 
 def test_flags_given_once_are_remembered(tmp_path):
     heldout_project(tmp_path)
-    first = layergen(
+    first = layergen_in_process(
         "tests",
         "heldout/swish.py:Swish",
         "--input-shape",
@@ -121,24 +121,24 @@ def test_flags_given_once_are_remembered(tmp_path):
     assert first.returncode == 0, first.stderr
     test = tmp_path / "tests" / "test_swish.py"
     assert 'INPUT_SHAPES = {"x": (2, 3, 5)}' in test.read_text()
-    assert layergen("tests", "heldout/rms_norm.py", cwd=tmp_path).returncode == 0
+    assert layergen_in_process("tests", "heldout/rms_norm.py", cwd=tmp_path).returncode == 0
     test.unlink()
-    again = layergen("tests", "heldout/swish.py", cwd=tmp_path)  # no flag
+    again = layergen_in_process("tests", "heldout/swish.py", cwd=tmp_path)  # no flag
     assert again.returncode == 0, again.stderr
     assert 'INPUT_SHAPES = {"x": (2, 3, 5)}' in test.read_text()
     # An edit, then `layergen tests` alone: every layer it wrote tests for, with its flags.
     rms = tmp_path / "heldout" / "rms_norm.py"
     rms.write_text(rms.read_text().replace("epsilon=1e-6", "epsilon=1e-3"))
-    everything = layergen("tests", cwd=tmp_path)
+    everything = layergen_in_process("tests", cwd=tmp_path)
     assert everything.returncode == 0, everything.stderr
     assert 'ARGS = {"epsilon": 0.001}' in (tmp_path / "tests" / "test_rms_norm.py").read_text()
     assert 'INPUT_SHAPES = {"x": (2, 3, 5)}' in test.read_text()
-    nothing = layergen("tests", cwd=tmp_path / "heldout")
+    nothing = layergen_in_process("tests", cwd=tmp_path / "heldout")
     assert nothing.returncode == 0
 
 
 def test_no_remembered_layer_is_a_located_error(tmp_path):
     (tmp_path / "pyproject.toml").write_text("")
-    result = layergen("tests", cwd=tmp_path)
+    result = layergen_in_process("tests", cwd=tmp_path)
     assert result.returncode == 2 and "[no-tests]" in result.stderr
     assert "Traceback" not in result.stderr

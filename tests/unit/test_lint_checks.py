@@ -3,6 +3,8 @@ fixed class is imported and rebuilt from its config, through JSON as a saved fil
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import subprocess
@@ -28,27 +30,53 @@ def check_and_fix(tmp_path: Path, code: str) -> tuple[list[tuple[str, int]], str
     return [(f.code, f.line) for f in found], fixed
 
 
+# One process, numpy backend, answers every round trip of the session: a line of JSON in
+# (the file, the objects to make), a line out. Keras is imported once, not once per check.
 ROUND_TRIP = """
-import importlib.util, json, sys
+import importlib.util, json, sys, traceback
 import numpy as np
-spec = importlib.util.spec_from_file_location("layers", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-results = {}
-for label, (expression, shape) in json.loads(sys.argv[2]).items():
+answer, sys.stdout = sys.stdout, sys.stderr  # what the checked code prints is not an answer
+for request in sys.stdin:
+    path, objects = json.loads(request)
     try:
-        made = eval(expression, vars(module))
-        config = json.loads(json.dumps(made.get_config()))  # as a saved file holds it
-        again = type(made).from_config(config)
-        same = again.get_config() == made.get_config()
-        if shape:  # called, it makes its weights from what came back, and an output
-            x = np.ones(shape, dtype="float32")
-            same = same and tuple(again(x).shape) == tuple(made(x).shape)
-        results[label] = "ok" if same else "differs"
-    except Exception as exc:
-        results[label] = f"{type(exc).__name__}: {exc}"
-print(json.dumps(results))
+        spec = importlib.util.spec_from_file_location("layers", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except BaseException:
+        answer.write(json.dumps({"error": traceback.format_exc()}) + "\\n")
+        answer.flush()
+        continue
+    results = {}
+    for label, (expression, shape) in objects.items():
+        try:
+            made = eval(expression, vars(module))
+            config = json.loads(json.dumps(made.get_config()))  # as a saved file holds it
+            again = type(made).from_config(config)
+            same = again.get_config() == made.get_config()
+            if shape:  # called, it makes its weights from what came back, and an output
+                x = np.ones(shape, dtype="float32")
+                same = same and tuple(again(x).shape) == tuple(made(x).shape)
+            results[label] = "ok" if same else "differs"
+        except Exception as exc:
+            results[label] = f"{type(exc).__name__}: {exc}"
+    answer.write(json.dumps({"results": results}) + "\\n")
+    answer.flush()
 """
+
+
+@functools.cache
+def round_trip_process() -> subprocess.Popen:
+    """Ends with this session, when its input closes."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", ROUND_TRIP],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "KERAS_BACKEND": "numpy"},
+    )
+    atexit.register(lambda: (process.stdin.close(), process.wait(timeout=60)))
+    return process
 
 
 def round_trips(tmp_path: Path, code: str, made: dict[str, str]) -> dict[str, str]:
@@ -56,16 +84,14 @@ def round_trips(tmp_path: Path, code: str, made: dict[str, str]) -> dict[str, st
     (an expression, and the shape of an input to call both with, or None)."""
     path = tmp_path / "round_trip.py"
     path.write_text(code)
-    env = {**os.environ, "KERAS_BACKEND": "numpy"}
-    result = subprocess.run(
-        [sys.executable, "-c", ROUND_TRIP, str(path), json.dumps(made)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.splitlines()[-1])
+    process = round_trip_process()
+    process.stdin.write(json.dumps([str(path), made]) + "\n")
+    process.stdin.flush()
+    line = process.stdout.readline()
+    assert line, f"the round-trip process ended (exit status {process.poll()})"
+    answer = json.loads(line)
+    assert "error" not in answer, answer["error"]
+    return answer["results"]
 
 
 WRAPPER = """\

@@ -8,7 +8,7 @@ import textwrap
 from layergen.lint.rules import RULES
 from layergen.lint.settings import load_settings
 
-from helpers import layergen
+from helpers import layergen_in_process
 
 
 def test_select_all_selects_every_rule(tmp_path):
@@ -52,16 +52,20 @@ def test_the_summary_says_which_selected_rules_were_not_run_where_and_why(tmp_pa
     (tmp_path / "old.py").write_text(textwrap.dedent(KERAS2))
     (tmp_path / "older.py").write_text(textwrap.dedent(KERAS2))
     (tmp_path / "new.py").write_text(textwrap.dedent(KERAS3))
-    picked = layergen("check", "--select", "sublayer-dtype,unregistered", ".", cwd=tmp_path)
+    picked = layergen_in_process(
+        "check", "--select", "sublayer-dtype,unregistered", ".", cwd=tmp_path
+    )
     assert picked.returncode == 1, picked.stderr
     assert "new.py:4:1:" in picked.stdout and "old.py" not in picked.stdout
     assert (
         "`sublayer-dtype`, `unregistered` not run on 2 files, for Keras 3 only: they are"
         " Keras 2 (old.py, older.py)" in picked.stderr
     ), picked.stderr
-    again = layergen("check", "--select", "sublayer-dtype,unregistered", ".", cwd=tmp_path)
+    again = layergen_in_process(
+        "check", "--select", "sublayer-dtype,unregistered", ".", cwd=tmp_path
+    )
     assert again.stderr == picked.stderr  # from the cache
-    everything = layergen("check", "--select", "ALL", ".", cwd=tmp_path)
+    everything = layergen_in_process("check", "--select", "ALL", ".", cwd=tmp_path)
     assert "not run on 2 files" in everything.stderr, everything.stderr
-    default = layergen("check", ".", cwd=tmp_path)
+    default = layergen_in_process("check", ".", cwd=tmp_path)
     assert "not run" not in default.stderr, default.stderr

@@ -115,7 +115,7 @@ def test_the_support_module_is_written_as_black_writes_it():
 @pytest.mark.parametrize("when, asserted", [("true", True), ("use_scale", False), (None, True)])
 def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_path, when, asserted):
     """Issue 12: `when: true` was read as "conditional" by the test context alone."""
-    from helpers import layergen
+    from helpers import layergen_in_process
 
     condition = f"\n    when: {when}" if when else ""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
@@ -124,7 +124,7 @@ def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_pat
         "layer: Scaler\nparams:\n  use_scale: {type: bool, default: true}\n"
         f"weights:\n  scale:\n    shape: x[-1]{condition}\ncall: x * scale if use_scale else x\n"
     )
-    result = layergen("generate", "layers", cwd=tmp_path)
+    result = layergen_in_process("generate", "layers", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     test_module = (tmp_path / "tests" / "test_scaler.py").read_text()
     assert ('"the layer has no trainable weights"' in test_module) is asserted

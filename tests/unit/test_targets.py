@@ -7,7 +7,7 @@ lost an edit or left stale code behind a green `--check`).
 
 from __future__ import annotations
 
-from helpers import DECLARATION, declaration_path, errors, layergen, project, snapshot
+from helpers import DECLARATION, declaration_path, errors, layergen_in_process, project, snapshot
 from helpers import cli as run
 
 # -- issue 10 item 6: declarations at the top of a folder with any name ---------------------------
@@ -36,7 +36,7 @@ def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):
     root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers").mkdir()
     (root / "layers" / "foo.layer.yaml").symlink_to(root / "shared_src" / "foo.layer.yaml")
-    assert layergen("generate", "layers/foo.layer.yaml", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "layers/foo.layer.yaml", cwd=root).returncode == 0
     assert (root / "layers" / "foo.py").is_file()
     assert "from layers.foo import Foo" in (root / "tests" / "test_foo.py").read_text()
     assert not (root / "shared_src" / "foo.py").exists()
@@ -46,7 +46,7 @@ def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):
 def test_a_symlinked_folder_generates_inside_the_link(tmp_path):
     root = project(tmp_path / "demo", {"shared_src/foo.layer.yaml": "layer: Foo\ncall: x * 2\n"})
     (root / "layers").symlink_to(root / "shared_src", target_is_directory=True)
-    assert layergen("generate", "layers", cwd=root).returncode == 0
+    assert layergen_in_process("generate", "layers", cwd=root).returncode == 0
     assert (root / "layers" / "foo.py").is_file()
     assert "from layers.foo import Foo" in (root / "tests" / "test_foo.py").read_text()
 
@@ -56,7 +56,7 @@ def test_a_folder_without_declarations_says_so(tmp_path):
         tmp_path / "demo",
         {"layers/readme.txt": "nothing here\n", "more/a.layer.yaml": "layer: Foo\ncall: x\n"},
     )
-    result = layergen("generate", "layers", "more", cwd=root)
+    result = layergen_in_process("generate", "layers", "more", cwd=root)
     assert errors(result) == [("layers", 1, 1, "no-declarations")]
     assert ".layer.yaml" in result.stderr  # the hint names what is looked for
     assert not (root / "more" / "a.py").exists()
