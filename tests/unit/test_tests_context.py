@@ -11,7 +11,7 @@ from layergen.declaration.load import parse_declaration
 from layergen.render.render import render
 from layergen.render.tests_context import build_test_context
 
-from helpers import repro
+from helpers import module_code, repro
 
 
 def context(text: str) -> dict:
@@ -263,3 +263,31 @@ def test_recorded_goldens_hold_the_losses_of_a_training_call():
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
     assert "losses" not in run  # random draws differ across backends
+
+
+def unused_imports(code: str) -> list[str]:
+    """ruff's unused-import findings (F401) in `code`, one line each."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401"]
+        + ["--output-format", "concise", "--stdin-filename", "test_real.py", "-"],
+        input=code,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return [line for line in result.stdout.splitlines() if "F401" in line]
+
+
+def test_ops_named_only_in_a_skip_reason_or_a_docstring_is_not_imported():
+    """Issue 39 (Keras's SpectralNormalization declared): the gradient test's skip reason
+    names `ops.stop_gradient`, and the test module imported `ops` for it, unused (ruff F401);
+    a layer's docstring naming `ops.` did the same to the layer module."""
+    stopped = POWER_ITERATION.replace(
+        "return ops.matmul(x, w)", "return ops.stop_gradient(x) @ w"
+    ).replace("layer: PowerNorm\n", "layer: PowerNorm\ndoc: Uses ops.matmul.\n")
+    code = test_module(stopped)
+    assert "`ops.stop_gradient`" in code  # the skip reason
+    assert unused_imports(code) == []
+    assert "from keras import ops" not in code
+    assert unused_imports(module_code(stopped.replace("ops.", "keras.ops."))) == []
+    assert "from keras import ops" in module_code(stopped)
