@@ -291,3 +291,44 @@ def test_ops_named_only_in_a_skip_reason_or_a_docstring_is_not_imported():
     assert "from keras import ops" not in code
     assert unused_imports(module_code(stopped.replace("ops.", "keras.ops."))) == []
     assert "from keras import ops" in module_code(stopped)
+
+
+POWER_ITERATION_METHOD = """\
+layer: PowerNorm
+weights:
+  kernel:
+    shape: (x[-1], 3)
+  u:
+    shape: (1, 3)
+    initializer: ones
+    trainable: false
+call: |
+  if training:
+      u.assign(normalized_u())
+  return ops.matmul(x, kernel)
+methods:
+  normalized_u:
+    args: []
+    body: |
+      v = ops.matmul(self.u, ops.transpose(self.kernel))
+      return ops.stop_gradient(ops.normalize(ops.matmul(v, self.kernel), axis=None))
+output_shape: (*x[:-1], 3)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_gradient_stopped_in_a_method_called_in_training_only_checks_inference():
+    """Issue 39: Keras's SpectralNormalization stops the gradient in `normalized_weights`,
+    a method its `call` reaches under `if training:` only; the gradient test was skipped
+    ("`ops.stop_gradient` in an inference call") instead of checking an inference call."""
+    code = test_module(POWER_ITERATION_METHOD)
+    test = code.split("def test_gradients_match_finite_differences():")[1].split("\ndef ")[0]
+    before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+    assert "training=False" in test and "@pytest.mark.skip(" not in before
+    training_only = "  if training:\n      u.assign(normalized_u())\n"
+    # Reached by an inference call too, by name or as `self.normalized_u`: skipped, saying why.
+    for inference in ("  u.assign(self.normalized_u())\n", "  w = normalized_u()\n"):
+        code = test_module(POWER_ITERATION_METHOD.replace(training_only, inference))
+        before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+        assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before, inference
