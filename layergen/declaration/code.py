@@ -403,6 +403,22 @@ def inference_reads(code: Code) -> set[str]:
     return {f.name for f in code.free if id(f.node) not in skipped}
 
 
+def names_reached(code: Code, names: set[str], inference: bool) -> set[str]:
+    """Which of `names` (methods, ops) `code` reads, bare or as `self.<name>`: with
+    `inference`, only where an inference call may (not under `if training:`)."""
+    skipped = _training_only(code) if inference else set()
+    found = {f.name for f in code.free if id(f.node) not in skipped}
+
+    class SelfAttributes(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            is_self = isinstance(node.value, cst.Name) and node.value.value == "self"
+            if is_self and id(node) not in skipped:
+                found.add(node.attr.value)
+
+    code.module.visit(SelfAttributes())
+    return found & names
+
+
 def inference_uses(code: Code, attribute: str) -> str | None:
     """Where `code` reaches `attribute` (`ops.stop_gradient`): "inference" when an
     inference call may, "training" when only training does, else None."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ def environment(user_templates: str | None = None):
     env.filters["wrap"] = wrap
     env.filters["import_block"] = import_block
     env.filters["imported_names"] = imported_names
+    env.filters["reads_name"] = reads_name
     return env
 
 
@@ -56,6 +58,14 @@ def literal(value: Any) -> str:
     if isinstance(value, tuple):
         return "(" + ", ".join(map(literal, value)) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
+
+
+def reads_name(code: str, name: str) -> bool:
+    """Whether the Python `code` reads the name (`ops`), so that the module imports it: a
+    mention in a string or a comment (a skip reason naming `ops.stop_gradient`, a docstring)
+    is no use of it, and an unused import fails ruff."""
+    tree = ast.parse(code)
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
 
 
 def imported_names(names: list[str]) -> str:

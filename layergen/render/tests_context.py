@@ -8,7 +8,14 @@ from typing import Any
 
 import libcst as cst
 
-from ..declaration.code import Code, body, expression_node, inference_reads, inference_uses
+from ..declaration.code import (
+    Code,
+    body,
+    expression_node,
+    inference_reads,
+    inference_uses,
+    names_reached,
+)
 from ..declaration.ir import Branches, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
@@ -441,15 +448,41 @@ def _arg(name: str, args: dict[str, Any]) -> str:
 def _stopped_gradient(ir: Declared) -> str | None:
     """Where the layer stops a gradient on purpose (`ops.stop_gradient`, as Keras's
     SpectralNormalization in its power iteration, issue 39): "inference" when an inference
-    call may, "training" when only training calls do, else None."""
+    call may, "training" when only training calls do, else None. A method or op counts
+    where `call` reaches it: Keras's `normalized_weights`, called under `if training:`, is
+    training's."""
     if isinstance(ir.call, Branches):
-        found = ["training" if inference_uses(ir.call.train, "stop_gradient") else None]
-        found.append("inference" if inference_uses(ir.call.infer, "stop_gradient") else None)
+        train, infer = ir.call.train, ir.call.infer
+        found = ["training" if train is not None and _stops(train) else None]
+        found.append("inference" if infer is not None and _stops(infer) else None)
     else:
-        found = [inference_uses(ir.call, "stop_gradient") if ir.call is not None else None]
-    found += ["inference" for m in ir.methods if inference_uses(m.body, "stop_gradient")]
-    found += ["inference" for op in ir.ops if inference_uses(op.forward, "stop_gradient")]
+        train = infer = ir.call
+        found = [_stops(ir.call) if ir.call is not None else None]
+    helpers = {m.name: m.body for m in ir.methods} | {op.name: op.forward for op in ir.ops}
+    in_inference = _reached(helpers, [infer], inference=True)
+    anywhere = _reached(helpers, [train, infer], inference=False)
+    for name, code in helpers.items():
+        if _stops(code):  # a helper `call` does not reach by name may be reached otherwise
+            found.append("training" if name in anywhere - in_inference else "inference")
     return "inference" if "inference" in found else "training" if "training" in found else None
+
+
+def _stops(code: Code) -> str | None:
+    return inference_uses(code, "stop_gradient")
+
+
+def _reached(helpers: dict[str, Code], start: list[Code | None], inference: bool) -> set[str]:
+    """The helpers (methods, ops) that the `start` code reaches, through one another; an
+    inference call's only, with `inference` (a helper's own code runs whole once reached)."""
+    names = set(helpers)
+    todo = [n for code in start if code is not None for n in names_reached(code, names, inference)]
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += names_reached(helpers[name], names, inference=False)
+    return reached
 
 
 def _constructions(sublayer) -> list[Construction]:

@@ -11,7 +11,7 @@ from layergen.declaration.load import parse_declaration
 from layergen.render.render import render
 from layergen.render.tests_context import build_test_context
 
-from helpers import repro
+from helpers import module_code, repro
 
 
 def context(text: str) -> dict:
@@ -263,3 +263,109 @@ def test_recorded_goldens_hold_the_losses_of_a_training_call():
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
     assert "losses" not in run  # random draws differ across backends
+
+
+def unused_imports(code: str) -> list[str]:
+    """ruff's unused-import findings (F401) in `code`, one line each."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401"]
+        + ["--output-format", "concise", "--stdin-filename", "test_real.py", "-"],
+        input=code,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return [line for line in result.stdout.splitlines() if "F401" in line]
+
+
+def test_ops_named_only_in_a_skip_reason_or_a_docstring_is_not_imported():
+    """Issue 39 (Keras's SpectralNormalization declared): the gradient test's skip reason
+    names `ops.stop_gradient`, and the test module imported `ops` for it, unused (ruff F401);
+    a layer's docstring naming `ops.` did the same to the layer module."""
+    stopped = POWER_ITERATION.replace(
+        "return ops.matmul(x, w)", "return ops.stop_gradient(x) @ w"
+    ).replace("layer: PowerNorm\n", "layer: PowerNorm\ndoc: Uses ops.matmul.\n")
+    code = test_module(stopped)
+    assert "`ops.stop_gradient`" in code  # the skip reason
+    assert unused_imports(code) == []
+    assert "from keras import ops" not in code
+    assert unused_imports(module_code(stopped.replace("ops.", "keras.ops."))) == []
+    assert "from keras import ops" in module_code(stopped)
+
+
+POWER_ITERATION_METHOD = """\
+layer: PowerNorm
+weights:
+  kernel:
+    shape: (x[-1], 3)
+  u:
+    shape: (1, 3)
+    initializer: ones
+    trainable: false
+call: |
+  if training:
+      u.assign(normalized_u())
+  return ops.matmul(x, kernel)
+methods:
+  normalized_u:
+    args: []
+    body: |
+      v = ops.matmul(self.u, ops.transpose(self.kernel))
+      return ops.stop_gradient(ops.normalize(ops.matmul(v, self.kernel), axis=None))
+output_shape: (*x[:-1], 3)
+example:
+  input_shape: [2, 4]
+"""
+
+
+def test_a_gradient_stopped_in_a_method_called_in_training_only_checks_inference():
+    """Issue 39: Keras's SpectralNormalization stops the gradient in `normalized_weights`,
+    a method its `call` reaches under `if training:` only; the gradient test was skipped
+    ("`ops.stop_gradient` in an inference call") instead of checking an inference call."""
+    code = test_module(POWER_ITERATION_METHOD)
+    test = code.split("def test_gradients_match_finite_differences():")[1].split("\ndef ")[0]
+    before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+    assert "training=False" in test and "@pytest.mark.skip(" not in before
+    training_only = "  if training:\n      u.assign(normalized_u())\n"
+    # Reached by an inference call too, by name or as `self.normalized_u`: skipped, saying why.
+    for inference in ("  u.assign(self.normalized_u())\n", "  w = normalized_u()\n"):
+        code = test_module(POWER_ITERATION_METHOD.replace(training_only, inference))
+        before = code.split("def test_gradients_match_finite_differences():")[0][-300:]
+        assert "@pytest.mark.skip(" in before and "`ops.stop_gradient`" in before, inference
+
+
+def test_the_config_round_trip_allows_from_config_to_take_from_the_config_it_is_given():
+    """Issue 39: Keras's own `Wrapper.from_config` pops `layer` from the config it is given
+    (SpectralNormalization inherits it), so the generated test, which compared the clone's
+    config with that very dict, failed on Keras's class. Keras's own layer tests keep the
+    config apart first; so do the generated ones."""
+    import ast
+    import copy
+    from pathlib import Path
+
+    from layergen.render.support import support_files
+
+    (text,) = support_files(Path("tests")).values()
+    (function,) = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef) and node.name == "from_config"
+    ]
+    scope = {"copy": copy}
+    exec(compile(ast.Module([function], []), "layergen_support.py", "exec"), scope)
+
+    class Wrapper:  # as keras.layers.Wrapper
+        def __init__(self, layer, **kwargs):
+            self.config = {"layer": layer, **kwargs}
+
+        @classmethod
+        def from_config(cls, config):
+            return cls(config.pop("layer"), **config)
+
+    config = {"layer": {"class_name": "Dense"}, "name": "w"}
+    clone = scope["from_config"](Wrapper, config)
+    assert clone.config == config == {"layer": {"class_name": "Dense"}, "name": "w"}
+    code = test_module(repro("wrap"))
+    test = code.split("def test_config_round_trip():")[1].split("\ndef ")[0]
+    assert "clone = support.from_config(type(layer), config)" in test
+    assert "assert clone.get_config() == config" in test

@@ -29,7 +29,7 @@ def test_config_round_trip():
     for name in ARGS:
         message = f"get_config() does not return constructor argument {name!r}"
         assert name in config, message
-    clone = Clip.from_config(config)
+    clone = support.from_config(Clip, config)
     assert clone.get_config() == config
 
 

@@ -35,7 +35,7 @@ def test_config_round_trip():
     for name in ARGS:
         message = f"get_config() does not return constructor argument {name!r}"
         assert name in config, message
-    clone = NoisyIdentity.from_config(config)
+    clone = support.from_config(NoisyIdentity, config)
     assert clone.get_config() == config
 
 

@@ -43,7 +43,7 @@ def test_config_round_trip():
     for name in ARGS:
         message = f"get_config() does not return constructor argument {name!r}"
         assert name in config, message
-    clone = SmoothL1Error.from_config(config)
+    clone = support.from_config(SmoothL1Error, config)
     assert clone.get_config() == config
 
 
