@@ -157,6 +157,8 @@ class ExampleChecks:
         masked = self.decl.inputs[name].masks
         shapes = self.decl.example.input_shape
         given = shapes.get(masked) if isinstance(shapes, dict) else shapes
+        if masked not in self.result.inputs:  # a keyword tensor: its example value's shape
+            given = _array_shape(self.decl.example.call_args.get(masked), bools=True)
         loc = ("example", "call_args", name)
         if given is not None and (not shape or list(given[: len(shape)]) != list(shape)):
             self.error(

@@ -346,7 +346,9 @@ def build_test_context(
         mask_args=[
             {
                 "name": k.name,
-                "index": ir.input_names.index(k.masks),
+                # A tensor input's position, or a keyword tensor's name (an encoder's).
+                "index": ir.input_names.index(k.masks) if k.masks in ir.input_names else None,
+                "keyword": None if k.masks in ir.input_names else k.masks,
                 "given": k.name in example.call_args,
                 "dtype": example.input_dtypes.get(k.name, "bool"),
             }
