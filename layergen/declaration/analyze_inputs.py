@@ -136,6 +136,18 @@ class InputChecks:
                 " where a step is written",
                 did_you_mean(spec.cache.index, [k for k in keywords if k != name]),
             )
+        elif spec.cache.mask is not None and (
+            spec.cache.mask not in keywords or keywords[spec.cache.mask].type != "tensor"
+        ):
+            self.error(
+                loc + ("mask",),
+                "unknown-input",
+                f"`{spec.cache.mask}` is not a keyword tensor: `mask` names the attention mask"
+                " through which each step sees the steps up to it",
+                did_you_mean(
+                    spec.cache.mask, [k for k, s in keywords.items() if s.type == "tensor"]
+                ),
+            )
         elif name not in (self.decl.outputs or {}):
             self.error(
                 loc,

@@ -61,6 +61,7 @@ class Cache:
     of: str
     index: str
     shape: Shape
+    mask: str | None = None  # the keyword input of the causal mask the tests pass
 
 
 @dataclass(frozen=True)
@@ -328,6 +329,7 @@ def build_ir(a: Analysis) -> Declared:
                     s.cache.of,
                     s.cache.index,
                     _shape(a, ("inputs", n, "cache", "shape"), s.cache.shape),
+                    s.cache.mask,
                 )
                 if s.cache is not None
                 else None

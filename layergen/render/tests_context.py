@@ -364,9 +364,20 @@ def build_test_context(
             {
                 "name": k.name,
                 "of": ir.input_names.index(k.cache.of),
+                # Cut to the step with it: the inputs of its example shape (self-attention's
+                # query and value).
+                "stepped": [
+                    i
+                    for i, n in enumerate(ir.input_names)
+                    if example.input_shapes[n] == example.input_shapes[k.cache.of]
+                ],
                 "index": k.cache.index,
                 "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
                 "output": _output_position(ir, k.name),
+                "mask": k.cache.mask,
+                "mask_dtype": next(
+                    (m.dtype or "float32" for m in ir.keywords if m.name == k.cache.mask), None
+                ),
             }
             for k in ir.keywords
             if k.cache is not None
