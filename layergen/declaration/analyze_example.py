@@ -238,11 +238,12 @@ class ExampleChecks:
         params, weights = set(self.result.params), set(decl.weights)
         if example.reference is not None:
             keywords = set(self.result.keywords)
+            # A sublayer's name reads as its weights (`attention.query.kernel`).
             self.code(
                 ("example", "reference"),
                 example.reference,
                 set(inputs) | keywords | {"np"},
-                params | weights,
+                params | weights | set(decl.sublayers),
             )
         for i, statistic in enumerate(example.statistics):
             if not decl.random:

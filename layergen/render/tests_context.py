@@ -542,11 +542,13 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
     if example.reference is not None:
         code = example.reference
         used = {f.name for f in code.free}
-        members = [n for n in [*ir.params, *ir.weight_names] if n in used]
+        sublayers = [s.name for s in ir.sublayers]
+        members = [n for n in [*ir.params, *ir.weight_names, *sublayers] if n in used]
+        # A param as the example gives it, a weight as an array, a sublayer as its weights.
         values = {
             n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
-        }
+        } | {n: f"support.sublayer_weights(layer.{n})" for n in members if n in sublayers}
         inputs = ir.input_names
         keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
         named = keywords + members
