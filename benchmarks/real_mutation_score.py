@@ -4,7 +4,7 @@ makes in such code (a mask ignored, a residual or an activation dropped, a wrong
 sign, a term of the wrong part), with behaviour-preserving rewrites that must pass.
 
     python benchmarks/real_mutation_score.py [--backends jax ...] [--goldens off on]
-        [--layers transformer_decoder ...]
+        [--layers transformer_decoder ...] [--select 'reference or hides']
 
 Each run generates the real layers into a fresh project (goldens recorded on TensorFlow
 when on), plants one bug per copy of a module, and counts the copies whose tests fail.
@@ -427,8 +427,11 @@ DECODER_REWRITES = [
 ]
 
 
-def run(golden: bool, backends: list[str], layers: list[str] | None = None) -> None:
-    """Plants every mutant and rewrite, or those of `layers` alone (their tests alone run)."""
+def run(
+    golden: bool, backends: list[str], layers: list[str] | None = None, select: str | None = None
+) -> None:
+    """Plants every mutant and rewrite, or those of `layers` alone (their tests alone run);
+    `select` runs only the tests it chooses (pytest -k): a quicker lower bound."""
     ms.SOURCES = {"real": REAL}
     chosen = lambda ms_: [m for m in ms_ if not layers or m.module in layers]  # noqa: E731
     mutants = chosen(MUTANTS + DECODER_MUTANTS)
@@ -443,7 +446,7 @@ def run(golden: bool, backends: list[str], layers: list[str] | None = None) -> N
         planted = {ms.plant(root, i, m): m for i, m in enumerate(mutants + rewrites)}
         for backend in backends:
             start = time.perf_counter()
-            failed, count = ms.failed_modules(root, backend)
+            failed, count = ms.failed_modules(root, backend, select)
             caught = [m for stem, m in planted.items() if stem in failed and m in mutants]
             alarms = sorted(failed & originals)
             alarms += [m.name for stem, m in planted.items() if stem in failed and m in rewrites]
@@ -462,9 +465,10 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["tensorflow", "jax", "torch"])
     parser.add_argument("--goldens", nargs="+", choices=["off", "on"], default=["off", "on"])
     parser.add_argument("--layers", nargs="+", help="the declarations' stems (default: all)")
+    parser.add_argument("--select", help="run only the tests this pytest -k expression chooses")
     args = parser.parse_args()
     for goldens in args.goldens:
-        run(goldens == "on", args.backends, args.layers)
+        run(goldens == "on", args.backends, args.layers, args.select)
 
 
 if __name__ == "__main__":
