@@ -542,8 +542,12 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
     if example.reference is not None:
         code = example.reference
         used = {f.name for f in code.free}
+        # A `layer` param (a tied token embedding) reads as the layer's own object's weights.
         sublayers = [s.name for s in ir.sublayers]
-        members = [n for n in [*ir.params, *ir.weight_names, *sublayers] if n in used]
+        sublayers += [n for n, p in ir.params.items() if p.type == "layer"]
+        members = [
+            n for n in dict.fromkeys([*ir.params, *ir.weight_names, *sublayers]) if n in used
+        ]
         # A param as the example gives it, a weight as an array, a sublayer as its weights.
         values = {
             n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"

@@ -136,3 +136,22 @@ def test_the_reference_of_sublayers_runs_against_the_layer(support):
     got = namespace["numpy_reference"](x, dense=support.sublayer_weights(dense))
     want = keras.ops.convert_to_numpy(dense(x)) + x[..., :3]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_layer_param_in_the_reference_reads_the_layers_own_objects_weights():
+    """Issue 39: MaskedLMHead's tied `token_embedding` (a `layer` param) read in its
+    reference was a fresh, unbuilt object made from the example; it is the layer's own."""
+    text = textwrap.dedent("""\
+        layer: Tied
+        params:
+          embedding: {type: layer}
+        call: ops.matmul(x, ops.transpose(embedding.embeddings))
+        output_shape: (*x[:-1], 10)
+        example:
+          params: {embedding: "keras.layers.Embedding(10, 4)"}
+          input_shape: [2, 4]
+          reference: x @ embedding.embeddings.T
+        """)
+    tests = test_module(text)
+    assert "embedding=support.sublayer_weights(layer.embedding)" in tests
+    assert "def numpy_reference(x, *, embedding):" in tests
