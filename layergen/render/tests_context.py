@@ -451,6 +451,13 @@ def _arg(name: str, args: dict[str, Any]) -> str:
     return f"ARGS[{literal(name)}]"
 
 
+def _sublayer(ir: Declared, name: str) -> str:
+    """The layer's sublayer `name`; one under a `when` may be unset (keras-hub's
+    TransformerDecoder sets its cross-attention's attributes only with an encoder)."""
+    when = any(s.name == name and s.created is not True for s in ir.sublayers)
+    return f"getattr(layer, {literal(name)}, None)" if when else f"layer.{name}"
+
+
 def _stopped_gradient(ir: Declared) -> str | None:
     """Where the layer stops a gradient on purpose (`ops.stop_gradient`, as Keras's
     SpectralNormalization in its power iteration, issue 39): "inference" when an inference
@@ -552,7 +559,7 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
         values = {
             n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
-        } | {n: f"support.sublayer_weights(layer.{n})" for n in members if n in sublayers}
+        } | {n: f"support.sublayer_weights({_sublayer(ir, n)})" for n in members if n in sublayers}
         inputs = ir.input_names
         keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
         named = keywords + members

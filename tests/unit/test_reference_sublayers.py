@@ -155,3 +155,16 @@ def test_a_layer_param_in_the_reference_reads_the_layers_own_objects_weights():
     tests = test_module(text)
     assert "embedding=support.sublayer_weights(layer.embedding)" in tests
     assert "def numpy_reference(x, *, embedding):" in tests
+
+
+def test_a_sublayer_under_a_when_may_be_unset_in_the_reference():
+    """Issue 39: keras-hub's TransformerDecoder sets its cross-attention's attributes only
+    when built with an encoder: its reference read `layer._cross_attention_layer_norm`
+    (AttributeError on the original); one under a `when` reads as None when unset."""
+    text = BLOCK.replace(
+        "  _norm: {class: keras.layers.LayerNormalization}\n",
+        "  _norm: {class: keras.layers.LayerNormalization, when: units > 2}\n",
+    )
+    tests = test_module(text.replace("REFERENCE", "q + _norm.gamma"))
+    assert '_norm=support.sublayer_weights(getattr(layer, "_norm", None))' in tests
+    assert "attention=support.sublayer_weights(layer.attention)" in tests
