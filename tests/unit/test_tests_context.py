@@ -185,6 +185,8 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
     assert "support.with_masked_steps_changed(" in test
     assert "support.assert_same_where_kept(" in test
     assert "padding_mask=mask" in test
+    # Left padding: a causal decoder ignoring its mask differs only after a hidden step.
+    assert "mask = support.make_mask(shape)[:, ::-1]" in test
     assert undefined_names(code) == []
     given = PADDED_POOL.replace(
         "  input_shape: [2, 4, 3]\n",
