@@ -692,7 +692,7 @@ def record_golden(module):
     """Store the seeded weights of a test module's layer and what its `golden_run`
     computes with them."""
     layer = module.make_layer()
-    layer(module.make_inputs())
+    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
     set_seeded_weights(layer)
     data = {
         "backend": keras.backend.backend(),
