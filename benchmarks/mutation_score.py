@@ -687,8 +687,9 @@ def plant(root: Path, index: int, mutant: Mutant) -> str:
     return stem
 
 
-def failed_modules(root: Path, backend: str) -> tuple[set[str], int]:
-    """The test modules with a failing test, and the number of tests run."""
+def failed_modules(root: Path, backend: str, select: str | None = None) -> tuple[set[str], int]:
+    """The test modules with a failing test, and the number of tests run (those `select`
+    chooses, as pytest's -k, when given)."""
     report = root / f"report-{backend}.xml"
     env = {
         **os.environ,
@@ -699,6 +700,7 @@ def failed_modules(root: Path, backend: str) -> tuple[set[str], int]:
     }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += ["-W", "ignore::DeprecationWarning", f"--junitxml={report}", "tests"]
+    command += ["-k", select] if select else []
     subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     failed, count = set(), 0
     for case in ET.parse(report).getroot().iter("testcase"):

@@ -185,7 +185,7 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Example",
         "reference",
-    ): "NumPy code computing the output from the inputs, params and weights (`np` is NumPy).",
+    ): "NumPy code computing the output from the inputs, params, weights and sublayers' weights (`attention.query.kernel`; `np` is NumPy).",
     (
         "Example",
         "atol",

@@ -175,6 +175,8 @@ class ExampleChecks:
         masked = self.decl.inputs[name].masks
         shapes = self.decl.example.input_shape
         given = shapes.get(masked) if isinstance(shapes, dict) else shapes
+        if masked not in self.result.inputs:  # a keyword tensor: its example value's shape
+            given = _array_shape(self.decl.example.call_args.get(masked), bools=True)
         loc = ("example", "call_args", name)
         if given is not None and (not shape or list(given[: len(shape)]) != list(shape)):
             self.error(
@@ -256,11 +258,12 @@ class ExampleChecks:
         first = len(self.scopes)
         if example.reference is not None:
             keywords = set(self.result.keywords)
+            # A sublayer's name reads as its weights (`attention.query.kernel`).
             self.code(
                 ("example", "reference"),
                 example.reference,
                 set(inputs) | keywords | {"np"},
-                params | weights,
+                params | weights | set(decl.sublayers),
             )
         reference = next(iter(self._parsed_since(first)), None)  # None: none, or it did not parse
         statistics = []

@@ -136,6 +136,18 @@ class InputChecks:
                 " where a step is written",
                 did_you_mean(spec.cache.index, [k for k in keywords if k != name]),
             )
+        elif spec.cache.mask is not None and (
+            spec.cache.mask not in keywords or keywords[spec.cache.mask].type != "tensor"
+        ):
+            self.error(
+                loc + ("mask",),
+                "unknown-input",
+                f"`{spec.cache.mask}` is not a keyword tensor: `mask` names the attention mask"
+                " through which each step sees the steps up to it",
+                did_you_mean(
+                    spec.cache.mask, [k for k, s in keywords.items() if s.type == "tensor"]
+                ),
+            )
         elif name not in (self.decl.outputs or {}):
             self.error(
                 loc,
@@ -159,14 +171,30 @@ class InputChecks:
                 "give `masks` to a tensor input with `default: null`, or remove it",
                 key=True,
             )
-        elif spec.masks not in self.result.inputs:
+        elif spec.masks not in self._maskable(name):
             self.error(
                 loc,
                 "unknown-input",
                 f"`{spec.masks}` is not a tensor input: `masks` names the one `{name}` hides steps of",
-                did_you_mean(spec.masks, self.result.inputs)
-                or f"the tensor inputs: {', '.join(self.result.inputs)}",
+                did_you_mean(spec.masks, self._maskable(name))
+                or f"the tensor inputs: {', '.join(self._maskable(name))}",
             )
+        elif spec.masks not in self.result.inputs and spec.masks not in self.decl.example.call_args:
+            # A keyword tensor (an encoder's sequence): its test changes the example's value.
+            self.error(
+                loc,
+                "bad-example",
+                f"`{name}` masks the keyword input `{spec.masks}`, which the example gives no value",
+                f"give `{spec.masks}` a value in `example.call_args`: its test changes the steps"
+                f" `{name}` hides",
+            )
+
+    def _maskable(self, name: str) -> list[str]:
+        """What `masks` of the input `name` may name: a tensor input, or another keyword
+        tensor (the encoder sequence of a cross-attention's padding mask)."""
+        keywords = self.result.keywords
+        tensors = [k for k, s in keywords.items() if s.type == "tensor" and k != name]
+        return [*self.result.inputs, *tensors]
 
     def _check_call_args(self) -> None:
         """`example.call_args`: a value for keyword inputs (nested lists for a tensor)."""
@@ -187,7 +215,7 @@ class InputChecks:
                         "bad-example",
                         f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
-                elif self.decl.inputs[name].masks in self.result.inputs:
+                elif self.decl.inputs[name].masks in self._maskable(name):
                     self._check_example_mask(name, value, shape)
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")

@@ -60,6 +60,7 @@ class Cache:
     of: str
     index: str
     shape: Shape
+    mask: str | None = None  # the keyword input of the causal mask the tests pass
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,10 @@ class Cache(Strict):
     of: str
     index: str
     shape: ShapeValue
+    # An attention layer is causal only through its mask: the keyword input of a
+    # (batch, steps, cache length) mask through which the tests let each step see the
+    # steps up to it.
+    mask: str | None = None
 
 
 class Input(Strict):

@@ -353,7 +353,9 @@ def build_test_context(
         mask_args=[
             {
                 "name": k.name,
-                "index": ir.input_names.index(k.masks),
+                # A tensor input's position, or a keyword tensor's name (an encoder's).
+                "index": ir.input_names.index(k.masks) if k.masks in ir.input_names else None,
+                "keyword": None if k.masks in ir.input_names else k.masks,
                 "given": k.name in example.call_args,
                 "dtype": example.input_dtypes.get(k.name, "bool"),
             }
@@ -369,9 +371,20 @@ def build_test_context(
             {
                 "name": k.name,
                 "of": ir.input_names.index(k.cache.of),
+                # Cut to the step with it: the inputs of its example shape (self-attention's
+                # query and value).
+                "stepped": [
+                    i
+                    for i, n in enumerate(ir.input_names)
+                    if example.input_shapes[n] == example.input_shapes[k.cache.of]
+                ],
                 "index": k.cache.index,
                 "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
                 "output": _output_position(ir, k.name),
+                "mask": k.cache.mask,
+                "mask_dtype": next(
+                    (m.dtype or "float32" for m in ir.keywords if m.name == k.cache.mask), None
+                ),
             }
             for k in ir.keywords
             if k.cache is not None
@@ -443,6 +456,13 @@ def _arg(name: str, args: dict[str, Any]) -> str:
     if isinstance(args.get(name), Code):
         return f"make_objects()[{literal(name)}]"
     return f"ARGS[{literal(name)}]"
+
+
+def _sublayer(ir: Declared, name: str) -> str:
+    """The layer's sublayer `name`; one under a `when` may be unset (keras-hub's
+    TransformerDecoder sets its cross-attention's attributes only with an encoder)."""
+    when = any(s.name == name and s.created is not True for s in ir.sublayers)
+    return f"getattr(layer, {literal(name)}, None)" if when else f"layer.{name}"
 
 
 def _stopped_gradient(ir: Declared) -> str | None:
@@ -562,11 +582,17 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
     if example.reference is not None:
         code = example.reference
         used = {f.name for f in code.free}
-        members = [n for n in [*ir.params, *ir.weight_names] if n in used]
+        # A `layer` param (a tied token embedding) reads as the layer's own object's weights.
+        sublayers = [s.name for s in ir.sublayers]
+        sublayers += [n for n, p in ir.params.items() if p.type == "layer"]
+        members = [
+            n for n in dict.fromkeys([*ir.params, *ir.weight_names, *sublayers]) if n in used
+        ]
+        # A param as the example gives it, a weight as an array, a sublayer as its weights.
         values = {
             n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
-        }
+        } | {n: f"support.sublayer_weights({_sublayer(ir, n)})" for n in members if n in sublayers}
         inputs = ir.input_names
         keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
         named = keywords + members

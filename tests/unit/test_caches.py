@@ -84,6 +84,36 @@ def test_a_declared_cache_gets_a_step_by_step_decoding_test():
     compile(tests, "<generated>", "exec")
 
 
+def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_value():
+    """Issue 39: an attention layer is causal only through its mask, so its cache's wrong
+    index or missing update slipped through; `mask:` names the mask the test passes, and
+    the inputs of `of`'s shape (self-attention's query and value) are stepped together."""
+    attention = (
+        RUNNING_SUM.replace("  x: {rank: 3}\n", "  x: {rank: 3}\n  y: {rank: 3}\n")
+        .replace(
+            "      shape: (x[0], x[1], x[2])\n",
+            "      shape: (x[0], x[1], x[2])\n      mask: keep\n",
+        )
+        .replace(
+            "  cache_index: {default: null}\n",
+            "  cache_index: {default: null}\n  keep: {default: null, dtype: bool}\n",
+        )
+        .replace("separate_inputs", "")
+        .replace("layer: RunningSum\n", "layer: RunningSum\nseparate_inputs: true\n")
+        .replace("call: |\n", "call: |\n  x = x + y\n")
+        .replace("  input_shape: [2, 4, 3]\n", "  input_shape: {x: [2, 4, 3], y: [2, 4, 3]}\n")
+    )
+    tests = generated_tests(attention)
+    test = tests[tests.index("def test_decoding_step_by_step") :].split("\ndef ")[0]
+    assert 'causal = np.tril(np.ones((batch, length, length), "bool"))' in test
+    assert "keep=causal[:, step : step + 1]" in test
+    assert test.count("keep=causal") == 3  # the whole sequence, once, and each step
+    assert "given = support.step_of(inputs, 0, step)" in test
+    assert "given = support.step_of(given, 1, step)" in test
+    compile(tests, "<generated>", "exec")
+    assert errors(attention.replace("mask: keep", "mask: kept")) == [(15, "unknown-input")]
+
+
 def test_without_a_cache_there_is_no_decoding_test():
     plain = RUNNING_SUM.replace(
         "    cache:\n      of: x\n      index: cache_index\n      shape: (x[0], x[1], x[2])\n", ""

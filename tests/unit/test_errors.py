@@ -333,6 +333,11 @@ CASES = {
         "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: y}\ncall: x\n",
         [(4, 31, "unknown-input")],
     ),
+    "masks a keyword tensor the example gives no value": (
+        "layer: A\ninputs:\n  x: {rank: 3}\n  enc: {default: null}\n"
+        "  pad: {default: null, masks: enc}\ncall: x\n",
+        [(5, 31, "bad-example")],
+    ),
     "masks on a python argument": (
         "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {type: int, default: 0, masks: x}\ncall: x\n",
         [(4, 32, "conflicting-keys")],

@@ -185,6 +185,8 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
     assert "support.with_masked_steps_changed(" in test
     assert "support.assert_same_where_kept(" in test
     assert "padding_mask=mask" in test
+    # Left padding: a causal decoder ignoring its mask differs only after a hidden step.
+    assert "mask = support.make_mask(shape)[:, ::-1]" in test
     assert undefined_names(code) == []
     given = PADDED_POOL.replace(
         "  input_shape: [2, 4, 3]\n",
@@ -193,6 +195,28 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
     )
     assert 'make_call_args()["padding_mask"]' in test_module(given)
     assert "test_steps_" not in test_module(PADDED_POOL.replace(", masks: x", ""))
+
+
+def test_a_mask_of_a_keyword_tensor_changes_the_steps_it_hides_of_that_tensor():
+    """Issue 39: a decoder that ignored `encoder_padding_mask` passed every generated test;
+    `masks:` may name a keyword tensor (the encoder's sequence), whose example value the
+    test changes where the mask hides, and then no output may change."""
+    text = PADDED_POOL.replace(
+        "masks: x}\n",
+        "masks: x}\n  context: {default: null}\n"
+        "  context_mask: {default: null, dtype: bool, masks: context}\n",
+    ).replace(
+        "  input_shape: [2, 4, 3]\n",
+        "  input_shape: [2, 4, 3]\n  call_args: {context: [[[1.0], [2.0]], [[3.0], [4.0]]]}\n",
+    )
+    code = test_module(text)
+    name = "def test_steps_context_mask_hides_do_not_change_the_output():"
+    test = code.split(name)[1].split("\ndef ")[0]
+    assert 'masked = make_call_args()["context"]' in test
+    assert "support.with_masked_steps_changed(masked, hidden, masked + 1)" in test
+    assert 'given["context"] = changed' in test
+    assert "support.assert_same_where_kept(outputs, again, None)" in test
+    assert undefined_names(code) == []
 
 
 def test_recorded_goldens_hold_each_call_case():

@@ -219,6 +219,59 @@ def set_seeded_weights(layer, seed=0):
         weight.assign((value + (size or 1.0) * step).astype(weight.dtype))
 
 
+class WeightTree:
+    """A sublayer's weights as read-only NumPy arrays, by their paths inside it:
+    `attention.query.kernel` for `query/kernel`; a Sequential's layers by position,
+    `mlp.layers[0].kernel`. What a NumPy reference reads of a sublayer."""
+
+    def __init__(self, entries):
+        object.__setattr__(self, "_entries", entries)
+
+    def __getattr__(self, name):
+        try:
+            return self._entries[name]
+        except KeyError:
+            names = ", ".join(self._entries) or "none"
+            message = f"no weight `{name}` here; there are: {names}"
+            raise AttributeError(message) from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a sublayer's weights are read-only in a reference")
+
+    def __dir__(self):
+        return list(self._entries)
+
+    def __repr__(self):
+        return f"WeightTree({', '.join(self._entries)})"
+
+
+def sublayer_weights(layer):
+    """The weights of `layer` (a sublayer; None stays None) as a WeightTree."""
+    if layer is None:
+        return None
+    if isinstance(layer, keras.Sequential):
+        return WeightTree({"layers": tuple(sublayer_weights(s) for s in layer.layers)})
+    tree = {}
+    for weight in layer.weights:
+        # The path inside the sublayer, whatever name the sublayer itself has (a weight
+        # made outside its scope, as a tied one, goes by its name).
+        inside = layer.path and weight.path.startswith(f"{layer.path}/")
+        path = weight.path[len(layer.path) + 1 :] if inside else weight.name
+        *scopes, leaf = path.split("/")
+        node = tree
+        for scope in scopes:
+            node = node.setdefault(scope, {})
+        value = np.array(numpy(weight))  # a copy: torch's shares the weight's memory
+        value.setflags(write=False)
+        node[leaf] = value
+
+    def grown(node):
+        entries = {n: grown(v) if isinstance(v, dict) else v for n, v in node.items()}
+        return WeightTree(entries)
+
+    return grown(tree)
+
+
 def assert_weights_change_the_output(layer, names, outputs):
     """Moving each named weight (those that exist) changes what `outputs()` returns."""
     rng = np.random.default_rng(1)
@@ -647,7 +700,7 @@ def record_golden(module):
     """Store the seeded weights of a test module's layer and what its `golden_run`
     computes with them."""
     layer = module.make_layer()
-    layer(module.make_inputs())
+    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
     set_seeded_weights(layer)
     data = {
         "backend": keras.backend.backend(),

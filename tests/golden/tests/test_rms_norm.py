@@ -207,8 +207,8 @@ def test_inference_outputs_are_the_stated_values():
 
 
 def test_inference_outputs_match_the_numpy_reference():
-    layer = make_layer()
     inputs = make_inputs()
+    layer = make_layer()
     layer(inputs)
     support.set_seeded_weights(layer)
     outputs = support.as_list(layer(inputs, training=False))

@@ -249,8 +249,8 @@ def test_noise_is_drawn_once_per_cell_of_its_declared_shape():
 
 
 def test_inference_outputs_match_the_numpy_reference():
-    layer = make_layer()
     inputs = make_inputs()
+    layer = make_layer()
     layer(inputs)
     support.set_seeded_weights(layer)
     outputs = support.as_list(layer(inputs, training=False))
