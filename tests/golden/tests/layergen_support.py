@@ -15,7 +15,10 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import keras
 import numpy as np
@@ -803,6 +806,84 @@ def fit_step(model, inputs, targets):
 
 def lists(arrays):
     return [numpy(a).tolist() for a in arrays]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A test module's layer and example inputs, as the checks below take them (as
+    Keras's `run_layer_test` takes a layer class, its arguments and an input shape).
+
+    `make_layer(**overrides)` makes the layer with the example's arguments and the same
+    initial weights each time; `make_inputs(seed)` the example inputs: one array, a list
+    of them, or a tuple for a layer that takes its inputs as arguments of their own.
+    `output_names`: the layer returns its outputs in a dict with these names.
+    """
+
+    make_layer: Callable[..., Any]
+    make_inputs: Callable[..., Any]
+    input_shapes: dict[str, tuple[int, ...]]
+    input_dtypes: dict[str, str]
+    output_names: tuple[str, ...] | None = None
+    separate: bool = False  # several inputs, each an argument of its own
+
+    def outputs(self, outputs):
+        """The outputs as a list, outputs by name in the declared order."""
+        if self.output_names is not None and isinstance(outputs, dict):
+            assert sorted(outputs) == sorted(self.output_names), list(outputs)
+            return [outputs[name] for name in self.output_names]
+        return as_list(outputs)
+
+    def call(self, layer, inputs, **kwargs):
+        """The outputs of `layer` called on `inputs`, as a list."""
+        return self.outputs(layer(*arguments(inputs), **kwargs))
+
+    def model(self, layer):
+        """A functional model around `layer`."""
+        return make_model(
+            layer, self.input_shapes, self.input_dtypes, separate=self.separate
+        )
+
+
+def assert_output_shapes(example, declared=None, declared_reads_layer=False):
+    """The output shapes of an eager call, of a symbolic one (batch size None) and the
+    ones Keras computes are the same, and the declared ones where `declared(*shapes)`
+    (or `declared(layer, *shapes)`) states them."""
+    layer = example.make_layer()
+    outputs = example.call(layer, example.make_inputs())
+    shapes = list(example.input_shapes.values())
+    eager = [tuple(out.shape) for out in outputs]
+    if example.output_names is not None:
+        symbolic = [
+            keras.Input(shape=shape[1:], dtype=example.input_dtypes[name])
+            for name, shape in example.input_shapes.items()
+        ]
+        given = tuple(symbolic) if example.separate else symbolic
+        called = example.call(
+            example.make_layer(), given if len(symbolic) > 1 else symbolic[0]
+        )
+        symbolic = [tuple(out.shape) for out in called]
+    else:
+        symbolic = [
+            tuple(out.shape) for out in example.model(example.make_layer()).outputs
+        ]
+    batchless = [(None, *shape[1:]) for shape in shapes]
+    if declared is not None:
+        first = [layer] if declared_reads_layer else []
+        assert eager == declared(*first, *shapes)
+        assert symbolic == declared(*first, *batchless)
+    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
+    # where it has none (as keras-hub's MixtralMoeExperts).
+    for given, expected in ((shapes, eager), (batchless, symbolic)):
+        tensors = [keras.KerasTensor(shape) for shape in given]
+        if len(tensors) == 1:
+            specs = layer.compute_output_spec(tensors[0])
+        elif example.separate:
+            specs = layer.compute_output_spec(*tensors)
+        else:
+            specs = layer.compute_output_spec(tensors)
+        if example.output_names is not None:
+            assert list(specs) == list(example.output_names)  # in the declared order
+        assert expected == [tuple(spec.shape) for spec in example.outputs(specs)]
 
 
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own

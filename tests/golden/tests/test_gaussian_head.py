@@ -33,6 +33,12 @@ def make_model(layer):
     return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
 
 
+# The layer and its example, as the checks of the support module take them.
+EXAMPLE = support.Example(
+    make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES, output_names=OUTPUT_NAMES
+)
+
+
 def as_list(outputs):
     """The layer returns its outputs by name: here in the declared order."""
     if isinstance(outputs, dict):
@@ -58,25 +64,7 @@ def numpy_reference(x, *, mean_kernel, log_var_kernel, log_var_bias):
 
 
 def test_output_shapes_eager_symbolic_and_computed():
-    layer = make_layer()
-    outputs = as_list(layer(make_inputs()))
-    shapes = list(INPUT_SHAPES.values())
-    eager = [tuple(out.shape) for out in outputs]
-    symbolic = [
-        keras.Input(shape=shape[1:], dtype=INPUT_DTYPES[name])
-        for name, shape in INPUT_SHAPES.items()
-    ]
-    outputs = make_layer()(symbolic[0])
-    symbolic = [tuple(out.shape) for out in as_list(outputs)]
-    batchless = [(None, *shape[1:]) for shape in shapes]
-    assert eager == declared_output_shapes(*shapes)
-    assert symbolic == declared_output_shapes(*batchless)
-    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
-    # where it has none (as keras-hub's MixtralMoeExperts).
-    for given, expected in ((shapes, eager), (batchless, symbolic)):
-        specs = layer.compute_output_spec(keras.KerasTensor(given[0]))
-        assert list(specs) == OUTPUT_NAMES  # in the declared order
-        assert expected == [tuple(spec.shape) for spec in as_list(specs)]
+    support.assert_output_shapes(EXAMPLE, declared_output_shapes)
 
 
 def test_weights_match_declaration():

@@ -31,6 +31,10 @@ def make_model(layer):
     return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
 
 
+# The layer and its example, as the checks of the support module take them.
+EXAMPLE = support.Example(make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES)
+
+
 def declared_output_shapes(x_shape):
     return [tuple(x_shape)]
 
@@ -65,19 +69,7 @@ def golden_run(layer):
 
 
 def test_output_shapes_eager_symbolic_and_computed():
-    layer = make_layer()
-    outputs = support.as_list(layer(make_inputs()))
-    shapes = list(INPUT_SHAPES.values())
-    eager = [tuple(out.shape) for out in outputs]
-    symbolic = [tuple(out.shape) for out in make_model(make_layer()).outputs]
-    batchless = [(None, *shape[1:]) for shape in shapes]
-    assert eager == declared_output_shapes(*shapes)
-    assert symbolic == declared_output_shapes(*batchless)
-    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
-    # where it has none (as keras-hub's MixtralMoeExperts).
-    for given, expected in ((shapes, eager), (batchless, symbolic)):
-        specs = layer.compute_output_spec(keras.KerasTensor(given[0]))
-        assert expected == [tuple(spec.shape) for spec in support.as_list(specs)]
+    support.assert_output_shapes(EXAMPLE, declared_output_shapes)
 
 
 def test_weights_match_declaration():
