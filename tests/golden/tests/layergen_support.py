@@ -886,6 +886,146 @@ def assert_output_shapes(example, declared=None, declared_reads_layer=False):
         assert expected == [tuple(spec.shape) for spec in example.outputs(specs)]
 
 
+def assert_weights_match(
+    layer, declared, aggregations=None, exact_count=False, sublayers=()
+):
+    """The built layer's weights are the `declared` ones: `{name: (shape, trainable)}`,
+    or None for a weight the example's arguments leave out (None or never set, as
+    Keras's ReversibleEmbedding leaves a tied kernel). `aggregations`: `{name: how}`;
+    `exact_count`: the layer has no weights but these; `sublayers`: the attributes
+    holding declared sublayers, each of which `call` must build."""
+    made = {name: facts for name, facts in declared.items() if facts is not None}
+    for name in declared.keys() - made.keys():
+        assert getattr(layer, name, None) is None, name
+    for name, (shape, trainable) in made.items():
+        variable = getattr(layer, name)
+        assert tuple(variable.shape) == tuple(shape), name
+        assert variable.trainable == trainable, name
+    for name, aggregation in (aggregations or {}).items():
+        assert getattr(layer, name).aggregation == aggregation, name
+    if exact_count:
+        assert len(layer.weights) == len(made)
+        assert len(layer.trainable_weights) == sum(t for _, t in made.values())
+    else:
+        assert len(layer.weights) >= len(made)
+    for name in sublayers:
+        built = getattr(layer, name).built
+        assert built, f"sublayer {name} is never built: does `call` use it?"
+
+
+def assert_fit_step_trains_every_weight(example, has_trainable=True):
+    """One compiled `fit` step moves every trainable weight: a gradient reaches each.
+    `has_trainable`: the declaration says the layer has some (else, where it has none,
+    the test is skipped: the gradient test checks such a layer)."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    model, predicted = per_example_outputs(example.model(layer), inputs)
+    if not has_trainable and not layer.trainable_weights:
+        pytest.skip("no trainable weights: the gradient test checks the layer instead")
+    targets = random_targets(example.outputs(predicted))
+    optimizer = keras.optimizers.SGD(learning_rate=0.1)
+    loss = "mse"
+    if example.output_names is not None:  # one loss per output, by name
+        loss = {name: "mse" for name in example.output_names}
+    model.compile(optimizer=optimizer, loss=loss, jit_compile=JIT_COMPILE)
+    before = [numpy(w) for w in layer.trainable_weights]
+    if has_trainable:
+        assert before, "the layer has no trainable weights"
+    if example.output_names is not None:
+        targets = dict(zip(example.output_names, targets))
+    else:
+        targets = targets if len(targets) > 1 else targets[0]
+    history = model.fit(inputs, targets, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    for weight, old in zip(layer.trainable_weights, before):
+        message = f"no gradient reaches weight {weight.path}"
+        assert np.any(numpy(weight) != old), message
+
+
+def assert_mixed_precision_matches_float32(
+    example, policy, policy_sublayers=(), discrete=None
+):
+    """Under the mixed precision `policy` the layer computes in its compute dtype, keeps
+    float32 weights, and its outputs are as close to float32's as rounding explains.
+    `policy_sublayers`: attributes holding sublayers given the layer's dtype policy
+    (one left on float32 is nearer the float32 reference: its policy shows it);
+    `discrete`: an op of the layer that makes discrete choices, which rounding may flip
+    for some elements."""
+    inputs = example.make_inputs()
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    mixed = example.make_layer(dtype=policy)
+    mixed(*arguments(inputs))
+    mixed.set_weights(layer.get_weights())
+    outputs = example.call(mixed, inputs, training=False)
+    trained = example.call(mixed, inputs, training=True)
+    for out in outputs + trained:
+        if is_float(out):
+            assert keras.backend.standardize_dtype(out.dtype) == mixed.compute_dtype
+    for weight in mixed.weights:
+        if is_float(weight):
+            dtype = keras.backend.standardize_dtype(weight.dtype)
+            assert dtype == "float32", weight.path
+            assert np.all(np.isfinite(numpy(weight))), weight.path
+    for name in policy_sublayers:
+        assert getattr(mixed, name).dtype_policy.name == mixed.dtype_policy.name, name
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded_inputs = rounded(inputs, mixed.compute_dtype)
+    reference = example.call(layer, rounded_inputs, training=False)
+    spread = rounding_spread(layer, rounded_inputs, policy, example.outputs)
+    assert_close_to_float32(
+        outputs, reference, spread, policy, discrete=discrete is not None
+    )
+
+
+def assert_declared_losses(
+    layer, inputs, inference_losses=0, expected=None, count=None
+):
+    """An inference call on `inputs` adds `inference_losses` losses, a training call
+    the declared ones: `expected()` computes their values after that call; where they
+    read values `call` computes, only their `count` is known, and each must be finite.
+    """
+    layer(*arguments(inputs), training=False)
+    assert len(layer.losses) == inference_losses, "losses of an inference call"
+    layer(*arguments(inputs), training=True)
+    if expected is None:
+        assert len(layer.losses) == count
+        for loss in layer.losses:
+            assert np.all(np.isfinite(numpy(loss)))
+        return
+    expected = expected()
+    assert len(layer.losses) == len(expected)
+    for actual, want in zip(layer.losses, expected):
+        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
+
+
+def assert_state_updates(layer, batches, state, expected):
+    """On each of `batches` an inference call leaves the `state` weights (names) alone,
+    and a training call moves them to `expected(inputs, before)`: `{name: value}`
+    computed from the inputs and the state `before` the call (`{name: array}`)."""
+    for inputs in batches:
+        before = {name: numpy(getattr(layer, name)) for name in state}
+        layer(*arguments(inputs), training=False)
+        for name, value in before.items():
+            message = f"an inference call changed {name}"
+            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
+        want = {name: numpy(value) for name, value in expected(inputs, before).items()}
+        layer(*arguments(inputs), training=True)
+        for name, value in want.items():
+            np.testing.assert_allclose(
+                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
+            )
+
+
+def assert_float32_and_finite(layer, names):
+    """The named weights (a mixed precision layer's state) are finite float32."""
+    for name in names:
+        weight = getattr(layer, name)
+        assert keras.backend.standardize_dtype(weight.dtype) == "float32", name
+        assert np.all(np.isfinite(numpy(weight))), name
+
+
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own
     result = model_parallel_report(sys.argv[1])
     Path(sys.argv[2]).write_text(json.dumps(result), encoding="utf-8")
