@@ -344,3 +344,52 @@ def test_state_must_stay_float32_and_finite(support):
     layer.moving_max.assign(np.inf)
     with pytest.raises(AssertionError):
         support.assert_float32_and_finite(layer, ["moving_max"])
+
+
+class Dropped(keras.layers.Layer):
+    """Zeroes a random half in training calls; `seeded`: the same draw each call."""
+
+    def __init__(self, seeded=False, **kwargs):
+        super().__init__(**kwargs)
+        self.seeded = seeded
+        self.seed_generator = keras.random.SeedGenerator(1)
+
+    def call(self, x, training=None):
+        seed = 1 if self.seeded else self.seed_generator
+        dropped = keras.random.dropout(x, 0.5, seed=seed)
+        return dropped if training else x
+
+
+class RandomInInference(Dropped):
+    def call(self, x, training=None):
+        return keras.random.dropout(x, 0.5, seed=self.seed_generator)
+
+
+def test_inference_is_deterministic_or_fails(support):
+    support.assert_inference_is_deterministic(example(support, Dropped))
+    with pytest.raises(AssertionError):
+        support.assert_inference_is_deterministic(example(support, RandomInInference))
+
+
+def test_training_changes_the_output_or_fails(support):
+    support.assert_training_changes_the_output(example(support, Dropped))
+    with pytest.raises(AssertionError, match="ignores `training`"):
+        support.assert_training_changes_the_output(example(support, Dense3))
+
+
+def test_inference_follows_the_moved_state_or_fails(support):
+    support.assert_inference_follows_the_moved_state(example(support, RunningMax))
+    with pytest.raises(AssertionError, match="ignores the state"):
+        support.assert_inference_follows_the_moved_state(example(support, Dense3))
+
+
+def test_stated_outputs_with_stated_weights(support):
+    x = np.array([[1.0, 2.0, 3.0, 4.0]], "float32")
+    weights = {"kernel": np.ones((4, 3)).tolist()}
+    stated = [np.full((1, 3), 10.0)]
+    dense = example(support, Dense3)
+    support.assert_stated_outputs(dense, x, stated, 1e-6, weights=weights)
+    with pytest.raises(AssertionError):
+        support.assert_stated_outputs(dense, x, [np.full((1, 3), 10.1)], 1e-6, weights=weights)
+    with pytest.raises(AssertionError):  # one output stated, two returned
+        support.assert_stated_outputs(dense, x, [*stated, *stated], 1e-6, weights=weights)

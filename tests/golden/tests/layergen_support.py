@@ -1026,6 +1026,55 @@ def assert_float32_and_finite(layer, names):
         assert np.all(np.isfinite(numpy(weight))), name
 
 
+def assert_inference_is_deterministic(example):
+    """Two inference calls on the same inputs give the same outputs."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    first = example.call(layer, inputs, training=False)
+    second = example.call(layer, inputs, training=False)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(numpy(a), numpy(b))
+
+
+def assert_training_changes_the_output(example):
+    """A training call and an inference call on the same inputs differ."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    trained = example.call(layer, inputs, training=True)
+    inferred = example.call(layer, inputs, training=False)
+    assert any(
+        not np.allclose(numpy(a), numpy(b)) for a, b in zip(trained, inferred)
+    ), "the output ignores `training`"
+
+
+def assert_inference_follows_the_moved_state(example):
+    """Training calls move the state, and the inference output with it."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    first = example.call(layer, inputs, training=False)
+    for seed in (1, 2):
+        example.call(layer, example.make_inputs(seed), training=True)
+    moved = example.call(layer, inputs, training=False)
+    assert any(
+        not np.allclose(numpy(a), numpy(b)) for a, b in zip(first, moved)
+    ), "the inference output ignores the state that training moved"
+
+
+def assert_stated_outputs(
+    example, inputs, expected, atol, training=False, weights=None
+):
+    """The outputs of a call on `inputs` are the `expected` arrays, within `atol`;
+    `weights`: `{name: value}` the layer's weights are given first."""
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    for name, value in (weights or {}).items():
+        getattr(layer, name).assign(np.array(value))
+    outputs = example.call(layer, inputs, training=training)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(numpy(got), want, rtol=0, atol=atol)
+
+
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own
     result = model_parallel_report(sys.argv[1])
     Path(sys.argv[2]).write_text(json.dumps(result), encoding="utf-8")

@@ -135,12 +135,7 @@ def test_mixed_precision_matches_float32(policy):
 
 
 def test_inference_is_deterministic():
-    layer = make_layer()
-    inputs = make_inputs()
-    first = support.as_list(layer(inputs, training=False))
-    second = support.as_list(layer(inputs, training=False))
-    for a, b in zip(first, second):
-        np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
+    support.assert_inference_is_deterministic(EXAMPLE)
 
 
 def stated_inputs():
@@ -149,15 +144,9 @@ def stated_inputs():
 
 
 def test_inference_outputs_are_the_stated_values():
-    layer = make_layer()
-    inputs = stated_inputs()
-    layer(inputs)
-    for name, value in WEIGHTS.items():
-        getattr(layer, name).assign(np.array(value))
-    outputs = support.as_list(layer(inputs, training=False))
-    assert len(outputs) == len(EXPECTED)
-    for got, want in zip(outputs, EXPECTED):
-        np.testing.assert_allclose(support.numpy(got), want, rtol=0, atol=ATOL)
+    support.assert_stated_outputs(
+        EXAMPLE, stated_inputs(), EXPECTED, ATOL, training=False, weights=WEIGHTS
+    )
 
 
 def test_inference_outputs_match_the_numpy_reference():
