@@ -127,7 +127,8 @@ def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_pat
     result = layergen_in_process("generate", "layers", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     test_module = (tmp_path / "tests" / "test_scaler.py").read_text()
-    assert ('"the layer has no trainable weights"' in test_module) is asserted
+    asserted_call = "support.assert_fit_step_trains_every_weight(EXAMPLE)\n"
+    assert (asserted_call in test_module) is asserted
 
 
 def test_templates_write_values_with_the_literal_filter_and_old_templates_keep_pyrepr():

@@ -16,7 +16,10 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import keras
 import numpy as np
@@ -864,6 +867,273 @@ def fit_step(model, inputs, targets):
 
 def lists(arrays):
     return [numpy(a).tolist() for a in arrays]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A test module's layer and example inputs, as the checks below take them (as
+    Keras's `run_layer_test` takes a layer class, its arguments and an input shape).
+
+    `make_layer(**overrides)` makes the layer with the example's arguments and the same
+    initial weights each time; `make_inputs(seed)` the example inputs: one array, a list
+    of them, or a tuple for a layer that takes its inputs as arguments of their own.
+    `output_names`: the layer returns its outputs in a dict with these names.
+    """
+
+    make_layer: Callable[..., Any]
+    make_inputs: Callable[..., Any]
+    input_shapes: dict[str, tuple[int, ...]]
+    input_dtypes: dict[str, str]
+    output_names: tuple[str, ...] | None = None
+    separate: bool = False  # several inputs, each an argument of its own
+
+    def outputs(self, outputs):
+        """The outputs as a list, outputs by name in the declared order."""
+        if self.output_names is not None and isinstance(outputs, dict):
+            assert sorted(outputs) == sorted(self.output_names), list(outputs)
+            return [outputs[name] for name in self.output_names]
+        return as_list(outputs)
+
+    def call(self, layer, inputs, **kwargs):
+        """The outputs of `layer` called on `inputs`, as a list."""
+        return self.outputs(layer(*arguments(inputs), **kwargs))
+
+    def model(self, layer):
+        """A functional model around `layer`."""
+        return make_model(
+            layer, self.input_shapes, self.input_dtypes, separate=self.separate
+        )
+
+
+def assert_output_shapes(example, declared=None, declared_reads_layer=False):
+    """The output shapes of an eager call, of a symbolic one (batch size None) and the
+    ones Keras computes are the same, and the declared ones where `declared(*shapes)`
+    (or `declared(layer, *shapes)`) states them."""
+    layer = example.make_layer()
+    outputs = example.call(layer, example.make_inputs())
+    shapes = list(example.input_shapes.values())
+    eager = [tuple(out.shape) for out in outputs]
+    if example.output_names is not None:
+        symbolic = [
+            keras.Input(shape=shape[1:], dtype=example.input_dtypes[name])
+            for name, shape in example.input_shapes.items()
+        ]
+        given = tuple(symbolic) if example.separate else symbolic
+        called = example.call(
+            example.make_layer(), given if len(symbolic) > 1 else symbolic[0]
+        )
+        symbolic = [tuple(out.shape) for out in called]
+    else:
+        symbolic = [
+            tuple(out.shape) for out in example.model(example.make_layer()).outputs
+        ]
+    batchless = [(None, *shape[1:]) for shape in shapes]
+    if declared is not None:
+        first = [layer] if declared_reads_layer else []
+        assert eager == declared(*first, *shapes)
+        assert symbolic == declared(*first, *batchless)
+    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
+    # where it has none (as keras-hub's MixtralMoeExperts).
+    for given, expected in ((shapes, eager), (batchless, symbolic)):
+        tensors = [keras.KerasTensor(shape) for shape in given]
+        if len(tensors) == 1:
+            specs = layer.compute_output_spec(tensors[0])
+        elif example.separate:
+            specs = layer.compute_output_spec(*tensors)
+        else:
+            specs = layer.compute_output_spec(tensors)
+        if example.output_names is not None:
+            assert list(specs) == list(example.output_names)  # in the declared order
+        assert expected == [tuple(spec.shape) for spec in example.outputs(specs)]
+
+
+def assert_weights_match(
+    layer, declared, aggregations=None, exact_count=False, sublayers=()
+):
+    """The built layer's weights are the `declared` ones: `{name: (shape, trainable)}`,
+    or None for a weight the example's arguments leave out (None or never set, as
+    Keras's ReversibleEmbedding leaves a tied kernel). `aggregations`: `{name: how}`;
+    `exact_count`: the layer has no weights but these; `sublayers`: the attributes
+    holding declared sublayers, each of which `call` must build."""
+    made = {name: facts for name, facts in declared.items() if facts is not None}
+    for name in declared.keys() - made.keys():
+        assert getattr(layer, name, None) is None, name
+    for name, (shape, trainable) in made.items():
+        variable = getattr(layer, name)
+        assert tuple(variable.shape) == tuple(shape), name
+        assert variable.trainable == trainable, name
+    for name, aggregation in (aggregations or {}).items():
+        assert getattr(layer, name).aggregation == aggregation, name
+    if exact_count:
+        assert len(layer.weights) == len(made)
+        assert len(layer.trainable_weights) == sum(t for _, t in made.values())
+    else:
+        assert len(layer.weights) >= len(made)
+    for name in sublayers:
+        built = getattr(layer, name).built
+        assert built, f"sublayer {name} is never built: does `call` use it?"
+
+
+def assert_fit_step_trains_every_weight(example, has_trainable=True):
+    """One compiled `fit` step moves every trainable weight: a gradient reaches each.
+    `has_trainable`: the declaration says the layer has some (else, where it has none,
+    the test is skipped: the gradient test checks such a layer)."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    model, predicted = per_example_outputs(example.model(layer), inputs)
+    if not has_trainable and not layer.trainable_weights:
+        pytest.skip("no trainable weights: the gradient test checks the layer instead")
+    targets = random_targets(example.outputs(predicted))
+    optimizer = keras.optimizers.SGD(learning_rate=0.1)
+    loss = "mse"
+    if example.output_names is not None:  # one loss per output, by name
+        loss = {name: "mse" for name in example.output_names}
+    model.compile(optimizer=optimizer, loss=loss, jit_compile=JIT_COMPILE)
+    before = [numpy(w) for w in layer.trainable_weights]
+    if has_trainable:
+        assert before, "the layer has no trainable weights"
+    if example.output_names is not None:
+        targets = dict(zip(example.output_names, targets))
+    else:
+        targets = targets if len(targets) > 1 else targets[0]
+    history = model.fit(inputs, targets, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    for weight, old in zip(layer.trainable_weights, before):
+        message = f"no gradient reaches weight {weight.path}"
+        assert np.any(numpy(weight) != old), message
+
+
+def assert_mixed_precision_matches_float32(
+    example, policy, policy_sublayers=(), discrete=None
+):
+    """Under the mixed precision `policy` the layer computes in its compute dtype, keeps
+    float32 weights, and its outputs are as close to float32's as rounding explains.
+    `policy_sublayers`: attributes holding sublayers given the layer's dtype policy
+    (one left on float32 is nearer the float32 reference: its policy shows it);
+    `discrete`: an op of the layer that makes discrete choices, which rounding may flip
+    for some elements."""
+    inputs = example.make_inputs()
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    mixed = example.make_layer(dtype=policy)
+    mixed(*arguments(inputs))
+    mixed.set_weights(layer.get_weights())
+    outputs = example.call(mixed, inputs, training=False)
+    trained = example.call(mixed, inputs, training=True)
+    for out in outputs + trained:
+        if is_float(out):
+            assert keras.backend.standardize_dtype(out.dtype) == mixed.compute_dtype
+    for weight in mixed.weights:
+        if is_float(weight):
+            dtype = keras.backend.standardize_dtype(weight.dtype)
+            assert dtype == "float32", weight.path
+            assert np.all(np.isfinite(numpy(weight))), weight.path
+    for name in policy_sublayers:
+        assert getattr(mixed, name).dtype_policy.name == mixed.dtype_policy.name, name
+    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
+    rounded_inputs = rounded(inputs, mixed.compute_dtype)
+    reference = example.call(layer, rounded_inputs, training=False)
+    spread = rounding_spread(layer, rounded_inputs, policy, example.outputs)
+    assert_close_to_float32(
+        outputs, reference, spread, policy, discrete=discrete is not None
+    )
+
+
+def assert_declared_losses(
+    layer, inputs, inference_losses=0, expected=None, count=None
+):
+    """An inference call on `inputs` adds `inference_losses` losses, a training call
+    the declared ones: `expected()` computes their values after that call; where they
+    read values `call` computes, only their `count` is known, and each must be finite.
+    """
+    layer(*arguments(inputs), training=False)
+    assert len(layer.losses) == inference_losses, "losses of an inference call"
+    layer(*arguments(inputs), training=True)
+    if expected is None:
+        assert len(layer.losses) == count
+        for loss in layer.losses:
+            assert np.all(np.isfinite(numpy(loss)))
+        return
+    expected = expected()
+    assert len(layer.losses) == len(expected)
+    for actual, want in zip(layer.losses, expected):
+        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
+
+
+def assert_state_updates(layer, batches, state, expected):
+    """On each of `batches` an inference call leaves the `state` weights (names) alone,
+    and a training call moves them to `expected(inputs, before)`: `{name: value}`
+    computed from the inputs and the state `before` the call (`{name: array}`)."""
+    for inputs in batches:
+        before = {name: numpy(getattr(layer, name)) for name in state}
+        layer(*arguments(inputs), training=False)
+        for name, value in before.items():
+            message = f"an inference call changed {name}"
+            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
+        want = {name: numpy(value) for name, value in expected(inputs, before).items()}
+        layer(*arguments(inputs), training=True)
+        for name, value in want.items():
+            np.testing.assert_allclose(
+                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
+            )
+
+
+def assert_float32_and_finite(layer, names):
+    """The named weights (a mixed precision layer's state) are finite float32."""
+    for name in names:
+        weight = getattr(layer, name)
+        assert keras.backend.standardize_dtype(weight.dtype) == "float32", name
+        assert np.all(np.isfinite(numpy(weight))), name
+
+
+def assert_inference_is_deterministic(example):
+    """Two inference calls on the same inputs give the same outputs."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    first = example.call(layer, inputs, training=False)
+    second = example.call(layer, inputs, training=False)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(numpy(a), numpy(b))
+
+
+def assert_training_changes_the_output(example):
+    """A training call and an inference call on the same inputs differ."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    trained = example.call(layer, inputs, training=True)
+    inferred = example.call(layer, inputs, training=False)
+    assert any(
+        not np.allclose(numpy(a), numpy(b)) for a, b in zip(trained, inferred)
+    ), "the output ignores `training`"
+
+
+def assert_inference_follows_the_moved_state(example):
+    """Training calls move the state, and the inference output with it."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    first = example.call(layer, inputs, training=False)
+    for seed in (1, 2):
+        example.call(layer, example.make_inputs(seed), training=True)
+    moved = example.call(layer, inputs, training=False)
+    assert any(
+        not np.allclose(numpy(a), numpy(b)) for a, b in zip(first, moved)
+    ), "the inference output ignores the state that training moved"
+
+
+def assert_stated_outputs(
+    example, inputs, expected, atol, training=False, weights=None
+):
+    """The outputs of a call on `inputs` are the `expected` arrays, within `atol`;
+    `weights`: `{name: value}` the layer's weights are given first."""
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    for name, value in (weights or {}).items():
+        getattr(layer, name).assign(np.array(value))
+    outputs = example.call(layer, inputs, training=training)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(numpy(got), want, rtol=0, atol=atol)
 
 
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own

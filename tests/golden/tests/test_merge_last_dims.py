@@ -32,6 +32,10 @@ def make_model(layer):
     return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
 
 
+# The layer and its example, as the checks of the support module take them.
+EXAMPLE = support.Example(make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES)
+
+
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
     inputs = make_inputs()
@@ -45,29 +49,15 @@ def numpy_reference(x):
 
 
 def test_output_shapes_eager_symbolic_and_computed():
-    layer = make_layer()
-    outputs = support.as_list(layer(make_inputs()))
-    shapes = list(INPUT_SHAPES.values())
-    eager = [tuple(out.shape) for out in outputs]
-    symbolic = [tuple(out.shape) for out in make_model(make_layer()).outputs]
-    batchless = [(None, *shape[1:]) for shape in shapes]
-    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
-    # where it has none (as keras-hub's MixtralMoeExperts).
-    for given, expected in ((shapes, eager), (batchless, symbolic)):
-        specs = layer.compute_output_spec(keras.KerasTensor(given[0]))
-        assert expected == [tuple(spec.shape) for spec in support.as_list(specs)]
+    support.assert_output_shapes(EXAMPLE)
 
 
 def test_weights_match_declaration():
     layer = make_layer()
     layer(make_inputs())
+    # name: (shape, trainable), or None where the example's arguments leave it out
     declared = {}
-    for name, (shape, trainable) in declared.items():
-        variable = getattr(layer, name)
-        assert tuple(variable.shape) == tuple(shape), name
-        assert variable.trainable == trainable, name
-    assert len(layer.weights) == len(declared)
-    assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
+    support.assert_weights_match(layer, declared, exact_count=True)
 
 
 def test_base_layer_arguments_pass_through():
@@ -116,57 +106,17 @@ def test_save_and_load_without_custom_objects(tmp_path):
 
 
 def test_compiled_fit_step_trains_every_weight():
-    layer = make_layer()
-    inputs = make_inputs()
-    model = make_model(layer)
-    model, predicted = support.per_example_outputs(model, inputs)
-    if not layer.trainable_weights:
-        pytest.skip("no trainable weights: the gradient test checks the layer instead")
-    targets = support.random_targets(support.as_list(predicted))
-    optimizer = keras.optimizers.SGD(learning_rate=0.1)
-    model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
-    before = [support.numpy(w) for w in layer.trainable_weights]
-    targets = targets if len(targets) > 1 else targets[0]
-    history = model.fit(inputs, targets, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"][0])
-    for weight, old in zip(layer.trainable_weights, before):
-        message = f"no gradient reaches weight {weight.path}"
-        assert np.any(support.numpy(weight) != old), message
+    # No trainable weight is declared: the layer may have some (in sublayers) or none.
+    support.assert_fit_step_trains_every_weight(EXAMPLE, has_trainable=False)
 
 
 @pytest.mark.parametrize("policy", sorted(support.MIXED_PRECISION_EPS))
 def test_mixed_precision_matches_float32(policy):
-    inputs = make_inputs()
-    layer = make_layer()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    mixed = make_layer(dtype=policy)
-    mixed(inputs)
-    mixed.set_weights(layer.get_weights())
-    outputs = support.as_list(mixed(inputs, training=False))
-    trained = support.as_list(mixed(inputs, training=True))
-    for out in outputs + trained:
-        if support.is_float(out):
-            assert keras.backend.standardize_dtype(out.dtype) == mixed.compute_dtype
-    for weight in mixed.weights:
-        if support.is_float(weight):
-            dtype = keras.backend.standardize_dtype(weight.dtype)
-            assert dtype == "float32", weight.path
-            assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
-    rounded = support.rounded(inputs, mixed.compute_dtype)
-    reference = support.as_list(layer(rounded, training=False))
-    spread = support.rounding_spread(layer, rounded, policy)
-    support.assert_close_to_float32(outputs, reference, spread, policy)
+    support.assert_mixed_precision_matches_float32(EXAMPLE, policy)
 
 
 def test_inference_is_deterministic():
-    layer = make_layer()
-    inputs = make_inputs()
-    first = support.as_list(layer(inputs, training=False))
-    second = support.as_list(layer(inputs, training=False))
-    for a, b in zip(first, second):
-        np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
+    support.assert_inference_is_deterministic(EXAMPLE)
 
 
 def test_inference_outputs_match_the_numpy_reference():

@@ -32,6 +32,10 @@ def make_model(layer):
     return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
 
 
+# The layer and its example, as the checks of the support module take them.
+EXAMPLE = support.Example(make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES)
+
+
 def declared_output_shapes(x_shape):
     return [tuple(x_shape)]
 
@@ -50,33 +54,18 @@ def golden_run(layer):
 
 
 def test_output_shapes_eager_symbolic_and_computed():
-    layer = make_layer()
-    outputs = support.as_list(layer(make_inputs()))
-    shapes = list(INPUT_SHAPES.values())
-    eager = [tuple(out.shape) for out in outputs]
-    symbolic = [tuple(out.shape) for out in make_model(make_layer()).outputs]
-    batchless = [(None, *shape[1:]) for shape in shapes]
-    assert eager == declared_output_shapes(*shapes)
-    assert symbolic == declared_output_shapes(*batchless)
-    # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
-    # where it has none (as keras-hub's MixtralMoeExperts).
-    for given, expected in ((shapes, eager), (batchless, symbolic)):
-        specs = layer.compute_output_spec(keras.KerasTensor(given[0]))
-        assert expected == [tuple(spec.shape) for spec in support.as_list(specs)]
+    support.assert_output_shapes(EXAMPLE, declared_output_shapes)
 
 
 def test_weights_match_declaration():
     layer = make_layer()
     layer(make_inputs())
     (x_shape,) = INPUT_SHAPES.values()
-    declared = {}
-    declared["moving_mean"] = ((x_shape[-1],), False)
-    for name, (shape, trainable) in declared.items():
-        variable = getattr(layer, name)
-        assert tuple(variable.shape) == tuple(shape), name
-        assert variable.trainable == trainable, name
-    assert len(layer.weights) == len(declared)
-    assert len(layer.trainable_weights) == sum(t for _, t in declared.values())
+    # name: (shape, trainable), or None where the example's arguments leave it out
+    declared = {
+        "moving_mean": ((x_shape[-1],), False),
+    }
+    support.assert_weights_match(layer, declared, exact_count=True)
 
 
 def test_each_weight_the_inference_reads_changes_its_output():
@@ -135,105 +124,46 @@ def test_save_and_load_without_custom_objects(tmp_path):
 
 
 def test_compiled_fit_step_trains_every_weight():
-    layer = make_layer()
-    inputs = make_inputs()
-    model = make_model(layer)
-    model, predicted = support.per_example_outputs(model, inputs)
-    if not layer.trainable_weights:
-        pytest.skip("no trainable weights: the gradient test checks the layer instead")
-    targets = support.random_targets(support.as_list(predicted))
-    optimizer = keras.optimizers.SGD(learning_rate=0.1)
-    model.compile(optimizer=optimizer, loss="mse", jit_compile=support.JIT_COMPILE)
-    before = [support.numpy(w) for w in layer.trainable_weights]
-    targets = targets if len(targets) > 1 else targets[0]
-    history = model.fit(inputs, targets, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"][0])
-    for weight, old in zip(layer.trainable_weights, before):
-        message = f"no gradient reaches weight {weight.path}"
-        assert np.any(support.numpy(weight) != old), message
+    # No trainable weight is declared: the layer may have some (in sublayers) or none.
+    support.assert_fit_step_trains_every_weight(EXAMPLE, has_trainable=False)
 
 
 @pytest.mark.parametrize("policy", sorted(support.MIXED_PRECISION_EPS))
 def test_mixed_precision_matches_float32(policy):
-    inputs = make_inputs()
-    layer = make_layer()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    mixed = make_layer(dtype=policy)
-    mixed(inputs)
-    mixed.set_weights(layer.get_weights())
-    outputs = support.as_list(mixed(inputs, training=False))
-    trained = support.as_list(mixed(inputs, training=True))
-    for out in outputs + trained:
-        if support.is_float(out):
-            assert keras.backend.standardize_dtype(out.dtype) == mixed.compute_dtype
-    for weight in mixed.weights:
-        if support.is_float(weight):
-            dtype = keras.backend.standardize_dtype(weight.dtype)
-            assert dtype == "float32", weight.path
-            assert np.all(np.isfinite(support.numpy(weight))), weight.path
-    # float32 from what the mixed layer computes from: the inputs rounded to its dtype
-    rounded = support.rounded(inputs, mixed.compute_dtype)
-    reference = support.as_list(layer(rounded, training=False))
-    spread = support.rounding_spread(layer, rounded, policy)
-    support.assert_close_to_float32(outputs, reference, spread, policy)
+    support.assert_mixed_precision_matches_float32(EXAMPLE, policy)
 
 
 def test_inference_is_deterministic():
-    layer = make_layer()
-    inputs = make_inputs()
-    first = support.as_list(layer(inputs, training=False))
-    second = support.as_list(layer(inputs, training=False))
-    for a, b in zip(first, second):
-        np.testing.assert_array_equal(support.numpy(a), support.numpy(b))
+    support.assert_inference_is_deterministic(EXAMPLE)
 
 
 def test_state_updates_follow_their_formulas_from_a_moved_state():
     layer = make_layer()
     layer(make_inputs())
     support.set_seeded_weights(layer)  # the state starts away from its initial value
-    for inputs in (make_inputs(1), make_inputs(2), make_inputs(3)):
+
+    def expected_state(inputs, before):
+        """The state a training call on `inputs` moves `before` to, as declared."""
         x = inputs
-        before = {
-            "moving_mean": support.numpy(layer.moving_mean),
+        return {
+            "moving_mean": ARGS["momentum"]
+            * ops.convert_to_tensor(before["moving_mean"])
+            + (1.0 - ARGS["momentum"]) * ops.mean(x, axis=0),
         }
-        layer(inputs, training=False)
-        for name, value in before.items():
-            message = f"an inference call changed {name}"
-            np.testing.assert_array_equal(
-                support.numpy(getattr(layer, name)), value, message
-            )
-        expected = {
-            "moving_mean": support.numpy(
-                ARGS["momentum"] * ops.convert_to_tensor(before["moving_mean"])
-                + (1.0 - ARGS["momentum"]) * ops.mean(x, axis=0)
-            ),
-        }
-        layer(inputs, training=True)
-        for name, value in expected.items():
-            np.testing.assert_allclose(
-                support.numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
-            )
+
+    batches = [make_inputs(1), make_inputs(2), make_inputs(3)]
+    state = ["moving_mean"]
+    support.assert_state_updates(layer, batches, state, expected_state)
 
 
 def test_inference_follows_the_state_that_training_moved():
-    layer = make_layer()
-    inputs = make_inputs()
-    first = support.as_list(layer(inputs, training=False))
-    for seed in (1, 2):
-        layer(make_inputs(seed), training=True)
-    moved = support.as_list(layer(inputs, training=False))
-    assert any(
-        not np.allclose(support.numpy(a), support.numpy(b))
-        for a, b in zip(first, moved)
-    ), "the inference output ignores the state that training moved"
+    support.assert_inference_follows_the_moved_state(EXAMPLE)
 
 
 def test_state_stays_float32_under_mixed_precision():
     layer = make_layer(dtype="mixed_float16")
     layer(make_inputs(), training=True)
-    assert keras.backend.standardize_dtype(layer.moving_mean.dtype) == "float32"
-    assert np.all(np.isfinite(support.numpy(layer.moving_mean)))
+    support.assert_float32_and_finite(layer, ["moving_mean"])
 
 
 def test_gradients_match_finite_differences():

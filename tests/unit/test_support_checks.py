@@ -1,0 +1,395 @@
+"""The checks of the generated tests' support module (`layergen/templates/support.py.j2`),
+called directly with data, as a generated test calls them (issue 38): each passes on a
+layer that does what it is told and fails on one with the bug it is there to catch."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from layergen.render.support import support_files
+
+
+@pytest.fixture(scope="module")
+def support(tmp_path_factory):
+    """The support module as `layergen generate` writes it, imported."""
+    folder = tmp_path_factory.mktemp("tests")
+    ((path, text),) = support_files(folder).items()
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("layergen_support_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+def example(support, layer_class, shapes=None, **fields):
+    """An Example of `layer_class()` on float inputs of `shapes` (one input `x` of (2, 4))."""
+    shapes = shapes or {"x": (2, 4)}
+    dtypes = {name: "float32" for name in shapes}
+
+    def make_layer(**overrides):
+        keras.utils.set_random_seed(0)
+        return layer_class(**overrides)
+
+    def make_inputs(seed=0):
+        arrays = support.make_inputs(shapes, dtypes, None, seed)
+        if len(arrays) == 1:
+            return arrays[0]
+        return tuple(arrays) if fields.get("separate") else arrays
+
+    return support.Example(make_layer, make_inputs, shapes, dtypes, **fields)
+
+
+class Dense3(keras.layers.Layer):
+    """Three units, no bias; `compute_output_shape` as declared."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 3))
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel)
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape[:-1], 3)
+
+
+class WrongComputedShape(Dense3):
+    def compute_output_shape(self, input_shape):
+        return (*input_shape[:-1], 4)
+
+
+class Concat(keras.layers.Layer):
+    """Two inputs, each an argument of its own."""
+
+    def call(self, a, b):
+        return ops.concatenate([a, b], axis=-1)
+
+
+class Named(keras.layers.Layer):
+    """Outputs by name, `b` declared first."""
+
+    def call(self, x):
+        return {"b": x * 2.0, "a": x[:, :1]}
+
+    def compute_output_shape(self, input_shape):
+        return {"b": tuple(input_shape), "a": (input_shape[0], 1)}
+
+
+def test_output_shapes_pass_as_declared(support):
+    support.assert_output_shapes(example(support, Dense3), lambda x: [(*x[:-1], 3)])
+
+
+def test_output_shapes_fail_where_the_declaration_says_otherwise(support):
+    with pytest.raises(AssertionError):
+        support.assert_output_shapes(example(support, Dense3), lambda x: [(x[0], 4)])
+
+
+def test_output_shapes_fail_where_keras_computes_others(support):
+    with pytest.raises(AssertionError):
+        support.assert_output_shapes(example(support, WrongComputedShape))
+
+
+def test_output_shapes_call_separate_inputs_as_arguments(support):
+    shapes = {"a": (2, 3), "b": (2, 5)}
+    concat = example(support, Concat, shapes, separate=True)
+    support.assert_output_shapes(concat, lambda a, b: [(*a[:-1], a[-1] + b[-1])])
+    with pytest.raises(AssertionError):
+        support.assert_output_shapes(concat, lambda a, b: [tuple(a)])
+
+
+def test_output_shapes_by_name_in_the_declared_order(support):
+    named = example(support, Named, output_names=("b", "a"))
+    support.assert_output_shapes(named, lambda x: [tuple(x), (x[0], 1)])
+    with pytest.raises(AssertionError):  # the shapes in the other order
+        support.assert_output_shapes(named, lambda x: [(x[0], 1), tuple(x)])
+
+
+def test_declared_shapes_that_read_the_layer_are_given_it(support):
+    def declared(layer, x):
+        assert isinstance(layer, Dense3)
+        return [(*x[:-1], 3)]
+
+    support.assert_output_shapes(example(support, Dense3), declared, declared_reads_layer=True)
+
+
+def test_an_example_lists_outputs_by_name_and_refuses_other_names(support):
+    named = example(support, Named, output_names=("b", "a"))
+    assert named.outputs({"a": 1, "b": 2}) == [2, 1]
+    with pytest.raises(AssertionError):
+        named.outputs({"a": 1, "c": 2})
+    assert np.shape(named.call(Dense3(), np.ones((2, 4), "float32"))[0]) == (2, 3)
+
+
+class Scaled(keras.layers.Layer):
+    """A kernel, a bias left out when `use_bias` is false, and a count kept as state."""
+
+    def __init__(self, use_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.use_bias = use_bias
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 3))
+        self.bias = self.add_weight(shape=(3,)) if self.use_bias else None
+        self.count = self.add_weight(shape=(), trainable=False, aggregation="sum")
+
+    def call(self, x):
+        y = ops.matmul(x, self.kernel)
+        return y + self.bias if self.use_bias else y
+
+
+def built_scaled(use_bias=True):
+    layer = Scaled(use_bias)
+    layer(np.ones((2, 4), "float32"))
+    return layer
+
+
+class WithUnusedSublayer(Scaled):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = keras.layers.Dense(2)  # `call` never uses it
+
+
+SCALED = {"kernel": ((4, 3), True), "bias": ((3,), True), "count": ((), False)}
+
+
+def test_weights_match_as_declared(support):
+    support.assert_weights_match(
+        built_scaled(), SCALED, aggregations={"count": "sum"}, exact_count=True
+    )
+    support.assert_weights_match(built_scaled(False), {**SCALED, "bias": None}, exact_count=True)
+
+
+@pytest.mark.parametrize(
+    "declared, options",
+    [
+        ({**SCALED, "kernel": ((3, 4), True)}, {}),  # another shape
+        ({**SCALED, "count": ((), True)}, {}),  # trainable state
+        ({**SCALED, "bias": None}, {}),  # made where the arguments leave it out
+        ({"kernel": SCALED["kernel"]}, {"exact_count": True}),  # an undeclared weight
+        (SCALED, {"aggregations": {"count": "mean"}}),
+        (SCALED, {"sublayers": ["inner"]}),  # a sublayer never built
+    ],
+)
+def test_weights_fail_where_the_layer_differs(support, declared, options):
+    layer = WithUnusedSublayer()
+    layer(np.ones((2, 4), "float32"))
+    with pytest.raises(AssertionError):
+        support.assert_weights_match(layer, declared, **options)
+
+
+class LeftOutBias(Scaled):
+    """The bias is made and never used: no gradient reaches it."""
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel)
+
+
+class NoWeights(keras.layers.Layer):
+    def call(self, x):
+        return x * 2.0
+
+
+def test_a_fit_step_trains_every_weight(support):
+    support.assert_fit_step_trains_every_weight(example(support, Scaled))
+
+
+def test_a_fit_step_fails_where_a_weight_gets_no_gradient(support):
+    with pytest.raises(AssertionError, match="no gradient reaches weight"):
+        support.assert_fit_step_trains_every_weight(example(support, LeftOutBias))
+
+
+def test_a_fit_step_without_trainable_weights_fails_or_skips_as_declared(support):
+    with pytest.raises(AssertionError, match="no trainable weights"):
+        support.assert_fit_step_trains_every_weight(example(support, NoWeights))
+    with pytest.raises(pytest.skip.Exception):
+        support.assert_fit_step_trains_every_weight(
+            example(support, NoWeights), has_trainable=False
+        )
+
+
+class Float32Output(Scaled):
+    """Computes in float32 whatever its policy: the output is not in the compute dtype."""
+
+    def call(self, x):
+        return ops.matmul(ops.cast(x, "float32"), ops.cast(self.kernel, "float32"))
+
+
+class Overflowing(Scaled):
+    """Squares its outputs twice: float16 overflows where float32 does not."""
+
+    def call(self, x):
+        y = ops.matmul(x, self.kernel) * 100.0
+        return y * y * y
+
+
+class KeepsSublayerOnFloat32(Scaled):
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.inner = keras.layers.Dense(3, dtype="float32")  # not the layer's policy
+        self.inner.build(input_shape)
+
+    def call(self, x):
+        return ops.cast(self.inner(x), self.compute_dtype) + super().call(x)
+
+
+@pytest.mark.parametrize("policy", ["mixed_float16", "mixed_bfloat16"])
+def test_mixed_precision_matches_float32_as_declared(support, policy):
+    support.assert_mixed_precision_matches_float32(example(support, Scaled), policy)
+
+
+@pytest.mark.parametrize(
+    "layer_class, options",
+    [
+        (Float32Output, {}),
+        (Overflowing, {}),
+        (KeepsSublayerOnFloat32, {"policy_sublayers": ["inner"]}),
+    ],
+)
+def test_mixed_precision_fails_where_the_layer_breaks_it(support, layer_class, options):
+    with pytest.raises(AssertionError):
+        support.assert_mixed_precision_matches_float32(
+            example(support, layer_class), "mixed_float16", **options
+        )
+
+
+class ActivityLoss(keras.layers.Layer):
+    """`factor * mean(x^2)` as a loss of training calls, and `mean(|x|)` of every call."""
+
+    def __init__(self, factor=0.5, sign=1.0, always=True, **kwargs):
+        super().__init__(**kwargs)
+        self.factor, self.sign, self.always = factor, sign, always
+
+    def call(self, x, training=None):
+        if self.always:
+            self.add_loss(ops.mean(ops.abs(x)))
+        if training:
+            self.add_loss(self.factor * ops.mean(ops.square(x)) * self.sign)
+        return x
+
+
+def expected_losses(x):
+    return lambda: [ops.mean(ops.abs(x)), 0.5 * ops.mean(ops.square(x))]
+
+
+def test_losses_as_declared(support):
+    x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
+    support.assert_declared_losses(ActivityLoss(), x, 1, expected=expected_losses(x))
+    support.assert_declared_losses(ActivityLoss(), x, 1, count=2)
+
+
+@pytest.mark.parametrize(
+    "layer, inference_losses",
+    [
+        (ActivityLoss(sign=-1.0), 1),  # a sign flipped
+        (ActivityLoss(always=False), 0),  # a loss left out
+        (ActivityLoss(), 0),  # a loss added by inference calls too
+    ],
+)
+def test_losses_fail_where_the_layer_differs(support, layer, inference_losses):
+    x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
+    with pytest.raises(AssertionError):
+        support.assert_declared_losses(layer, x, inference_losses, expected=expected_losses(x))
+
+
+class RunningMax(keras.layers.Layer):
+    """`moving_max = max(moving_max, max |x|)` in training calls."""
+
+    def __init__(self, bug=None, **kwargs):
+        super().__init__(**kwargs)
+        self.bug = bug
+
+    def build(self, input_shape):
+        self.moving_max = self.add_weight(shape=(), initializer="ones", trainable=False)
+
+    def call(self, x, training=None):
+        if training or self.bug == "updated in inference":
+            new = ops.maximum(self.moving_max, ops.max(ops.abs(x)))
+            self.moving_max.assign(new if self.bug != "min" else ops.minimum(new, 1.0))
+        return x * self.moving_max
+
+
+def expected_state(inputs, before):
+    return {"moving_max": np.maximum(before["moving_max"], np.max(np.abs(inputs)))}
+
+
+def batches():
+    return [np.full((2, 4), value, "float32") for value in (0.5, 2.0, -3.0)]
+
+
+def test_state_updates_as_declared(support):
+    layer = RunningMax()
+    layer(batches()[0])
+    support.assert_state_updates(layer, batches(), ["moving_max"], expected_state)
+
+
+@pytest.mark.parametrize("bug", ["min", "updated in inference"])
+def test_state_updates_fail_where_the_layer_differs(support, bug):
+    layer = RunningMax(bug)
+    layer(batches()[0])
+    with pytest.raises(AssertionError):
+        support.assert_state_updates(layer, batches(), ["moving_max"], expected_state)
+
+
+def test_state_must_stay_float32_and_finite(support):
+    layer = RunningMax(dtype="mixed_float16")
+    layer(batches()[0], training=True)
+    support.assert_float32_and_finite(layer, ["moving_max"])
+    layer.moving_max.assign(np.inf)
+    with pytest.raises(AssertionError):
+        support.assert_float32_and_finite(layer, ["moving_max"])
+
+
+class Dropped(keras.layers.Layer):
+    """Zeroes a random half in training calls; `seeded`: the same draw each call."""
+
+    def __init__(self, seeded=False, **kwargs):
+        super().__init__(**kwargs)
+        self.seeded = seeded
+        self.seed_generator = keras.random.SeedGenerator(1)
+
+    def call(self, x, training=None):
+        seed = 1 if self.seeded else self.seed_generator
+        dropped = keras.random.dropout(x, 0.5, seed=seed)
+        return dropped if training else x
+
+
+class RandomInInference(Dropped):
+    def call(self, x, training=None):
+        return keras.random.dropout(x, 0.5, seed=self.seed_generator)
+
+
+def test_inference_is_deterministic_or_fails(support):
+    support.assert_inference_is_deterministic(example(support, Dropped))
+    with pytest.raises(AssertionError):
+        support.assert_inference_is_deterministic(example(support, RandomInInference))
+
+
+def test_training_changes_the_output_or_fails(support):
+    support.assert_training_changes_the_output(example(support, Dropped))
+    with pytest.raises(AssertionError, match="ignores `training`"):
+        support.assert_training_changes_the_output(example(support, Dense3))
+
+
+def test_inference_follows_the_moved_state_or_fails(support):
+    support.assert_inference_follows_the_moved_state(example(support, RunningMax))
+    with pytest.raises(AssertionError, match="ignores the state"):
+        support.assert_inference_follows_the_moved_state(example(support, Dense3))
+
+
+def test_stated_outputs_with_stated_weights(support):
+    x = np.array([[1.0, 2.0, 3.0, 4.0]], "float32")
+    weights = {"kernel": np.ones((4, 3)).tolist()}
+    stated = [np.full((1, 3), 10.0)]
+    dense = example(support, Dense3)
+    support.assert_stated_outputs(dense, x, stated, 1e-6, weights=weights)
+    with pytest.raises(AssertionError):
+        support.assert_stated_outputs(dense, x, [np.full((1, 3), 10.1)], 1e-6, weights=weights)
+    with pytest.raises(AssertionError):  # one output stated, two returned
+        support.assert_stated_outputs(dense, x, [*stated, *stated], 1e-6, weights=weights)
