@@ -5,8 +5,9 @@ activations went unchecked."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,14 +71,17 @@ def test_an_unknown_name_in_the_reference_is_still_located():
 
 
 @pytest.fixture(scope="module")
-def support():
+def support(tmp_path_factory):
     """The generated support module, imported."""
-    (text,) = support_files(Path("tests")).values()
-    namespace: dict = {"__name__": "layergen_support"}
-    exec(compile(text, "layergen_support.py", "exec"), namespace)
-    return type(
-        "Support", (), {k: staticmethod(v) if callable(v) else v for k, v in namespace.items()}
-    )
+    folder = tmp_path_factory.mktemp("tests")
+    ((path, text),) = support_files(folder).items()
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("layergen_support_for_references", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
 
 
 def test_sublayer_weights_follow_the_paths_inside_the_sublayer(support):
