@@ -33,6 +33,7 @@ INPUT = frozenset(
         "computed",
         "declared",
         "expected",
+        "expected_losses",
         "first",
         "getattr",
         "layer",
@@ -115,6 +116,7 @@ TEST_MODULE = MODULE | frozenset(
     [
         "ARGS",
         "CALL_ARGS",
+        "EXAMPLE",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
         "LAYOUTS",

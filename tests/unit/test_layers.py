@@ -28,6 +28,7 @@ STAGES = [
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
     [
         "targets",
+        "renames",  # which gone declaration a new one was (rename following)
         "claims",
         "inputs",
         "render_many",
