@@ -115,6 +115,7 @@ TEST_MODULE = MODULE | frozenset(
     [
         "ARGS",
         "CALL_ARGS",
+        "CALL_CASES",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
         "LAYOUTS",
@@ -147,6 +148,7 @@ TEST_MODULE = MODULE | frozenset(
         "make_data",
         "make_inputs",
         "make_call_args",
+        "make_call_cases",
         "make_layer",
         "make_model",
         "make_object",
