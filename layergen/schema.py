@@ -170,6 +170,14 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Example", "input_dtype"): "The test input's dtype, or input name -> dtype.",
     (
         "Example",
+        "call_cases",
+    ): "Calls with keyword arguments on inputs of their own (`args`, `input_shape`, `input_dtype`, `input_range`).",
+    ("CallCase", "args"): "Keyword input name -> its value in this call.",
+    ("CallCase", "input_shape"): "This call's input shape (else the example's).",
+    ("CallCase", "input_dtype"): "This call's input dtype (else the example's).",
+    ("CallCase", "input_range"): "[low, high] of this call's input values (else the example's).",
+    (
+        "Example",
         "input_range",
     ): "[low, high] of the test inputs' values: integers, or floats drawn uniformly.",
     (

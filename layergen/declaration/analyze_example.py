@@ -84,77 +84,18 @@ class ExampleChecks:
                         f"add `{name}` to `example.params`",
                         key=True,
                     )
-        tensors = self.result.inputs  # what example shapes and dtypes are given for
-        self._check_call_args()
-        shapes = example.input_shape
-        if isinstance(shapes, dict):
-            for name in shapes:
-                if name not in tensors:
-                    self.error(
-                        ("example", "input_shape", name),
-                        "unknown-input",
-                        f"`{name}` is not an input",
-                        did_you_mean(name, tensors),
-                        key=True,
-                    )
-            for name in self.result.inputs:
-                if self.kind == "layer" and name not in shapes:
-                    self.error(
-                        ("example", "input_shape"),
-                        "missing-example",
-                        f"the example gives no shape for input `{name}`",
-                    )
-        elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
-            self.error(
-                ("example", "input_shape"),
-                "bad-example",
-                "a layer with several inputs needs `input_shape` as a mapping per input",
-            )
-        for name, shape in (
-            shapes.items()
-            if isinstance(shapes, dict)
-            else [(None, shapes)] if shapes is not None else []
-        ):
-            loc = ("example", "input_shape") + ((name,) if name is not None else ())
-            if (
-                len(shape) > MAX_RANK
-                or any(d < 1 for d in shape)
-                or math.prod(shape) > MAX_EXAMPLE_SIZE
-            ):
+        self._check_call_args(example.call_args, ("example", "call_args"))
+        self._check_example_inputs(
+            ("example",), example.input_shape, example.input_dtype, example.input_range
+        )
+        for index, case in enumerate(example.call_cases):
+            loc = ("example", "call_cases", index)
+            self._check_call_args(case.args, loc + ("args",))
+            if not case.args:
                 self.error(
-                    loc,
-                    "bad-example",
-                    f"an example shape has at most {MAX_RANK} dims, each at least 1, and at most {MAX_EXAMPLE_SIZE} elements: {shape}",
+                    loc, "bad-example", "a call case gives `args`: the keyword arguments it passes"
                 )
-        dtypes = example.input_dtype
-        for name, dtype in (
-            dtypes.items()
-            if isinstance(dtypes, dict)
-            else [(None, dtypes)] if dtypes is not None else []
-        ):
-            loc = ("example", "input_dtype") + ((name,) if name is not None else ())
-            if name is not None and name not in tensors:
-                self.error(
-                    loc,
-                    "unknown-input",
-                    f"`{name}` is not an input",
-                    did_you_mean(name, tensors),
-                    key=True,
-                )
-            if dtype not in DTYPES:
-                self.error(
-                    loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES)
-                )
-        if example.input_range is not None and len(example.input_range) != 2:
-            self.error(("example", "input_range"), "bad-example", "`input_range` is `[low, high]`")
-        elif (
-            example.input_range is not None and not example.input_range[0] < example.input_range[1]
-        ):
-            self.error(
-                ("example", "input_range"),
-                "bad-example",
-                "`input_range` is `[low, high]` with low below high",
-            )
+            self._check_example_inputs(loc, case.input_shape, case.input_dtype, case.input_range)
         reference, statistics = self._check_stated_numbers() if self.kind == "layer" else (None, ())
         if self.errors:  # the example fills in what it leaves out from a sound declaration
             return None
@@ -168,6 +109,77 @@ class ExampleChecks:
             reference=reference,
             statistics=statistics,
         )
+
+    def _check_example_inputs(self, prefix: tuple, input_shape, input_dtype, input_range) -> None:
+        """The inputs' `input_shape`, `input_dtype` and `input_range` under `prefix`."""
+        tensors = self.result.inputs
+        shapes = input_shape
+        if isinstance(shapes, dict):
+            for name in shapes:
+                if name not in tensors:
+                    self.error(
+                        (*prefix, "input_shape", name),
+                        "unknown-input",
+                        f"`{name}` is not an input",
+                        did_you_mean(name, tensors),
+                        key=True,
+                    )
+            for name in self.result.inputs:
+                if self.kind == "layer" and name not in shapes:
+                    self.error(
+                        (*prefix, "input_shape"),
+                        "missing-example",
+                        f"the example gives no shape for input `{name}`",
+                    )
+        elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
+            self.error(
+                (*prefix, "input_shape"),
+                "bad-example",
+                "a layer with several inputs needs `input_shape` as a mapping per input",
+            )
+        for name, shape in (
+            shapes.items()
+            if isinstance(shapes, dict)
+            else [(None, shapes)] if shapes is not None else []
+        ):
+            loc = (*prefix, "input_shape") + ((name,) if name is not None else ())
+            if (
+                len(shape) > MAX_RANK
+                or any(d < 1 for d in shape)
+                or math.prod(shape) > MAX_EXAMPLE_SIZE
+            ):
+                self.error(
+                    loc,
+                    "bad-example",
+                    f"an example shape has at most {MAX_RANK} dims, each at least 1, and at most {MAX_EXAMPLE_SIZE} elements: {shape}",
+                )
+        dtypes = input_dtype
+        for name, dtype in (
+            dtypes.items()
+            if isinstance(dtypes, dict)
+            else [(None, dtypes)] if dtypes is not None else []
+        ):
+            loc = (*prefix, "input_dtype") + ((name,) if name is not None else ())
+            if name is not None and name not in tensors:
+                self.error(
+                    loc,
+                    "unknown-input",
+                    f"`{name}` is not an input",
+                    did_you_mean(name, tensors),
+                    key=True,
+                )
+            if dtype not in DTYPES:
+                self.error(
+                    loc, "bad-dtype", f"unknown dtype `{dtype}`", did_you_mean(dtype, DTYPES)
+                )
+        if input_range is not None and len(input_range) != 2:
+            self.error((*prefix, "input_range"), "bad-example", "`input_range` is `[low, high]`")
+        elif input_range is not None and not input_range[0] < input_range[1]:
+            self.error(
+                (*prefix, "input_range"),
+                "bad-example",
+                "`input_range` is `[low, high]` with low below high",
+            )
 
     def _check_example_mask(self, name: str, value: Any, shape: tuple[int, ...]) -> None:
         """The example's value of a `masks` argument: over the leading axes of the input it

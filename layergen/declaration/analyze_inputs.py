@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..diagnostics import did_you_mean
 from .analyze_values import _array_shape, _null_hint, value_problem
 from .model import Input, Param
@@ -196,15 +198,16 @@ class InputChecks:
         tensors = [k for k, s in keywords.items() if s.type == "tensor" and k != name]
         return [*self.result.inputs, *tensors]
 
-    def _check_call_args(self) -> None:
-        """`example.call_args`: a value for keyword inputs (nested lists for a tensor)."""
+    def _check_call_args(self, args: dict[str, Any], prefix: tuple) -> None:
+        """`example.call_args` (or a call case's `args`): a value for keyword inputs
+        (nested lists for a tensor)."""
         keywords = self.result.keywords
-        for name, value in self.decl.example.call_args.items():
-            loc = ("example", "call_args", name)
+        for name, value in args.items():
+            loc = (*prefix, name)
             spec = keywords.get(name)
             if spec is None:
                 hint = did_you_mean(name, keywords) or (
-                    "`call_args` gives values to inputs that have a `default`"
+                    f"`{prefix[-1]}` gives values to inputs that have a `default`"
                 )
                 self.error(loc, "unknown-input", f"`{name}` is not a keyword input", hint, key=True)
             elif spec.type == "tensor":
@@ -215,7 +218,9 @@ class InputChecks:
                         "bad-example",
                         f"`{name}` is a tensor: give an array (nested lists of numbers or booleans)",
                     )
-                elif self.decl.inputs[name].masks in self._maskable(name):
+                elif prefix == ("example", "call_args") and self.decl.inputs[
+                    name
+                ].masks in self._maskable(name):
                     self._check_example_mask(name, value, shape)
             elif value is not None and (problem := value_problem(Param(type=spec.type), value)):
                 self.error(loc, "bad-example", f"example value of `{name}` {problem}")

@@ -178,6 +178,16 @@ class Statistic:
 
 
 @dataclass(frozen=True)
+class CallCase:
+    """A call with keyword arguments on inputs of its own; what it leaves out is the example's."""
+
+    args: dict[str, Any]  # values of keyword inputs (nested lists for a tensor)
+    input_shapes: dict[str, tuple[int, ...]]
+    input_dtypes: dict[str, str]  # of the inputs and of the keyword tensors in `args`
+    input_range: tuple[int | float, int | float] | None
+
+
+@dataclass(frozen=True)
 class Example:
     """What the generated tests and the docstring's example use."""
 
@@ -188,6 +198,7 @@ class Example:
     input_shapes: dict[str, tuple[int, ...]]
     input_dtypes: dict[str, str]
     call_args: dict[str, Any]  # values of keyword inputs (nested lists for a tensor)
+    call_cases: tuple[CallCase, ...]  # calls with keyword arguments on inputs of their own
     input_range: tuple[int | float, int | float] | None
     inputs: dict[str, Any] | None  # stated input values, by input
     weights: dict[str, Any]
@@ -451,27 +462,28 @@ def build_example(
         args["seed"] = 1337  # reproducible random tests
     args.update({k: v for k, v in given.items() if k not in params})  # base class arguments
 
-    shapes = example.input_shape
-    if isinstance(shapes, dict):
-        input_shapes = {i.name: tuple(shapes[i.name]) for i in inputs}
-    elif shapes is not None:
-        input_shapes = {inputs[0].name: tuple(shapes)}
-    else:
-        input_shapes = {
-            i.name: (2,) + (4,) * (max(i.rank or i.min_rank or 2, 1) - 1) for i in inputs
-        }
-    dtype = example.input_dtype
-    input_dtypes = {
-        i.name: (
-            dtype[i.name]
-            if isinstance(dtype, dict) and i.name in dtype
-            else dtype if isinstance(dtype, str) else i.dtype or "float32"
+    input_shapes, input_dtypes = _example_inputs(
+        inputs, keywords, example.input_shape, example.input_dtype, example.call_args
+    )
+    call_cases = []
+    for case in example.call_cases:
+        shapes, dtypes = _example_inputs(
+            inputs,
+            keywords,
+            case.input_shape or dict(input_shapes),
+            case.input_dtype or {n: input_dtypes[n] for n in input_shapes},
+            case.args,
         )
-        for i in inputs
-    }
-    for k in keywords:  # a tensor keyword's stated value: its declared dtype
-        if k.type == "tensor" and k.name in example.call_args:
-            input_dtypes[k.name] = k.dtype or "float32"
+        given_range = case.input_range or example.input_range
+        call_cases.append(
+            CallCase(
+                args=dict(case.args),
+                input_shapes=shapes,
+                input_dtypes=dtypes,
+                input_range=tuple(given_range) if given_range is not None else None,
+            )
+        )
+    shapes = example.input_shape
     stated = example.inputs
     if stated is not None and len(inputs) == 1:
         stated = {inputs[0].name: stated}
@@ -483,6 +495,7 @@ def build_example(
         input_shapes=input_shapes,
         input_dtypes=input_dtypes,
         call_args=dict(example.call_args),
+        call_cases=tuple(call_cases),
         input_range=tuple(example.input_range) if example.input_range is not None else None,
         inputs=stated,
         weights=dict(example.weights),
@@ -492,3 +505,28 @@ def build_example(
         atol=example.atol,
         statistics=statistics,
     )
+
+
+def _example_inputs(inputs, keywords, shapes, dtype, call_args):
+    """The example shape and dtype of each input (a keyword tensor given a value in
+    `call_args` takes its declared dtype), filling in what `shapes` and `dtype` leave out."""
+    if isinstance(shapes, dict):
+        input_shapes = {i.name: tuple(shapes[i.name]) for i in inputs}
+    elif shapes is not None:
+        input_shapes = {inputs[0].name: tuple(shapes)}
+    else:
+        input_shapes = {
+            i.name: (2,) + (4,) * (max(i.rank or i.min_rank or 2, 1) - 1) for i in inputs
+        }
+    input_dtypes = {
+        i.name: (
+            dtype[i.name]
+            if isinstance(dtype, dict) and i.name in dtype
+            else dtype if isinstance(dtype, str) else i.dtype or "float32"
+        )
+        for i in inputs
+    }
+    for k in keywords:  # a tensor keyword's stated value: its declared dtype
+        if k.type == "tensor" and k.name in call_args:
+            input_dtypes[k.name] = k.dtype or "float32"
+    return input_shapes, input_dtypes

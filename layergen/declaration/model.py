@@ -211,11 +211,22 @@ Array = int | float | list[Any]  # nested lists of numbers
 Arrays = Array | dict[str, Array] | None  # one, or a mapping per input / output
 
 
+class CallCase(Strict):
+    """A call of the layer with keyword arguments on inputs of its own (`reverse: true`
+    takes hidden states, not token ids); what it leaves out is the example's."""
+
+    args: dict[str, Any] = {}
+    input_shape: list[int] | dict[str, list[int]] | None = None
+    input_dtype: str | dict[str, str] | None = None
+    input_range: list[int | float] | None = None
+
+
 class Example(Strict):
     params: dict[str, Any] = {}
     input_shape: list[int] | dict[str, list[int]] | None = None
     # Values of `call`'s keyword arguments that are not tensors: each test call uses them.
     call_args: dict[str, Any] = {}
+    call_cases: list[CallCase] = []
     input_dtype: str | dict[str, str] | None = None
     input_range: list[int | float] | None = None
     # Numbers the user states: outputs for given inputs (and weights), or a NumPy reference.

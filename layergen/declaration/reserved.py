@@ -116,6 +116,7 @@ TEST_MODULE = MODULE | frozenset(
     [
         "ARGS",
         "CALL_ARGS",
+        "CALL_CASES",
         "EXAMPLE",
         "INPUT_DTYPES",
         "INPUT_SHAPES",
@@ -149,6 +150,7 @@ TEST_MODULE = MODULE | frozenset(
         "make_data",
         "make_inputs",
         "make_call_args",
+        "make_call_cases",
         "make_layer",
         "make_model",
         "make_object",

@@ -16,7 +16,7 @@ from ..declaration.code import (
     inference_uses,
     names_reached,
 )
-from ..declaration.ir import Branches, Construction, Declared
+from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .render import literal
@@ -63,6 +63,7 @@ UNKNOWN_LAYER_FACTS = {
     "output_names": None,  # a layer that returns its outputs as a dict: their names
     "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
     "call_args": {},  # keyword arguments of `call` the example gives a value
+    "call_cases": [],  # calls with keyword arguments on inputs of their own, by name
     "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
     "output_shape_keywords": [],  # `declared_output_shapes` takes these tensors' shapes too
     "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
@@ -350,6 +351,7 @@ def build_test_context(
         golden=golden,
         output_names=list(ir.outputs or {}) if ir.outputs_by_name else None,
         call_args=example.call_args,
+        call_cases=[_call_case(case) for case in example.call_cases],
         mask_args=[
             {
                 "name": k.name,
@@ -612,3 +614,16 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
     if stated or reference:
         constants["ATOL"] = example.atol
     return {"constants": constants, "stated_outputs": stated, "reference": reference}
+
+
+def _call_case(case: CallCase) -> dict[str, Any]:
+    """A call case as the generated tests take it, named by its arguments (a tensor's
+    by its name alone)."""
+    named = [k if isinstance(v, list) else f"{k}={v!r}" for k, v in case.args.items()]
+    return {
+        "name": ", ".join(named),
+        "args": case.args,
+        "input_shapes": case.input_shapes,
+        "input_dtypes": case.input_dtypes,
+        "input_range": case.input_range,
+    }

@@ -2,14 +2,16 @@
 it hides change none of the outputs at the steps it keeps. The test passes on a layer
 that honours the mask and fails on the same layer ignoring it (a decoder that ignored
 `decoder_padding_mask` passed every generated test before). Likewise a bool argument that
-makes the layer causal (`causal: x`); and `generate --record` records each call case. About 40 s, on JAX.
+makes the layer causal (`causal: x`); a call case with inputs of its own
+(`example.call_cases`: ReversibleEmbedding's `reverse`); and `generate --record` records
+each call case. About 50 s, on JAX.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import layergen, make_project, repro, run_pytest
+from helpers import FIXTURES, layergen, make_project, repro, run_pytest
 
 pytestmark = pytest.mark.e2e
 
@@ -23,11 +25,18 @@ NOT_CAUSAL = CAUSAL_POOL.replace("CausalPool", "CausalPoolMaskDropped").replace(
     "  if use_causal_mask:\n", "  if False:  # the causal mask dropped\n"
 )
 CAUSAL_TEST = "test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only"
+REVERSIBLE = (FIXTURES / "real" / "reversible_embedding.layer.yaml").read_text()
+SOFT_CAP_INVERTED = REVERSIBLE.replace(
+    "layer: ReversibleEmbedding", "layer: ReversibleEmbeddingSoftCapInverted"
+).replace("ops.divide(logits, logit_soft_cap)", "ops.multiply(logits, logit_soft_cap)")
+REFERENCE_TEST = "test_inference_outputs_match_the_numpy_reference"
 DECLARATIONS = {
     "padded_pool": PADDED_POOL,
     "padded_pool_ignoring_mask": IGNORING,
     "causal_pool": CAUSAL_POOL,
     "causal_pool_mask_dropped": NOT_CAUSAL,
+    "reversible_embedding": REVERSIBLE,
+    "reversible_embedding_soft_cap_inverted": SOFT_CAP_INVERTED,
 }
 
 
@@ -52,6 +61,17 @@ def test_only_the_mask_argument_test_fails_on_a_layer_that_ignores_the_mask(outc
     theirs = {n: o for n, o in outcomes.items() if n.startswith("test_padded_pool_ignoring")}
     failed = [n for n, o in theirs.items() if o == "failed"]
     assert failed == [f"test_padded_pool_ignoring_mask::{TEST}"]
+
+
+def test_a_call_case_with_its_own_inputs_checks_the_reverse_projection(outcomes):
+    """`reverse=True` takes float hidden states: only a call case with inputs of its own
+    runs it, so a soft cap inverted there is caught by the reference."""
+    ours = {n: o for n, o in outcomes.items() if n.startswith("test_reversible_embedding::")}
+    assert ours[f"test_reversible_embedding::{REFERENCE_TEST}"] == "passed"
+    assert all(o != "failed" for o in ours.values()), ours
+    theirs = {n: o for n, o in outcomes.items() if "soft_cap_inverted::" in n}
+    failed = [n for n, o in theirs.items() if o == "failed"]
+    assert f"test_reversible_embedding_soft_cap_inverted::{REFERENCE_TEST}" in failed, theirs
 
 
 def test_the_causal_argument_test_passes_on_a_causal_layer_and_fails_on_one_that_is_not(

@@ -236,7 +236,7 @@ def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
     a = parse_declaration("layers/decoder.layer.yaml", text.encode())
     tests = render("layer_test.py.j2", build_test_context(a.ir, module="layers.d", source="s"))
     keyword_test = tests[tests.index("def test_each_keyword_argument_of_call") :]
-    assert keyword_test.index("for name, value") < keyword_test.index("layer = make_layer()")
+    assert keyword_test.index("for name, keywords") < keyword_test.index("layer = make_layer()")
     # Only the sublayers every structure has are checked for being built.
     assert 'sublayers=["self_attention"])' in tests
     # Each structure saves and loads: a model with the keyword tensor as an input.

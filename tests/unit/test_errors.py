@@ -411,6 +411,27 @@ CASES = {
         "layer: A\nexample:\n  input_dtype: flaot32\n",
         [(3, 16, "bad-dtype")],
     ),
+    # issue 39: a call case brings its own inputs (ReversibleEmbedding's `reverse`)
+    "call case with an unknown keyword": (
+        "layer: A\ninputs:\n  x:\n  reverse: {type: bool, default: false}\ncall: x\n"
+        "example:\n  call_cases:\n    - {args: {revers: true}, input_shape: [2, 3]}\n",
+        [(8, 15, "unknown-input")],
+    ),
+    "call case with a zero dim": (
+        "layer: A\ninputs:\n  x:\n  reverse: {type: bool, default: false}\ncall: x\n"
+        "example:\n  call_cases:\n    - {args: {reverse: true}, input_shape: [2, 0]}\n",
+        [(8, 44, "bad-example")],
+    ),
+    "call case with a bad value and an unknown dtype": (
+        "layer: A\ninputs:\n  x:\n  reverse: {type: bool, default: false}\ncall: x\n"
+        "example:\n  call_cases:\n    - args: {reverse: 3}\n      input_dtype: flaot32\n",
+        [(8, 23, "bad-example"), (9, 20, "bad-dtype")],
+    ),
+    "call case without args": (
+        "layer: A\ninputs:\n  x:\n  reverse: {type: bool, default: false}\ncall: x\n"
+        "example:\n  call_cases:\n    - {input_shape: [2, 3]}\n",
+        [(8, 7, "bad-example")],
+    ),
 }
 
 
@@ -525,6 +546,7 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
         ("star arguments of a method", "`args: [y, z=1, training=None]`"),
         ("star arguments of a method", "`self.helper(...)`"),
         ("star arguments after training", "`args: [y, training=None]`"),
+        ("call case with an unknown keyword", "did you mean `reverse`?"),
     ],
 )
 def test_hints(name, hint):

@@ -95,7 +95,7 @@ def test_generated_tests_call_each_keyword_argument_the_example_gives():
     assert "def numpy_reference(x, *, start_index=0, positions=None, table):" in code
     # checked for the default call and each call case, on a layer built by that call
     check = code.split("def test_inference_outputs_match_the_numpy_reference():")[1]
-    assert "make_call_args().items()" in check.split("\ndef ")[0]
+    assert "*make_call_cases()" in check.split("\ndef ")[0]
     assert "layer(inputs, **keywords)" in check
     assert "numpy_reference(inputs, table=support.numpy(layer.table), **keywords)" in check
 

@@ -168,9 +168,11 @@ def test_each_call_case_builds_its_own_layer_with_its_argument():
     ).replace("  input_shape: [2, 4]\n", "  input_shape: [2, 4]\n  call_args: {context: [1.0]}\n")
     code = test_module(text)
     test = code.split("def test_each_keyword_argument_of_call():")[1].split("\ndef ")[0]
-    loop, first_call = test.index("for name, value in"), test.index("layer(inputs")
+    loop, first_call = test.index("for name, keywords, inputs in"), test.index("layer(inputs")
     assert loop < test.index("layer = make_layer()") < first_call
-    assert "**{name: value}" in test[first_call : test.index("\n", first_call)]
+    assert "**keywords" in test[first_call : test.index("\n", first_call)]
+    cases = code.split("def make_call_cases():")[1].split("\ndef ")[0]
+    assert "(name, {name: value}, inputs) for name, value in make_call_args().items()" in cases
 
 
 PADDED_POOL = repro("padded_pool")
@@ -230,9 +232,9 @@ def test_recorded_goldens_hold_each_call_case():
     facts = context(given)
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
-    assert "for name, value in make_call_args().items():" in run
+    assert "for name, keywords, case_inputs in make_call_cases():" in run
     assert 'runs[f"outputs with {name}"]' in run
-    assert "make_call_args" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
+    assert "make_call_cases" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
 
 
 def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences():
@@ -393,3 +395,53 @@ def test_the_config_round_trip_allows_from_config_to_take_from_the_config_it_is_
     test = code.split("def test_config_round_trip():")[1].split("\ndef ")[0]
     assert "clone = support.from_config(type(layer), config)" in test
     assert "assert clone.get_config() == config" in test
+
+
+REVERSIBLE = """\
+layer: Reversible
+params:
+  vocab: {type: int, default: 6}
+  width: {type: int, default: 3}
+inputs:
+  x: {dtype: int32}
+  reverse: {type: bool, default: false}
+weights:
+  table:
+    shape: (vocab, width)
+call: |
+  if reverse:
+      return ops.matmul(x, ops.transpose(table))
+  return ops.take(table, x, axis=0)
+output_shape: (*x, width)
+example:
+  input_shape: [2, 5]
+  input_range: [0, 6]
+  call_cases:
+    - {args: {reverse: true}, input_shape: [2, 5, 3], input_dtype: float32}
+  reference: |
+    return x @ table.T if reverse else table[x]
+"""
+
+
+def test_a_call_case_brings_its_own_inputs():
+    """Issue 39: `reverse=True` takes float hidden states, not the example's token ids;
+    a call case with inputs of its own is run by the reference, keyword and golden tests."""
+    (case,) = context(REVERSIBLE)["call_cases"]
+    assert case == {
+        "name": "reverse=True",
+        "args": {"reverse": True},
+        "input_shapes": {"x": (2, 5, 3)},
+        "input_dtypes": {"x": "float32"},
+        "input_range": (0, 6),  # what the case leaves out is the example's
+    }
+    code = test_module(REVERSIBLE)
+    assert undefined_names(code) == []
+    reference = code.split("def test_inference_outputs_match_the_numpy_reference")[1]
+    assert 'cases = [("the default call", {}, make_inputs()), *make_call_cases()]' in reference
+    keywords = code.split("def test_each_keyword_argument_of_call")[1]
+    assert "for name, keywords, inputs in make_call_cases():" in keywords
+    golden = code.split("def golden_run")[1].split("\ndef ")[0]
+    assert "for name, keywords, case_inputs in make_call_cases():" in golden
+    # A weight that only the reverse call reads is checked through it.
+    weights = code.split("def test_each_weight_the_inference_reads_changes_its_output")[1]
+    assert "make_call_cases()" in weights.split("\ndef ")[0]
