@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 _WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
 _DEFINITION = re.compile(r"@|def |async def |class ")
 _LINE = re.compile(r"(?<=\n)")  # splits after each line break, keeping it
-_DOCSTRING_FIRST = re.compile(r"(?:[ \t]*(?:#.*)?\n)*[ \t]*[rRuUbBfF]{0,2}[\"']")
+# Blank lines, comments and lone backslashes (the line joins the next) may come first.
+_DOCSTRING_FIRST = re.compile(r"(?:[ \t]*(?:#.*|\\)?\n)*[ \t]*[rRuUbBfF]{0,2}[\"']")
 # A layer's module is its imports and its class, both its own: cut, it would cost a second
 # parse to infer the versions and save nothing. A test module is a dozen pieces, most shared.
 _WORTH_CUTTING = 3
