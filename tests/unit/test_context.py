@@ -90,7 +90,7 @@ def test_generated_tests_make_object_params_anew_for_each_layer():
     assert "ARGS = {}\n" in tests
     assert '"layer": keras.layers.Dense(3),' in tests
     assert '**ARGS, **make_objects(overrides.get("dtype")), **overrides' in tests
-    assert "for name in [*ARGS, *make_objects()]:" in tests
+    assert "support.assert_config_round_trip(EXAMPLE, [*ARGS, *make_objects()])" in tests
     compile(tests, "<generated>", "exec")
 
 

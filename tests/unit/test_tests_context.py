@@ -391,10 +391,12 @@ def test_the_config_round_trip_allows_from_config_to_take_from_the_config_it_is_
     config = {"layer": {"class_name": "Dense"}, "name": "w"}
     clone = scope["from_config"](Wrapper, config)
     assert clone.config == config == {"layer": {"class_name": "Dense"}, "name": "w"}
+    check = text.split("def assert_config_round_trip(")[1].split("\ndef ")[0]
+    assert "clone = from_config(type(layer), config)" in check
+    assert "assert clone.get_config() == config" in check
     code = test_module(repro("wrap"))
     test = code.split("def test_config_round_trip():")[1].split("\ndef ")[0]
-    assert "clone = support.from_config(type(layer), config)" in test
-    assert "assert clone.get_config() == config" in test
+    assert "support.assert_config_round_trip(EXAMPLE, [*ARGS, *make_objects()])" in test
 
 
 REVERSIBLE = """\

@@ -46,33 +46,6 @@ MIXED_PRECISION_ULPS = 8
 # across a boundary: in layers that make one, this share of the elements may differ.
 FLIPPED_SHARE = 0.25
 
-# A statistic of random draws may stray this many standard errors from its mean.
-STANDARD_ERRORS = 5
-
-# How many times the example batch is repeated in a training call whose statistics
-# are checked: more draws, a smaller standard error.
-DRAWS = 64
-
-# Central differences along a random direction, each tensor stepping by a fraction of
-# its size, must match the gradient within a fraction of the loss's magnitude (the
-# sum of its terms' sizes). In float64 both errors, rounding and truncation, stay
-# under 1e-10. In float32 (a layer computing in it, or Keras computing parts of a
-# float64 layer in it, as on JAX and torch) a step of 1e-3 keeps rounding (1e-7 / 1e-3)
-# and the kinks it crosses (ReLU) under 1e-4: the examples measured at most 5e-5.
-FINITE_DIFFERENCES = {"float64": (1e-5, 1e-7), "float32": (1e-3, 1e-3)}
-
-# Layers with declared layouts are tested under ModelParallel on this many host CPU
-# devices. JAX fixes the device count when it starts: the conftest asks for them under
-# KERAS_BACKEND=jax; a process without them starts a JAX process that has them.
-HOST_DEVICES = 8
-MODEL_PARALLEL_SKIP = (
-    "keras.distribution.ModelParallel runs on JAX only (Keras's TensorFlow distribution"
-    " backend is a prototype marked DO NOT USE, torch has none): run under"
-    " KERAS_BACKEND=jax"
-)
-# Sharded and one-device numbers differ by the order of float32 sums across devices.
-MODEL_PARALLEL_TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
-
 
 def make_inputs(shapes, dtypes, value_range=None, seed=0):
     """One array per input: integers in `value_range` (default [0, 10)), floats
@@ -136,13 +109,6 @@ def per_example_outputs(model, inputs):
     return model, keras.tree.map_structure(per_example, predicted)
 
 
-def from_config(cls, config):
-    """`cls.from_config` on a copy of `config`: Keras's own classes may take what they
-    deserialize out of the config they are given (`Wrapper.from_config` pops `layer`),
-    which Keras's own layer tests allow (they keep the config as JSON first)."""
-    return cls.from_config(copy.deepcopy(config))
-
-
 def as_list(outputs):
     """The outputs as a list; outputs by name in the order of their names, which is the
     same for a layer and for `model.predict` (that sorts them)."""
@@ -181,11 +147,6 @@ def symbolic(arrays):
 
 def numpy(value):
     return ops.convert_to_numpy(value)
-
-
-def all_equal(outputs, others):
-    """Whether two calls' outputs are the same, element for element."""
-    return all(np.array_equal(numpy(a), numpy(b)) for a, b in zip(outputs, others))
 
 
 def is_float(value):
@@ -353,342 +314,6 @@ def assert_close_to_float32(outputs, reference, spread, policy, discrete=False):
         )
 
 
-def assert_mean_near(values, expected, what):
-    """The mean of many random draws is within `STANDARD_ERRORS` of `expected`."""
-    values = np.asarray(numpy(values), dtype="float64").ravel()
-    error = STANDARD_ERRORS * values.std() / math.sqrt(values.size)
-    mean = values.mean()
-    assert abs(mean - expected) <= error + 1e-7, (
-        f"the mean of {what} is {mean:.4g}, expected {expected} +- {error:.3g}"
-        f" ({values.size} draws)"
-    )
-
-
-def repeated(inputs, times):
-    """Every input's batch repeated `times` times, one copy after the other."""
-    return like(inputs, [np.concatenate([a] * times) for a in as_list(inputs)])
-
-
-def assert_mean_of_draws_is(trained, inferred, draws):
-    """`trained` holds `draws` training outputs of the example batch, one after the
-    other; their mean is `inferred`. Tested on three sums of the outputs (weighted by
-    the inference output, by one and by its absolute value: a scale, a shift and a
-    sign-dependent bias), each over the draws, within `STANDARD_ERRORS`."""
-    for index, (got, want) in enumerate(zip(trained, inferred)):
-        want = numpy(want).astype("float64")
-        drift = numpy(got).astype("float64").reshape((draws,) + want.shape) - want
-        weights = {"": want, " shifted": 1.0, " sign-dependently": np.abs(want)}
-        for what, weight in weights.items():
-            sums = np.sum((drift * weight).reshape(draws, -1), axis=1)
-            error = STANDARD_ERRORS * sums.std() / math.sqrt(draws)
-            floor = 1e-6 * float(np.sum(np.abs(want * weight)))  # float rounding
-            assert abs(sums.mean()) <= error + floor, (
-                f"output {index}: the mean of {draws} training outputs is{what}"
-                f" off the inference output by {sums.mean():.4g} (+- {error:.3g})"
-            )
-
-
-def constant_along(inputs, axes, rank):
-    """Each input of `rank` dims with its first slice along `axes` repeated there."""
-    arrays = []
-    for a in as_list(inputs):
-        if a.ndim == rank:
-            for axis in axes:
-                a = np.repeat(np.take(a, [0], axis=axis), a.shape[axis], axis=axis)
-        arrays.append(a)
-    return like(inputs, arrays)
-
-
-def assert_noise_shared_along(trained, inferred, axes, rank):
-    """Along `axes` of the outputs of `rank` dims, training differs from inference by
-    the same amount or the same factor: one random draw serves them all."""
-    for index, (got, want) in enumerate(zip(trained, inferred)):
-        got, want = numpy(got).astype("float64"), numpy(want).astype("float64")
-        for axis in axes if got.ndim == rank else ():
-            got_0, want_0 = np.take(got, [0], axis=axis), np.take(want, [0], axis=axis)
-            shift = np.allclose(got - want, got_0 - want_0, rtol=1e-5, atol=1e-6)
-            # got / want == got_0 / want_0, multiplied out: no division by zero
-            factor = np.allclose(got * want_0, got_0 * want, rtol=1e-5, atol=1e-6)
-            message = f"output {index} draws its noise more than once along axis {axis}"
-            assert shift or factor, message
-
-
-def make_mask(shape, seed=0):
-    """A mask of the first two axes: the first step of each row kept, the last
-    masked, the others drawn."""
-    mask = np.random.default_rng(seed).random(shape) < 0.6
-    mask[:, 0], mask[:, -1] = True, False
-    return mask
-
-
-class AttachMask(keras.layers.Layer):
-    """Passes its input on with `mask` attached, as a masking layer before another."""
-
-    def __init__(self, mask, **kwargs):
-        super().__init__(**kwargs)
-        self.supports_masking = True
-        self.attached = mask
-
-    def call(self, x):
-        return ops.copy(x)  # a tensor of its own: the caller's keeps no mask
-
-    def compute_mask(self, x, mask=None):
-        return ops.convert_to_tensor(self.attached)
-
-
-def with_mask(inputs, mask):
-    """The inputs, the first with `mask` attached: the layer gets it as Keras hands it
-    on, in `call(mask=...)` where `call` takes one, and to `compute_mask` (keras-hub's
-    and Keras's layers that support masking take no `mask` argument)."""
-    arrays = as_list(inputs)
-    return like(inputs, [AttachMask(mask)(arrays[0]), *arrays[1:]])
-
-
-class ReadMask(keras.layers.Layer):
-    """Keeps the mask Keras hands it, as any layer after another gets it."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.supports_masking = True
-        self.received = None
-
-    def call(self, x, mask=None):
-        self.received = mask
-        return x
-
-
-def mask_of(output):
-    """The mask a layer's output carries to the next layer, or None."""
-    reader = ReadMask()
-    reader(output)
-    return reader.received
-
-
-def assert_mask_is(carried, expected):
-    if expected is None:
-        assert carried is None, "the output carries a mask where none is declared"
-    else:
-        assert carried is not None, "the output carries no mask"
-        np.testing.assert_array_equal(numpy(carried), numpy(expected))
-
-
-def with_masked_steps_changed(inputs, mask, other, index=0):
-    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
-    times larger, for floats)."""
-    arrays, taken = as_list(inputs), as_list(other)[index]
-    if is_float(taken):
-        taken = (10 * taken).astype(taken.dtype)
-    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
-    arrays = list(arrays)
-    arrays[index] = np.where(hidden, taken, arrays[index])
-    return like(inputs, arrays)
-
-
-def assert_same_where_kept(outputs, again, mask):
-    """Outputs agree at the steps `mask` keeps (where it fits their first axes), and
-    everywhere when `mask` is None."""
-    for index, (ours, theirs) in enumerate(zip(outputs, again)):
-        ours, theirs = numpy(ours), numpy(theirs)
-        if mask is not None and ours.shape[: mask.ndim] == mask.shape:
-            ours, theirs = ours[mask], theirs[mask]
-        message = f"output {index} changed when only masked steps of the inputs did"
-        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
-
-
-def floats_as(inputs, dtype):
-    arrays = [a.astype(dtype) if is_float(a) else a for a in as_list(inputs)]
-    return like(inputs, arrays)
-
-
-def gradients(fn, args):
-    """Gradients of the scalar `fn(*args)` with respect to each arg, by the backend's
-    own autodiff."""
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        tensors = [tf.convert_to_tensor(a) for a in args]
-        with tf.GradientTape() as tape:
-            tape.watch(tensors)
-            total = fn(*tensors)
-        return tape.gradient(total, tensors, unconnected_gradients="zero")
-    if backend == "jax":
-        import jax
-
-        return jax.grad(fn, argnums=tuple(range(len(args))))(*args)
-    if backend == "torch":
-        import torch
-
-        tensors = [
-            ops.convert_to_tensor(a).detach().clone().requires_grad_(True) for a in args
-        ]
-        total = fn(*tensors)
-        if total.requires_grad:  # else nothing reaches it: every gradient is zero
-            total.backward()
-        return [t.grad if t.grad is not None else torch.zeros_like(t) for t in tensors]
-    pytest.skip(f"the {backend} backend has no autodiff")
-
-
-def backend_gradients(fn, args, upstream):
-    """Gradients of sum(fn(*args) * upstream), by the backend's own autodiff."""
-    return gradients(lambda *a: ops.sum(fn(*a) * upstream), args)
-
-
-def call_loss(layer, inputs, training=True, seed=0):
-    """sum(outputs * upstream) over a call of `layer`, as a function of the values of
-    its trainable weights and float inputs; the rest of its state stays as it is, and
-    the global seed is set, so a random layer draws the same numbers in every call.
-    Returns the function, those values, their names, and the magnitude of the sum's
-    terms."""
-    arrays = as_list(inputs)
-    floats = [i for i, a in enumerate(arrays) if is_float(a)]
-    fixed = [v.value for v in layer.non_trainable_variables]
-    count = len(layer.trainable_variables)
-    # `stateless_call` passes `training` on as it is, whether `call` takes it or not.
-    takes_training = "training" in inspect.signature(layer.call).parameters
-    flags = {"training": training} if takes_training else {}
-
-    def outputs(*values):
-        xs = list(arrays)
-        for i, x in zip(floats, values[count:]):
-            xs[i] = x
-        called, _ = layer.stateless_call(
-            list(values[:count]), fixed, *arguments(like(inputs, xs)), **flags
-        )
-        return [out for out in as_list(called) if is_float(out)]
-
-    values = [v.value for v in layer.trainable_variables]
-    values += [ops.convert_to_tensor(arrays[i]) for i in floats]
-    rng = np.random.default_rng(seed)
-    base = [numpy(out).astype("float64") for out in outputs(*values)]
-    upstream = [rng.standard_normal(out.shape) for out in base]
-
-    def loss(*values):
-        keras.utils.set_random_seed(seed)  # torch draws unseeded dropout from its own
-        terms = [
-            ops.sum(out * ops.cast(u, out.dtype))
-            for out, u in zip(outputs(*values), upstream)
-        ]
-        return sum(terms[1:], terms[0])
-
-    names = [v.path for v in layer.trainable_variables]
-    names += [f"input {i}" for i in floats]
-    magnitude = sum(float(np.sum(np.abs(out * u))) for out, u in zip(base, upstream))
-    return loss, values, names, magnitude
-
-
-def assert_gradients_match_finite_differences(
-    make_layer, inputs, precision="float64", training=True
-):
-    """The gradient of a training call (of an inference call, `training` False), with
-    respect to every float input and trainable weight, by the backend's autodiff,
-    matches central finite differences of the same call, along a random direction
-    through all of them, at seeded weights. `precision`: the dtype the layer computes
-    in. Float32 steps are taken on JAX (it keeps 32 bits unless switched, and Keras
-    computes float64 ops in float32 there), on torch where Keras cannot run the layer in
-    float64 (some ops come back in float32 and then mix), and where part of it computes
-    in float32 (its rounding then shows in differences of a thousandth of the step). Of
-    several inputs, each must reach the outputs."""
-    if precision == "float64" and keras.backend.backend() != "jax":
-        try:
-            layer = make_layer(dtype="float64")
-            cast = floats_as(inputs, "float64")
-            layer(*arguments(cast))
-            set_seeded_weights(layer)
-            checked = call_loss(layer, cast, training)
-        except Exception:  # the backend cannot compute this layer in float64
-            checked = None
-        if checked is not None:
-            return _compare_with_finite_differences(*checked, precision)
-    layer = make_layer()
-    layer(*arguments(inputs))
-    set_seeded_weights(layer)
-    _compare_with_finite_differences(*call_loss(layer, inputs, training), "float32")
-
-
-def _compare_with_finite_differences(loss, values, names, magnitude, precision):
-    if not values:
-        pytest.skip("nothing to differentiate: no float input, no trainable weight")
-    if keras.backend.backend() == "jax":  # one compilation for gradient and values
-        import jax
-
-        both = jax.jit(jax.value_and_grad(loss, argnums=tuple(range(len(values)))))
-        grads = both(*values)[1]
-        loss = lambda *moved: both(*moved)[0]  # noqa: E731
-    else:
-        grads = gradients(loss, values)
-    grads = [numpy(g).astype("float64") for g in grads]
-    of_inputs = [(n, g) for n, g in zip(names, grads) if n.startswith("input ")]
-    unused = [n for n, g in of_inputs if not np.any(g)] if len(of_inputs) > 1 else []
-    assert not unused, f"the outputs do not depend on {', '.join(unused)}"
-    base = [numpy(v).astype("float64") for v in values]
-    dtypes = [keras.backend.standardize_dtype(v.dtype) for v in values]
-    rng = np.random.default_rng(1)
-
-    def slope(direction, t):
-        def at(t):
-            moved = [b + t * d for b, d in zip(base, direction)]
-            moved = [ops.convert_to_tensor(m.astype(d)) for m, d in zip(moved, dtypes)]
-            return float(numpy(loss(*moved)))
-
-        return (at(t) - at(-t)) / (2 * t)
-
-    def sizes(only=None):
-        return [
-            (
-                rng.standard_normal(b.shape) * (np.sqrt(np.mean(b * b)) or 1.0)
-                if only in (None, k)
-                else np.zeros(b.shape)
-            )
-            for k, b in enumerate(base)
-        ]
-
-    if precision == "float64":
-        direction, step = sizes(), FINITE_DIFFERENCES["float64"][0]
-        if (
-            abs(slope(direction, step / 1000) - slope(direction, step))
-            > 1e-4 * magnitude
-        ):
-            precision = "float32"
-    step, rtol = FINITE_DIFFERENCES[precision]
-    tolerance = rtol * magnitude
-    for attempt in range(4):
-        direction = sizes()
-        numeric = slope(direction, step)
-        if abs(slope(direction, step / 2) - numeric) > tolerance:
-            continue  # a kink or a jump (a discrete choice) within the step: not here
-        autodiff = sum(float(np.sum(g * d)) for g, d in zip(grads, direction))
-        if abs(autodiff - numeric) <= tolerance:
-            return
-        wrong = [f"{autodiff:.6g} against {numeric:.6g}"]
-        for k, name in enumerate(names):
-            direction = sizes(only=k)
-            numeric = slope(direction, step)
-            autodiff = float(np.sum(grads[k] * direction[k]))
-            if abs(autodiff - numeric) > tolerance:
-                wrong.append(f"{name} ({autodiff:.6g} against {numeric:.6g})")
-        message = "the gradient differs from finite differences"
-        pytest.fail(f"{message} in {precision}: {'; '.join(wrong)}")
-    pytest.skip("the output jumps within a step of finite differences, every way tried")
-
-
-def replace_ops(layer, declared, names):
-    """Put the ops as `declared` (a class whose methods take the layer as `self`) in
-    place of the layer's own; returns the set of the names its calls reach."""
-    reached = set()
-
-    def bound(name):
-        def op(*args):
-            reached.add(name)
-            return getattr(declared, name)(layer, *args)
-
-        return op
-
-    for name in names:
-        object.__setattr__(layer, name, bound(name))
-    return reached
-
-
 def same_weight_shapes(layer, other):
     shapes = [tuple(w.shape) for w in layer.weights]
     return shapes == [tuple(w.shape) for w in other.weights]
@@ -737,136 +362,6 @@ def assert_matches_golden(layer, golden_run, test_file):
             np.testing.assert_allclose(
                 numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
             )
-
-
-def mesh_shape(axes):
-    """The shape of a mesh of `HOST_DEVICES` devices over `axes`: 2x4 for two axes,
-    the factors of 2 dealt out from the last axis (the first, the data axis, gets
-    fewest)."""
-    sizes = [1] * len(axes)
-    for i in range(int(math.log2(HOST_DEVICES))):
-        sizes[-1 - i % len(axes)] *= 2
-    return tuple(sizes)
-
-
-def path_in_layer(weight, layer):
-    """A weight's path inside the layer that holds it: `kernel`, `router/kernel`."""
-    return weight.path.removeprefix(f"{layer.path}/")
-
-
-def run_model_parallel(test_file):
-    """What `model_parallel_report` saw of `test_file`'s layer: in this process when it
-    has the host devices (the report seeds Keras's random generators), else in a fresh
-    one that has them."""
-    if keras.backend.backend() != "jax":
-        pytest.skip(MODEL_PARALLEL_SKIP)
-    if keras.distribution.list_devices() == [f"cpu:{i}" for i in range(HOST_DEVICES)]:
-        # in the form the other process hands it over
-        return json.loads(json.dumps(model_parallel_report(test_file)))
-    flags = os.environ.get("XLA_FLAGS", "")
-    flags = re.sub(r"--xla_force_host_platform_device_count=\S+", "", flags)
-    count = f"--xla_force_host_platform_device_count={HOST_DEVICES}"
-    env = {
-        **{k: v for k, v in os.environ.items() if k != "JAX_NUM_CPU_DEVICES"},
-        "KERAS_BACKEND": "jax",
-        "JAX_PLATFORMS": "cpu",
-        "XLA_FLAGS": f"{flags} {count}".strip(),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-    }
-    with tempfile.TemporaryDirectory() as folder:
-        report = Path(folder) / "report.json"
-        done = subprocess.run(
-            [sys.executable, __file__, str(test_file), str(report)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert done.returncode == 0, done.stderr[-5000:]
-        return json.loads(report.read_text(encoding="utf-8"))
-
-
-def model_parallel_report(test_file):
-    """The test module's layer on one device, then under ModelParallel over a mesh of
-    the host's devices, from the same weights on the same data: shardings, outputs,
-    weights after one fit step, a saved and reloaded model, and the warnings given."""
-    spec = importlib.util.spec_from_file_location(Path(test_file).stem, test_file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    axes = module.MESH_AXES
-    devices = keras.distribution.list_devices("cpu")
-    mesh = keras.distribution.DeviceMesh(mesh_shape(axes), axes, devices)
-    distribution = keras.distribution.ModelParallel(
-        layout_map=module.get_layout_map(mesh), batch_dim_name=axes[0]
-    )
-    inputs = module.make_inputs()
-    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
-    assert batch % mesh.shape[0] == 0, (
-        f"the example's batch of {batch} does not split over the {mesh.shape[0]}"
-        f" devices of the mesh's `{axes[0]}` axis: make it even"
-    )
-    keras.utils.set_random_seed(0)
-    layer = module.make_layer()
-    model = module.make_model(layer)
-    initial = model.get_weights()
-    outputs = as_list(model.predict(inputs, verbose=0))
-    targets = random_targets(outputs)
-    report = {"outputs": lists(outputs), "trained": fit_step(model, inputs, targets)}
-    # Declared but not made (`when` false): not a weight, and None on the layer where
-    # the path starts (a sublayer renamed by hand is there; its path is not).
-    paths = {path_in_layer(weight, layer) for weight in layer.weights}
-    report["absent"] = [
-        p
-        for p in module.LAYOUTS
-        if p not in paths and getattr(layer, p.split("/")[0], None) is None
-    ]
-    with distribution.scope():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            sharded_layer = module.make_layer()
-            sharded = module.make_model(sharded_layer)
-        sharded.set_weights(initial)
-        report["warnings"] = [str(w.message) for w in caught]
-        report["shardings"] = shardings(sharded_layer)
-        report["sharded_outputs"] = lists(as_list(sharded.predict(inputs, verbose=0)))
-        report["sharded_trained"] = fit_step(sharded, inputs, targets)
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "model.keras"
-            sharded.save(path)
-            loaded = keras.saving.load_model(path)
-        (loaded_layer,) = [o for o in loaded.layers if isinstance(o, type(layer))]
-        report["loaded_shardings"] = shardings(loaded_layer)
-        report["loaded_outputs"] = lists(as_list(loaded.predict(inputs, verbose=0)))
-        report["trained_outputs"] = lists(as_list(sharded.predict(inputs, verbose=0)))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module.make_model(module.make_layer(name="named_by_hand"))
-        report["renamed_warnings"] = [str(w.message) for w in caught]
-    return report
-
-
-def shardings(layer):
-    """The mesh axis each dim of each weight is split over, by path in the layer."""
-    found = {}
-    for weight in layer.weights:
-        spec = list(weight.value.sharding.spec)
-        spec += [None] * (len(weight.shape) - len(spec))  # trailing dims not split
-        found[path_in_layer(weight, layer)] = spec
-    return found
-
-
-def fit_step(model, inputs, targets):
-    """The weights after one compiled step of SGD on the whole batch."""
-    optimizer = keras.optimizers.SGD(learning_rate=0.1)
-    model.compile(optimizer=optimizer, loss="mse", jit_compile=JIT_COMPILE)
-    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
-    targets = targets if len(targets) > 1 else targets[0]
-    model.fit(inputs, targets, batch_size=batch, epochs=1, shuffle=False, verbose=0)
-    return lists(model.weights)
-
-
-def lists(arrays):
-    return [numpy(a).tolist() for a in arrays]
 
 
 @dataclass(frozen=True)
@@ -1134,6 +629,570 @@ def assert_stated_outputs(
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
         np.testing.assert_allclose(numpy(got), want, rtol=0, atol=atol)
+
+
+def assert_base_layer_arguments_pass_through(example):
+    """`__init__` takes the base layer's keyword arguments (`name`, `dtype`, ...) and
+    passes them to `super().__init__()`."""
+    try:
+        layer = example.make_layer(name="renamed_layer")
+    except TypeError as exc:
+        pytest.fail(
+            "__init__ does not take **kwargs for the base layer (name, dtype, ...):"
+            f" {exc}"
+        )
+    message = "__init__ does not pass **kwargs to super().__init__()"
+    assert layer.name == "renamed_layer", message
+
+
+def from_config(cls, config):
+    """`cls.from_config` on a copy of `config`: Keras's own classes may take what they
+    deserialize out of the config they are given (`Wrapper.from_config` pops `layer`),
+    which Keras's own layer tests allow (they keep the config as JSON first)."""
+    return cls.from_config(copy.deepcopy(config))
+
+
+def assert_config_round_trip(example, constructor_args):
+    """`get_config()` returns each of `constructor_args` (names), `from_config` makes a
+    layer of the same config, and that layer, given the same weights, computes the same
+    outputs."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    config = layer.get_config()
+    for name in constructor_args:
+        message = f"get_config() does not return constructor argument {name!r}"
+        assert name in config, message
+    clone = from_config(type(layer), config)
+    assert clone.get_config() == config
+    clone(*arguments(inputs))
+    clone.set_weights(layer.get_weights())
+    ours = example.call(layer, inputs, training=False)
+    theirs = example.call(clone, inputs, training=False)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(numpy(a), numpy(b), rtol=1e-6)
+
+
+def assert_saves_and_loads_without_custom_objects(example, folder):
+    """A model around the layer at seeded weights, saved in `folder` as a `.keras` file
+    and loaded without `custom_objects` (the class registered itself), holds a layer of
+    its class and predicts what it did."""
+    layer = example.make_layer()
+    model = example.model(layer)
+    inputs = example.make_inputs()
+    set_seeded_weights(layer)
+    expected = example.outputs(model.predict(inputs, verbose=0))
+    path = Path(folder) / "model.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert any(isinstance(other, type(layer)) for other in loaded.layers)
+    reloaded = example.outputs(loaded.predict(inputs, verbose=0))
+    for ours, theirs in zip(expected, reloaded):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+# A statistic of random draws may stray this many standard errors from its mean.
+STANDARD_ERRORS = 5
+
+# How many times the example batch is repeated in a training call whose statistics
+# are checked: more draws, a smaller standard error.
+DRAWS = 64
+
+
+def all_equal(outputs, others):
+    """Whether two calls' outputs are the same, element for element."""
+    return all(np.array_equal(numpy(a), numpy(b)) for a, b in zip(outputs, others))
+
+
+def assert_mean_near(values, expected, what):
+    """The mean of many random draws is within `STANDARD_ERRORS` of `expected`."""
+    values = np.asarray(numpy(values), dtype="float64").ravel()
+    error = STANDARD_ERRORS * values.std() / math.sqrt(values.size)
+    mean = values.mean()
+    assert abs(mean - expected) <= error + 1e-7, (
+        f"the mean of {what} is {mean:.4g}, expected {expected} +- {error:.3g}"
+        f" ({values.size} draws)"
+    )
+
+
+def repeated(inputs, times):
+    """Every input's batch repeated `times` times, one copy after the other."""
+    return like(inputs, [np.concatenate([a] * times) for a in as_list(inputs)])
+
+
+def assert_mean_of_draws_is(trained, inferred, draws):
+    """`trained` holds `draws` training outputs of the example batch, one after the
+    other; their mean is `inferred`. Tested on three sums of the outputs (weighted by
+    the inference output, by one and by its absolute value: a scale, a shift and a
+    sign-dependent bias), each over the draws, within `STANDARD_ERRORS`."""
+    for index, (got, want) in enumerate(zip(trained, inferred)):
+        want = numpy(want).astype("float64")
+        drift = numpy(got).astype("float64").reshape((draws,) + want.shape) - want
+        weights = {"": want, " shifted": 1.0, " sign-dependently": np.abs(want)}
+        for what, weight in weights.items():
+            sums = np.sum((drift * weight).reshape(draws, -1), axis=1)
+            error = STANDARD_ERRORS * sums.std() / math.sqrt(draws)
+            floor = 1e-6 * float(np.sum(np.abs(want * weight)))  # float rounding
+            assert abs(sums.mean()) <= error + floor, (
+                f"output {index}: the mean of {draws} training outputs is{what}"
+                f" off the inference output by {sums.mean():.4g} (+- {error:.3g})"
+            )
+
+
+def constant_along(inputs, axes, rank):
+    """Each input of `rank` dims with its first slice along `axes` repeated there."""
+    arrays = []
+    for a in as_list(inputs):
+        if a.ndim == rank:
+            for axis in axes:
+                a = np.repeat(np.take(a, [0], axis=axis), a.shape[axis], axis=axis)
+        arrays.append(a)
+    return like(inputs, arrays)
+
+
+def assert_noise_shared_along(trained, inferred, axes, rank):
+    """Along `axes` of the outputs of `rank` dims, training differs from inference by
+    the same amount or the same factor: one random draw serves them all."""
+    for index, (got, want) in enumerate(zip(trained, inferred)):
+        got, want = numpy(got).astype("float64"), numpy(want).astype("float64")
+        for axis in axes if got.ndim == rank else ():
+            got_0, want_0 = np.take(got, [0], axis=axis), np.take(want, [0], axis=axis)
+            shift = np.allclose(got - want, got_0 - want_0, rtol=1e-5, atol=1e-6)
+            # got / want == got_0 / want_0, multiplied out: no division by zero
+            factor = np.allclose(got * want_0, got_0 * want, rtol=1e-5, atol=1e-6)
+            message = f"output {index} draws its noise more than once along axis {axis}"
+            assert shift or factor, message
+
+
+def make_mask(shape, seed=0):
+    """A mask of the first two axes: the first step of each row kept, the last
+    masked, the others drawn."""
+    mask = np.random.default_rng(seed).random(shape) < 0.6
+    mask[:, 0], mask[:, -1] = True, False
+    return mask
+
+
+class AttachMask(keras.layers.Layer):
+    """Passes its input on with `mask` attached, as a masking layer before another."""
+
+    def __init__(self, mask, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.attached = mask
+
+    def call(self, x):
+        return ops.copy(x)  # a tensor of its own: the caller's keeps no mask
+
+    def compute_mask(self, x, mask=None):
+        return ops.convert_to_tensor(self.attached)
+
+
+def with_mask(inputs, mask):
+    """The inputs, the first with `mask` attached: the layer gets it as Keras hands it
+    on, in `call(mask=...)` where `call` takes one, and to `compute_mask` (keras-hub's
+    and Keras's layers that support masking take no `mask` argument)."""
+    arrays = as_list(inputs)
+    return like(inputs, [AttachMask(mask)(arrays[0]), *arrays[1:]])
+
+
+class ReadMask(keras.layers.Layer):
+    """Keeps the mask Keras hands it, as any layer after another gets it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.received = None
+
+    def call(self, x, mask=None):
+        self.received = mask
+        return x
+
+
+def mask_of(output):
+    """The mask a layer's output carries to the next layer, or None."""
+    reader = ReadMask()
+    reader(output)
+    return reader.received
+
+
+def assert_mask_is(carried, expected):
+    if expected is None:
+        assert carried is None, "the output carries a mask where none is declared"
+    else:
+        assert carried is not None, "the output carries no mask"
+        np.testing.assert_array_equal(numpy(carried), numpy(expected))
+
+
+def with_masked_steps_changed(inputs, mask, other, index=0):
+    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
+    times larger, for floats)."""
+    arrays, taken = as_list(inputs), as_list(other)[index]
+    if is_float(taken):
+        taken = (10 * taken).astype(taken.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
+    arrays = list(arrays)
+    arrays[index] = np.where(hidden, taken, arrays[index])
+    return like(inputs, arrays)
+
+
+def assert_same_where_kept(outputs, again, mask):
+    """Outputs agree at the steps `mask` keeps (where it fits their first axes), and
+    everywhere when `mask` is None."""
+    for index, (ours, theirs) in enumerate(zip(outputs, again)):
+        ours, theirs = numpy(ours), numpy(theirs)
+        if mask is not None and ours.shape[: mask.ndim] == mask.shape:
+            ours, theirs = ours[mask], theirs[mask]
+        message = f"output {index} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+# Central differences along a random direction, each tensor stepping by a fraction of
+# its size, must match the gradient within a fraction of the loss's magnitude (the
+# sum of its terms' sizes). In float64 both errors, rounding and truncation, stay
+# under 1e-10. In float32 (a layer computing in it, or Keras computing parts of a
+# float64 layer in it, as on JAX and torch) a step of 1e-3 keeps rounding (1e-7 / 1e-3)
+# and the kinks it crosses (ReLU) under 1e-4: the examples measured at most 5e-5.
+FINITE_DIFFERENCES = {"float64": (1e-5, 1e-7), "float32": (1e-3, 1e-3)}
+
+
+def floats_as(inputs, dtype):
+    arrays = [a.astype(dtype) if is_float(a) else a for a in as_list(inputs)]
+    return like(inputs, arrays)
+
+
+def gradients(fn, args):
+    """Gradients of the scalar `fn(*args)` with respect to each arg, by the backend's
+    own autodiff."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        tensors = [tf.convert_to_tensor(a) for a in args]
+        with tf.GradientTape() as tape:
+            tape.watch(tensors)
+            total = fn(*tensors)
+        return tape.gradient(total, tensors, unconnected_gradients="zero")
+    if backend == "jax":
+        import jax
+
+        return jax.grad(fn, argnums=tuple(range(len(args))))(*args)
+    if backend == "torch":
+        import torch
+
+        tensors = [
+            ops.convert_to_tensor(a).detach().clone().requires_grad_(True) for a in args
+        ]
+        total = fn(*tensors)
+        if total.requires_grad:  # else nothing reaches it: every gradient is zero
+            total.backward()
+        return [t.grad if t.grad is not None else torch.zeros_like(t) for t in tensors]
+    pytest.skip(f"the {backend} backend has no autodiff")
+
+
+def backend_gradients(fn, args, upstream):
+    """Gradients of sum(fn(*args) * upstream), by the backend's own autodiff."""
+    return gradients(lambda *a: ops.sum(fn(*a) * upstream), args)
+
+
+def call_loss(layer, inputs, training=True, seed=0):
+    """sum(outputs * upstream) over a call of `layer`, as a function of the values of
+    its trainable weights and float inputs; the rest of its state stays as it is, and
+    the global seed is set, so a random layer draws the same numbers in every call.
+    Returns the function, those values, their names, and the magnitude of the sum's
+    terms."""
+    arrays = as_list(inputs)
+    floats = [i for i, a in enumerate(arrays) if is_float(a)]
+    fixed = [v.value for v in layer.non_trainable_variables]
+    count = len(layer.trainable_variables)
+    # `stateless_call` passes `training` on as it is, whether `call` takes it or not.
+    takes_training = "training" in inspect.signature(layer.call).parameters
+    flags = {"training": training} if takes_training else {}
+
+    def outputs(*values):
+        xs = list(arrays)
+        for i, x in zip(floats, values[count:]):
+            xs[i] = x
+        called, _ = layer.stateless_call(
+            list(values[:count]), fixed, *arguments(like(inputs, xs)), **flags
+        )
+        return [out for out in as_list(called) if is_float(out)]
+
+    values = [v.value for v in layer.trainable_variables]
+    values += [ops.convert_to_tensor(arrays[i]) for i in floats]
+    rng = np.random.default_rng(seed)
+    base = [numpy(out).astype("float64") for out in outputs(*values)]
+    upstream = [rng.standard_normal(out.shape) for out in base]
+
+    def loss(*values):
+        keras.utils.set_random_seed(seed)  # torch draws unseeded dropout from its own
+        terms = [
+            ops.sum(out * ops.cast(u, out.dtype))
+            for out, u in zip(outputs(*values), upstream)
+        ]
+        return sum(terms[1:], terms[0])
+
+    names = [v.path for v in layer.trainable_variables]
+    names += [f"input {i}" for i in floats]
+    magnitude = sum(float(np.sum(np.abs(out * u))) for out, u in zip(base, upstream))
+    return loss, values, names, magnitude
+
+
+def assert_gradients_match_finite_differences(
+    example, precision="float64", training=True
+):
+    """The gradient of a training call (of an inference call, `training` False), with
+    respect to every float input and trainable weight, by the backend's autodiff,
+    matches central finite differences of the same call, along a random direction
+    through all of them, at seeded weights. `precision`: the dtype the layer computes
+    in. Float32 steps are taken on JAX (it keeps 32 bits unless switched, and Keras
+    computes float64 ops in float32 there), on torch where Keras cannot run the layer in
+    float64 (some ops come back in float32 and then mix), and where part of it computes
+    in float32 (its rounding then shows in differences of a thousandth of the step). Of
+    several inputs, each must reach the outputs."""
+    inputs = example.make_inputs()
+    if precision == "float64" and keras.backend.backend() != "jax":
+        try:
+            layer = example.make_layer(dtype="float64")
+            cast = floats_as(inputs, "float64")
+            layer(*arguments(cast))
+            set_seeded_weights(layer)
+            checked = call_loss(layer, cast, training)
+        except Exception:  # the backend cannot compute this layer in float64
+            checked = None
+        if checked is not None:
+            return _compare_with_finite_differences(*checked, precision)
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    _compare_with_finite_differences(*call_loss(layer, inputs, training), "float32")
+
+
+def _compare_with_finite_differences(loss, values, names, magnitude, precision):
+    if not values:
+        pytest.skip("nothing to differentiate: no float input, no trainable weight")
+    if keras.backend.backend() == "jax":  # one compilation for gradient and values
+        import jax
+
+        both = jax.jit(jax.value_and_grad(loss, argnums=tuple(range(len(values)))))
+        grads = both(*values)[1]
+        loss = lambda *moved: both(*moved)[0]  # noqa: E731
+    else:
+        grads = gradients(loss, values)
+    grads = [numpy(g).astype("float64") for g in grads]
+    of_inputs = [(n, g) for n, g in zip(names, grads) if n.startswith("input ")]
+    unused = [n for n, g in of_inputs if not np.any(g)] if len(of_inputs) > 1 else []
+    assert not unused, f"the outputs do not depend on {', '.join(unused)}"
+    base = [numpy(v).astype("float64") for v in values]
+    dtypes = [keras.backend.standardize_dtype(v.dtype) for v in values]
+    rng = np.random.default_rng(1)
+
+    def slope(direction, t):
+        def at(t):
+            moved = [b + t * d for b, d in zip(base, direction)]
+            moved = [ops.convert_to_tensor(m.astype(d)) for m, d in zip(moved, dtypes)]
+            return float(numpy(loss(*moved)))
+
+        return (at(t) - at(-t)) / (2 * t)
+
+    def sizes(only=None):
+        return [
+            (
+                rng.standard_normal(b.shape) * (np.sqrt(np.mean(b * b)) or 1.0)
+                if only in (None, k)
+                else np.zeros(b.shape)
+            )
+            for k, b in enumerate(base)
+        ]
+
+    if precision == "float64":
+        direction, step = sizes(), FINITE_DIFFERENCES["float64"][0]
+        if (
+            abs(slope(direction, step / 1000) - slope(direction, step))
+            > 1e-4 * magnitude
+        ):
+            precision = "float32"
+    step, rtol = FINITE_DIFFERENCES[precision]
+    tolerance = rtol * magnitude
+    for attempt in range(4):
+        direction = sizes()
+        numeric = slope(direction, step)
+        if abs(slope(direction, step / 2) - numeric) > tolerance:
+            continue  # a kink or a jump (a discrete choice) within the step: not here
+        autodiff = sum(float(np.sum(g * d)) for g, d in zip(grads, direction))
+        if abs(autodiff - numeric) <= tolerance:
+            return
+        wrong = [f"{autodiff:.6g} against {numeric:.6g}"]
+        for k, name in enumerate(names):
+            direction = sizes(only=k)
+            numeric = slope(direction, step)
+            autodiff = float(np.sum(grads[k] * direction[k]))
+            if abs(autodiff - numeric) > tolerance:
+                wrong.append(f"{name} ({autodiff:.6g} against {numeric:.6g})")
+        message = "the gradient differs from finite differences"
+        pytest.fail(f"{message} in {precision}: {'; '.join(wrong)}")
+    pytest.skip("the output jumps within a step of finite differences, every way tried")
+
+
+def replace_ops(layer, declared, names):
+    """Put the ops as `declared` (a class whose methods take the layer as `self`) in
+    place of the layer's own; returns the set of the names its calls reach."""
+    reached = set()
+
+    def bound(name):
+        def op(*args):
+            reached.add(name)
+            return getattr(declared, name)(layer, *args)
+
+        return op
+
+    for name in names:
+        object.__setattr__(layer, name, bound(name))
+    return reached
+
+
+# Layers with declared layouts are tested under ModelParallel on this many host CPU
+# devices. JAX fixes the device count when it starts: the conftest asks for them under
+# KERAS_BACKEND=jax; a process without them starts a JAX process that has them.
+HOST_DEVICES = 8
+
+MODEL_PARALLEL_SKIP = (
+    "keras.distribution.ModelParallel runs on JAX only (Keras's TensorFlow distribution"
+    " backend is a prototype marked DO NOT USE, torch has none): run under"
+    " KERAS_BACKEND=jax"
+)
+
+# Sharded and one-device numbers differ by the order of float32 sums across devices.
+MODEL_PARALLEL_TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
+
+
+def mesh_shape(axes):
+    """The shape of a mesh of `HOST_DEVICES` devices over `axes`: 2x4 for two axes,
+    the factors of 2 dealt out from the last axis (the first, the data axis, gets
+    fewest)."""
+    sizes = [1] * len(axes)
+    for i in range(int(math.log2(HOST_DEVICES))):
+        sizes[-1 - i % len(axes)] *= 2
+    return tuple(sizes)
+
+
+def path_in_layer(weight, layer):
+    """A weight's path inside the layer that holds it: `kernel`, `router/kernel`."""
+    return weight.path.removeprefix(f"{layer.path}/")
+
+
+def run_model_parallel(test_file):
+    """What `model_parallel_report` saw of `test_file`'s layer: in this process when it
+    has the host devices (the report seeds Keras's random generators), else in a fresh
+    one that has them."""
+    if keras.backend.backend() != "jax":
+        pytest.skip(MODEL_PARALLEL_SKIP)
+    if keras.distribution.list_devices() == [f"cpu:{i}" for i in range(HOST_DEVICES)]:
+        # in the form the other process hands it over
+        return json.loads(json.dumps(model_parallel_report(test_file)))
+    flags = os.environ.get("XLA_FLAGS", "")
+    flags = re.sub(r"--xla_force_host_platform_device_count=\S+", "", flags)
+    count = f"--xla_force_host_platform_device_count={HOST_DEVICES}"
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "JAX_NUM_CPU_DEVICES"},
+        "KERAS_BACKEND": "jax",
+        "JAX_PLATFORMS": "cpu",
+        "XLA_FLAGS": f"{flags} {count}".strip(),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.json"
+        done = subprocess.run(
+            [sys.executable, __file__, str(test_file), str(report)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stderr[-5000:]
+        return json.loads(report.read_text(encoding="utf-8"))
+
+
+def model_parallel_report(test_file):
+    """The test module's layer on one device, then under ModelParallel over a mesh of
+    the host's devices, from the same weights on the same data: shardings, outputs,
+    weights after one fit step, a saved and reloaded model, and the warnings given."""
+    spec = importlib.util.spec_from_file_location(Path(test_file).stem, test_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    axes = module.MESH_AXES
+    devices = keras.distribution.list_devices("cpu")
+    mesh = keras.distribution.DeviceMesh(mesh_shape(axes), axes, devices)
+    distribution = keras.distribution.ModelParallel(
+        layout_map=module.get_layout_map(mesh), batch_dim_name=axes[0]
+    )
+    inputs = module.make_inputs()
+    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
+    assert batch % mesh.shape[0] == 0, (
+        f"the example's batch of {batch} does not split over the {mesh.shape[0]}"
+        f" devices of the mesh's `{axes[0]}` axis: make it even"
+    )
+    keras.utils.set_random_seed(0)
+    layer = module.make_layer()
+    model = module.make_model(layer)
+    initial = model.get_weights()
+    outputs = as_list(model.predict(inputs, verbose=0))
+    targets = random_targets(outputs)
+    report = {"outputs": lists(outputs), "trained": fit_step(model, inputs, targets)}
+    # Declared but not made (`when` false): not a weight, and None on the layer where
+    # the path starts (a sublayer renamed by hand is there; its path is not).
+    paths = {path_in_layer(weight, layer) for weight in layer.weights}
+    report["absent"] = [
+        p
+        for p in module.LAYOUTS
+        if p not in paths and getattr(layer, p.split("/")[0], None) is None
+    ]
+    with distribution.scope():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sharded_layer = module.make_layer()
+            sharded = module.make_model(sharded_layer)
+        sharded.set_weights(initial)
+        report["warnings"] = [str(w.message) for w in caught]
+        report["shardings"] = shardings(sharded_layer)
+        report["sharded_outputs"] = lists(as_list(sharded.predict(inputs, verbose=0)))
+        report["sharded_trained"] = fit_step(sharded, inputs, targets)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "model.keras"
+            sharded.save(path)
+            loaded = keras.saving.load_model(path)
+        (loaded_layer,) = [o for o in loaded.layers if isinstance(o, type(layer))]
+        report["loaded_shardings"] = shardings(loaded_layer)
+        report["loaded_outputs"] = lists(as_list(loaded.predict(inputs, verbose=0)))
+        report["trained_outputs"] = lists(as_list(sharded.predict(inputs, verbose=0)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module.make_model(module.make_layer(name="named_by_hand"))
+        report["renamed_warnings"] = [str(w.message) for w in caught]
+    return report
+
+
+def shardings(layer):
+    """The mesh axis each dim of each weight is split over, by path in the layer."""
+    found = {}
+    for weight in layer.weights:
+        spec = list(weight.value.sharding.spec)
+        spec += [None] * (len(weight.shape) - len(spec))  # trailing dims not split
+        found[path_in_layer(weight, layer)] = spec
+    return found
+
+
+def fit_step(model, inputs, targets):
+    """The weights after one compiled step of SGD on the whole batch."""
+    optimizer = keras.optimizers.SGD(learning_rate=0.1)
+    model.compile(optimizer=optimizer, loss="mse", jit_compile=JIT_COMPILE)
+    batch = len(inputs[0] if isinstance(inputs, (list, tuple)) else inputs)
+    targets = targets if len(targets) > 1 else targets[0]
+    model.fit(inputs, targets, batch_size=batch, epochs=1, shuffle=False, verbose=0)
+    return lists(model.weights)
+
+
+def lists(arrays):
+    return [numpy(a).tolist() for a in arrays]
 
 
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own

@@ -76,48 +76,15 @@ def test_each_weight_the_inference_reads_changes_its_output():
 
 
 def test_base_layer_arguments_pass_through():
-    try:
-        layer = make_layer(name="renamed_layer")
-    except TypeError as exc:
-        pytest.fail(
-            "__init__ does not take **kwargs for the base layer (name, dtype, ...):"
-            f" {exc}"
-        )
-    message = "__init__ does not pass **kwargs to super().__init__()"
-    assert layer.name == "renamed_layer", message
+    support.assert_base_layer_arguments_pass_through(EXAMPLE)
 
 
 def test_config_round_trip():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    config = layer.get_config()
-    for name in ARGS:
-        message = f"get_config() does not return constructor argument {name!r}"
-        assert name in config, message
-    clone = support.from_config(type(layer), config)
-    assert clone.get_config() == config
-    clone(inputs)
-    clone.set_weights(layer.get_weights())
-    ours = support.as_list(layer(inputs, training=False))
-    theirs = support.as_list(clone(inputs, training=False))
-    for a, b in zip(ours, theirs):
-        np.testing.assert_allclose(support.numpy(a), support.numpy(b), rtol=1e-6)
+    support.assert_config_round_trip(EXAMPLE, ARGS)
 
 
 def test_save_and_load_without_custom_objects(tmp_path):
-    layer = make_layer()
-    model = make_model(layer)
-    inputs = make_inputs()
-    support.set_seeded_weights(layer)
-    expected = support.as_list(model.predict(inputs, verbose=0))
-    path = tmp_path / "model.keras"
-    model.save(path)
-    loaded = keras.saving.load_model(path)
-    assert any(isinstance(other, type(layer)) for other in loaded.layers)
-    reloaded = support.as_list(loaded.predict(inputs, verbose=0))
-    for ours, theirs in zip(expected, reloaded):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    support.assert_saves_and_loads_without_custom_objects(EXAMPLE, tmp_path)
 
 
 def test_compiled_fit_step_trains_every_weight():
@@ -134,7 +101,7 @@ def test_inference_is_deterministic():
 
 
 def test_gradients_match_finite_differences():
-    support.assert_gradients_match_finite_differences(make_layer, make_inputs())
+    support.assert_gradients_match_finite_differences(EXAMPLE)
 
 
 def test_layout_map_keys_the_declared_weights_and_no_others():
