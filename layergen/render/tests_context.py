@@ -542,7 +542,7 @@ def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
         if name in read and name != "seed" and value in (0, False) and value is not None
     ]
     what = [f" ({', '.join(zeros)} {'is' if len(zeros) == 1 else 'are'} 0 or false)"]
-    return [" give the example params that make it draw", *(what if zeros else [])]
+    return ["give the example params that make it draw", *(what if zeros else [])]
 
 
 def _output_position(ir: Declared, name: str) -> int:

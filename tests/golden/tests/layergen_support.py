@@ -764,6 +764,73 @@ def assert_noise_shared_along(trained, inferred, axes, rank):
             assert shift or factor, message
 
 
+def assert_the_seed_decides_the_random_draws(example, seed, draws_hint=""):
+    """Two layers of the same `seed` draw the same numbers in a training call, and one
+    of another seed draws others. Where two training calls give the same outputs the
+    example draws nothing: the check is skipped, saying so and `draws_hint` (what to
+    give the example)."""
+    inputs = example.make_inputs()
+    layers = [
+        example.make_layer(),
+        example.make_layer(),
+        example.make_layer(seed=seed + 1),
+    ]
+    for layer in layers:  # the same weights: only the seeds differ
+        layer(*arguments(inputs))
+        layer.set_weights(layers[0].get_weights())
+    first, again, other = [
+        example.call(layer, inputs, training=True) for layer in layers
+    ]
+    for a, b in zip(first, again):
+        message = "the same seed gave different outputs"
+        np.testing.assert_array_equal(numpy(a), numpy(b), message)
+    if all_equal(first, other):
+        if all_equal(first, example.call(layers[0], inputs, training=True)):
+            pytest.skip(
+                "the example draws nothing: two training calls gave the same outputs;"
+                f" {draws_hint}"
+            )
+        pytest.fail("a different seed gave the same outputs")
+
+
+def assert_draws_have_the_declared_statistics(example, statistics):
+    """In a training call on the example batch repeated `DRAWS` times, each statistic
+    `(values, mean, what)` of `statistics(inputs, outputs)` has its declared mean."""
+    layer = example.make_layer()
+    inputs = repeated(example.make_inputs(), DRAWS)  # many draws: a small error
+    outputs = layer(*arguments(inputs), training=True)
+    for values, mean, what in statistics(inputs, outputs):
+        assert_mean_near(values, mean, what)
+
+
+def assert_inference_is_the_mean_of_training(example):
+    """The mean of `DRAWS` training calls' outputs, at seeded weights, is the inference
+    output."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    inferred = example.call(layer, inputs, training=False)
+    trained = example.call(layer, repeated(inputs, DRAWS), training=True)
+    assert_mean_of_draws_is(trained, inferred, DRAWS)
+
+
+def assert_noise_is_drawn_once_per_cell(example, declared, declared_reads_layer=False):
+    """A training call draws its noise once per cell of the shape `declared(*shapes)`
+    (or `declared(layer, *shapes)`) states over the input shapes: along each axis where
+    that shape is 1, inputs constant there come out shifted or scaled alike."""
+    shapes = list(example.input_shapes.values())
+    layer = example.make_layer()
+    shape = declared(*([layer] if declared_reads_layer else []), *shapes)
+    axes = [axis for axis, dim in enumerate(shape) if dim == 1 and shapes[0][axis] > 1]
+    inputs = constant_along(example.make_inputs(), axes, len(shape))
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    inferred = example.call(layer, inputs, training=False)
+    trained = example.call(layer, inputs, training=True)
+    assert_noise_shared_along(trained, inferred, axes, len(shape))
+
+
 def make_mask(shape, seed=0):
     """A mask of the first two axes: the first step of each row kept, the last
     masked, the others drawn."""

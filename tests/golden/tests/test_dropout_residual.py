@@ -90,14 +90,7 @@ def test_training_changes_the_output():
 
 
 def test_inference_is_the_mean_of_training():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    inferred = support.as_list(layer(inputs, training=False))
-    repeated = support.repeated(inputs, support.DRAWS)
-    trained = support.as_list(layer(repeated, training=True))
-    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
+    support.assert_inference_is_the_mean_of_training(EXAMPLE)
 
 
 def test_gradients_match_finite_differences():

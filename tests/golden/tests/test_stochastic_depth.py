@@ -100,60 +100,32 @@ def test_training_changes_the_output():
 
 
 def test_the_seed_decides_the_random_draws():
-    inputs = make_inputs()
-    layers = [make_layer(), make_layer(), make_layer(seed=ARGS["seed"] + 1)]
-    for layer in layers:  # the same weights: only the seeds differ
-        layer(inputs)
-        layer.set_weights(layers[0].get_weights())
-    first, again, other = [
-        support.as_list(layer(inputs, training=True)) for layer in layers
-    ]
-    for a, b in zip(first, again):
-        message = "the same seed gave different outputs"
-        np.testing.assert_array_equal(support.numpy(a), support.numpy(b), message)
-    if support.all_equal(first, other):
-        if support.all_equal(first, support.as_list(layers[0](inputs, training=True))):
-            pytest.skip(
-                "the example draws nothing: two training calls gave the same outputs;"
-                " give the example params that make it draw"
-            )
-        pytest.fail("a different seed gave the same outputs")
+    # What to give an example that draws nothing: the test is then skipped, saying so.
+    hint = "give the example params that make it draw"
+    support.assert_the_seed_decides_the_random_draws(EXAMPLE, ARGS["seed"], hint)
 
 
 def test_random_draws_have_the_declared_statistics():
-    layer = make_layer()
-    inputs = support.repeated(make_inputs(), support.DRAWS)  # many draws: a small error
-    shortcut, branch = inputs
-    outputs = layer(inputs, training=True)
-    support.assert_mean_near(
-        ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32"),
-        0.25,
-        'ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32")',
-    )
+    def statistics(inputs, outputs):
+        """Each declared statistic of a training call: its values, their mean, what."""
+        shortcut, branch = inputs
+        return [
+            (
+                ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32"),
+                0.25,
+                'ops.cast(ops.all(ops.equal(outputs, shortcut), axis=-1), "float32")',
+            ),
+        ]
+
+    support.assert_draws_have_the_declared_statistics(EXAMPLE, statistics)
 
 
 def test_inference_is_the_mean_of_training():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    inferred = support.as_list(layer(inputs, training=False))
-    repeated = support.repeated(inputs, support.DRAWS)
-    trained = support.as_list(layer(repeated, training=True))
-    support.assert_mean_of_draws_is(trained, inferred, support.DRAWS)
+    support.assert_inference_is_the_mean_of_training(EXAMPLE)
 
 
 def test_noise_is_drawn_once_per_cell_of_its_declared_shape():
-    shapes = list(INPUT_SHAPES.values())
-    layer = make_layer()
-    shape = declared_noise_shape(*shapes)
-    axes = [axis for axis, dim in enumerate(shape) if dim == 1 and shapes[0][axis] > 1]
-    inputs = support.constant_along(make_inputs(), axes, len(shape))
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    inferred = support.as_list(layer(inputs, training=False))
-    trained = support.as_list(layer(inputs, training=True))
-    support.assert_noise_shared_along(trained, inferred, axes, len(shape))
+    support.assert_noise_is_drawn_once_per_cell(EXAMPLE, declared_noise_shape)
 
 
 def test_inference_outputs_match_the_numpy_reference():
