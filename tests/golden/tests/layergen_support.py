@@ -913,6 +913,39 @@ def assert_same_where_kept(outputs, again, mask):
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
 
 
+def passed_through(layer, inputs, mask):
+    """The mask the outputs of a layer that passes its input's mask on carry."""
+    return mask
+
+
+def assert_masking(example, mask, output_mask=passed_through):
+    """A call on the inputs with `mask` attached to the first gives outputs of the
+    shapes of a call without it, and they carry the mask `output_mask(layer, inputs,
+    mask)` computes (None: no mask)."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    outputs = example.call(layer, with_mask(inputs, mask))
+    unmasked = example.call(layer, inputs)
+    assert [tuple(o.shape) for o in outputs] == [tuple(o.shape) for o in unmasked]
+    # The mask Keras hands the next layer: from `compute_mask`, or none where the layer
+    # does not support masking (as Keras's Embedding without `mask_zero`).
+    assert_mask_is(mask_of(outputs[0]), output_mask(layer, inputs, mask))
+
+
+def assert_masked_steps_do_not_change_the_output(example, mask):
+    """With `mask` attached to the first input, changing the steps it hides changes no
+    output at the steps it keeps (no output at all, where the outputs carry no mask)."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    changed = with_masked_steps_changed(inputs, mask, example.make_inputs(1))
+    outputs = example.call(layer, with_mask(inputs, mask))
+    again = example.call(layer, with_mask(changed, mask))
+    kept = None if mask_of(outputs[0]) is None else mask
+    assert_same_where_kept(outputs, again, kept)
+
+
 # Central differences along a random direction, each tensor stepping by a fraction of
 # its size, must match the gradient within a fraction of the loss's magnitude (the
 # sum of its terms' sizes). In float64 both errors, rounding and truncation, stay

@@ -90,28 +90,15 @@ def test_inference_is_deterministic():
 
 
 def test_masking():
-    layer = make_layer()
-    inputs = make_inputs()
-    mask = make_mask()
-    outputs = support.as_list(layer(support.with_mask(inputs, mask)))
-    unmasked = support.as_list(layer(inputs))
-    assert [tuple(o.shape) for o in outputs] == [tuple(o.shape) for o in unmasked]
-    # The mask Keras hands the next layer: from `compute_mask`, or none where the layer
-    # does not support masking (as Keras's Embedding without `mask_zero`).
-    support.assert_mask_is(support.mask_of(outputs[0]), None)
+    def output_mask(layer, inputs, mask):
+        """The mask the outputs carry, as declared (None: none)."""
+        return None
+
+    support.assert_masking(EXAMPLE, make_mask(), output_mask)
 
 
 def test_masked_steps_do_not_change_the_output():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    mask = make_mask()
-    changed = support.with_masked_steps_changed(inputs, mask, make_inputs(1))
-    outputs = support.as_list(layer(support.with_mask(inputs, mask)))
-    again = support.as_list(layer(support.with_mask(changed, mask)))
-    kept = None if support.mask_of(outputs[0]) is None else mask
-    support.assert_same_where_kept(outputs, again, kept)
+    support.assert_masked_steps_do_not_change_the_output(EXAMPLE, make_mask())
 
 
 def test_gradients_match_finite_differences():
