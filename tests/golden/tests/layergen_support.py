@@ -1150,6 +1150,26 @@ def replace_ops(layer, declared, names):
     return reached
 
 
+def assert_gradients_come_from_the_declared_ops(example, declared, op_names, reached):
+    """The gradients of a training call, at seeded weights, are those it has with the
+    ops of `op_names` as `declared` (a class whose methods take the layer as `self`) in
+    place of the layer's own, and that call reaches each op of `reached`."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    loss, values, names, _ = call_loss(layer, inputs)
+    actual = gradients(loss, values)
+    reached_now = replace_ops(layer, declared, op_names)
+    expected = gradients(loss, values)
+    missed = [name for name in reached if name not in reached_now]
+    assert not missed, f"the layer's call never reaches its ops {missed}"
+    for name, got, want in zip(names, actual, expected):
+        np.testing.assert_allclose(
+            numpy(got), numpy(want), rtol=1e-5, atol=1e-6, err_msg=name
+        )
+
+
 # Layers with declared layouts are tested under ModelParallel on this many host CPU
 # devices. JAX fixes the device count when it starts: the conftest asks for them under
 # KERAS_BACKEND=jax; a process without them starts a JAX process that has them.

@@ -111,20 +111,9 @@ def test_inference_is_deterministic():
 
 
 def test_call_takes_its_gradients_from_the_declared_ops():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    loss, values, names, _ = support.call_loss(layer, inputs)
-    actual = support.gradients(loss, values)
-    reached = support.replace_ops(layer, DeclaredOps, ["snap_to_grid"])
-    expected = support.gradients(loss, values)
-    missed = [name for name in ["snap_to_grid"] if name not in reached]
-    assert not missed, f"the layer's call never reaches its ops {missed}"
-    for name, got, want in zip(names, actual, expected):
-        np.testing.assert_allclose(
-            support.numpy(got), support.numpy(want), rtol=1e-5, atol=1e-6, err_msg=name
-        )
+    support.assert_gradients_come_from_the_declared_ops(
+        EXAMPLE, DeclaredOps, ["snap_to_grid"], reached=["snap_to_grid"]
+    )
 
 
 def test_op_snap_to_grid_gradient_matches_its_formula():
