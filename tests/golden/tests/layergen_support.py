@@ -1315,6 +1315,67 @@ def lists(arrays):
     return [numpy(a).tolist() for a in arrays]
 
 
+def assert_layout_map_keys_the_declared_weights(example, get_layout_map, axes, layouts):
+    """The layout map `get_layout_map` makes for a mesh over `axes` gives each weight of
+    the layer, by its path and inside an outer model, its `layouts` axes (by path in the
+    layer), and none to the weights of a layer named by hand."""
+    devices = [f"cpu:{i}" for i in range(HOST_DEVICES)]
+    mesh = keras.distribution.DeviceMesh(mesh_shape(axes), axes, devices)
+    layout_map = get_layout_map(mesh)
+    layer = example.make_layer()
+    layer(*arguments(example.make_inputs()))
+    for weight in layer.weights:
+        declared = layouts.get(path_in_layer(weight, layer))
+        for path in (weight.path, f"outer_model/{weight.path}"):
+            layout = layout_map[path]
+            assert (None if layout is None else tuple(layout.axes)) == declared, path
+    renamed = example.make_layer(name="named_by_hand")
+    renamed(*arguments(example.make_inputs()))
+    assert all(layout_map[weight.path] is None for weight in renamed.weights)
+
+
+def assert_sharded_as_declared(report, layouts):
+    """Under ModelParallel (`report`, from `run_model_parallel`) each weight of the
+    layer is split over the mesh axes of its `layouts` entry, and the others over none.
+    """
+    shardings = report["shardings"]
+    for path, axes in layouts.items():
+        if path not in report["absent"]:
+            assert shardings.get(path) == list(axes), path
+    for path, axes in shardings.items():
+        message = f"{path} is sharded: it declares no layout"
+        assert path in layouts or axes == [None] * len(axes), message
+
+
+def assert_sharded_outputs_match_one_device(report):
+    """Under ModelParallel the layer computes what it computes on one device."""
+    for got, want in zip(report["sharded_outputs"], report["outputs"]):
+        np.testing.assert_allclose(got, want, **MODEL_PARALLEL_TOLERANCE)
+
+
+def assert_sharded_fit_step_trains_like_one_device(report):
+    """One fit step under ModelParallel leaves the weights one on one device does."""
+    for got, want in zip(report["sharded_trained"], report["trained"]):
+        np.testing.assert_allclose(got, want, **MODEL_PARALLEL_TOLERANCE)
+
+
+def assert_sharded_model_saves_and_loads(report):
+    """A model saved under ModelParallel loads sharded alike, computing the same."""
+    assert report["loaded_shardings"] == report["shardings"]
+    for got, want in zip(report["loaded_outputs"], report["trained_outputs"]):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def assert_warns_of_a_layer_named_by_hand(report, layouts):
+    """Keras warns of each declared weight (by path) of a layer whose name the layout
+    map does not know, and of nothing for the layer it does."""
+    assert not report["warnings"], report["warnings"]
+    # Each declared weight, by path (a generated sublayer warns of its own weights too).
+    warned = {message.split()[0] for message in report["renamed_warnings"]}
+    absent = report["absent"]
+    assert warned == {f"named_by_hand/{p}" for p in layouts if p not in absent}, warned
+
+
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own
     result = model_parallel_report(sys.argv[1])
     Path(sys.argv[2]).write_text(json.dumps(result), encoding="utf-8")

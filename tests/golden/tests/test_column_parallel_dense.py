@@ -6,7 +6,6 @@ They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 
 import keras
 import layergen_support as support
-import numpy as np
 import pytest
 
 from examples.column_parallel_dense import ColumnParallelDense
@@ -107,21 +106,9 @@ def test_gradients_match_finite_differences():
 
 
 def test_layout_map_keys_the_declared_weights_and_no_others():
-    devices = [f"cpu:{i}" for i in range(support.HOST_DEVICES)]
-    mesh = keras.distribution.DeviceMesh(
-        support.mesh_shape(MESH_AXES), MESH_AXES, devices
+    support.assert_layout_map_keys_the_declared_weights(
+        EXAMPLE, get_layout_map, MESH_AXES, LAYOUTS
     )
-    layout_map = get_layout_map(mesh)
-    layer = make_layer()
-    layer(make_inputs())
-    for weight in layer.weights:
-        declared = LAYOUTS.get(support.path_in_layer(weight, layer))
-        for path in (weight.path, f"outer_model/{weight.path}"):
-            layout = layout_map[path]
-            assert (None if layout is None else tuple(layout.axes)) == declared, path
-    renamed = make_layer(name="named_by_hand")
-    renamed(make_inputs())
-    assert all(layout_map[weight.path] is None for weight in renamed.weights)
 
 
 @pytest.fixture(scope="module")
@@ -132,39 +119,20 @@ def model_parallel():
 
 
 def test_model_parallel_shards_each_weight_as_declared(model_parallel):
-    shardings = model_parallel["shardings"]
-    for path, axes in LAYOUTS.items():
-        if path not in model_parallel["absent"]:
-            assert shardings.get(path) == list(axes), path
-    for path, axes in shardings.items():
-        if path not in LAYOUTS:
-            assert axes == [None] * len(
-                axes
-            ), f"{path} is sharded: it declares no layout"
+    support.assert_sharded_as_declared(model_parallel, LAYOUTS)
 
 
 def test_model_parallel_computes_what_one_device_computes(model_parallel):
-    outputs = zip(model_parallel["sharded_outputs"], model_parallel["outputs"])
-    for got, want in outputs:
-        np.testing.assert_allclose(got, want, **support.MODEL_PARALLEL_TOLERANCE)
+    support.assert_sharded_outputs_match_one_device(model_parallel)
 
 
 def test_model_parallel_fit_step_trains_like_one_device(model_parallel):
-    trained = zip(model_parallel["sharded_trained"], model_parallel["trained"])
-    for got, want in trained:
-        np.testing.assert_allclose(got, want, **support.MODEL_PARALLEL_TOLERANCE)
+    support.assert_sharded_fit_step_trains_like_one_device(model_parallel)
 
 
 def test_model_parallel_model_saves_and_loads_sharded(model_parallel):
-    assert model_parallel["loaded_shardings"] == model_parallel["shardings"]
-    loaded = zip(model_parallel["loaded_outputs"], model_parallel["trained_outputs"])
-    for got, want in loaded:
-        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    support.assert_sharded_model_saves_and_loads(model_parallel)
 
 
 def test_model_parallel_warns_when_the_map_misses_a_layer_named_by_hand(model_parallel):
-    assert not model_parallel["warnings"], model_parallel["warnings"]
-    # Each declared weight, by path (a generated sublayer warns of its own weights too).
-    warned = {message.split()[0] for message in model_parallel["renamed_warnings"]}
-    absent = model_parallel["absent"]
-    assert warned == {f"named_by_hand/{p}" for p in LAYOUTS if p not in absent}, warned
+    support.assert_warns_of_a_layer_named_by_hand(model_parallel, LAYOUTS)
