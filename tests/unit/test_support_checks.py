@@ -384,7 +384,7 @@ def test_inference_follows_the_moved_state_or_fails(support):
 
 
 def test_stated_outputs_with_stated_weights(support):
-    x = np.array([[1.0, 2.0, 3.0, 4.0]], "float32")
+    x = {"x": [[1.0, 2.0, 3.0, 4.0]]}
     weights = {"kernel": np.ones((4, 3)).tolist()}
     stated = [np.full((1, 3), 10.0)]
     dense = example(support, Dense3)

@@ -619,8 +619,17 @@ def assert_inference_follows_the_moved_state(example):
 def assert_stated_outputs(
     example, inputs, expected, atol, training=False, weights=None
 ):
-    """The outputs of a call on `inputs` are the `expected` arrays, within `atol`;
-    `weights`: `{name: value}` the layer's weights are given first."""
+    """The outputs of a call on the stated `inputs` (`{name: value}`) are the `expected`
+    arrays, within `atol`; `weights`: `{name: value}` the layer's weights are given
+    first."""
+    arrays = [
+        np.array(inputs[name], dtype=example.input_dtypes[name])
+        for name in example.input_shapes
+    ]
+    if len(arrays) == 1:
+        inputs = arrays[0]
+    else:
+        inputs = tuple(arrays) if example.separate else arrays
     layer = example.make_layer()
     layer(*arguments(inputs))
     for name, value in (weights or {}).items():

@@ -105,14 +105,9 @@ def test_inference_is_deterministic():
     support.assert_inference_is_deterministic(EXAMPLE)
 
 
-def stated_inputs():
-    arrays = [np.array(INPUTS[name], dtype=INPUT_DTYPES[name]) for name in INPUT_SHAPES]
-    return arrays[0]
-
-
 def test_inference_outputs_are_the_stated_values():
     support.assert_stated_outputs(
-        EXAMPLE, stated_inputs(), EXPECTED, ATOL, training=False, weights=WEIGHTS
+        EXAMPLE, INPUTS, EXPECTED, ATOL, training=False, weights=WEIGHTS
     )
 
 
