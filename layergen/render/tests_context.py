@@ -372,13 +372,14 @@ def build_test_context(
         cache_args=[
             {
                 "name": k.name,
-                "of": ir.input_names.index(k.cache.of),
-                # Cut to the step with it: the inputs of its example shape (self-attention's
-                # query and value).
-                "stepped": [
-                    i
-                    for i, n in enumerate(ir.input_names)
-                    if example.input_shapes[n] == example.input_shapes[k.cache.of]
+                # Cut to the step together: the inputs of its example shape (self-attention's
+                # query and value), steps counted along it.
+                "of": [k.cache.of]
+                + [
+                    n
+                    for n in ir.input_names
+                    if n != k.cache.of
+                    and example.input_shapes[n] == example.input_shapes[k.cache.of]
                 ],
                 "index": k.cache.index,
                 "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),

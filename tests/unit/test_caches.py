@@ -77,10 +77,11 @@ def test_a_declared_cache_gets_a_step_by_step_decoding_test():
     # The empty cache of the declared shape, over the example's input shapes.
     assert "(x_shape,) = INPUT_SHAPES.values()" in test
     assert 'np.zeros((x_shape[0], x_shape[1], x_shape[2]), "float32")' in test
-    assert "given = support.step_of(inputs, 0, step)" in test
-    assert "layer(given, training=False, cache=cache, cache_index=step)" in test
+    # Decoded by `assert_cache_decodes_step_by_step` (tests/unit/test_support_properties.py).
+    assert 'cache="cache",\n        index="cache_index",\n        empty=empty,' in test
+    assert 'of=["x"],' in test
     # `count` comes before the cache only when asked for: the cache is output 1.
-    assert "cache = outputs[1]" in test
+    assert "output=1," in test
     compile(tests, "<generated>", "exec")
 
 
@@ -105,11 +106,8 @@ def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_va
     )
     tests = generated_tests(attention)
     test = tests[tests.index("def test_decoding_step_by_step") :].split("\ndef ")[0]
-    assert 'causal = np.tril(np.ones((batch, length, length), "bool"))' in test
-    assert "keep=causal[:, step : step + 1]" in test
-    assert test.count("keep=causal") == 3  # the whole sequence, once, and each step
-    assert "given = support.step_of(inputs, 0, step)" in test
-    assert "given = support.step_of(given, 1, step)" in test
+    assert 'mask="keep",\n        mask_dtype="bool",' in test
+    assert 'of=["x", "y"],' in test
     compile(tests, "<generated>", "exec")
     assert errors(attention.replace("mask: keep", "mask: kept")) == [(15, "unknown-input")]
 
