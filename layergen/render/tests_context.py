@@ -372,15 +372,7 @@ def build_test_context(
         cache_args=[
             {
                 "name": k.name,
-                # Cut to the step together: the inputs of its example shape (self-attention's
-                # query and value), steps counted along it.
-                "of": [k.cache.of]
-                + [
-                    n
-                    for n in ir.input_names
-                    if n != k.cache.of
-                    and example.input_shapes[n] == example.input_shapes[k.cache.of]
-                ],
+                "of": list(k.cache.of),  # cut to the step together, counted along the first
                 "index": k.cache.index,
                 "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
                 "output": _output_position(ir, k.name),

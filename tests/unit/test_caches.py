@@ -85,12 +85,20 @@ def test_a_declared_cache_gets_a_step_by_step_decoding_test():
     compile(tests, "<generated>", "exec")
 
 
+# Two tensor inputs of the same shape, each an argument of its own.
+TWO_INPUTS = (
+    RUNNING_SUM.replace("  x: {rank: 3}\n", "  x: {rank: 3}\n  y: {rank: 3}\n")
+    .replace("layer: RunningSum\n", "layer: RunningSum\nseparate_inputs: true\n")
+    .replace("  input_shape: [2, 4, 3]\n", "  input_shape: {x: [2, 4, 3], y: [2, 4, 3]}\n")
+)
+
+
 def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_value():
     """Issue 39: an attention layer is causal only through its mask, so its cache's wrong
     index or missing update slipped through; `mask:` names the mask the test passes, and
-    the inputs of `of`'s shape (self-attention's query and value) are stepped together."""
+    the inputs `of` lists (self-attention's query and value) are stepped together."""
     attention = (
-        RUNNING_SUM.replace("  x: {rank: 3}\n", "  x: {rank: 3}\n  y: {rank: 3}\n")
+        TWO_INPUTS.replace("of: x", "of: [x, y]")
         .replace(
             "      shape: (x[0], x[1], x[2])\n",
             "      shape: (x[0], x[1], x[2])\n      mask: keep\n",
@@ -99,10 +107,7 @@ def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_va
             "  cache_index: {default: null}\n",
             "  cache_index: {default: null}\n  keep: {default: null, dtype: bool}\n",
         )
-        .replace("separate_inputs", "")
-        .replace("layer: RunningSum\n", "layer: RunningSum\nseparate_inputs: true\n")
         .replace("call: |\n", "call: |\n  x = x + y\n")
-        .replace("  input_shape: [2, 4, 3]\n", "  input_shape: {x: [2, 4, 3], y: [2, 4, 3]}\n")
     )
     tests = generated_tests(attention)
     test = tests[tests.index("def test_decoding_step_by_step") :].split("\ndef ")[0]
@@ -110,6 +115,38 @@ def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_va
     assert 'of=["x", "y"],' in test
     compile(tests, "<generated>", "exec")
     assert errors(attention.replace("mask: keep", "mask: kept")) == [(15, "unknown-input")]
+
+
+def test_an_input_of_the_same_shape_left_out_of_of_is_not_stepped():
+    """Issue 39: the tests cut every input of `of`'s example shape to the step, a guess
+    that is wrong for an encoder's sequence that happens to have the decoder's shape;
+    the declaration says which inputs are decoded."""
+    one = TWO_INPUTS.replace("call: |\n", "call: |\n  x = x + ops.mean(y, axis=1, keepdims=True)\n")
+    assert analysis(one).ir.keywords[1].cache.of == ("x",)
+    test = generated_tests(one)
+    assert 'of=["x"],' in test.split("def test_decoding_step_by_step")[1]
+    both = one.replace("of: x", "of: [x, y]")
+    assert analysis(both).ir.keywords[1].cache.of == ("x", "y")
+    assert 'of=["x", "y"],' in generated_tests(both).split("def test_decoding_step_by_step")[1]
+    reversed_order = generated_tests(one.replace("of: x", "of: [y, x]"))
+    assert 'of=["y", "x"],' in reversed_order  # the steps counted along `y`
+
+
+@pytest.mark.parametrize(
+    "of, expected",
+    [
+        ("[x, z]", [(12, 15, "unknown-input")]),
+        ("[x, x]", [(12, 15, "duplicate-name")]),
+        ("[]", [(12, 11, "unknown-input")]),
+        ("[w, x, v]", [(12, 12, "unknown-input"), (12, 18, "unknown-input")]),
+    ],
+)
+def test_each_name_of_of_that_is_unknown_or_repeated_is_a_located_error(of, expected):
+    text = TWO_INPUTS.replace("of: x", f"of: {of}")
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    found = [(d.line, d.col, d.code) for d in info.value.diagnostics]
+    assert found == expected, found
 
 
 def test_without_a_cache_there_is_no_decoding_test():
