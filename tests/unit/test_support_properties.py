@@ -219,6 +219,66 @@ def test_the_steps_a_mask_hides_of_a_keyword_tensor_change_no_output(support):
         support.assert_hidden_steps_change_nothing(ignored, "context_mask", mask, keyword=keyword)
 
 
+class RoutedTokens(keras.layers.Layer):
+    """Each token through a dense layer, plus its logits flattened over the batch and the
+    steps, `(batch * steps, units)`, as a router returns them; a training call adds the
+    mean of the tokens' logits that `padding_mask` keeps as a loss (`bug`: of them all).
+    `dropout`: the loss of a random half of the tokens, the same half in each call from
+    the same seed."""
+
+    def __init__(self, bug=False, dropout=False, **kwargs):
+        super().__init__(**kwargs)
+        self.bug, self.dropout = bug, dropout
+        self.seed_generator = keras.random.SeedGenerator(1)
+
+    def build(self, x_shape, padding_mask_shape=None):
+        self.kernel = self.add_weight(shape=(x_shape[-1], 2))
+
+    def call(self, x, padding_mask=None, training=None):
+        tokens = ops.matmul(x, self.kernel)
+        logits = ops.reshape(tokens, (-1, 2))
+        if training:
+            weights = ops.ones(ops.shape(tokens)[:2])
+            if padding_mask is not None and not self.bug:
+                weights = ops.cast(padding_mask, "float32")
+            if self.dropout:
+                keep = keras.random.uniform(ops.shape(weights), seed=self.seed_generator)
+                weights = weights * ops.cast(keep < 0.5, "float32")
+            self.add_loss(ops.sum(ops.mean(tokens, axis=-1) * weights))
+        return tokens, logits
+
+
+def test_the_steps_a_mask_hides_change_no_loss_of_a_training_call(support):
+    """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was the
+    one real-layer bug the tests missed without recorded outputs. The router's flattened
+    logits of the hidden tokens may change: they are compared at the kept ones."""
+    mask = hiding_the_first_step((2, 3))
+    routed = example(support, RoutedTokens, {"x": (2, 3, 4)})
+    support.assert_hidden_steps_change_nothing(routed, "padding_mask", mask, index=0)
+    ignored = example(support, lambda **kw: RoutedTokens(bug=True, **kw), {"x": (2, 3, 4)})
+    with pytest.raises(AssertionError, match="loss 0 changed"):
+        support.assert_hidden_steps_change_nothing(ignored, "padding_mask", mask, index=0)
+
+
+def test_random_losses_are_compared_from_the_same_seed_and_state(support):
+    mask = hiding_the_first_step((2, 3))
+    dropped = example(support, lambda **kw: RoutedTokens(dropout=True, **kw), {"x": (2, 3, 4)})
+    support.assert_hidden_steps_change_nothing(dropped, "padding_mask", mask, index=0)
+
+
+def test_outputs_kept_are_compared_flattened_or_by_their_first_axes(support):
+    kept = np.array([[True, False], [False, True]])
+    ours = [np.arange(8.0).reshape(2, 2, 2), np.arange(8.0).reshape(4, 2)]
+    theirs = [ours[0].copy(), ours[1].copy()]
+    theirs[0][0, 1] = theirs[1][1] = theirs[1][2] = -1.0  # where the mask hides
+    support.assert_same_where_kept(ours, theirs, kept)
+    theirs[1][3] = -1.0  # the last token, kept
+    with pytest.raises(AssertionError, match="output 1"):
+        support.assert_same_where_kept(ours, theirs, kept)
+    with pytest.raises(AssertionError, match="output 0"):
+        support.assert_same_where_kept(ours, theirs, None)
+
+
 class CumulativeSum(keras.layers.Layer):
     """The running sum along the steps when `causal`, else the whole sum at every step;
     `bug`: summed from the end."""

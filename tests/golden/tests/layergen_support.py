@@ -485,11 +485,14 @@ def with_masked_steps_changed(inputs, mask, other, index=0):
 
 
 def assert_same_where_kept(outputs, again, mask):
-    """Outputs agree at the steps `mask` keeps (where it fits their first axes), and
-    everywhere when `mask` is None."""
+    """Outputs agree at the steps `mask` keeps (where it fits their first axes, or their
+    first axis holds its steps flattened, as a router's `(batch * steps, experts)`
+    logits), and everywhere when `mask` is None."""
     for index, (ours, theirs) in enumerate(zip(outputs, again)):
         ours, theirs = numpy(ours), numpy(theirs)
-        if mask is not None and ours.shape[: mask.ndim] == mask.shape:
+        if mask is not None and ours.shape[:1] == (mask.size,) and mask.ndim > 1:
+            ours, theirs = ours[mask.ravel()], theirs[mask.ravel()]
+        elif mask is not None and ours.shape[: mask.ndim] == mask.shape:
             ours, theirs = ours[mask], theirs[mask]
         message = f"output {index} changed when only masked steps of the inputs did"
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
@@ -1248,26 +1251,45 @@ def assert_hidden_steps_change_nothing(example, name, mask, index=0, keyword=Non
     """The steps that `mask` (the keyword argument `name` of `call`) hides change no
     output at the steps it keeps: steps of the tensor input at `index`, or, with
     `keyword` (`(name, value)` of a keyword tensor, an encoder's sequence), of that
-    tensor, and then no output at all."""
+    tensor, and then no output at all. Nor do they change the losses a training call
+    adds, where the layer adds some (a load-balancing loss over the kept tokens)."""
     inputs = example.make_inputs()
     layer = example.make_layer()
     given = {name: mask} if keyword is None else {keyword[0]: keyword[1], name: mask}
     layer(*arguments(inputs), **given)  # built by a call with them, as a call case is
     set_seeded_weights(layer)
-    hidden = mask.astype(bool)
-    if keyword is None:
-        changed = with_masked_steps_changed(
-            inputs, hidden, example.make_inputs(1), index
-        )
-        outputs = example.call(layer, inputs, training=False, **given)
-        again = example.call(layer, changed, training=False, **given)
-        assert_same_where_kept(outputs, again, hidden)
-    else:
-        outputs = example.call(layer, inputs, training=False, **given)
-        name, masked = keyword
-        changed = {name: with_masked_steps_changed(masked, hidden, masked + 1)}
-        again = example.call(layer, inputs, training=False, **{**given, **changed})
-        assert_same_where_kept(outputs, again, None)
+    kept = mask.astype(bool)
+    if keyword is None:  # steps of a tensor input
+        changed = with_masked_steps_changed(inputs, kept, example.make_inputs(1), index)
+        changed_given = given
+    else:  # steps of a keyword tensor
+        key, value = keyword
+        changed = inputs
+        changed_given = {
+            **given,
+            key: with_masked_steps_changed(value, kept, value + 1),
+        }
+    outputs = example.call(layer, inputs, training=False, **given)
+    again = example.call(layer, changed, training=False, **changed_given)
+    assert_same_where_kept(outputs, again, kept if keyword is None else None)
+    losses = training_losses(layer, inputs, **given)
+    losses_again = training_losses(layer, changed, **changed_given)
+    assert len(losses_again) == len(losses)
+    for i, (ours, theirs) in enumerate(zip(losses, losses_again)):
+        message = f"loss {i} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+def training_losses(layer, inputs, **keywords):
+    """The losses a training call on `inputs` adds, as arrays; each such call starts
+    from the same state and the same random seed."""
+    state = [numpy(variable) for variable in layer.variables]
+    keras.utils.set_random_seed(0)
+    layer(*arguments(inputs), training=True, **keywords)
+    losses = [numpy(loss) for loss in layer.losses]
+    for variable, value in zip(layer.variables, state):
+        variable.assign(value)
+    return losses
 
 
 def assert_each_step_depends_on_earlier_steps_only(example, name, index=0):
