@@ -165,13 +165,6 @@ def arguments(inputs):
     return inputs if isinstance(inputs, tuple) else (inputs,)
 
 
-def step_of(inputs, index, step):
-    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
-    arrays = as_list(inputs)
-    arrays[index] = arrays[index][:, step : step + 1]
-    return like(inputs, arrays)
-
-
 def symbolic(arrays):
     """Symbolic tensors of the shapes and dtypes of `arrays` (one, a list, a tuple)."""
     if isinstance(arrays, (list, tuple)):
@@ -472,32 +465,6 @@ def assert_mask_is(carried, expected):
         np.testing.assert_array_equal(numpy(carried), numpy(expected))
 
 
-def with_masked_steps_changed(inputs, mask, other, index=0):
-    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
-    times larger, for floats)."""
-    arrays, taken = as_list(inputs), as_list(other)[index]
-    if is_float(taken):
-        taken = (10 * taken).astype(taken.dtype)
-    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
-    arrays = list(arrays)
-    arrays[index] = np.where(hidden, taken, arrays[index])
-    return like(inputs, arrays)
-
-
-def assert_same_where_kept(outputs, again, mask):
-    """Outputs agree at the steps `mask` keeps (where it fits their first axes, or their
-    first axis holds its steps flattened, as a router's `(batch * steps, experts)`
-    logits), and everywhere when `mask` is None."""
-    for index, (ours, theirs) in enumerate(zip(outputs, again)):
-        ours, theirs = numpy(ours), numpy(theirs)
-        if mask is not None and ours.shape[:1] == (mask.size,) and mask.ndim > 1:
-            ours, theirs = ours[mask.ravel()], theirs[mask.ravel()]
-        elif mask is not None and ours.shape[: mask.ndim] == mask.shape:
-            ours, theirs = ours[mask], theirs[mask]
-        message = f"output {index} changed when only masked steps of the inputs did"
-        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
-
-
 def floats_as(inputs, dtype):
     arrays = [a.astype(dtype) if is_float(a) else a for a in as_list(inputs)]
     return like(inputs, arrays)
@@ -690,59 +657,6 @@ def replace_ops(layer, declared, names):
     for name in names:
         object.__setattr__(layer, name, bound(name))
     return reached
-
-
-def same_weight_shapes(layer, other):
-    shapes = [tuple(w.shape) for w in layer.weights]
-    return shapes == [tuple(w.shape) for w in other.weights]
-
-
-def golden_path(test_file):
-    """Where a test module's recorded outputs live: beside it."""
-    return Path(test_file).with_suffix(".golden.json")
-
-
-def record_golden(module):
-    """Store the seeded weights of a test module's layer and what its `golden_run`
-    computes with them."""
-    layer = module.make_layer()
-    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
-    set_seeded_weights(layer)
-    data = {
-        "backend": keras.backend.backend(),
-        "weights": [numpy(w).tolist() for w in layer.weights],
-        "runs": {
-            name: [numpy(out).tolist() for out in outputs]
-            for name, outputs in module.golden_run(layer).items()
-        },
-    }
-    path = golden_path(module.__file__)
-    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
-    return path
-
-
-def assert_matches_golden(example, golden_run, test_file):
-    """The example's layer, built and given the recorded weights, computes the recorded
-    runs (`golden_run(layer)`)."""
-    layer = example.make_layer()
-    layer(*arguments(example.make_inputs()))
-    data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
-    assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
-    for weight, value in zip(layer.weights, data["weights"]):
-        dtype = keras.backend.standardize_dtype(weight.dtype)
-        weight.assign(np.asarray(value, dtype=dtype))
-    runs = golden_run(layer)
-    recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
-    for name, outputs in recorded.items():
-        assert name in runs, f"the tests no longer compute the recorded {name}"
-        assert len(runs[name]) == len(outputs)
-        message = f"the {name} changed since they were recorded (generate --record)"
-        for got, want in zip(runs[name], outputs):
-            want = np.asarray(want)
-            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
-            np.testing.assert_allclose(
-                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
-            )
 
 
 def mesh_shape(axes):
@@ -1046,52 +960,6 @@ def assert_mixed_precision_matches_float32(
     )
 
 
-def assert_declared_losses(example, inference_losses=0, expected=None, count=None):
-    """On seeded weights, an inference call adds `inference_losses` losses, a training
-    call the declared ones: `expected(layer, inputs)` computes their values after that
-    call; where they read values `call` computes, only their `count` is known, and each
-    must be finite."""
-    layer = example.make_layer()
-    inputs = example.make_inputs()
-    layer(*arguments(inputs))
-    set_seeded_weights(layer)
-    layer(*arguments(inputs), training=False)
-    assert len(layer.losses) == inference_losses, "losses of an inference call"
-    layer(*arguments(inputs), training=True)
-    if expected is None:
-        assert len(layer.losses) == count
-        for loss in layer.losses:
-            assert np.all(np.isfinite(numpy(loss)))
-        return
-    expected = expected(layer, inputs)
-    assert len(layer.losses) == len(expected)
-    for actual, want in zip(layer.losses, expected):
-        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
-
-
-def assert_state_updates(example, state, expected):
-    """From seeded weights (the state away from its initial value), on each of three
-    batches an inference call leaves the `state` weights (names) alone, and a training
-    call moves them to `expected(layer, inputs, before)`: `{name: value}` computed from
-    the inputs and the state `before` the call (`{name: array}`)."""
-    layer = example.make_layer()
-    layer(*arguments(example.make_inputs()))
-    set_seeded_weights(layer)
-    for inputs in [example.make_inputs(seed) for seed in (1, 2, 3)]:
-        before = {name: numpy(getattr(layer, name)) for name in state}
-        layer(*arguments(inputs), training=False)
-        for name, value in before.items():
-            message = f"an inference call changed {name}"
-            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
-        want = expected(layer, inputs, before)
-        want = {name: numpy(value) for name, value in want.items()}
-        layer(*arguments(inputs), training=True)
-        for name, value in want.items():
-            np.testing.assert_allclose(
-                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
-            )
-
-
 def assert_float32_and_finite(layer, names):
     """The named weights (a mixed precision layer's state) are finite float32."""
     for name in names:
@@ -1378,6 +1246,138 @@ def golden_runs(example, layer, cases=(), losses=False, mask=None, state=()):
         runs["state after training"] = [getattr(layer, name) for name in state]
         runs["outputs after training"] = example.call(layer, inputs, training=False)
     return runs
+
+
+def step_of(inputs, index, step):
+    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
+    arrays = as_list(inputs)
+    arrays[index] = arrays[index][:, step : step + 1]
+    return like(inputs, arrays)
+
+
+def with_masked_steps_changed(inputs, mask, other, index=0):
+    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
+    times larger, for floats)."""
+    arrays, taken = as_list(inputs), as_list(other)[index]
+    if is_float(taken):
+        taken = (10 * taken).astype(taken.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
+    arrays = list(arrays)
+    arrays[index] = np.where(hidden, taken, arrays[index])
+    return like(inputs, arrays)
+
+
+def assert_same_where_kept(outputs, again, mask):
+    """Outputs agree at the steps `mask` keeps (where it fits their first axes, or their
+    first axis holds its steps flattened, as a router's `(batch * steps, experts)`
+    logits), and everywhere when `mask` is None."""
+    for index, (ours, theirs) in enumerate(zip(outputs, again)):
+        ours, theirs = numpy(ours), numpy(theirs)
+        if mask is not None and ours.shape[:1] == (mask.size,) and mask.ndim > 1:
+            ours, theirs = ours[mask.ravel()], theirs[mask.ravel()]
+        elif mask is not None and ours.shape[: mask.ndim] == mask.shape:
+            ours, theirs = ours[mask], theirs[mask]
+        message = f"output {index} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+def same_weight_shapes(layer, other):
+    shapes = [tuple(w.shape) for w in layer.weights]
+    return shapes == [tuple(w.shape) for w in other.weights]
+
+
+def golden_path(test_file):
+    """Where a test module's recorded outputs live: beside it."""
+    return Path(test_file).with_suffix(".golden.json")
+
+
+def record_golden(module):
+    """Store the seeded weights of a test module's layer and what its `golden_run`
+    computes with them."""
+    layer = module.make_layer()
+    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
+    set_seeded_weights(layer)
+    data = {
+        "backend": keras.backend.backend(),
+        "weights": [numpy(w).tolist() for w in layer.weights],
+        "runs": {
+            name: [numpy(out).tolist() for out in outputs]
+            for name, outputs in module.golden_run(layer).items()
+        },
+    }
+    path = golden_path(module.__file__)
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    return path
+
+
+def assert_matches_golden(example, golden_run, test_file):
+    """The example's layer, built and given the recorded weights, computes the recorded
+    runs (`golden_run(layer)`)."""
+    layer = example.make_layer()
+    layer(*arguments(example.make_inputs()))
+    data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
+    assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
+    for weight, value in zip(layer.weights, data["weights"]):
+        dtype = keras.backend.standardize_dtype(weight.dtype)
+        weight.assign(np.asarray(value, dtype=dtype))
+    runs = golden_run(layer)
+    recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
+    for name, outputs in recorded.items():
+        assert name in runs, f"the tests no longer compute the recorded {name}"
+        assert len(runs[name]) == len(outputs)
+        message = f"the {name} changed since they were recorded (generate --record)"
+        for got, want in zip(runs[name], outputs):
+            want = np.asarray(want)
+            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
+            np.testing.assert_allclose(
+                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
+            )
+
+
+def assert_declared_losses(example, inference_losses=0, expected=None, count=None):
+    """On seeded weights, an inference call adds `inference_losses` losses, a training
+    call the declared ones: `expected(layer, inputs)` computes their values after that
+    call; where they read values `call` computes, only their `count` is known, and each
+    must be finite."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    layer(*arguments(inputs), training=False)
+    assert len(layer.losses) == inference_losses, "losses of an inference call"
+    layer(*arguments(inputs), training=True)
+    if expected is None:
+        assert len(layer.losses) == count
+        for loss in layer.losses:
+            assert np.all(np.isfinite(numpy(loss)))
+        return
+    expected = expected(layer, inputs)
+    assert len(layer.losses) == len(expected)
+    for actual, want in zip(layer.losses, expected):
+        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
+
+
+def assert_state_updates(example, state, expected):
+    """From seeded weights (the state away from its initial value), on each of three
+    batches an inference call leaves the `state` weights (names) alone, and a training
+    call moves them to `expected(layer, inputs, before)`: `{name: value}` computed from
+    the inputs and the state `before` the call (`{name: array}`)."""
+    layer = example.make_layer()
+    layer(*arguments(example.make_inputs()))
+    set_seeded_weights(layer)
+    for inputs in [example.make_inputs(seed) for seed in (1, 2, 3)]:
+        before = {name: numpy(getattr(layer, name)) for name in state}
+        layer(*arguments(inputs), training=False)
+        for name, value in before.items():
+            message = f"an inference call changed {name}"
+            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
+        want = expected(layer, inputs, before)
+        want = {name: numpy(value) for name, value in want.items()}
+        layer(*arguments(inputs), training=True)
+        for name, value in want.items():
+            np.testing.assert_allclose(
+                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
+            )
 
 
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own
