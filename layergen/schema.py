@@ -100,7 +100,11 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Input",
         "cache",
-    ): "A keyword tensor that is a cache: `of` (the input it decodes), `index` (the keyword input where a step is written), `shape`; the tests decode step by step.",
+    ): "A keyword tensor that is a cache: `of` (the input it decodes, or a list of inputs decoded together), `index` (the keyword input where a step is written), `shape`; the tests decode step by step.",
+    (
+        "Cache",
+        "of",
+    ): "The tensor input the cache decodes step by step, or a list of them decoded together (self-attention's `[query, value]`), the steps counted along the first.",
     (
         "Declaration",
         "separate_inputs",

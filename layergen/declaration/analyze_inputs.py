@@ -110,8 +110,9 @@ class InputChecks:
 
     def _check_cache(self, name: str, spec: Input) -> None:
         """`cache: {of: x, index: i, shape: ...}`: a keyword tensor through which `call`
-        decodes `x` step by step, writing at the keyword input `i`, and which it returns
-        updated as the output of the same name (issue 35)."""
+        decodes `x` (or the inputs `of: [x, y]`, together) step by step, writing at the
+        keyword input `i`, and which it returns updated as the output of the same name
+        (issue 35)."""
         loc = ("inputs", name, "cache")
         keywords = self.result.keywords
         if not spec.keyword or spec.type != "tensor":
@@ -122,15 +123,10 @@ class InputChecks:
                 f"give `{name}` `default: null`, or remove `cache`",
                 key=True,
             )
-        elif spec.cache.of not in self.result.inputs:
-            self.error(
-                loc + ("of",),
-                "unknown-input",
-                f"`{spec.cache.of}` is not a tensor input: `of` names the one the cache decodes",
-                did_you_mean(spec.cache.of, self.result.inputs)
-                or f"the tensor inputs: {', '.join(self.result.inputs)}",
-            )
-        elif spec.cache.index not in keywords or spec.cache.index == name:
+            return
+        if not self._check_cache_of(loc + ("of",), spec.cache.of):
+            return
+        if spec.cache.index not in keywords or spec.cache.index == name:
             self.error(
                 loc + ("index",),
                 "unknown-input",
@@ -158,6 +154,34 @@ class InputChecks:
                 f"add `{name}: {{shape: {name}, when: {name} is not None}}` to `outputs`",
                 key=True,
             )
+
+    def _check_cache_of(self, loc: tuple, of: str | list[str]) -> bool:
+        """Whether `of` names tensor inputs: the one a cache decodes, or a list of those it
+        decodes step by step together (issue 39); each unknown or repeated name is an error
+        at its place."""
+        names = [(loc, of)] if isinstance(of, str) else [(loc + (i,), n) for i, n in enumerate(of)]
+        if not names:
+            self.error(
+                loc,
+                "unknown-input",
+                "`of` lists no tensor input: it names those the cache decodes step by step",
+                f"the tensor inputs: {', '.join(self.result.inputs)}",
+            )
+        seen: set[str] = set()
+        for at, name in names:
+            if name not in self.result.inputs:
+                self.error(
+                    at,
+                    "unknown-input",
+                    f"`{name}` is not a tensor input: `of` names those the cache decodes",
+                    did_you_mean(name, self.result.inputs)
+                    or f"the tensor inputs: {', '.join(self.result.inputs)}",
+                )
+            elif name in seen:
+                self.error(at, "duplicate-name", f"`{name}` is listed twice in `of`")
+            seen.add(name)
+        known = {n for _, n in names if n in self.result.inputs}
+        return bool(names) and len(known) == len(names)
 
     def _check_masks(self, name: str, spec: Input) -> None:
         """`masks: x`: a keyword tensor that hides steps of the tensor input `x` (issue 39)."""

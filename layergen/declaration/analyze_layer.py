@@ -361,7 +361,8 @@ class LayerChecks:
             if spec is not None and spec.cache is not None:
                 loc = ("inputs", name, "cache", "shape")
                 shape = self._shape(loc, spec.cache.shape, inputs, params)
-                caches[name] = Cache(spec.cache.of, spec.cache.index, shape, spec.cache.mask)
+                of = (spec.cache.of,) if isinstance(spec.cache.of, str) else tuple(spec.cache.of)
+                caches[name] = Cache(of, spec.cache.index, shape, spec.cache.mask)
         return tuple(
             Keyword(n, s.type, s.default, s.doc, s.dtype, s.masks, s.causal, caches.get(n))
             for n, s in self.result.keywords.items()

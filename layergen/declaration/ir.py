@@ -54,10 +54,11 @@ class Keyword:
 
 @dataclass(frozen=True)
 class Cache:
-    """A keyword tensor that is a cache: `call` given it decodes steps of the tensor input
-    `of`, written into it at the keyword input `index`, and returns it updated."""
+    """A keyword tensor that is a cache: `call` given it decodes steps of the tensor inputs
+    `of` (together, the steps counted along the first), written into it at the keyword
+    input `index`, and returns it updated."""
 
-    of: str
+    of: tuple[str, ...]
     index: str
     shape: Shape
     mask: str | None = None  # the keyword input of the causal mask the tests pass

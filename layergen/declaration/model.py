@@ -81,9 +81,11 @@ class Cache(Strict):
     """A key/value cache that `call` takes and returns updated, for autoregressive decoding
     (issue 35): given it, `call` decodes steps of the tensor input `of` written into it at
     the keyword input `index`; `shape` is the cache's for the whole of `of` (an empty one is
-    zeros). The generated tests decode `of` a step at a time through it."""
+    zeros). The generated tests decode `of` a step at a time through it. `of` may list
+    several tensor inputs decoded step by step together (self-attention's `[query, value]`),
+    the steps counted along the first (issue 39)."""
 
-    of: str
+    of: str | list[str]
     index: str
     shape: ShapeValue
     # An attention layer is causal only through its mask: the keyword input of a

@@ -24,6 +24,7 @@ INPUT = frozenset(
         "inputs",
         "outputs",
         "ARGS",
+        "EXAMPLE",
         "INPUT_SHAPES",
         "_",
         "actual",

@@ -372,14 +372,7 @@ def build_test_context(
         cache_args=[
             {
                 "name": k.name,
-                "of": ir.input_names.index(k.cache.of),
-                # Cut to the step with it: the inputs of its example shape (self-attention's
-                # query and value).
-                "stepped": [
-                    i
-                    for i, n in enumerate(ir.input_names)
-                    if example.input_shapes[n] == example.input_shapes[k.cache.of]
-                ],
+                "of": list(k.cache.of),  # cut to the step together, counted along the first
                 "index": k.cache.index,
                 "shape": shape_tuple(k.cache.shape.code, shape_rename, inputs),
                 "output": _output_position(ir, k.name),

@@ -77,19 +77,28 @@ def test_a_declared_cache_gets_a_step_by_step_decoding_test():
     # The empty cache of the declared shape, over the example's input shapes.
     assert "(x_shape,) = INPUT_SHAPES.values()" in test
     assert 'np.zeros((x_shape[0], x_shape[1], x_shape[2]), "float32")' in test
-    assert "given = support.step_of(inputs, 0, step)" in test
-    assert "layer(given, training=False, cache=cache, cache_index=step)" in test
+    # Decoded by `assert_cache_decodes_step_by_step` (tests/unit/test_support_properties.py).
+    assert 'cache="cache",\n        index="cache_index",\n        empty=empty,' in test
+    assert 'of=["x"],' in test
     # `count` comes before the cache only when asked for: the cache is output 1.
-    assert "cache = outputs[1]" in test
+    assert "output=1," in test
     compile(tests, "<generated>", "exec")
+
+
+# Two tensor inputs of the same shape, each an argument of its own.
+TWO_INPUTS = (
+    RUNNING_SUM.replace("  x: {rank: 3}\n", "  x: {rank: 3}\n  y: {rank: 3}\n")
+    .replace("layer: RunningSum\n", "layer: RunningSum\nseparate_inputs: true\n")
+    .replace("  input_shape: [2, 4, 3]\n", "  input_shape: {x: [2, 4, 3], y: [2, 4, 3]}\n")
+)
 
 
 def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_value():
     """Issue 39: an attention layer is causal only through its mask, so its cache's wrong
     index or missing update slipped through; `mask:` names the mask the test passes, and
-    the inputs of `of`'s shape (self-attention's query and value) are stepped together."""
+    the inputs `of` lists (self-attention's query and value) are stepped together."""
     attention = (
-        RUNNING_SUM.replace("  x: {rank: 3}\n", "  x: {rank: 3}\n  y: {rank: 3}\n")
+        TWO_INPUTS.replace("of: x", "of: [x, y]")
         .replace(
             "      shape: (x[0], x[1], x[2])\n",
             "      shape: (x[0], x[1], x[2])\n      mask: keep\n",
@@ -98,20 +107,46 @@ def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_va
             "  cache_index: {default: null}\n",
             "  cache_index: {default: null}\n  keep: {default: null, dtype: bool}\n",
         )
-        .replace("separate_inputs", "")
-        .replace("layer: RunningSum\n", "layer: RunningSum\nseparate_inputs: true\n")
         .replace("call: |\n", "call: |\n  x = x + y\n")
-        .replace("  input_shape: [2, 4, 3]\n", "  input_shape: {x: [2, 4, 3], y: [2, 4, 3]}\n")
     )
     tests = generated_tests(attention)
     test = tests[tests.index("def test_decoding_step_by_step") :].split("\ndef ")[0]
-    assert 'causal = np.tril(np.ones((batch, length, length), "bool"))' in test
-    assert "keep=causal[:, step : step + 1]" in test
-    assert test.count("keep=causal") == 3  # the whole sequence, once, and each step
-    assert "given = support.step_of(inputs, 0, step)" in test
-    assert "given = support.step_of(given, 1, step)" in test
+    assert 'mask="keep",\n        mask_dtype="bool",' in test
+    assert 'of=["x", "y"],' in test
     compile(tests, "<generated>", "exec")
     assert errors(attention.replace("mask: keep", "mask: kept")) == [(15, "unknown-input")]
+
+
+def test_an_input_of_the_same_shape_left_out_of_of_is_not_stepped():
+    """Issue 39: the tests cut every input of `of`'s example shape to the step, a guess
+    that is wrong for an encoder's sequence that happens to have the decoder's shape;
+    the declaration says which inputs are decoded."""
+    one = TWO_INPUTS.replace("call: |\n", "call: |\n  x = x + ops.mean(y, axis=1, keepdims=True)\n")
+    assert analysis(one).ir.keywords[1].cache.of == ("x",)
+    test = generated_tests(one)
+    assert 'of=["x"],' in test.split("def test_decoding_step_by_step")[1]
+    both = one.replace("of: x", "of: [x, y]")
+    assert analysis(both).ir.keywords[1].cache.of == ("x", "y")
+    assert 'of=["x", "y"],' in generated_tests(both).split("def test_decoding_step_by_step")[1]
+    reversed_order = generated_tests(one.replace("of: x", "of: [y, x]"))
+    assert 'of=["y", "x"],' in reversed_order  # the steps counted along `y`
+
+
+@pytest.mark.parametrize(
+    "of, expected",
+    [
+        ("[x, z]", [(12, 15, "unknown-input")]),
+        ("[x, x]", [(12, 15, "duplicate-name")]),
+        ("[]", [(12, 11, "unknown-input")]),
+        ("[w, x, v]", [(12, 12, "unknown-input"), (12, 18, "unknown-input")]),
+    ],
+)
+def test_each_name_of_of_that_is_unknown_or_repeated_is_a_located_error(of, expected):
+    text = TWO_INPUTS.replace("of: x", f"of: {of}")
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    found = [(d.line, d.col, d.code) for d in info.value.diagnostics]
+    assert found == expected, found
 
 
 def test_without_a_cache_there_is_no_decoding_test():

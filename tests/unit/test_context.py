@@ -236,12 +236,13 @@ def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
     a = parse_declaration("layers/decoder.layer.yaml", text.encode())
     tests = render("layer_test.py.j2", build_test_context(a.ir, module="layers.d", source="s"))
     keyword_test = tests[tests.index("def test_each_keyword_argument_of_call") :]
-    assert keyword_test.index("for name, keywords") < keyword_test.index("layer = make_layer()")
+    # A layer per call case: `assert_each_keyword_argument_runs` (test_support_properties.py).
+    assert "support.assert_each_keyword_argument_runs(EXAMPLE, make_call_cases()" in keyword_test
     # Only the sublayers every structure has are checked for being built.
     assert 'sublayers=["self_attention"])' in tests
     # Each structure saves and loads: a model with the keyword tensor as an input.
     assert "def test_saves_and_loads_built_with_each_keyword_tensor(tmp_path):" in tests
-    assert "support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES, {name: value})" in tests
+    assert "support.assert_saves_and_loads_built_with_each_keyword_tensor(" in tests
 
 
 # -- item 6: symbolic shapes that take call arguments -------------------------------------

@@ -95,8 +95,7 @@ def test_generated_tests_call_each_keyword_argument_the_example_gives():
     assert "def numpy_reference(x, *, start_index=0, positions=None, table):" in code
     # checked for the default call and each call case, on a layer built by that call
     check = code.split("def test_inference_outputs_match_the_numpy_reference():")[1]
-    assert "*make_call_cases()" in check.split("\ndef ")[0]
-    assert "layer(inputs, **keywords)" in check
+    assert "EXAMPLE, expected, ATOL, make_call_cases()" in check.split("\ndef ")[0]
     assert "numpy_reference(inputs, table=support.numpy(layer.table), **keywords)" in check
 
 
@@ -277,7 +276,9 @@ def test_new_writes_the_numpy_reference_of_its_formula_with_weights_away_from_th
     tests = test_module(text)
     # the reference test sets them before it compares: `(x @ kernel - bias) / scale` fails
     check = tests.split("def test_inference_outputs_match_the_numpy_reference():")[1]
-    assert "getattr(layer, name).assign(np.array(value))" in check.split("def ")[0]
+    assert "support.assert_matches_numpy_reference(EXAMPLE, expected, ATOL, weights=WEIGHTS)" in (
+        check.split("\ndef ")[0]
+    )
 
 
 # -- item 4: weights read in float32 under mixed precision ------------------------------

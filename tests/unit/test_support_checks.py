@@ -274,28 +274,28 @@ class ActivityLoss(keras.layers.Layer):
         return x
 
 
-def expected_losses(x):
-    return lambda: [ops.mean(ops.abs(x)), 0.5 * ops.mean(ops.square(x))]
+def expected_losses(layer, x):
+    return [ops.mean(ops.abs(x)), 0.5 * ops.mean(ops.square(x))]
 
 
 def test_losses_as_declared(support):
-    x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
-    support.assert_declared_losses(ActivityLoss(), x, 1, expected=expected_losses(x))
-    support.assert_declared_losses(ActivityLoss(), x, 1, count=2)
+    activity = example(support, ActivityLoss)
+    support.assert_declared_losses(activity, 1, expected=expected_losses)
+    support.assert_declared_losses(activity, 1, count=2)
 
 
 @pytest.mark.parametrize(
-    "layer, inference_losses",
+    "options, inference_losses",
     [
-        (ActivityLoss(sign=-1.0), 1),  # a sign flipped
-        (ActivityLoss(always=False), 0),  # a loss left out
-        (ActivityLoss(), 0),  # a loss added by inference calls too
+        ({"sign": -1.0}, 1),  # a sign flipped
+        ({"always": False}, 0),  # a loss left out
+        ({}, 0),  # a loss added by inference calls too
     ],
 )
-def test_losses_fail_where_the_layer_differs(support, layer, inference_losses):
-    x = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
+def test_losses_fail_where_the_layer_differs(support, options, inference_losses):
+    activity = example(support, lambda **kw: ActivityLoss(**options, **kw))
     with pytest.raises(AssertionError):
-        support.assert_declared_losses(layer, x, inference_losses, expected=expected_losses(x))
+        support.assert_declared_losses(activity, inference_losses, expected=expected_losses)
 
 
 class RunningMax(keras.layers.Layer):
@@ -315,31 +315,24 @@ class RunningMax(keras.layers.Layer):
         return x * self.moving_max
 
 
-def expected_state(inputs, before):
+def expected_state(layer, inputs, before):
     return {"moving_max": np.maximum(before["moving_max"], np.max(np.abs(inputs)))}
 
 
-def batches():
-    return [np.full((2, 4), value, "float32") for value in (0.5, 2.0, -3.0)]
-
-
 def test_state_updates_as_declared(support):
-    layer = RunningMax()
-    layer(batches()[0])
-    support.assert_state_updates(layer, batches(), ["moving_max"], expected_state)
+    support.assert_state_updates(example(support, RunningMax), ["moving_max"], expected_state)
 
 
 @pytest.mark.parametrize("bug", ["min", "updated in inference"])
 def test_state_updates_fail_where_the_layer_differs(support, bug):
-    layer = RunningMax(bug)
-    layer(batches()[0])
+    running_max = example(support, lambda **kw: RunningMax(bug, **kw))
     with pytest.raises(AssertionError):
-        support.assert_state_updates(layer, batches(), ["moving_max"], expected_state)
+        support.assert_state_updates(running_max, ["moving_max"], expected_state)
 
 
 def test_state_must_stay_float32_and_finite(support):
     layer = RunningMax(dtype="mixed_float16")
-    layer(batches()[0], training=True)
+    layer(np.full((2, 4), 2.0, "float32"), training=True)
     support.assert_float32_and_finite(layer, ["moving_max"])
     layer.moving_max.assign(np.inf)
     with pytest.raises(AssertionError):

@@ -168,11 +168,10 @@ def test_each_call_case_builds_its_own_layer_with_its_argument():
     ).replace("  input_shape: [2, 4]\n", "  input_shape: [2, 4]\n  call_args: {context: [1.0]}\n")
     code = test_module(text)
     test = code.split("def test_each_keyword_argument_of_call():")[1].split("\ndef ")[0]
-    loop, first_call = test.index("for name, keywords, inputs in"), test.index("layer(inputs")
-    assert loop < test.index("layer = make_layer()") < first_call
-    assert "**keywords" in test[first_call : test.index("\n", first_call)]
+    # Each case on a layer of its own: `assert_each_keyword_argument_runs` (unit-tested).
+    assert "support.assert_each_keyword_argument_runs(EXAMPLE, make_call_cases())" in test
     cases = code.split("def make_call_cases():")[1].split("\ndef ")[0]
-    assert "(name, {name: value}, inputs) for name, value in make_call_args().items()" in cases
+    assert "support.call_cases(EXAMPLE, make_call_args())" in cases
 
 
 PADDED_POOL = repro("padded_pool")
@@ -184,9 +183,8 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
     code = test_module(PADDED_POOL)
     name = "def test_steps_padding_mask_hides_do_not_change_the_output():"
     test = code.split(name)[1].split("\ndef ")[0]
-    assert "support.with_masked_steps_changed(" in test
-    assert "support.assert_same_where_kept(" in test
-    assert "padding_mask=mask" in test
+    call = 'support.assert_hidden_steps_change_nothing(EXAMPLE, "padding_mask", mask, index=0)'
+    assert call in test
     # Left padding: a causal decoder ignoring its mask differs only after a hidden step.
     assert "mask = support.make_mask(shape)[:, ::-1]" in test
     assert undefined_names(code) == []
@@ -215,9 +213,7 @@ def test_a_mask_of_a_keyword_tensor_changes_the_steps_it_hides_of_that_tensor():
     name = "def test_steps_context_mask_hides_do_not_change_the_output():"
     test = code.split(name)[1].split("\ndef ")[0]
     assert 'masked = make_call_args()["context"]' in test
-    assert "support.with_masked_steps_changed(masked, hidden, masked + 1)" in test
-    assert 'given["context"] = changed' in test
-    assert "support.assert_same_where_kept(outputs, again, None)" in test
+    assert 'EXAMPLE, "context_mask", mask, keyword=("context", masked)' in test
     assert undefined_names(code) == []
 
 
@@ -232,8 +228,7 @@ def test_recorded_goldens_hold_each_call_case():
     facts = context(given)
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
-    assert "for name, keywords, case_inputs in make_call_cases():" in run
-    assert 'runs[f"outputs with {name}"]' in run
+    assert "support.golden_runs(EXAMPLE, layer, make_call_cases())" in run
     assert "make_call_cases" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
 
 
@@ -270,9 +265,8 @@ def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output
     code = test_module(CAUSAL_POOL)
     name = "def test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only():"
     test = code.split(name)[1].split("\ndef ")[0]
-    assert "use_causal_mask=True" in test
-    assert "support.with_masked_steps_changed(" in test
-    assert "support.assert_same_where_kept(" in test
+    call = 'support.assert_each_step_depends_on_earlier_steps_only(\n        EXAMPLE, "use_causal_mask", index=0\n    )'
+    assert call in test
     assert undefined_names(code) == []
     assert "earlier_steps_only" not in test_module(CAUSAL_POOL.replace(", causal: x", ""))
 
@@ -283,7 +277,7 @@ def test_recorded_goldens_hold_the_losses_of_a_training_call():
     facts = context(MASK_ZERO)
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
-    assert 'runs["losses"] = list(layer.losses)' in run
+    assert "losses=True" in run
     random = MASK_ZERO.replace("masking:", "random: true\nmasking:")
     facts = context(random)
     facts["golden"] = True
@@ -439,11 +433,13 @@ def test_a_call_case_brings_its_own_inputs():
     code = test_module(REVERSIBLE)
     assert undefined_names(code) == []
     reference = code.split("def test_inference_outputs_match_the_numpy_reference")[1]
-    assert 'cases = [("the default call", {}, make_inputs()), *make_call_cases()]' in reference
+    assert "support.assert_matches_numpy_reference(EXAMPLE, expected, ATOL, make_call_cases())" in (
+        reference
+    )
     keywords = code.split("def test_each_keyword_argument_of_call")[1]
-    assert "for name, keywords, inputs in make_call_cases():" in keywords
+    assert "support.assert_each_keyword_argument_runs(EXAMPLE, make_call_cases())" in keywords
     golden = code.split("def golden_run")[1].split("\ndef ")[0]
-    assert "for name, keywords, case_inputs in make_call_cases():" in golden
+    assert "support.golden_runs(EXAMPLE, layer, make_call_cases())" in golden
     # A weight that only the reverse call reads is checked through it.
     weights = code.split("def test_each_weight_the_inference_reads_changes_its_output")[1]
     assert "make_call_cases()" in weights.split("\ndef ")[0]

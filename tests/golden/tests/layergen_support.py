@@ -131,13 +131,6 @@ def arguments(inputs):
     return inputs if isinstance(inputs, tuple) else (inputs,)
 
 
-def step_of(inputs, index, step):
-    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
-    arrays = as_list(inputs)
-    arrays[index] = arrays[index][:, step : step + 1]
-    return like(inputs, arrays)
-
-
 def symbolic(arrays):
     """Symbolic tensors of the shapes and dtypes of `arrays` (one, a list, a tuple)."""
     if isinstance(arrays, (list, tuple)):
@@ -314,56 +307,6 @@ def assert_close_to_float32(outputs, reference, spread, policy, discrete=False):
         )
 
 
-def same_weight_shapes(layer, other):
-    shapes = [tuple(w.shape) for w in layer.weights]
-    return shapes == [tuple(w.shape) for w in other.weights]
-
-
-def golden_path(test_file):
-    """Where a test module's recorded outputs live: beside it."""
-    return Path(test_file).with_suffix(".golden.json")
-
-
-def record_golden(module):
-    """Store the seeded weights of a test module's layer and what its `golden_run`
-    computes with them."""
-    layer = module.make_layer()
-    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
-    set_seeded_weights(layer)
-    data = {
-        "backend": keras.backend.backend(),
-        "weights": [numpy(w).tolist() for w in layer.weights],
-        "runs": {
-            name: [numpy(out).tolist() for out in outputs]
-            for name, outputs in module.golden_run(layer).items()
-        },
-    }
-    path = golden_path(module.__file__)
-    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
-    return path
-
-
-def assert_matches_golden(layer, golden_run, test_file):
-    """The built layer, given the recorded weights, computes the recorded runs."""
-    data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
-    assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
-    for weight, value in zip(layer.weights, data["weights"]):
-        dtype = keras.backend.standardize_dtype(weight.dtype)
-        weight.assign(np.asarray(value, dtype=dtype))
-    runs = golden_run(layer)
-    recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
-    for name, outputs in recorded.items():
-        assert name in runs, f"the tests no longer compute the recorded {name}"
-        assert len(runs[name]) == len(outputs)
-        message = f"the {name} changed since they were recorded (generate --record)"
-        for got, want in zip(runs[name], outputs):
-            want = np.asarray(want)
-            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
-            np.testing.assert_allclose(
-                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
-            )
-
-
 @dataclass(frozen=True)
 class Example:
     """A test module's layer and example inputs, as the checks below take them (as
@@ -533,45 +476,6 @@ def assert_mixed_precision_matches_float32(
     assert_close_to_float32(
         outputs, reference, spread, policy, discrete=discrete is not None
     )
-
-
-def assert_declared_losses(
-    layer, inputs, inference_losses=0, expected=None, count=None
-):
-    """An inference call on `inputs` adds `inference_losses` losses, a training call
-    the declared ones: `expected()` computes their values after that call; where they
-    read values `call` computes, only their `count` is known, and each must be finite.
-    """
-    layer(*arguments(inputs), training=False)
-    assert len(layer.losses) == inference_losses, "losses of an inference call"
-    layer(*arguments(inputs), training=True)
-    if expected is None:
-        assert len(layer.losses) == count
-        for loss in layer.losses:
-            assert np.all(np.isfinite(numpy(loss)))
-        return
-    expected = expected()
-    assert len(layer.losses) == len(expected)
-    for actual, want in zip(layer.losses, expected):
-        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
-
-
-def assert_state_updates(layer, batches, state, expected):
-    """On each of `batches` an inference call leaves the `state` weights (names) alone,
-    and a training call moves them to `expected(inputs, before)`: `{name: value}`
-    computed from the inputs and the state `before` the call (`{name: array}`)."""
-    for inputs in batches:
-        before = {name: numpy(getattr(layer, name)) for name in state}
-        layer(*arguments(inputs), training=False)
-        for name, value in before.items():
-            message = f"an inference call changed {name}"
-            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
-        want = {name: numpy(value) for name, value in expected(inputs, before).items()}
-        layer(*arguments(inputs), training=True)
-        for name, value in want.items():
-            np.testing.assert_allclose(
-                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
-            )
 
 
 def assert_float32_and_finite(layer, names):
@@ -897,29 +801,6 @@ def assert_mask_is(carried, expected):
     else:
         assert carried is not None, "the output carries no mask"
         np.testing.assert_array_equal(numpy(carried), numpy(expected))
-
-
-def with_masked_steps_changed(inputs, mask, other, index=0):
-    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
-    times larger, for floats)."""
-    arrays, taken = as_list(inputs), as_list(other)[index]
-    if is_float(taken):
-        taken = (10 * taken).astype(taken.dtype)
-    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
-    arrays = list(arrays)
-    arrays[index] = np.where(hidden, taken, arrays[index])
-    return like(inputs, arrays)
-
-
-def assert_same_where_kept(outputs, again, mask):
-    """Outputs agree at the steps `mask` keeps (where it fits their first axes), and
-    everywhere when `mask` is None."""
-    for index, (ours, theirs) in enumerate(zip(outputs, again)):
-        ours, theirs = numpy(ours), numpy(theirs)
-        if mask is not None and ours.shape[: mask.ndim] == mask.shape:
-            ours, theirs = ours[mask], theirs[mask]
-        message = f"output {index} changed when only masked steps of the inputs did"
-        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
 
 
 def passed_through(layer, inputs, mask):
@@ -1383,6 +1264,367 @@ def assert_warns_of_a_layer_named_by_hand(report, layouts):
     warned = {message.split()[0] for message in report["renamed_warnings"]}
     absent = report["absent"]
     assert warned == {f"named_by_hand/{p}" for p in layouts if p not in absent}, warned
+def call_args(values, dtypes):
+    """The example's value of each keyword argument of `call`: the tensors (those with
+    a dtype in `dtypes`) as arrays."""
+    return {
+        name: np.array(value, dtype=dtypes[name]) if name in dtypes else value
+        for name, value in values.items()
+    }
+
+
+def call_cases(example, given=None, cases=()):
+    """Each call case as `(name, keywords, inputs)`: one per keyword argument in `given`
+    (`call_args`) on the example inputs, then each of `cases` (`{name, args,
+    input_shapes, input_dtypes, input_range}`) on inputs of its own."""
+    inputs = example.make_inputs()
+    made = [(name, {name: value}, inputs) for name, value in (given or {}).items()]
+    for case in cases:
+        dtypes = case["input_dtypes"]
+        arrays = make_inputs(case["input_shapes"], dtypes, case["input_range"])
+        made.append(
+            (case["name"], call_args(case["args"], dtypes), like(inputs, arrays))
+        )
+    return made
+
+
+def assert_matches_numpy_reference(
+    example, reference, atol, cases=(), weights=None, state_moves_first=False
+):
+    """The inference outputs of the default call and of each call case (`call_cases`),
+    on a layer built by that call, are `reference(layer, inputs, **keywords)` within
+    `atol`. `weights`: `{name: value}` the layer is given (else seeded weights);
+    `state_moves_first`: a training call on other inputs moves the layer's state."""
+    default = ("the default call", {}, example.make_inputs())
+    for case, keywords, inputs in [default, *cases]:
+        layer = example.make_layer()
+        layer(*arguments(inputs), **keywords)
+        if weights is not None:
+            for name, value in weights.items():  # as stated
+                getattr(layer, name).assign(np.array(value))
+        else:
+            set_seeded_weights(layer)
+        if state_moves_first:
+            layer(*arguments(example.make_inputs(1)), training=True)
+        outputs = example.call(layer, inputs, training=False, **keywords)
+        expected = example.outputs(reference(layer, inputs, **keywords))
+        assert len(outputs) == len(expected), case
+        for got, want in zip(outputs, expected):
+            np.testing.assert_allclose(
+                numpy(got), want, rtol=1e-5, atol=atol, err_msg=case
+            )
+
+
+def assert_each_keyword_argument_runs(example, cases, symbolic_shapes=False):
+    """Each call case (`call_cases`), on a layer built by a call with its arguments,
+    gives finite float outputs; `symbolic_shapes`: the output shapes depend on the
+    arguments, and the symbolic outputs with them are the eager ones."""
+    for name, keywords, inputs in cases:
+        # Built by a call with the argument, as a layer whose structure depends on it
+        # must be (keras-hub's TransformerDecoder builds cross-attention for
+        # `encoder_sequence`).
+        layer = example.make_layer()
+        outputs = example.call(layer, inputs, training=False, **keywords)
+        for out in outputs:
+            if is_float(out):
+                assert np.all(np.isfinite(numpy(out))), name
+        if symbolic_shapes:
+            given = {
+                key: symbolic(value) if isinstance(value, np.ndarray) else value
+                for key, value in keywords.items()
+            }
+            specs = layer.compute_output_spec(*arguments(symbolic(inputs)), **given)
+            eager = [tuple(out.shape) for out in outputs]
+            assert [tuple(spec.shape) for spec in example.outputs(specs)] == eager, name
+
+
+def assert_saves_and_loads_built_with_each_keyword_tensor(example, given, folder):
+    """What `build` creates depends on the keyword tensors of `given` (`call_args`): a
+    model of the layer built with each saves to `folder` and loads with the same
+    outputs."""
+    for name, value in given.items():
+        if not isinstance(value, np.ndarray):
+            continue
+        layer = example.make_layer()
+        model = make_model(
+            layer,
+            example.input_shapes,
+            example.input_dtypes,
+            {name: value},
+            separate=example.separate,
+        )
+        arrays = [*as_list(example.make_inputs()), value]
+        expected = example.outputs(model.predict(arrays, verbose=0))
+        model.save(Path(folder) / f"{name}.keras")
+        loaded = keras.saving.load_model(Path(folder) / f"{name}.keras")
+        reloaded = example.outputs(loaded.predict(arrays, verbose=0))
+        for got, want in zip(reloaded, expected):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def assert_hidden_steps_change_nothing(example, name, mask, index=0, keyword=None):
+    """The steps that `mask` (the keyword argument `name` of `call`) hides change no
+    output at the steps it keeps: steps of the tensor input at `index`, or, with
+    `keyword` (`(name, value)` of a keyword tensor, an encoder's sequence), of that
+    tensor, and then no output at all. Nor do they change the losses a training call
+    adds, where the layer adds some (a load-balancing loss over the kept tokens)."""
+    inputs = example.make_inputs()
+    layer = example.make_layer()
+    given = {name: mask} if keyword is None else {keyword[0]: keyword[1], name: mask}
+    layer(*arguments(inputs), **given)  # built by a call with them, as a call case is
+    set_seeded_weights(layer)
+    kept = mask.astype(bool)
+    if keyword is None:  # steps of a tensor input
+        changed = with_masked_steps_changed(inputs, kept, example.make_inputs(1), index)
+        changed_given = given
+    else:  # steps of a keyword tensor
+        key, value = keyword
+        changed = inputs
+        changed_given = {
+            **given,
+            key: with_masked_steps_changed(value, kept, value + 1),
+        }
+    outputs = example.call(layer, inputs, training=False, **given)
+    again = example.call(layer, changed, training=False, **changed_given)
+    assert_same_where_kept(outputs, again, kept if keyword is None else None)
+    losses = training_losses(layer, inputs, **given)
+    losses_again = training_losses(layer, changed, **changed_given)
+    assert len(losses_again) == len(losses)
+    for i, (ours, theirs) in enumerate(zip(losses, losses_again)):
+        message = f"loss {i} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+def training_losses(layer, inputs, **keywords):
+    """The losses a training call on `inputs` adds, as arrays; each such call starts
+    from the same state and the same random seed."""
+    state = [numpy(variable) for variable in layer.variables]
+    keras.utils.set_random_seed(0)
+    layer(*arguments(inputs), training=True, **keywords)
+    losses = [numpy(loss) for loss in layer.losses]
+    for variable, value in zip(layer.variables, state):
+        variable.assign(value)
+    return losses
+
+
+def assert_each_step_depends_on_earlier_steps_only(example, name, index=0):
+    """Given `name=True`, changing the later half of the steps of the tensor input at
+    `index` changes no output at the earlier ones."""
+    inputs = example.make_inputs()
+    layer = example.make_layer()
+    layer(*arguments(inputs), **{name: True})
+    set_seeded_weights(layer)
+    batch, steps = list(example.input_shapes.values())[index][:2]
+    earlier = np.arange(steps)[None, :].repeat(batch, axis=0) < (steps + 1) // 2
+    changed = with_masked_steps_changed(inputs, earlier, example.make_inputs(1), index)
+    outputs = example.call(layer, inputs, training=False, **{name: True})
+    again = example.call(layer, changed, training=False, **{name: True})
+    assert_same_where_kept(outputs, again, earlier)
+
+
+def assert_cache_decodes_step_by_step(
+    example, cache, index, empty, of, output, mask=None, mask_dtype="float32"
+):
+    """Decoding the tensor inputs `of` (names; steps counted along the first) one step
+    at a time through the keyword cache `cache`, starting `empty` and written at the
+    keyword `index`, gives what the whole sequence gives at each step; the whole
+    sequence given `empty` at index 0 gives the same, and the cache left is the one
+    that call returns (the output at position `output`). `mask`: the keyword of an
+    attention mask (of `mask_dtype`) through which each step sees the steps up to it,
+    as an attention layer is causal."""
+    inputs = example.make_inputs()
+    layer = example.make_layer()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    names = list(example.input_shapes)
+    batch, length = example.input_shapes[of[0]][:2]
+    # Causal through its mask: each step sees the steps up to it.
+    causal = np.tril(np.ones((batch, length, length), mask_dtype))
+
+    def rows(which):
+        """The causal mask's rows `which`, where the layer takes one."""
+        return {} if mask is None else {mask: causal[:, which]}
+
+    whole = example.call(layer, inputs, training=False, **rows(slice(None)))[0]
+    keywords = {cache: empty, index: 0, **rows(slice(None))}
+    once = example.call(layer, inputs, training=False, **keywords)
+    written, steps = empty, []
+    for step in range(length):
+        given = inputs
+        for name in of:
+            given = step_of(given, names.index(name), step)
+        keywords = {cache: written, index: step, **rows(slice(step, step + 1))}
+        outputs = example.call(layer, given, training=False, **keywords)
+        steps.append(numpy(outputs[0]))
+        written = outputs[output]
+    tolerance = {"rtol": 1e-5, "atol": 1e-5}
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), numpy(whole), **tolerance)
+    np.testing.assert_allclose(numpy(once[0]), numpy(whole), **tolerance)
+    np.testing.assert_allclose(numpy(written), numpy(once[output]), **tolerance)
+
+
+def golden_runs(example, layer, cases=(), losses=False, mask=None, state=()):
+    """What a recorded golden holds, computed by the built `layer`: its inference
+    outputs; those of each call case (`call_cases`) on a layer built by it with the same
+    weights; with `losses`, the losses of a training call (of each case's too); with
+    `mask`, the outputs with it attached; with `state` (names), that state after two
+    training calls and the outputs after them."""
+    inputs = example.make_inputs()
+    runs = {"outputs": example.call(layer, inputs, training=False)}
+    for name, keywords, case_inputs in cases:
+        case = example.make_layer()
+        case(*arguments(case_inputs), **keywords)
+        if same_weight_shapes(case, layer):  # else the argument adds weights
+            case.set_weights(layer.get_weights())
+            outputs = example.call(case, case_inputs, training=False, **keywords)
+            runs[f"outputs with {name}"] = outputs
+            if losses:
+                case(*arguments(case_inputs), training=True, **keywords)
+                runs[f"losses with {name}"] = list(case.losses)
+    if losses:
+        layer(*arguments(inputs), training=True)  # the losses of a training call
+        runs["losses"] = list(layer.losses)
+    if mask is not None:
+        masked = with_mask(inputs, mask)
+        runs["masked outputs"] = example.call(layer, masked, training=False)
+    if state:
+        for seed in (1, 2):
+            layer(*arguments(example.make_inputs(seed)), training=True)
+        runs["state after training"] = [getattr(layer, name) for name in state]
+        runs["outputs after training"] = example.call(layer, inputs, training=False)
+    return runs
+
+
+def step_of(inputs, index, step):
+    """`inputs` with the one at `index` cut to its step `step` (a sequence of one)."""
+    arrays = as_list(inputs)
+    arrays[index] = arrays[index][:, step : step + 1]
+    return like(inputs, arrays)
+
+
+def with_masked_steps_changed(inputs, mask, other, index=0):
+    """The inputs, the steps of input `index` that `mask` hides taken from `other` (ten
+    times larger, for floats)."""
+    arrays, taken = as_list(inputs), as_list(other)[index]
+    if is_float(taken):
+        taken = (10 * taken).astype(taken.dtype)
+    hidden = ~mask.reshape(mask.shape + (1,) * (taken.ndim - mask.ndim))
+    arrays = list(arrays)
+    arrays[index] = np.where(hidden, taken, arrays[index])
+    return like(inputs, arrays)
+
+
+def assert_same_where_kept(outputs, again, mask):
+    """Outputs agree at the steps `mask` keeps (where it fits their first axes, or their
+    first axis holds its steps flattened, as a router's `(batch * steps, experts)`
+    logits), and everywhere when `mask` is None."""
+    for index, (ours, theirs) in enumerate(zip(outputs, again)):
+        ours, theirs = numpy(ours), numpy(theirs)
+        if mask is not None and ours.shape[:1] == (mask.size,) and mask.ndim > 1:
+            ours, theirs = ours[mask.ravel()], theirs[mask.ravel()]
+        elif mask is not None and ours.shape[: mask.ndim] == mask.shape:
+            ours, theirs = ours[mask], theirs[mask]
+        message = f"output {index} changed when only masked steps of the inputs did"
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+def same_weight_shapes(layer, other):
+    shapes = [tuple(w.shape) for w in layer.weights]
+    return shapes == [tuple(w.shape) for w in other.weights]
+
+
+def golden_path(test_file):
+    """Where a test module's recorded outputs live: beside it."""
+    return Path(test_file).with_suffix(".golden.json")
+
+
+def record_golden(module):
+    """Store the seeded weights of a test module's layer and what its `golden_run`
+    computes with them."""
+    layer = module.make_layer()
+    layer(*arguments(module.make_inputs()))  # separate inputs as arguments of their own
+    set_seeded_weights(layer)
+    data = {
+        "backend": keras.backend.backend(),
+        "weights": [numpy(w).tolist() for w in layer.weights],
+        "runs": {
+            name: [numpy(out).tolist() for out in outputs]
+            for name, outputs in module.golden_run(layer).items()
+        },
+    }
+    path = golden_path(module.__file__)
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    return path
+
+
+def assert_matches_golden(example, golden_run, test_file):
+    """The example's layer, built and given the recorded weights, computes the recorded
+    runs (`golden_run(layer)`)."""
+    layer = example.make_layer()
+    layer(*arguments(example.make_inputs()))
+    data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
+    assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
+    for weight, value in zip(layer.weights, data["weights"]):
+        dtype = keras.backend.standardize_dtype(weight.dtype)
+        weight.assign(np.asarray(value, dtype=dtype))
+    runs = golden_run(layer)
+    recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
+    for name, outputs in recorded.items():
+        assert name in runs, f"the tests no longer compute the recorded {name}"
+        assert len(runs[name]) == len(outputs)
+        message = f"the {name} changed since they were recorded (generate --record)"
+        for got, want in zip(runs[name], outputs):
+            want = np.asarray(want)
+            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
+            np.testing.assert_allclose(
+                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
+            )
+
+
+def assert_declared_losses(example, inference_losses=0, expected=None, count=None):
+    """On seeded weights, an inference call adds `inference_losses` losses, a training
+    call the declared ones: `expected(layer, inputs)` computes their values after that
+    call; where they read values `call` computes, only their `count` is known, and each
+    must be finite."""
+    layer = example.make_layer()
+    inputs = example.make_inputs()
+    layer(*arguments(inputs))
+    set_seeded_weights(layer)
+    layer(*arguments(inputs), training=False)
+    assert len(layer.losses) == inference_losses, "losses of an inference call"
+    layer(*arguments(inputs), training=True)
+    if expected is None:
+        assert len(layer.losses) == count
+        for loss in layer.losses:
+            assert np.all(np.isfinite(numpy(loss)))
+        return
+    expected = expected(layer, inputs)
+    assert len(layer.losses) == len(expected)
+    for actual, want in zip(layer.losses, expected):
+        np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
+
+
+def assert_state_updates(example, state, expected):
+    """From seeded weights (the state away from its initial value), on each of three
+    batches an inference call leaves the `state` weights (names) alone, and a training
+    call moves them to `expected(layer, inputs, before)`: `{name: value}` computed from
+    the inputs and the state `before` the call (`{name: array}`)."""
+    layer = example.make_layer()
+    layer(*arguments(example.make_inputs()))
+    set_seeded_weights(layer)
+    for inputs in [example.make_inputs(seed) for seed in (1, 2, 3)]:
+        before = {name: numpy(getattr(layer, name)) for name in state}
+        layer(*arguments(inputs), training=False)
+        for name, value in before.items():
+            message = f"an inference call changed {name}"
+            np.testing.assert_array_equal(numpy(getattr(layer, name)), value, message)
+        want = expected(layer, inputs, before)
+        want = {name: numpy(value) for name, value in want.items()}
+        layer(*arguments(inputs), training=True)
+        for name, value in want.items():
+            np.testing.assert_allclose(
+                numpy(getattr(layer, name)), value, rtol=1e-6, err_msg=name
+            )
 
 
 if __name__ == "__main__":  # run by `run_model_parallel`, in a JAX process of its own

@@ -43,9 +43,7 @@ def declared_output_shapes(x_shape):
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    return runs
+    return support.golden_runs(EXAMPLE, layer)
 
 
 def test_output_shapes_eager_symbolic_and_computed():

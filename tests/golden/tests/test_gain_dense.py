@@ -40,11 +40,7 @@ def declared_output_shapes(x_shape):
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    layer(inputs, training=True)  # the losses of a training call
-    runs["losses"] = list(layer.losses)
-    return runs
+    return support.golden_runs(EXAMPLE, layer, losses=True)
 
 
 def test_output_shapes_eager_symbolic_and_computed():
@@ -102,19 +98,14 @@ def test_inference_is_deterministic():
 
 
 def test_declared_losses():
-    layer = make_layer()
-    inputs = make_inputs()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-
-    def expected_losses():
+    def expected_losses(layer, inputs):
         """The declared losses of a training call on `inputs`, after it."""
         return [
             ARGS["kernel_l1"] * ops.sum(ops.abs(layer.kernel)),
         ]
 
     support.assert_declared_losses(
-        layer, inputs, inference_losses=1, expected=expected_losses
+        EXAMPLE, inference_losses=1, expected=expected_losses
     )
 
 

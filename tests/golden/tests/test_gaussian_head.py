@@ -6,7 +6,6 @@ They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 
 import keras
 import layergen_support as support
-import numpy as np
 import pytest
 
 from examples.gaussian_head import GaussianHead
@@ -53,9 +52,7 @@ def declared_output_shapes(x_shape):
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": as_list(layer(inputs, training=False))}
-    return runs
+    return support.golden_runs(EXAMPLE, layer)
 
 
 def numpy_reference(x, *, mean_kernel, log_var_kernel, log_var_bias):
@@ -118,22 +115,16 @@ def test_inference_is_deterministic():
 
 
 def test_inference_outputs_match_the_numpy_reference():
-    inputs = make_inputs()
-    layer = make_layer()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    outputs = as_list(layer(inputs, training=False))
-    expected = as_list(
-        numpy_reference(
+    def expected(layer, inputs):
+        """The declared reference of the layer's outputs on `inputs`."""
+        return numpy_reference(
             inputs,
             mean_kernel=support.numpy(layer.mean_kernel),
             log_var_kernel=support.numpy(layer.log_var_kernel),
             log_var_bias=support.numpy(layer.log_var_bias),
         )
-    )
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        np.testing.assert_allclose(support.numpy(got), want, rtol=1e-5, atol=ATOL)
+
+    support.assert_matches_numpy_reference(EXAMPLE, expected, ATOL)
 
 
 def test_gradients_match_finite_differences():

@@ -44,11 +44,7 @@ def make_mask():
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    masked = support.with_mask(inputs, make_mask())
-    runs["masked outputs"] = support.as_list(layer(masked, training=False))
-    return runs
+    return support.golden_runs(EXAMPLE, layer, mask=make_mask())
 
 
 def test_output_shapes_eager_symbolic_and_computed():

@@ -6,7 +6,6 @@ They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 
 import keras
 import layergen_support as support
-import numpy as np
 import pytest
 
 from examples.merge_last_dims import MergeLastDims
@@ -38,9 +37,7 @@ EXAMPLE = support.Example(make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES)
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    return runs
+    return support.golden_runs(EXAMPLE, layer)
 
 
 def numpy_reference(x):
@@ -87,15 +84,11 @@ def test_inference_is_deterministic():
 
 
 def test_inference_outputs_match_the_numpy_reference():
-    inputs = make_inputs()
-    layer = make_layer()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    outputs = support.as_list(layer(inputs, training=False))
-    expected = support.as_list(numpy_reference(inputs))
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        np.testing.assert_allclose(support.numpy(got), want, rtol=1e-5, atol=ATOL)
+    def expected(layer, inputs):
+        """The declared reference of the layer's outputs on `inputs`."""
+        return numpy_reference(inputs)
+
+    support.assert_matches_numpy_reference(EXAMPLE, expected, ATOL)
 
 
 def test_gradients_match_finite_differences():

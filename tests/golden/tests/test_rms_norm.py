@@ -45,9 +45,7 @@ def declared_output_shapes(x_shape):
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    return runs
+    return support.golden_runs(EXAMPLE, layer)
 
 
 def numpy_reference(x, *, epsilon, gain):
@@ -112,17 +110,13 @@ def test_inference_outputs_are_the_stated_values():
 
 
 def test_inference_outputs_match_the_numpy_reference():
-    inputs = make_inputs()
-    layer = make_layer()
-    layer(inputs)
-    support.set_seeded_weights(layer)
-    outputs = support.as_list(layer(inputs, training=False))
-    expected = support.as_list(
-        numpy_reference(inputs, epsilon=ARGS["epsilon"], gain=support.numpy(layer.gain))
-    )
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        np.testing.assert_allclose(support.numpy(got), want, rtol=1e-5, atol=ATOL)
+    def expected(layer, inputs):
+        """The declared reference of the layer's outputs on `inputs`."""
+        return numpy_reference(
+            inputs, epsilon=ARGS["epsilon"], gain=support.numpy(layer.gain)
+        )
+
+    support.assert_matches_numpy_reference(EXAMPLE, expected, ATOL)
 
 
 def test_gradients_match_finite_differences():

@@ -41,15 +41,7 @@ def declared_output_shapes(x_shape):
 
 def golden_run(layer):
     """What a recorded golden holds, computed by the built layer."""
-    inputs = make_inputs()
-    runs = {"outputs": support.as_list(layer(inputs, training=False))}
-    for seed in (1, 2):
-        layer(make_inputs(seed), training=True)
-    runs["state after training"] = [
-        layer.moving_mean,
-    ]
-    runs["outputs after training"] = support.as_list(layer(inputs, training=False))
-    return runs
+    return support.golden_runs(EXAMPLE, layer, state=["moving_mean"])
 
 
 def test_output_shapes_eager_symbolic_and_computed():
@@ -104,11 +96,7 @@ def test_inference_is_deterministic():
 
 
 def test_state_updates_follow_their_formulas_from_a_moved_state():
-    layer = make_layer()
-    layer(make_inputs())
-    support.set_seeded_weights(layer)  # the state starts away from its initial value
-
-    def expected_state(inputs, before):
+    def expected_state(layer, inputs, before):
         """The state a training call on `inputs` moves `before` to, as declared."""
         x = inputs
         return {
@@ -117,9 +105,7 @@ def test_state_updates_follow_their_formulas_from_a_moved_state():
             + (1.0 - ARGS["momentum"]) * ops.mean(x, axis=0),
         }
 
-    batches = [make_inputs(1), make_inputs(2), make_inputs(3)]
-    state = ["moving_mean"]
-    support.assert_state_updates(layer, batches, state, expected_state)
+    support.assert_state_updates(EXAMPLE, ["moving_mean"], expected_state)
 
 
 def test_inference_follows_the_state_that_training_moved():
