@@ -214,6 +214,61 @@ def test_a_fit_step_without_trainable_weights_fails_or_skips_as_declared(support
         )
 
 
+class Reversible(keras.layers.Layer):
+    """Projects 4 features to 3, or with `reverse=True` 3 back to 4 through a weight of
+    its own, which the default call never reads (as an untied ReversibleEmbedding);
+    `context` (a keyword tensor) adds a projection read only when it is given."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(4, 3))
+        self.back = self.add_weight(name="back", shape=(3, 4))
+        self.context_kernel = self.add_weight(name="context_kernel", shape=(2, 3))
+
+    def call(self, x, reverse=False, context=None):
+        if reverse:
+            return ops.matmul(x, self.back)
+        outputs = ops.matmul(x, self.kernel)
+        if context is not None:
+            outputs = outputs + ops.matmul(context, self.context_kernel)
+        return outputs
+
+
+class ReverseIgnoresItsWeight(Reversible):
+    """The reverse call reads the transposed kernel: `back` is never trained."""
+
+    def call(self, x, reverse=False, context=None):
+        if reverse:
+            return ops.matmul(x, ops.transpose(self.kernel))
+        return super().call(x, context=context)
+
+
+def reversible_cases():
+    """The call cases `(keywords, inputs)`: the reverse on inputs of its own shape, and
+    a keyword tensor."""
+    rng = np.random.default_rng(0)
+    return [
+        ({"reverse": True}, rng.standard_normal((2, 3)).astype("float32")),
+        (
+            {"context": rng.standard_normal((2, 2)).astype("float32")},
+            rng.standard_normal((2, 4)).astype("float32"),
+        ),
+    ]
+
+
+def test_a_fit_step_trains_a_weight_only_a_call_case_reads(support):
+    reversible = example(support, Reversible)
+    support.assert_fit_step_trains_every_weight(reversible, cases=reversible_cases())
+    # Through the default call alone, the weights the cases read get no gradient.
+    with pytest.raises(AssertionError, match=r"no gradient reaches weight .*back"):
+        support.assert_fit_step_trains_every_weight(reversible)
+
+
+def test_a_fit_step_fails_where_no_call_case_trains_a_weight(support):
+    ignores = example(support, ReverseIgnoresItsWeight)
+    with pytest.raises(AssertionError, match=r"no gradient reaches weight .*/back through"):
+        support.assert_fit_step_trains_every_weight(ignores, cases=reversible_cases())
+
+
 class Float32Output(Scaled):
     """Computes in float32 whatever its policy: the output is not in the compute dtype."""
 

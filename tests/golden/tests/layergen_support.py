@@ -66,20 +66,24 @@ def make_inputs(shapes, dtypes, value_range=None, seed=0):
 
 def make_model(layer, shapes, dtypes, keywords=None, separate=False):
     """A functional model around `layer`, one `keras.Input` per layer input, and one per
-    array of `keywords`, passed to the layer by name. `separate`: the layer takes its
-    tensor inputs as arguments of their own, not a list."""
+    array of `keywords`, passed to the layer by name (the other keywords, as `reverse`,
+    passed as they are). `separate`: the layer takes its tensor inputs as arguments of
+    their own, not a list."""
     inputs = [
         keras.Input(shape=shape[1:], dtype=dtypes[name], name=name)
         for name, shape in shapes.items()
     ]
+    keywords = keywords or {}
     given = {
         name: keras.Input(shape=value.shape[1:], dtype=str(value.dtype), name=name)
-        for name, value in (keywords or {}).items()
+        for name, value in keywords.items()
+        if isinstance(value, np.ndarray)
     }
+    passed = {**keywords, **given}
     if separate:
-        outputs = layer(*inputs, **given)
+        outputs = layer(*inputs, **passed)
     else:
-        outputs = layer(inputs if len(inputs) > 1 else inputs[0], **given)
+        outputs = layer(inputs if len(inputs) > 1 else inputs[0], **passed)
     if isinstance(outputs, tuple):
         outputs = list(outputs)
     return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
@@ -336,11 +340,15 @@ class Example:
         """The outputs of `layer` called on `inputs`, as a list."""
         return self.outputs(layer(*arguments(inputs), **kwargs))
 
-    def model(self, layer):
-        """A functional model around `layer`."""
-        return make_model(
-            layer, self.input_shapes, self.input_dtypes, separate=self.separate
-        )
+    def model(self, layer, inputs=None, keywords=None):
+        """A functional model around `layer`; on the shapes and dtypes of `inputs` where
+        given (a call case's own), and passing `keywords` (see `make_model`)."""
+        shapes, dtypes = self.input_shapes, self.input_dtypes
+        if inputs is not None:
+            arrays = dict(zip(self.input_shapes, as_list(inputs)))
+            shapes = {name: a.shape for name, a in arrays.items()}
+            dtypes = {name: str(a.dtype) for name, a in arrays.items()}
+        return make_model(layer, shapes, dtypes, keywords, separate=self.separate)
 
 
 def assert_output_shapes(example, declared=None, declared_reads_layer=False):
@@ -412,33 +420,54 @@ def assert_weights_match(
         assert built, f"sublayer {name} is never built: does `call` use it?"
 
 
-def assert_fit_step_trains_every_weight(example, has_trainable=True):
+def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
     """One compiled `fit` step moves every trainable weight: a gradient reaches each.
     `has_trainable`: the declaration says the layer has some (else, where it has none,
-    the test is skipped: the gradient test checks such a layer)."""
+    the test is skipped: the gradient test checks such a layer). `cases`: call cases
+    `(keywords, inputs)` fitted through too, each on a layer it builds; a weight counts
+    as trained when the default call or one case moves it (an untied reverse
+    projection is read by its case alone)."""
     layer = example.make_layer()
     inputs = example.make_inputs()
-    model, predicted = per_example_outputs(example.model(layer), inputs)
+    model = example.model(layer)
     if not has_trainable and not layer.trainable_weights:
         pytest.skip("no trainable weights: the gradient test checks the layer instead")
+    if has_trainable:
+        assert layer.trainable_weights, "the layer has no trainable weights"
+    moved = weights_a_fit_step_moves(example, layer, model, inputs)
+    for keywords, case_inputs in cases:
+        case = example.make_layer()
+        case_model = example.model(case, case_inputs, keywords)
+        arrays = [v for v in keywords.values() if isinstance(v, np.ndarray)]
+        given = [*as_list(case_inputs), *arrays] if arrays else case_inputs
+        moved |= weights_a_fit_step_moves(example, case, case_model, given)
+    through = " through the default call or any call case" if cases else ""
+    for weight in layer.trainable_weights:
+        message = f"no gradient reaches weight {weight.path}{through}"
+        assert path_in_layer(weight, layer) in moved, message
+
+
+def weights_a_fit_step_moves(example, layer, model, inputs):
+    """The paths in `layer` of the trainable weights one compiled step of SGD on
+    `model` (around `layer`), fitted to random targets, changes."""
+    model, predicted = per_example_outputs(model, inputs)
     targets = random_targets(example.outputs(predicted))
-    optimizer = keras.optimizers.SGD(learning_rate=0.1)
     loss = "mse"
     if example.output_names is not None:  # one loss per output, by name
         loss = {name: "mse" for name in example.output_names}
-    model.compile(optimizer=optimizer, loss=loss, jit_compile=JIT_COMPILE)
-    before = [numpy(w) for w in layer.trainable_weights]
-    if has_trainable:
-        assert before, "the layer has no trainable weights"
-    if example.output_names is not None:
         targets = dict(zip(example.output_names, targets))
     else:
         targets = targets if len(targets) > 1 else targets[0]
+    optimizer = keras.optimizers.SGD(learning_rate=0.1)
+    model.compile(optimizer=optimizer, loss=loss, jit_compile=JIT_COMPILE)
+    before = [numpy(w) for w in layer.trainable_weights]
     history = model.fit(inputs, targets, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"][0])
-    for weight, old in zip(layer.trainable_weights, before):
-        message = f"no gradient reaches weight {weight.path}"
-        assert np.any(numpy(weight) != old), message
+    return {
+        path_in_layer(weight, layer)
+        for weight, old in zip(layer.trainable_weights, before)
+        if np.any(numpy(weight) != old)
+    }
 
 
 def assert_mixed_precision_matches_float32(
