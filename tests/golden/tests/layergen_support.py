@@ -1293,6 +1293,8 @@ def assert_warns_of_a_layer_named_by_hand(report, layouts):
     warned = {message.split()[0] for message in report["renamed_warnings"]}
     absent = report["absent"]
     assert warned == {f"named_by_hand/{p}" for p in layouts if p not in absent}, warned
+
+
 def call_args(values, dtypes):
     """The example's value of each keyword argument of `call`: the tensors (those with
     a dtype in `dtypes`) as arrays."""
