@@ -119,7 +119,10 @@ def per_example_outputs(model, inputs):
     axis (a router's `(batch * seq, experts)` logits) reshaped to `(batch, -1)`, so
     that `fit` can pair outputs and targets example by example."""
     batch = len(as_list(inputs)[0])
-    predicted = model.predict(inputs, verbose=0)
+    # Called eagerly: only the shapes are read, and `predict` would compile the model
+    # (seconds on JAX) for outputs thrown away.
+    called = model(as_list(inputs), training=False)  # the model takes a list
+    predicted = keras.tree.map_structure(numpy, called)
     if all(np.shape(out)[:1] == (batch,) for out in keras.tree.flatten(predicted)):
         return model, predicted
 
