@@ -114,15 +114,20 @@ def make_model(layer, shapes, dtypes, keywords=None, separate=False):
     return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
 
 
+def predict(model, inputs):
+    """What `model.predict(inputs)` returns for one batch, computed by an eager call:
+    `predict` compiles the model first (seconds on JAX for a transformer block), which a
+    test that predicts once pays for nothing."""
+    called = model(as_list(inputs), training=False)  # the model takes a list
+    return keras.tree.map_structure(numpy, called)
+
+
 def per_example_outputs(model, inputs):
     """The model and its predictions, each output that does not start with the batch
     axis (a router's `(batch * seq, experts)` logits) reshaped to `(batch, -1)`, so
     that `fit` can pair outputs and targets example by example."""
     batch = len(as_list(inputs)[0])
-    # Called eagerly: only the shapes are read, and `predict` would compile the model
-    # (seconds on JAX) for outputs thrown away.
-    called = model(as_list(inputs), training=False)  # the model takes a list
-    predicted = keras.tree.map_structure(numpy, called)
+    predicted = predict(model, inputs)
     if all(np.shape(out)[:1] == (batch,) for out in keras.tree.flatten(predicted)):
         return model, predicted
 
