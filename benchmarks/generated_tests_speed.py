@@ -2,8 +2,10 @@
 framework import: for the whole suite in one process, and for one layer's test file
 alone (what a user reruns after editing that layer).
 
-    python benchmarks/generated_tests_speed.py [--backends tensorflow jax torch]
-        [--python BACKEND=PYTHON ...] [--one-file N] [DIR ...]
+    python benchmarks/generated_tests_speed.py [DIR ...] [--backends tensorflow jax torch]
+        [--python BACKEND=PYTHON ...] [--one-file N]
+
+(DIRs first: `--python` takes every word after it.)
 
 The declarations (default: the project's `examples/`) are generated into a fresh
 project; then, per backend, pytest runs in a fresh process over a test that only

@@ -26,9 +26,11 @@ import numpy as np
 import pytest
 from keras import ops
 
-# TensorFlow and JAX fit with XLA, their production path; torch.compile on CPU
-# takes 10 to 55 s per model, so torch fits eagerly, as it does by default.
-JIT_COMPILE = keras.backend.backend() != "torch"
+# A compiled `fit` step as `compile` makes it by default, the path a user's `fit` takes:
+# XLA on JAX, and on TensorFlow with a GPU; a TensorFlow graph without XLA on a machine
+# with CPUs only (Keras turns XLA off there: it spent 3 to 7 s compiling a transformer
+# block's step); eagerly on torch (torch.compile on CPU takes 10 to 55 s per model).
+JIT_COMPILE = "auto"
 
 # Mixed precision policies and the rounding error of their compute dtype.
 MIXED_PRECISION_EPS = {"mixed_float16": 2.0**-10, "mixed_bfloat16": 2.0**-7}
@@ -89,12 +91,20 @@ def make_model(layer, shapes, dtypes, keywords=None, separate=False):
     return keras.Model([*inputs, *given.values()] if given else inputs, outputs)
 
 
+def predict(model, inputs):
+    """What `model.predict(inputs)` returns for one batch, computed by an eager call:
+    `predict` compiles the model first (seconds on JAX for a transformer block), which a
+    test that predicts once pays for nothing."""
+    called = model(as_list(inputs), training=False)  # the model takes a list
+    return keras.tree.map_structure(numpy, called)
+
+
 def per_example_outputs(model, inputs):
     """The model and its predictions, each output that does not start with the batch
     axis (a router's `(batch * seq, experts)` logits) reshaped to `(batch, -1)`, so
     that `fit` can pair outputs and targets example by example."""
     batch = len(as_list(inputs)[0])
-    predicted = model.predict(inputs, verbose=0)
+    predicted = predict(model, inputs)
     if all(np.shape(out)[:1] == (batch,) for out in keras.tree.flatten(predicted)):
         return model, predicted
 
@@ -623,12 +633,12 @@ def assert_saves_and_loads_without_custom_objects(example, folder):
     model = example.model(layer)
     inputs = example.make_inputs()
     set_seeded_weights(layer)
-    expected = example.outputs(model.predict(inputs, verbose=0))
+    expected = example.outputs(predict(model, inputs))
     path = Path(folder) / "model.keras"
     model.save(path)
     loaded = keras.saving.load_model(path)
     assert any(isinstance(other, type(layer)) for other in loaded.layers)
-    reloaded = example.outputs(loaded.predict(inputs, verbose=0))
+    reloaded = example.outputs(predict(loaded, inputs))
     for ours, theirs in zip(expected, reloaded):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
 
@@ -1385,10 +1395,10 @@ def assert_saves_and_loads_built_with_each_keyword_tensor(example, given, folder
             separate=example.separate,
         )
         arrays = [*as_list(example.make_inputs()), value]
-        expected = example.outputs(model.predict(arrays, verbose=0))
+        expected = example.outputs(predict(model, arrays))
         model.save(Path(folder) / f"{name}.keras")
         loaded = keras.saving.load_model(Path(folder) / f"{name}.keras")
-        reloaded = example.outputs(loaded.predict(arrays, verbose=0))
+        reloaded = example.outputs(predict(loaded, arrays))
         for got, want in zip(reloaded, expected):
             np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=name)
 
