@@ -14,7 +14,8 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="layergen-cache-")
 
 # TensorFlow 2.21's oneDNN kernels compute float16 einsums wrongly on CPU (an error of 14 on a
 # (4, 3, 8) x (4, 8, 16) `...d,edh->...eh`, measured; 0.007 without them): the generated
-# mixed-precision test of the MoE example rightly fails on it. This suite checks layergen,
+# mixed-precision test of a layer that uses one rightly fails on it (the MoE example's did,
+# before it used `ops.tensordot`). This suite checks layergen,
 # not TensorFlow, so the processes it starts run TensorFlow without them.
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
