@@ -36,8 +36,12 @@ from ..config import BLACK_DEFAULTS, BlackStyle, user_cache
 if TYPE_CHECKING:
     import black
 
-# Directives and characters black reads across lines.
-_WHOLE_FILE_MARKS = ("fmt:", "yapf:", "\f", "\r")
+# Directives black reads across lines, and whitespace other than spaces, tabs and line
+# breaks (\f, \r, \v, \u2028, ...), which black may read otherwise than the rules below
+# (a vertical tab line before the module docstring is blank to it): such a file is
+# formatted whole, as black would.
+_WHOLE_FILE_MARKS = ("fmt:", "yapf:")
+_ODD_WHITESPACE = re.compile(r"[^\S \t\n]")
 _DEFINITION = re.compile(r"@|def |async def |class ")
 _LINE = re.compile(r"(?<=\n)")  # splits after each line break, keeping it
 # Blank lines, comments and lone backslashes (the line joins the next) may come first.
@@ -111,7 +115,7 @@ def _pieces(code: str) -> list[str]:
     A cut inside a string or brackets leaves a piece black cannot parse, and then the file is
     formatted whole: so text is enough, no parse is needed to find the statements.
     """
-    if any(mark in code for mark in _WHOLE_FILE_MARKS):
+    if any(mark in code for mark in _WHOLE_FILE_MARKS) or _ODD_WHITESPACE.search(code):
         return [code]
     # Python's lines, which end at "\n" only: str.splitlines also ends them at \v, \x1c or
     # \u2028, which may stand inside a comment or a string.

@@ -175,6 +175,17 @@ STATEMENTS = [
     ],
     30,
 )
+# Found by a CI run: a vertical tab line before the module docstring, which black reads as
+# blank (one blank line before a decorator, not two).
+@example(
+    [
+        ("\v", "\n"),
+        ('"""A module docstring."""', "\n\n"),
+        ("@d\ndef decorated(): pass", "\n\n"),
+        ("def f(): ...", "\n"),
+    ],
+    30,
+)
 def test_any_mixture_formats_as_black_formats_it_whole(statements, line_length):
     code = "".join(text + gap for text, gap in statements)
     try:
