@@ -1430,7 +1430,7 @@ def assert_hidden_steps_change_nothing(example, name, mask, index=0, keyword=Non
     assert_same_where_kept(outputs, again, kept if keyword is None else None)
     losses = training_losses(layer, inputs, **given)
     losses_again = training_losses(layer, changed, **changed_given)
-    assert len(losses_again) == len(losses)
+    assert len(losses_again) == len(losses), "masked steps changed the number of losses"
     for i, (ours, theirs) in enumerate(zip(losses, losses_again)):
         message = f"loss {i} changed when only masked steps of the inputs did"
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
