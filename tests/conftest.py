@@ -39,6 +39,20 @@ def pytest_addoption(parser):
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_jax_cache(tmp_path_factory):
+    """One folder of JAX compilations for the session's pytest runs of generated tests,
+    shared by its workers: under xdist each worker's temporary folder sits in the
+    session's, which pytest removes in turn like any other."""
+    import helpers
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
+    folder = root / "jax-compilations"
+    folder.mkdir(exist_ok=True)
+    helpers.JAX_CACHE = folder
+
+
 @pytest.fixture
 def scaler_project(tmp_path, monkeypatch):
     """A project with one generated layer, Scaler, as the working directory."""

@@ -25,6 +25,8 @@ TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
 ACCEPTANCE = FIXTURES / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
+# Where the generated tests' runs keep what JAX compiled (conftest.py sets it per session).
+JAX_CACHE: Path | None = None
 # More declarations to render, named explicitly (`LAYERGEN_EXTRA_EXAMPLES=../shared/examples`):
 # no test reads outside the repository unless asked to.
 EXTRA_EXAMPLES = (
@@ -86,6 +88,21 @@ def pytest_in(project: Path, *args: str, **env: str) -> subprocess.CompletedProc
     )
 
 
+def shared_jax_compilations() -> dict[str, str]:
+    """JAX settings that keep what JAX compiles in one folder for the whole session, all
+    its workers (`JAX_CACHE`, set in conftest.py): the generated tests of many projects
+    compile the same programs, as the real layers' tests and the same tests run against
+    the original classes do. Two workers' runs may meet in it: JAX reads an entry caught
+    half written as a miss (it warns, then compiles), so the worst case is a compile."""
+    if JAX_CACHE is None:
+        return {}
+    return {
+        "JAX_COMPILATION_CACHE_DIR": str(JAX_CACHE),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+    }
+
+
 def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
     """Run the generated tests in a fresh process; return {file::test: outcome}."""
     report = project / f"report-{backend}.xml"
@@ -95,6 +112,7 @@ def run_pytest(project: Path, backend: str, *paths: str) -> dict[str, str]:
         "KERAS_HOME": str(project / ".keras"),
         "TF_CPP_MIN_LOG_LEVEL": "3",
         "PYTHONHASHSEED": "0",
+        **shared_jax_compilations(),
     }
     subprocess.run(
         [
