@@ -22,7 +22,7 @@ from .config import no_paths
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
 from .kinds import KINDS
-from .textfiles import Seen, parse_python, read_text, split_line_ends, with_line_ends
+from .textfiles import Seen, parse_python, parsed, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update import members
 from .update.merge import code
@@ -175,7 +175,7 @@ def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
 
 
 def _classes(text: str) -> list[str]:
-    return [n.name.value for n in cst.parse_module(text).body if isinstance(n, cst.ClassDef)]
+    return [n.name.value for n in parsed(text).body if isinstance(n, cst.ClassDef)]
 
 
 def _edited_members(base: str | None, current: str, new: str, name: str) -> set[str]:
@@ -202,7 +202,7 @@ def same(one: cst.CSTNode, other: cst.CSTNode) -> bool:
 def _methods(text: str, name: str | None = None) -> dict[str, cst.FunctionDef]:
     """The methods of class `name` (of every class when None) in `text`."""
     methods = {}
-    for node in cst.parse_module(text).body:
+    for node in parsed(text).body:
         if isinstance(node, cst.ClassDef) and name in (None, node.name.value):
             for member in node.body.body:
                 if isinstance(member, cst.FunctionDef):
@@ -231,7 +231,7 @@ def _with_call(text: str, method: cst.FunctionDef) -> str:
 
 def _one_return(body: str) -> str | None:
     """The expression of a body that is `return <expression>` alone on one line, or None."""
-    statements = cst.parse_module(body).body
+    statements = parsed(body).body
     if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
         return None
     (statement,) = statements

@@ -13,6 +13,7 @@ mark) the file had, so that `with_line_ends` can put them back (a CRLF module st
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,12 +108,22 @@ def with_line_ends(text: str, ends: str) -> str:
     return mark + (text if ends == "\n" else text.replace("\n", ends))
 
 
+@functools.lru_cache(maxsize=16)
+def parsed(text: str) -> libcst.Module:
+    """libcst's tree of `text`, made once for the texts met last (a run parses the same text
+    as it reads, merges and compares it; trees are immutable). It raises
+    `libcst.ParserSyntaxError` as `libcst.parse_module` does."""
+    import libcst as cst
+
+    return cst.parse_module(text)
+
+
 def parse_python(path: Path, text: str, doing: str = "read") -> libcst.Module:
     """The file's libcst tree; its syntax error is located (`doing`: what could not be done)."""
     import libcst as cst
 
     try:
-        return cst.parse_module(text)
+        return parsed(text)
     except cst.ParserSyntaxError as exc:
         line, column, why = exc.raw_line, exc.raw_column + 1, exc.message
     except RecursionError:  # nested deeper than the parser goes

@@ -8,13 +8,14 @@ import re
 
 import libcst as cst
 
+from ..textfiles import parsed
 from .merge import code
 
 
 def member(text: str, qualified: str) -> cst.CSTNode | None:
     """The member `Class.name` (a method, or any statement of the class named so) in `text`."""
     owner, _, name = qualified.partition(".")
-    for node in cst.parse_module(text).body:
+    for node in parsed(text).body:
         if isinstance(node, cst.ClassDef) and node.name.value == owner:
             for child in node.body.body:
                 if _name(child) == name:
@@ -44,7 +45,7 @@ def line(text: str, qualified: str) -> int:
 def with_member(text: str, qualified: str, new: cst.CSTNode) -> str:
     """`text` with its member `qualified` replaced by `new` (the leading lines of the file's kept)."""
     owner, _, name = qualified.partition(".")
-    tree = cst.parse_module(text)
+    tree = parsed(text)
     body = []
     for node in tree.body:
         if isinstance(node, cst.ClassDef) and node.name.value == owner:
@@ -72,7 +73,7 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
     since): that member's `old` base, so the run's change to it is merged again instead of
     reading as a hand edit undoing it."""
     try:
-        trees = [cst.parse_module(text) for text in (old, new, before, current)]
+        trees = [parsed(text) for text in (old, new, before, current)]
     except cst.ParserSyntaxError:  # markers still in it: the merge reports them
         return new
     classes = [{n.name.value for n in t.body if isinstance(n, cst.ClassDef)} for t in trees]

@@ -17,12 +17,14 @@ inside a class each method, its docstring and its header) is handled alone:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 import libcst as cst
 
+from ..textfiles import parsed
 from .conflicts import OURS, UNKNOWN, Prefer
 from .conflicts import block as conflict_block
 from .diff3 import merge3_sides
@@ -52,6 +54,13 @@ class _Pending:
     ours_empty: bool = False  # a person deleted the member: `ours` is a stand-in
 
 
+# A run reads, merges and compares the same module texts and members many times over (the
+# base, the file, the generated text, each member against three sides). libcst's trees are
+# immutable and its nodes compare by identity, so a tree (`parsed`) or a member's code is
+# made once.
+
+
+@functools.lru_cache(maxsize=16384)
 def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
@@ -108,13 +117,11 @@ def merge(
         return Merged(current)
     if current == base and not keep:
         return Merged(new)  # nobody touched the file since it was generated
-    current_tree = cst.parse_module(current)  # the caller checked that it parses
-    base_tree = cst.parse_module(
-        base or ""
-    )  # never generated before: everything in the file is the person's
+    current_tree = parsed(current)  # the caller checked that it parses
+    base_tree = parsed(base or "")  # never generated before: everything in the file is the person's
     if renames:
         base_tree, current_tree = (renamed(tree, renames) for tree in (base_tree, current_tree))
-    new_tree = cst.parse_module(new)
+    new_tree = parsed(new)
     merger = _Merger(prefer, keep, take)
     body = merger.members(
         _units(base_tree.body), _units(current_tree.body), _units(new_tree.body), ""
@@ -341,12 +348,12 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 def _member(merged: list[str]) -> cst.CSTNode:
     """The one statement of a merged member's lines. Parsed alone, its leading comments and
     blank lines are the module's header: they are the statement's own again."""
-    parsed = cst.parse_module("".join(merged))
-    (node,) = parsed.body
-    if parsed.footer:
+    tree = parsed("".join(merged))
+    (node,) = tree.body
+    if tree.footer:
         raise ValueError("lines after the member")
     # Blank lines of a module's header are "indented"; in a class they would gain spaces.
-    header = [line.with_changes(indent=line.comment is not None) for line in parsed.header]
+    header = [line.with_changes(indent=line.comment is not None) for line in tree.header]
     return node.with_changes(leading_lines=[*header, *node.leading_lines])
 
 
