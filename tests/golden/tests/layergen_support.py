@@ -471,8 +471,9 @@ def weights_a_fit_step_moves(example, layer, model, inputs):
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model.compile(optimizer=optimizer, loss=loss, jit_compile=JIT_COMPILE)
     before = [numpy(w) for w in layer.trainable_weights]
-    # One step, as `fit` takes it, without `fit`'s data pipeline and callbacks.
-    logs = model.train_on_batch(inputs, targets, return_dict=True)
+    # One step, as `fit` takes it, without `fit`'s data pipeline and callbacks; the
+    # model takes a list (as in `predict`).
+    logs = model.train_on_batch(as_list(inputs), targets, return_dict=True)
     assert np.isfinite(logs["loss"])
     return {
         path_in_layer(weight, layer)
