@@ -366,3 +366,25 @@ def test_marker_like_lines_in_a_string_are_no_conflict(scaler_project):
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     code = module(scaler_project)
     assert "return x * self.gain" in code and code.count("=======\n") == 1
+
+
+def test_a_merge_parses_each_text_once(monkeypatch):
+    """The base, the file and the generated text are parsed once however often a run merges
+    or compares them (a hand-edited 1,500-line support module took a second a command)."""
+    import libcst
+
+    from layergen.textfiles import parsed
+    from layergen.update.merge import merge
+
+    base = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    current = base.replace("return 1", "return 10")  # a hand edit
+    new = base.replace("return 2", "return 20")  # the generator's change
+    parses = []
+    real = libcst.parse_module
+    monkeypatch.setattr(libcst, "parse_module", lambda text: parses.append(text) or real(text))
+    parsed.cache_clear()
+    first = merge(base, current, new)
+    assert sorted(parses) == sorted({base, current, new})
+    second = merge(base, current, new)
+    assert len(parses) == 3
+    assert first.text == second.text == base.replace("1", "10").replace("2", "20")
