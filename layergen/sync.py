@@ -231,7 +231,7 @@ def _with_call(text: str, method: cst.FunctionDef) -> str:
 
 def _one_return(body: str) -> str | None:
     """The expression of a body that is `return <expression>` alone on one line, or None."""
-    statements = parsed(body).body
+    statements = cst.parse_module(body).body
     if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
         return None
     (statement,) = statements

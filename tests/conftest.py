@@ -41,14 +41,14 @@ def pytest_addoption(parser):
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_jax_cache(tmp_path_factory):
-    """One folder of JAX compilations for the session's pytest runs of generated tests,
-    shared by its workers: under xdist each worker's temporary folder sits in the
-    session's, which pytest removes in turn like any other."""
+    """One folder of JAX compilations for this process's pytest runs of generated tests,
+    in its temporary folder (pytest removes old ones in turn). One per xdist worker: a
+    worker's runs follow one another, so no run reads an entry another is writing (JAX
+    writes without a lock, and a sharded test fails on the warning a half-written entry
+    gives)."""
     import helpers
 
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
-    folder = root / "jax-compilations"
+    folder = tmp_path_factory.getbasetemp() / "jax-compilations"
     folder.mkdir(exist_ok=True)
     helpers.JAX_CACHE = folder
 

@@ -25,7 +25,7 @@ TWINS = FIXTURES / "twins"  # declarations of Keras's own layers, to match them
 # The acceptance set, copied from the team's shared/examples/ (see its README).
 ACCEPTANCE = FIXTURES / "acceptance"
 OWN_EXAMPLES = REPO / "examples"
-# Where the generated tests' runs keep what JAX compiled (conftest.py sets it per session).
+# Where the generated tests' runs keep what JAX compiled (conftest.py sets it per worker).
 JAX_CACHE: Path | None = None
 # More declarations to render, named explicitly (`LAYERGEN_EXTRA_EXAMPLES=../shared/examples`):
 # no test reads outside the repository unless asked to.
@@ -89,11 +89,10 @@ def pytest_in(project: Path, *args: str, **env: str) -> subprocess.CompletedProc
 
 
 def shared_jax_compilations() -> dict[str, str]:
-    """JAX settings that keep what JAX compiles in one folder for the whole session, all
-    its workers (`JAX_CACHE`, set in conftest.py): the generated tests of many projects
-    compile the same programs, as the real layers' tests and the same tests run against
-    the original classes do. Two workers' runs may meet in it: JAX reads an entry caught
-    half written as a miss (it warns, then compiles), so the worst case is a compile."""
+    """JAX settings that keep what JAX compiles in one folder for the worker's runs
+    (`JAX_CACHE`, set in conftest.py): the generated tests of many projects compile the
+    same programs, as the real layers' tests and the same tests run against the original
+    classes do."""
     if JAX_CACHE is None:
         return {}
     return {

@@ -3,6 +3,7 @@ printing through the same commands (`layergen/watch.py` does the watching)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,20 @@ def watch(
     return 0
 
 
+@contextlib.contextmanager
+def fresh_trees():
+    """A run keeps the module trees and members' code it made (a run meets them again);
+    a watcher runs for hours: each run's are let go when it ends."""
+    from ..textfiles import parsed
+    from ..update.merge import code
+
+    try:
+        yield
+    finally:
+        parsed.cache_clear()
+        code.cache_clear()
+
+
 def runners(quiet: bool, echo: Echo) -> tuple:
     """layergen's own generate, sync and warm-up for the watcher, and the configured paths.
     Each run reads the configuration again: pyproject.toml may have changed meanwhile."""
@@ -45,10 +60,12 @@ def runners(quiet: bool, echo: Echo) -> tuple:
     from .sync import sync as sync_modules
 
     def generate(declarations: list[Path]) -> int:  # as `layergen generate` does
-        return generate_declarations(declarations, load_config(), echo=echo, quiet=quiet)
+        with fresh_trees():
+            return generate_declarations(declarations, load_config(), echo=echo, quiet=quiet)
 
     def sync(modules: list[Path]) -> int:
-        return sync_modules(modules, load_config(), echo=echo, quiet=quiet)
+        with fresh_trees():
+            return sync_modules(modules, load_config(), echo=echo, quiet=quiet)
 
     config = load_config()
     return (

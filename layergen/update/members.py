@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from ..textfiles import parsed
-from .merge import code
+from .merge import code, fresh_code
 
 
 def member(text: str, qualified: str) -> cst.CSTNode | None:
@@ -25,7 +25,7 @@ def member(text: str, qualified: str) -> cst.CSTNode | None:
 
 def digest(node: cst.CSTNode | None) -> str:
     """A digest of the member's code (its leading comments and blank lines aside)."""
-    text = "" if node is None else code(node.with_changes(leading_lines=())).strip()
+    text = "" if node is None else fresh_code(node.with_changes(leading_lines=())).strip()
     return hashlib.sha256(text.encode()).hexdigest()
 
 

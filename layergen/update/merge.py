@@ -57,11 +57,17 @@ class _Pending:
 # A run reads, merges and compares the same module texts and members many times over (the
 # base, the file, the generated text, each member against three sides). libcst's trees are
 # immutable and its nodes compare by identity, so a tree (`parsed`) or a member's code is
-# made once.
+# made once. `layergen watch` empties both caches after each run.
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=4096)
 def code(node: cst.CSTNode) -> str:
+    """The code of a node of a parsed tree (kept: the same node is asked for again)."""
+    return _EMPTY.code_for_node(node)
+
+
+def fresh_code(node: cst.CSTNode) -> str:
+    """The code of a node made for one comparison (not kept: no one asks for it again)."""
     return _EMPTY.code_for_node(node)
 
 
@@ -83,7 +89,7 @@ def _key(node: cst.CSTNode) -> str:
             return " = ".join(t.target.value for t in statement.targets) + " ="
         if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
             return statement.target.value + ":"
-    return code(node.with_changes(leading_lines=())).strip()
+    return fresh_code(node.with_changes(leading_lines=())).strip()
 
 
 def _units(body) -> list[tuple[str, cst.CSTNode]]:
@@ -348,7 +354,7 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 def _member(merged: list[str]) -> cst.CSTNode:
     """The one statement of a merged member's lines. Parsed alone, its leading comments and
     blank lines are the module's header: they are the statement's own again."""
-    tree = parsed("".join(merged))
+    tree = cst.parse_module("".join(merged))  # one member's lines: not met again
     (node,) = tree.body
     if tree.footer:
         raise ValueError("lines after the member")
