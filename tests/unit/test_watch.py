@@ -227,3 +227,24 @@ def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, mon
         wait_for("[encoding]", latin_1)
     output = "\n".join(lines)
     assert "layers/half.py:" in output and "Traceback" not in output, output
+
+
+def test_each_watch_run_lets_its_trees_go(scaler_project, monkeypatch):
+    """The trees and members' code a run keeps (a run meets them again) are let go when a
+    watcher's run ends: a watcher runs for hours."""
+    import libcst
+
+    from layergen.commands.watch import runners
+    from layergen.textfiles import parsed
+    from layergen.update.merge import code
+
+    generate, *_ = runners(quiet=True, echo=lambda *a, **k: None)
+    module = scaler_project / "layers" / "scaler.py"
+    module.write_text(module.read_text().replace("return", "# by hand\n        return", 1))
+    parses = []
+    real = libcst.parse_module
+    monkeypatch.setattr(libcst, "parse_module", lambda text: parses.append(1) or real(text))
+    assert generate([scaler_project / "layers" / "scaler.layer.yaml"]) == 0
+    assert "# by hand" in module.read_text()
+    assert parses  # the run parsed (it merged the edit) ...
+    assert parsed.cache_info().currsize == code.cache_info().currsize == 0  # ... and let go
