@@ -37,7 +37,9 @@ from .update.plan import Plan
 
 CONFTEST = '''"""Written by layergen: lets the generated tests import the project's modules."""
 
+import importlib.metadata
 import os
+import re
 import sys
 import tempfile
 
@@ -53,6 +55,10 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 # keyword in Keras's backends...) say nothing of your layers; yours still show.
 FRAMEWORKS = {frameworks!r}
 
+# The jaxlib versions known to have XLA's flag for its older CPU fusion emitters: from
+# the first, up to the second.
+JAXLIB_WITH_FUSION_EMITTERS_FLAG = {fusion_emitters_flag!r}
+
 
 def pytest_configure(config):
     for framework in FRAMEWORKS:
@@ -60,6 +66,7 @@ def pytest_configure(config):
             "filterwarnings", rf"ignore::DeprecationWarning:{{framework}}(\\.|$)"
         )
     keep_jax_compilations(config)
+    compile_jax_quickly()
 {devices}
 
 def keep_jax_compilations(config):
@@ -77,6 +84,31 @@ def keep_jax_compilations(config):
     os.environ["JAX_COMPILATION_CACHE_DIR"] = str(folder)
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
+
+
+def compile_jax_quickly():
+    """A test run compiles hundreds of small programs and runs each a few times: most of
+    a first JAX run goes to XLA optimizing them. Ask for quick compiles: JAX's switch,
+    and on CPU XLA's older fusion emitters, which compile in about half the time; the
+    flag only for the jaxlib versions known to have it, as XLA stops the process at a
+    flag it does not know. JAX reads both when it starts; your own settings win."""
+    if os.environ.get("KERAS_BACKEND") != "jax" or "jax" in sys.modules:
+        return
+    os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+    flag = "--xla_cpu_use_fusion_emitters"
+    flags = os.environ.get("XLA_FLAGS", "")
+    known_from, known_before = JAXLIB_WITH_FUSION_EMITTERS_FLAG
+    if flag not in flags and known_from <= jaxlib_version() < known_before:
+        os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}=false".strip()
+
+
+def jaxlib_version():
+    """jaxlib's (major, minor, patch), or () where it is not installed."""
+    try:
+        version = importlib.metadata.version("jaxlib")
+    except importlib.metadata.PackageNotFoundError:
+        return ()
+    return tuple(int(number) for number in re.findall(r"\\d+", version)[:3])
 '''
 # Written into the conftest of a project with sharded layers: what their tests need.
 CONFTEST_DEVICES = """
@@ -91,6 +123,9 @@ CONFTEST_DEVICES = """
     if os.environ.get("KERAS_BACKEND") == "jax" and jax_not_imported and not own_count:
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
 """
+# The jaxlib versions whose XLA has `--xla_cpu_use_fusion_emitters`: from the first, up to
+# the second, which is the first not tried (0.5.1 has none; 0.5.3 to 0.10.2 have it).
+JAXLIB_WITH_FUSION_EMITTERS_FLAG = ((0, 5, 3), (0, 11))
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")
 
@@ -453,7 +488,12 @@ def conftest(
     # "." too: the tests import the support module beside them, also from a tests package.
     roots = sorted({".", *(os.path.relpath(root, config.tests_dir) for root in import_roots)})
     devices = CONFTEST_DEVICES.format(host_devices=HOST_DEVICES) if sharded else ""
-    text = CONFTEST.format(roots=roots, frameworks=FRAMEWORKS, devices=devices)
+    text = CONFTEST.format(
+        roots=roots,
+        frameworks=FRAMEWORKS,
+        fusion_emitters_flag=JAXLIB_WITH_FUSION_EMITTERS_FLAG,
+        devices=devices,
+    )
     return {path: format_code(text, config.black)}
 
 

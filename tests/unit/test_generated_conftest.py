@@ -8,6 +8,7 @@ Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost).
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sys
 import types
@@ -20,6 +21,7 @@ from layergen.generate import conftest
 from helpers import is_black_clean
 
 FLAG = "--xla_force_host_platform_device_count"
+QUICK = "--xla_cpu_use_fusion_emitters=false"
 
 
 class Cache:
@@ -102,7 +104,8 @@ def test_without_pytests_cache_nothing_is_kept_and_the_run_goes_on(configure, ca
 def test_a_project_with_sharded_layers_gives_jax_the_mesh_devices(configure, monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
     configure()
-    assert os.environ["XLA_FLAGS"] == f"--xla_cpu_enable_fast_math=false {FLAG}=8"
+    assert os.environ["XLA_FLAGS"].startswith("--xla_cpu_enable_fast_math=false ")
+    assert f"{FLAG}=8" in os.environ["XLA_FLAGS"].split()
 
 
 @pytest.mark.parametrize(
@@ -119,7 +122,65 @@ def test_the_devices_are_left_alone(configure, monkeypatch, case):
     if case == "JAX's count":
         monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "4")
     configure(sharded=case != "no sharded layers")
-    assert os.environ["XLA_FLAGS"] == flags
+    devices = [f for f in os.environ["XLA_FLAGS"].split() if f.startswith(FLAG)]
+    assert devices == flags.split()
+
+
+@pytest.fixture
+def jaxlib(monkeypatch):
+    """`jaxlib("0.5.3")`: the jaxlib version installed as the conftest sees it (None: none)."""
+
+    def installed(version):
+        real = importlib.metadata.version
+
+        def version_of(name):
+            if name != "jaxlib":
+                return real(name)
+            if version is None:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return version
+
+        monkeypatch.setattr(importlib.metadata, "version", version_of)
+
+    return installed
+
+
+@pytest.mark.parametrize("version", ["0.5.3", "0.10.2", "0.10.3.dev20261201"])
+def test_jax_is_asked_for_quick_compiles(configure, jaxlib, version):
+    jaxlib(version)
+    configure(sharded=False)
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"
+    assert os.environ["XLA_FLAGS"] == QUICK
+
+
+@pytest.mark.parametrize("version", ["0.4.38", "0.5.1", "0.11.0", "1.0.0", None])
+def test_xla_gets_no_flag_a_jaxlib_may_not_know(configure, jaxlib, version):
+    # XLA stops the process at a flag it does not know: every test would be lost.
+    jaxlib(version)
+    configure(sharded=False)
+    assert "XLA_FLAGS" not in os.environ
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"  # JAX's own switch
+
+
+def test_quick_compiles_leave_the_persons_settings_alone(configure, jaxlib, monkeypatch):
+    jaxlib("0.10.2")
+    monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", "0")
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_use_fusion_emitters=true")
+    configure(sharded=False)
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "0"
+    assert os.environ["XLA_FLAGS"] == "--xla_cpu_use_fusion_emitters=true"
+
+
+@pytest.mark.parametrize("case", ["tensorflow", "jax imported"])
+def test_quick_compiles_only_where_jax_starts_in_this_run(configure, jaxlib, monkeypatch, case):
+    jaxlib("0.10.2")
+    if case == "tensorflow":  # TensorFlow's XLA reads XLA_FLAGS too
+        monkeypatch.setenv("KERAS_BACKEND", "tensorflow")
+    else:
+        monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    configure(sharded=False)
+    assert "XLA_FLAGS" not in os.environ
+    assert "JAX_DISABLE_MOST_OPTIMIZATIONS" not in os.environ
 
 
 def test_the_conftest_is_black_clean(scaler_project):

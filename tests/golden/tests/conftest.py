@@ -1,6 +1,8 @@
 """Written by layergen: lets the generated tests import the project's modules."""
 
+import importlib.metadata
 import os
+import re
 import sys
 import tempfile
 
@@ -25,6 +27,10 @@ FRAMEWORKS = (
     "h5py",
 )
 
+# The jaxlib versions known to have XLA's flag for its older CPU fusion emitters: from
+# the first, up to the second.
+JAXLIB_WITH_FUSION_EMITTERS_FLAG = ((0, 5, 3), (0, 11))
+
 
 def pytest_configure(config):
     for framework in FRAMEWORKS:
@@ -32,6 +38,7 @@ def pytest_configure(config):
             "filterwarnings", rf"ignore::DeprecationWarning:{framework}(\.|$)"
         )
     keep_jax_compilations(config)
+    compile_jax_quickly()
 
     # The ModelParallel tests of the sharded layers need 8 devices, which JAX makes of
     # the host's CPU from a flag it reads when it starts: asked for here, those tests
@@ -60,3 +67,28 @@ def keep_jax_compilations(config):
     os.environ["JAX_COMPILATION_CACHE_DIR"] = str(folder)
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1")
+
+
+def compile_jax_quickly():
+    """A test run compiles hundreds of small programs and runs each a few times: most of
+    a first JAX run goes to XLA optimizing them. Ask for quick compiles: JAX's switch,
+    and on CPU XLA's older fusion emitters, which compile in about half the time; the
+    flag only for the jaxlib versions known to have it, as XLA stops the process at a
+    flag it does not know. JAX reads both when it starts; your own settings win."""
+    if os.environ.get("KERAS_BACKEND") != "jax" or "jax" in sys.modules:
+        return
+    os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+    flag = "--xla_cpu_use_fusion_emitters"
+    flags = os.environ.get("XLA_FLAGS", "")
+    known_from, known_before = JAXLIB_WITH_FUSION_EMITTERS_FLAG
+    if flag not in flags and known_from <= jaxlib_version() < known_before:
+        os.environ["XLA_FLAGS"] = f"{flags} {flag}=false".strip()
+
+
+def jaxlib_version():
+    """jaxlib's (major, minor, patch), or () where it is not installed."""
+    try:
+        version = importlib.metadata.version("jaxlib")
+    except importlib.metadata.PackageNotFoundError:
+        return ()
+    return tuple(int(number) for number in re.findall(r"\d+", version)[:3])
