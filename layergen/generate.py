@@ -39,9 +39,10 @@ CONFTEST = '''"""Written by layergen: lets the generated tests import the projec
 
 import importlib.metadata
 import os
-import re
 import sys
 import tempfile
+
+from packaging.version import InvalidVersion, Version
 
 for relative in {roots!r}:
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), relative))
@@ -55,8 +56,8 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 # keyword in Keras's backends...) say nothing of your layers; yours still show.
 FRAMEWORKS = {frameworks!r}
 
-# The jaxlib versions known to have XLA's flag for its older CPU fusion emitters: from
-# the first, up to the second.
+# The jaxlib releases known to have XLA's flag for its older CPU fusion emitters: from
+# the first, up to the second (not included).
 JAXLIB_WITH_FUSION_EMITTERS_FLAG = {fusion_emitters_flag!r}
 
 
@@ -88,27 +89,29 @@ def keep_jax_compilations(config):
 
 def compile_jax_quickly():
     """A test run compiles hundreds of small programs and runs each a few times: most of
-    a first JAX run goes to XLA optimizing them. Ask for quick compiles: JAX's switch,
-    and on CPU XLA's older fusion emitters, which compile in about half the time; the
-    flag only for the jaxlib versions known to have it, as XLA stops the process at a
-    flag it does not know. JAX reads both when it starts; your own settings win."""
-    if os.environ.get("KERAS_BACKEND") != "jax" or "jax" in sys.modules:
+    a first JAX run goes to XLA optimizing them. Ask for quick compiles, for every JAX
+    test of this run: JAX's switch (a lower XLA optimization level, on any device), and
+    on CPU XLA's older fusion emitters, the flag only where jaxlib is known to have it,
+    as XLA stops the process at a flag it does not know. JAX reads both when it starts.
+    Your own JAX_DISABLE_MOST_OPTIMIZATIONS, whatever its value, turns both off."""
+    own = "JAX_DISABLE_MOST_OPTIMIZATIONS" in os.environ
+    if os.environ.get("KERAS_BACKEND") != "jax" or "jax" in sys.modules or own:
         return
-    os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+    os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
     flag = "--xla_cpu_use_fusion_emitters"
     flags = os.environ.get("XLA_FLAGS", "")
-    known_from, known_before = JAXLIB_WITH_FUSION_EMITTERS_FLAG
-    if flag not in flags and known_from <= jaxlib_version() < known_before:
+    if flag not in flags and jaxlib_knows_fusion_emitters_flag():
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}=false".strip()
 
 
-def jaxlib_version():
-    """jaxlib's (major, minor, patch), or () where it is not installed."""
+def jaxlib_knows_fusion_emitters_flag():
+    """Whether the installed jaxlib is one of the releases known to have the flag."""
     try:
-        version = importlib.metadata.version("jaxlib")
-    except importlib.metadata.PackageNotFoundError:
-        return ()
-    return tuple(int(number) for number in re.findall(r"\\d+", version)[:3])
+        version = Version(importlib.metadata.version("jaxlib"))
+    except (importlib.metadata.PackageNotFoundError, InvalidVersion, TypeError):
+        return False  # not installed, or its metadata unreadable
+    known_from, known_before = map(Version, JAXLIB_WITH_FUSION_EMITTERS_FLAG)
+    return known_from <= version and version.release < known_before.release
 '''
 # Written into the conftest of a project with sharded layers: what their tests need.
 CONFTEST_DEVICES = """
@@ -123,9 +126,10 @@ CONFTEST_DEVICES = """
     if os.environ.get("KERAS_BACKEND") == "jax" and jax_not_imported and not own_count:
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
 """
-# The jaxlib versions whose XLA has `--xla_cpu_use_fusion_emitters`: from the first, up to
-# the second, which is the first not tried (0.5.1 has none; 0.5.3 to 0.10.2 have it).
-JAXLIB_WITH_FUSION_EMITTERS_FLAG = ((0, 5, 3), (0, 11))
+# The jaxlib releases whose XLA has `--xla_cpu_use_fusion_emitters`: from the first, up to
+# the second, not included. Tried: 0.4.38, 0.5.0 and 0.5.1 have none; 0.5.3, 0.6.2, 0.7.2,
+# 0.8.3, 0.9.0, 0.9.2, 0.10.0 and 0.10.2 have it (later 0.10 releases taken to keep it).
+JAXLIB_WITH_FUSION_EMITTERS_FLAG = ("0.5.3", "0.11")
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")
 

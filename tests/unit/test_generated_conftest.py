@@ -22,6 +22,8 @@ from helpers import is_black_clean
 
 FLAG = "--xla_force_host_platform_device_count"
 QUICK = "--xla_cpu_use_fusion_emitters=false"
+# What importlib.metadata.version() gives for a dist-info folder without METADATA: None.
+UNREADABLE = object()
 
 
 class Cache:
@@ -58,17 +60,28 @@ def environ():
 
 @pytest.fixture
 def configure(tmp_path, monkeypatch, environ):
-    """`configure(sharded=..., cache=...)`: a project's conftest, run on a stand-in for
-    pytest's config in an environment without JAX settings; returns pytest's cache folder
-    for JAX."""
+    """`configure(sharded=..., cache=..., jaxlib=...)`: a project's conftest, run on a
+    stand-in for pytest's config in an environment without JAX settings, with `jaxlib`
+    the version installed as the conftest sees it (None: not installed, UNREADABLE: its
+    metadata unreadable); returns
+    pytest's cache folder for JAX."""
     for name in [n for n in environ if n.startswith(("JAX_", "XLA_"))]:
         del environ[name]
     environ.update(KERAS_BACKEND="jax", KERAS_HOME=str(tmp_path / ".keras"))
     monkeypatch.delitem(sys.modules, "jax", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))  # the conftest adds its roots; undone after
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    real_version = importlib.metadata.version
 
-    def run(sharded=True, cache="writable"):
+    def run(sharded=True, cache="writable", jaxlib=None):
+        def version(name):
+            if name != "jaxlib":
+                return real_version(name)
+            if jaxlib is None:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return None if jaxlib is UNREADABLE else jaxlib
+
+        monkeypatch.setattr(importlib.metadata, "version", version)
         ((path, text),) = conftest(load_config(tmp_path), [tmp_path], sharded=sharded).items()
         module = types.ModuleType("conftest")
         module.__file__ = str(path)
@@ -104,8 +117,7 @@ def test_without_pytests_cache_nothing_is_kept_and_the_run_goes_on(configure, ca
 def test_a_project_with_sharded_layers_gives_jax_the_mesh_devices(configure, monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
     configure()
-    assert os.environ["XLA_FLAGS"].startswith("--xla_cpu_enable_fast_math=false ")
-    assert f"{FLAG}=8" in os.environ["XLA_FLAGS"].split()
+    assert os.environ["XLA_FLAGS"] == f"--xla_cpu_enable_fast_math=false {FLAG}=8"
 
 
 @pytest.mark.parametrize(
@@ -122,63 +134,59 @@ def test_the_devices_are_left_alone(configure, monkeypatch, case):
     if case == "JAX's count":
         monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "4")
     configure(sharded=case != "no sharded layers")
-    devices = [f for f in os.environ["XLA_FLAGS"].split() if f.startswith(FLAG)]
-    assert devices == flags.split()
+    assert os.environ["XLA_FLAGS"] == flags
 
 
-@pytest.fixture
-def jaxlib(monkeypatch):
-    """`jaxlib("0.5.3")`: the jaxlib version installed as the conftest sees it (None: none)."""
-
-    def installed(version):
-        real = importlib.metadata.version
-
-        def version_of(name):
-            if name != "jaxlib":
-                return real(name)
-            if version is None:
-                raise importlib.metadata.PackageNotFoundError(name)
-            return version
-
-        monkeypatch.setattr(importlib.metadata, "version", version_of)
-
-    return installed
-
-
-@pytest.mark.parametrize("version", ["0.5.3", "0.10.2", "0.10.3.dev20261201"])
-def test_jax_is_asked_for_quick_compiles(configure, jaxlib, version):
-    jaxlib(version)
-    configure(sharded=False)
+@pytest.mark.parametrize("jaxlib", ["0.5.3", "0.5.3+cuda12", "0.10.2", "0.10.3.dev1"])
+def test_jax_is_asked_for_quick_compiles(configure, jaxlib):
+    configure(sharded=False, jaxlib=jaxlib)
     assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"
     assert os.environ["XLA_FLAGS"] == QUICK
 
 
-@pytest.mark.parametrize("version", ["0.4.38", "0.5.1", "0.11.0", "1.0.0", None])
-def test_xla_gets_no_flag_a_jaxlib_may_not_know(configure, jaxlib, version):
+def test_quick_compiles_keep_the_persons_flags_and_the_mesh_devices(configure, monkeypatch):
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
+    configure(jaxlib="0.10.2")
+    assert os.environ["XLA_FLAGS"] == f"--xla_cpu_enable_fast_math=false {QUICK} {FLAG}=8"
+
+
+@pytest.mark.parametrize(
+    "jaxlib", ["0.4.38", "0.5.1", "0.5.3rc1", "0.5.3.dev20250301", "0.11.0.dev1", "1.0", None]
+)
+def test_xla_gets_no_flag_a_jaxlib_may_not_know(configure, jaxlib):
     # XLA stops the process at a flag it does not know: every test would be lost.
-    jaxlib(version)
-    configure(sharded=False)
+    configure(sharded=False, jaxlib=jaxlib)
     assert "XLA_FLAGS" not in os.environ
     assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"  # JAX's own switch
 
 
-def test_quick_compiles_leave_the_persons_settings_alone(configure, jaxlib, monkeypatch):
-    jaxlib("0.10.2")
-    monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", "0")
+def test_unreadable_jaxlib_metadata_gets_no_flag(configure):
+    configure(sharded=False, jaxlib=UNREADABLE)
+    assert "XLA_FLAGS" not in os.environ
+
+
+@pytest.mark.parametrize("value", ["0", "1"])
+def test_the_persons_own_switch_turns_both_off(configure, monkeypatch, value):
+    monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", value)
+    configure(sharded=False, jaxlib="0.10.2")
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == value
+    assert "XLA_FLAGS" not in os.environ
+
+
+def test_the_persons_own_flag_wins(configure, monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_use_fusion_emitters=true")
-    configure(sharded=False)
-    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "0"
+    configure(sharded=False, jaxlib="0.10.2")
     assert os.environ["XLA_FLAGS"] == "--xla_cpu_use_fusion_emitters=true"
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"
 
 
 @pytest.mark.parametrize("case", ["tensorflow", "jax imported"])
-def test_quick_compiles_only_where_jax_starts_in_this_run(configure, jaxlib, monkeypatch, case):
-    jaxlib("0.10.2")
+def test_quick_compiles_only_where_jax_starts_in_this_run(configure, monkeypatch, case):
     if case == "tensorflow":  # TensorFlow's XLA reads XLA_FLAGS too
         monkeypatch.setenv("KERAS_BACKEND", "tensorflow")
     else:
         monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
-    configure(sharded=False)
+    configure(sharded=False, jaxlib="0.10.2")
     assert "XLA_FLAGS" not in os.environ
     assert "JAX_DISABLE_MOST_OPTIMIZATIONS" not in os.environ
 
