@@ -94,14 +94,19 @@ def compile_jax_quickly():
     on CPU XLA's older fusion emitters, the flag only where jaxlib is known to have it,
     as XLA stops the process at a flag it does not know. JAX reads both when it starts.
     Your own JAX_DISABLE_MOST_OPTIMIZATIONS, whatever its value, turns both off."""
-    own = "JAX_DISABLE_MOST_OPTIMIZATIONS" in os.environ
-    if os.environ.get("KERAS_BACKEND") != "jax" or "jax" in sys.modules or own:
+    if not jax_starts_in_this_run() or "JAX_DISABLE_MOST_OPTIMIZATIONS" in os.environ:
         return
     os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
     flag = "--xla_cpu_use_fusion_emitters"
     flags = os.environ.get("XLA_FLAGS", "")
     if flag not in flags and jaxlib_knows_fusion_emitters_flag():
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}=false".strip()
+
+
+def jax_starts_in_this_run():
+    """Whether JAX runs these tests and has yet to read its settings: the backend the
+    environment names is JAX, and nothing imported JAX before this conftest."""
+    return os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
 
 
 def jaxlib_knows_fusion_emitters_flag():
@@ -122,8 +127,7 @@ CONFTEST_DEVICES = """
     flag = "--xla_force_host_platform_device_count"
     flags = os.environ.get("XLA_FLAGS", "")
     own_count = flag in flags or "JAX_NUM_CPU_DEVICES" in os.environ
-    jax_not_imported = "jax" not in sys.modules
-    if os.environ.get("KERAS_BACKEND") == "jax" and jax_not_imported and not own_count:
+    if jax_starts_in_this_run() and not own_count:
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
 """
 # The jaxlib releases whose XLA has `--xla_cpu_use_fusion_emitters`: from the first, up to

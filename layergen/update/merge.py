@@ -60,15 +60,15 @@ class _Pending:
 # made once. `layergen watch` empties both caches after each run.
 
 
-@functools.lru_cache(maxsize=4096)
-def code(node: cst.CSTNode) -> str:
-    """The code of a node of a parsed tree (kept: the same node is asked for again)."""
-    return _EMPTY.code_for_node(node)
-
-
 def fresh_code(node: cst.CSTNode) -> str:
     """The code of a node made for one comparison (not kept: no one asks for it again)."""
     return _EMPTY.code_for_node(node)
+
+
+@functools.lru_cache(maxsize=4096)
+def code(node: cst.CSTNode) -> str:
+    """The code of a node of a parsed tree (kept: the same node is asked for again)."""
+    return fresh_code(node)
 
 
 def _key(node: cst.CSTNode) -> str:

@@ -63,8 +63,7 @@ def configure(tmp_path, monkeypatch, environ):
     """`configure(sharded=..., cache=..., jaxlib=...)`: a project's conftest, run on a
     stand-in for pytest's config in an environment without JAX settings, with `jaxlib`
     the version installed as the conftest sees it (None: not installed, UNREADABLE: its
-    metadata unreadable); returns
-    pytest's cache folder for JAX."""
+    metadata unreadable); returns pytest's cache folder for JAX."""
     for name in [n for n in environ if n.startswith(("JAX_", "XLA_"))]:
         del environ[name]
     environ.update(KERAS_BACKEND="jax", KERAS_HOME=str(tmp_path / ".keras"))
