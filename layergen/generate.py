@@ -38,11 +38,12 @@ from .update.plan import Plan
 CONFTEST = '''"""Written by layergen: lets the generated tests import the project's modules."""
 
 import importlib.metadata
+import importlib.util
 import os
 import sys
 import tempfile
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 for relative in {roots!r}:
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), relative))
@@ -56,9 +57,10 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 # keyword in Keras's backends...) say nothing of your layers; yours still show.
 FRAMEWORKS = {frameworks!r}
 
-# The jaxlib releases known to have XLA's flag for its older CPU fusion emitters: from
-# the first, up to the second (not included).
-JAXLIB_WITH_FUSION_EMITTERS_FLAG = {fusion_emitters_flag!r}
+# The packages whose XLA reads XLA_FLAGS, each with its releases known to have XLA's
+# flag for its older CPU fusion emitters: from the first, up to the second (not
+# included); None: none tried.
+XLA_WITH_FUSION_EMITTERS_FLAG = {fusion_emitters_flag!r}
 
 
 def pytest_configure(config):
@@ -91,15 +93,16 @@ def compile_jax_quickly():
     """A test run compiles hundreds of small programs and runs each a few times: most of
     a first JAX run goes to XLA optimizing them. Ask for quick compiles, for every JAX
     test of this run: JAX's switch (a lower XLA optimization level, on any device), and
-    on CPU XLA's older fusion emitters, the flag only where jaxlib is known to have it,
-    as XLA stops the process at a flag it does not know. JAX reads both when it starts.
-    Your own JAX_DISABLE_MOST_OPTIMIZATIONS, whatever its value, turns both off."""
+    on CPU XLA's older fusion emitters, the flag only where every XLA installed is known
+    to have it, as XLA stops the process at a flag it does not know. JAX reads both
+    when it starts. Your own JAX_DISABLE_MOST_OPTIMIZATIONS, whatever its value, turns
+    both off."""
     if not jax_starts_in_this_run() or "JAX_DISABLE_MOST_OPTIMIZATIONS" in os.environ:
         return
     os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
     flag = "--xla_cpu_use_fusion_emitters"
     flags = os.environ.get("XLA_FLAGS", "")
-    if flag not in flags and jaxlib_knows_fusion_emitters_flag():
+    if flag not in flags and every_xla_knows_fusion_emitters_flag():
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}=false".strip()
 
 
@@ -109,14 +112,34 @@ def jax_starts_in_this_run():
     return os.environ.get("KERAS_BACKEND") == "jax" and "jax" not in sys.modules
 
 
-def jaxlib_knows_fusion_emitters_flag():
-    """Whether the installed jaxlib is one of the releases known to have the flag."""
-    try:
-        version = Version(importlib.metadata.version("jaxlib"))
-    except (importlib.metadata.PackageNotFoundError, InvalidVersion, TypeError):
-        return False  # not installed, or its metadata unreadable
-    known_from, known_before = map(Version, JAXLIB_WITH_FUSION_EMITTERS_FLAG)
-    return known_from <= version and version.release < known_before.release
+def every_xla_knows_fusion_emitters_flag():
+    """Whether each XLA installed that reads XLA_FLAGS is a release known to have the
+    flag: jaxlib's, and TensorFlow's, which Keras or a test may load in a JAX run."""
+    installed = [p for p in XLA_WITH_FUSION_EMITTERS_FLAG if importlib.util.find_spec(p)]
+    if "jaxlib" not in installed:
+        return False
+    distributions = importlib.metadata.packages_distributions()
+    return all(
+        knows_fusion_emitters_flag(package, distributions.get(package, []))
+        for package in installed
+    )
+
+
+def knows_fusion_emitters_flag(package, distributions):
+    """Whether the distributions installing `package` are releases known to have the
+    flag (none found, or metadata unreadable: not known)."""
+    known = XLA_WITH_FUSION_EMITTERS_FLAG[package]
+    if known is None or not distributions:
+        return False
+    known_from, known_before = map(Version, known)
+    for distribution in distributions:
+        try:
+            version = Version(importlib.metadata.version(distribution))
+        except (importlib.metadata.PackageNotFoundError, ValueError, TypeError):
+            return False  # its metadata unreadable (InvalidVersion is a ValueError)
+        if not known_from <= version or version.release >= known_before.release:
+            return False
+    return True
 '''
 # Written into the conftest of a project with sharded layers: what their tests need.
 CONFTEST_DEVICES = """
@@ -130,10 +153,17 @@ CONFTEST_DEVICES = """
     if jax_starts_in_this_run() and not own_count:
         os.environ["XLA_FLAGS"] = f"{{flags}} {{flag}}={host_devices}".strip()
 """
-# The jaxlib releases whose XLA has `--xla_cpu_use_fusion_emitters`: from the first, up to
-# the second, not included. Tried: 0.4.38, 0.5.0 and 0.5.1 have none; 0.5.3, 0.6.2, 0.7.2,
-# 0.8.3, 0.9.0, 0.9.2, 0.10.0 and 0.10.2 have it (later 0.10 releases taken to keep it).
-JAXLIB_WITH_FUSION_EMITTERS_FLAG = ("0.5.3", "0.11")
+# The packages whose XLA reads XLA_FLAGS, with the releases whose XLA has
+# `--xla_cpu_use_fusion_emitters`: from the first, up to the second, not included (later
+# patch releases taken to keep it). jaxlib, tried: 0.4.38, 0.5.0 and 0.5.1 have none;
+# 0.5.3, 0.6.2, 0.7.2, 0.8.3, 0.9.0, 0.9.2, 0.10.0 and 0.10.2 have it. TensorFlow: 2.19
+# has none (beside jaxlib 0.5.3 it stopped at its first XLA-compiled function); 2.20 and
+# 2.21 have it. torch_xla: not tried.
+XLA_WITH_FUSION_EMITTERS_FLAG = {
+    "jaxlib": ("0.5.3", "0.11"),
+    "tensorflow": ("2.20", "2.22"),
+    "torch_xla": None,
+}
 # The packages whose own deprecation warnings the generated tests' conftest hides.
 FRAMEWORKS = ("keras", "tensorflow", "jax", "jaxlib", "torch", "numpy", "ml_dtypes", "h5py")
 
@@ -499,7 +529,7 @@ def conftest(
     text = CONFTEST.format(
         roots=roots,
         frameworks=FRAMEWORKS,
-        fusion_emitters_flag=JAXLIB_WITH_FUSION_EMITTERS_FLAG,
+        fusion_emitters_flag=XLA_WITH_FUSION_EMITTERS_FLAG,
         devices=devices,
     )
     return {path: format_code(text, config.black)}

@@ -9,6 +9,7 @@ Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost).
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import os
 import sys
 import types
@@ -24,6 +25,8 @@ FLAG = "--xla_force_host_platform_device_count"
 QUICK = "--xla_cpu_use_fusion_emitters=false"
 # What importlib.metadata.version() gives for a dist-info folder without METADATA: None.
 UNREADABLE = object()
+# A package that imports but that no distribution installed (built from source).
+NO_DISTRIBUTION = object()
 
 
 class Cache:
@@ -60,26 +63,43 @@ def environ():
 
 @pytest.fixture
 def configure(tmp_path, monkeypatch, environ):
-    """`configure(sharded=..., cache=..., jaxlib=...)`: a project's conftest, run on a
-    stand-in for pytest's config in an environment without JAX settings, with `jaxlib`
-    the version installed as the conftest sees it (None: not installed, UNREADABLE: its
-    metadata unreadable); returns pytest's cache folder for JAX."""
+    """`configure(sharded=..., cache=..., jaxlib=..., tensorflow=..., torch_xla=...)`: a
+    project's conftest, run on a stand-in for pytest's config in an environment without
+    JAX settings, with the packages whose XLA reads XLA_FLAGS installed as given (a
+    version; None: not installed; UNREADABLE: its metadata unreadable; NO_DISTRIBUTION);
+    returns pytest's cache folder for JAX."""
     for name in [n for n in environ if n.startswith(("JAX_", "XLA_"))]:
         del environ[name]
     environ.update(KERAS_BACKEND="jax", KERAS_HOME=str(tmp_path / ".keras"))
     monkeypatch.delitem(sys.modules, "jax", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))  # the conftest adds its roots; undone after
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    real_version = importlib.metadata.version
+    real_version, real_find_spec = importlib.metadata.version, importlib.util.find_spec
 
-    def run(sharded=True, cache="writable", jaxlib=None):
+    def run(sharded=True, cache="writable", jaxlib=None, tensorflow=None, torch_xla=None):
+        given = {"jaxlib": jaxlib, "tensorflow": tensorflow, "torch_xla": torch_xla}
+        installed = {package: v for package, v in given.items() if v is not None}
+
+        def find_spec(name, *args):
+            if name in given:
+                return object() if name in installed else None
+            return real_find_spec(name, *args)
+
+        def packages_distributions():
+            return {
+                package: [f"{package}-dist"]
+                for package, v in installed.items()
+                if v is not NO_DISTRIBUTION
+            }
+
         def version(name):
-            if name != "jaxlib":
+            if not name.endswith("-dist"):
                 return real_version(name)
-            if jaxlib is None:
-                raise importlib.metadata.PackageNotFoundError(name)
-            return None if jaxlib is UNREADABLE else jaxlib
+            v = installed[name.removesuffix("-dist")]
+            return None if v is UNREADABLE else v
 
+        monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+        monkeypatch.setattr(importlib.metadata, "packages_distributions", packages_distributions)
         monkeypatch.setattr(importlib.metadata, "version", version)
         ((path, text),) = conftest(load_config(tmp_path), [tmp_path], sharded=sharded).items()
         module = types.ModuleType("conftest")
@@ -159,8 +179,31 @@ def test_xla_gets_no_flag_a_jaxlib_may_not_know(configure, jaxlib):
     assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"  # JAX's own switch
 
 
-def test_unreadable_jaxlib_metadata_gets_no_flag(configure):
-    configure(sharded=False, jaxlib=UNREADABLE)
+@pytest.mark.parametrize("jaxlib", [UNREADABLE, NO_DISTRIBUTION])
+def test_unreadable_jaxlib_metadata_gets_no_flag(configure, jaxlib):
+    configure(sharded=False, jaxlib=jaxlib)
+    assert "XLA_FLAGS" not in os.environ
+
+
+@pytest.mark.parametrize("tensorflow", ["2.20.0", "2.21.0"])
+def test_tensorflow_that_knows_the_flag_keeps_it(configure, tensorflow):
+    configure(sharded=False, jaxlib="0.10.2", tensorflow=tensorflow)
+    assert os.environ["XLA_FLAGS"] == QUICK
+
+
+@pytest.mark.parametrize(
+    "tensorflow", ["2.19.0", "2.22.0", "2.20.0rc0", UNREADABLE, NO_DISTRIBUTION]
+)
+def test_xla_gets_no_flag_tensorflows_xla_may_not_know(configure, tensorflow):
+    # TensorFlow's XLA reads XLA_FLAGS too, in a JAX run where Keras or a test loads it:
+    # TensorFlow 2.19 beside jaxlib 0.5.3 stopped at its first XLA-compiled function.
+    configure(sharded=False, jaxlib="0.5.3", tensorflow=tensorflow)
+    assert "XLA_FLAGS" not in os.environ
+    assert os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"  # JAX's own switch
+
+
+def test_xla_gets_no_flag_an_untried_xla_may_not_know(configure):
+    configure(sharded=False, jaxlib="0.10.2", torch_xla="2.8.0")
     assert "XLA_FLAGS" not in os.environ
 
 
