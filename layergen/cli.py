@@ -167,7 +167,7 @@ def sync(
     def command() -> int:
         config = _config()
         return sync_modules(
-            modules or config.paths,
+            modules or config.declaration_paths,
             config,
             echo=typer.echo,
             quiet=quiet,

@@ -13,8 +13,13 @@ from typing import Any
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .textfiles import read_text
 
+# The declaration folder of a project whose `paths` names none: `init` configures it, `new`
+# writes there, and `generate`, `sync` and `watch` run on it where it exists.
+DEFAULT_FOLDER = "layers"
+
 KEYS = {
-    "paths": "declaration files or folders that `layergen generate` renders by default",
+    "paths": "declaration files or folders that `layergen generate` renders by default"
+    f" (default: {DEFAULT_FOLDER})",
     "tests": "the folder generated tests are written to (default: tests)",
     "package": "the default registration package (default: the project's name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
@@ -81,6 +86,21 @@ class Config:
     @property
     def tests_dir(self) -> Path:
         return self.tests or self.root / "tests"
+
+    @property
+    def declaration_paths(self) -> list[Path]:
+        """What `generate`, `sync` and `watch` run on when given nothing: `paths`, else the
+        default folder where it exists."""
+        if self.paths:
+            return list(self.paths)
+        default = self.root / DEFAULT_FOLDER
+        return [default] if default.is_dir() else []
+
+    @property
+    def new_folder(self) -> Path:
+        """Where `new` writes a declaration: the first folder of `paths`, else the default one."""
+        folders = [path for path in self.paths if path.is_dir()]
+        return folders[0] if folders else self.root / DEFAULT_FOLDER
 
     @property
     def user_templates(self) -> str | None:

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .config import DEFAULT_FOLDER
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .kinds import declaration_files_pattern
 from .textfiles import read_text, same_text
 
 TASKS_FILE = ".vscode/tasks.json"
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"
-DEFAULTS: dict[str, Any] = {"paths": ["layers"], "tests": "tests"}
+DEFAULTS: dict[str, Any] = {"paths": [DEFAULT_FOLDER], "tests": "tests"}
 
 # `path:line:col: severity: message [code]`; the column is optional (merge conflicts carry
 # a line only). Valid as a JavaScript regular expression (VS Code) and a Python one.

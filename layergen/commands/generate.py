@@ -22,7 +22,7 @@ def generate_command(
 ) -> int:
     """`paths` as the person gave them (default: the configured paths); the exit status."""
     # Links kept: output goes beside them.
-    roots = [Path(os.path.abspath(p)) for p in paths] if paths else config.paths
+    roots = [Path(os.path.abspath(p)) for p in paths] if paths else config.declaration_paths
     if not roots:
         from ..config import no_paths
 

@@ -30,10 +30,7 @@ def new(
     from ..targets import target
     from ..textfiles import Seen
 
-    folder = (
-        directory
-        or (config.paths[0] if config.paths and config.paths[0].is_dir() else Path("layers"))
-    ).resolve()
+    folder = (directory or config.new_folder).resolve()
     path = folder / file_name(name)
     outside = outside_paths(folder, config)
     if outside:

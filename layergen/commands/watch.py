@@ -72,5 +72,5 @@ def runners(quiet: bool, echo: Echo) -> tuple:
         reporting(generate, echo),
         reporting(sync, echo),
         lambda: warm_up(config),
-        list(config.paths),
+        config.declaration_paths,
     )

@@ -37,9 +37,24 @@ def test_new_refuses_a_folder_outside_the_configured_paths(tmp_path, monkeypatch
     assert cli("generate", "--check").exit_code == 0
 
 
-def test_no_paths_after_new_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch):
+def test_the_commands_new_names_run_on_its_folder_without_a_pyproject(tmp_path, monkeypatch):
+    """`new` in a folder with no pyproject.toml says to run `layergen generate`: it (and
+    `sync`, `watch`) run on the declaration folder `new` wrote, as `new` does."""
+    from layergen.commands.watch import runners
+
     monkeypatch.chdir(tmp_path)
     assert run("new", "Foo").exit_code == 0
+    assert run("generate", "--check").exit_code == 0
+    edit(tmp_path / "layers" / "foo.layer.yaml", "reference: x", "reference: x * 2")
+    edit(tmp_path / "layers" / "foo.layer.yaml", "call: x", "call: x * 2")
+    result = run("generate")
+    assert result.exit_code == 0 and "layers/foo.py" in result.output, result.output
+    assert run("sync").exit_code == 0
+    assert runners(True, print)[3] == [tmp_path / "layers"]
+
+
+def test_no_paths_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for args, what in (
         (("generate", "--check"), "no declarations given"),
         (("sync",), "no modules given"),
