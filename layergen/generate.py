@@ -37,9 +37,11 @@ from .update.plan import Plan
 
 CONFTEST = '''"""Written by layergen: lets the generated tests import the project's modules."""
 
+import atexit
 import importlib.metadata
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 
@@ -50,8 +52,11 @@ for relative in {roots!r}:
     if root not in sys.path:
         sys.path.insert(0, root)
 
-# Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras.
-os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+# Keras keeps its config in KERAS_HOME; keep test runs out of ~/.keras, in a folder of
+# this run's that goes when the run ends.
+if "KERAS_HOME" not in os.environ:
+    os.environ["KERAS_HOME"] = tempfile.mkdtemp(prefix="keras-home-")
+    atexit.register(shutil.rmtree, os.environ["KERAS_HOME"], ignore_errors=True)
 
 # Deprecation warnings the frameworks raise in their own code (NumPy 2's `copy`
 # keyword in Keras's backends...) say nothing of your layers; yours still show.
