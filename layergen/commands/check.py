@@ -59,6 +59,8 @@ def check(
     report = check_files(context, settings, cache=cache, only=only)
     if report.errors:
         raise DiagnosticError(report.errors)
+    for skipped in report.skipped:
+        echo(skipped.format(), err=True)
     fixed: dict[Path, str] = {}
     if fix or diff:
         fixed = _fixed(report, settings, echo)

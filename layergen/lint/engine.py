@@ -32,6 +32,7 @@ class Report:
     files: dict[Path, SourceFile] = field(default_factory=dict)
     findings: dict[Path, list[Finding]] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)  # unreadable files: exit 2
+    skipped: list[Diagnostic] = field(default_factory=list)  # warnings: links to nothing
     undecodable: dict[Path, str] = field(default_factory=dict)  # why Python cannot decode it
     not_run: dict[Path, list[str]] = field(default_factory=dict)  # selected rules not run
     checked: int = 0
@@ -127,6 +128,19 @@ def _check_files(
     read: dict[Path, str] = {}
     for path in paths:
         text = (texts or {}).get(path)
+        if text is None and path.is_symlink() and not path.exists():
+            report.skipped.append(  # no file Python could import: nothing to check
+                Diagnostic(
+                    str(path),
+                    None,
+                    None,
+                    "dangling-link",
+                    f"skipped: a symbolic link to nothing ({os.readlink(path)})",
+                    "remove the link, or skip it with `exclude` in [tool.layergen.check]",
+                    "warning",
+                )
+            )
+            continue
         if text is None and not path.is_file():  # a pipe: reading it would wait forever
             report.errors.append(
                 Diagnostic(
@@ -164,8 +178,9 @@ def _check_files(
         return (cache is not None and path in registrars) or _parse(report, path, read[path])
 
     # The files that may be Keras classes are parsed first: the prefilter reads the names
-    # their code uses (Names.of_source), and those of the others from their text.
-    first = {path for path in read if read_all or may_be_keras(read[path])}
+    # their code uses (Names.of_source), and those of the others from their text. A Keras
+    # module without classes is parsed too: that it does not parse is a finding.
+    first = {path for path in read if read_all or may_be_keras(read[path]) or "keras" in read[path]}
     ok = {path for path in read if path in first and known(path)}  # in order
 
     def names_of(path: Path) -> Names:
@@ -179,8 +194,8 @@ def _check_files(
         for path in (list(read) if read_all else prefilter(read, names_of))
         if path in ok or (path not in first and known(path))
     ]
-    for path in kept:
-        if path in report.files:
+    for path in list(report.files):  # parsed now: the cache remembers them all
+        if path in read:
             registrars[path] = report.files[path].registrars
             if cache is not None:
                 names_of(path)
@@ -209,6 +224,7 @@ def _check_files(
     if only is not None:
         report.findings = {p: f for p, f in report.findings.items() if p in only}
         report.not_run = {p: n for p, n in report.not_run.items() if p in only}
+        report.skipped = [d for d in report.skipped if Path(d.path) in only]
         report.checked = sum(1 for path in read if path in only)
     return report
 

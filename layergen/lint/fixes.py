@@ -15,15 +15,18 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..config import BLACK_DEFAULTS, BlackStyle
+from .source import BOM
 
 
 def apply_fixes(text: str, fixes: list, style: BlackStyle = BLACK_DEFAULTS) -> str:
     """`text` with every fix (an `edits.Fix`) made, at the node each names; then the lines
-    they wrote formatted."""
+    they wrote formatted. A byte-order mark (libcst drops it) is written back."""
+    mark = BOM if text.startswith(BOM) else ""
+    text = text.removeprefix(mark)
     module = cst.parse_module(text)
     fixer = _Fixer(module, fixes)
     fixed = MetadataWrapper(module, unsafe_skip_copy=True).visit(fixer).code
-    return _format_new_lines(text, fixed, style)
+    return mark + _format_new_lines(text, fixed, style)
 
 
 def _format_new_lines(old: str, new: str, style: BlackStyle) -> str:

@@ -57,7 +57,7 @@ class SourceFile:
         if node.lineno == node.end_lineno and node.lineno <= len(self.lines):
             line = self.lines[node.lineno - 1].encode("utf-8")
             return line[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
-        return ast.get_source_segment(self.text, node) or ""
+        return ast.get_source_segment(self.text.removeprefix(BOM), node) or ""
 
     def resolve(self, node: ast.AST) -> str | None:
         """`np.mean` -> `numpy.mean` through the imports; None for anything not a dotted name."""
@@ -108,19 +108,24 @@ def encoding_of(text: str) -> str:
         return found.group(1)
 
 
+BOM = "\ufeff"  # a UTF-8 byte-order mark, as decoded: Python reads past it
+
 # Python's line breaks (`str.splitlines` also breaks at form feeds, which Python does not).
 NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def read_source(path: str, text: str) -> SourceFile:
-    """Raises SyntaxError for invalid Python (the engine turns it into a located error)."""
-    tree = ast.parse(text, filename=path)
+    """Raises SyntaxError for invalid Python (the engine turns it into a located error).
+    A byte-order mark is kept in `text` (a fix writes it back) and is no character of the
+    code: Python's own reader drops it, and so do the lines and columns here."""
+    code = text.removeprefix(BOM)
+    tree = ast.parse(code, filename=path)
     imports: dict[str, str] = {}
     registered: set[str] = set()
     registrars: set[str] = set()
     classes: list[ClassInfo] = []
     source = SourceFile(
-        path, text, tree, imports, classes, registered, registrars, NEWLINE.split(text)
+        path, text, tree, imports, classes, registered, registrars, NEWLINE.split(code)
     )
     for node in _statements(tree):  # imports anywhere (in functions, try blocks, ...)
         if isinstance(node, ast.Import):

@@ -135,3 +135,62 @@ def test_a_deep_expression_is_fixed_like_any_other(tmp_path):
     result = layergen("check", "--fix", "--select", "init-kwargs", ".", cwd=tmp_path)
     assert "Traceback" not in result.stderr and result.returncode == 0, result.stderr
     assert "def __init__(self, n, **kwargs):" in (tmp_path / "deep.py").read_text()
+
+
+def test_a_byte_order_mark_is_read_as_python_reads_it(tmp_path):
+    """A valid UTF-8 file that opens with a byte-order mark is Python: its classes are
+    checked, at the columns of its text (the mark is no character of line 1)."""
+    report = run(
+        tmp_path,
+        {
+            "marked.py": b"\xef\xbb\xbf" + FORGETFUL.format(comment="caf\xe9").encode(),
+            "plain.py": FORGETFUL.format(comment="plain").encode(),
+        },
+    )
+    assert codes(report) == {
+        "marked.py": [("config-missing", 10, 5)],
+        "plain.py": [("config-missing", 10, 5)],
+    }
+    assert report.findings[tmp_path / "marked.py"][0].fix is not None
+
+
+def test_fix_keeps_the_byte_order_mark(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    layer = FORGETFUL.format(comment="plain").replace(", **kwargs", "").replace("(**kwargs)", "()")
+    (tmp_path / "marked.py").write_bytes(b"\xef\xbb\xbf" + layer.encode())
+    result = layergen("check", "--fix", "--select", "init-kwargs", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = (tmp_path / "marked.py").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfimport keras\n")
+    assert b"def __init__(self, n=1, **kwargs):" in data
+
+
+def test_a_dangling_symlink_is_skipped_and_named_not_the_end_of_the_run(tmp_path):
+    """A `*.py` link to nothing in the tree is no Python to check: a warning naming it,
+    and every other file checked (the files named on the command line too)."""
+    (tmp_path / "plain.py").write_text(FORGETFUL.format(comment="plain"))
+    (tmp_path / "gone.py").symlink_to(tmp_path / "nowhere.py")
+    report = run(tmp_path, {})
+    assert not report.errors
+    assert codes(report) == {"plain.py": [("config-missing", 10, 5)]}
+    assert [(Path(d.path).name, d.code) for d in report.skipped] == [("gone.py", "dangling-link")]
+    for named in ([], ["plain.py"]):
+        result = layergen("check", "--no-cache", *named, cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        assert "plain.py:10:5: error:" in result.stdout and "[config-missing]" in result.stdout
+        if not named:
+            assert "gone.py:" in result.stderr and "warning:" in result.stderr
+            assert "[dangling-link]" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_a_keras_module_without_classes_that_does_not_parse_is_reported(tmp_path):
+    """A module of Keras helpers with no class: a syntax error in it is a finding too."""
+    report = run(
+        tmp_path,
+        {
+            "helpers.py": b"import keras\n\n\ndef scale(x:\n    return keras.ops.sum(x)\n",
+            "notes.py": b"def broken(:\n    pass\n",  # no Keras: not read
+        },
+    )
+    assert codes(report) == {"helpers.py": [("python-syntax", 4, 10)]}
