@@ -227,14 +227,16 @@ def plan_run(
     texts: dict[Path, str] | None = None,
     renames: bool = True,
     follow: dict[Path, str] | None = None,
+    edited: dict[Path, str] | None = None,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
     `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
     layer that is none). `follow`: renames a person stated ({declaration: the lock's key of
     the one it was}, `layergen mv`). A declaration whose inputs and files are as the lock
-    recorded them is taken from it. The lock is only read: what changes in it is in
-    `Plan.changes`."""
+    recorded them is taken from it. `edited`: package `__init__.py` texts to start from
+    instead of what is on disk (`mv` rewrote their imports). The lock is only read: what
+    changes in it is in `Plan.changes`."""
     from .inputs import run_inputs
 
     lock = Lock.read(config.root)
@@ -272,7 +274,9 @@ def plan_run(
         taken.support_module(config, lock, run)
     left = unclaimed(lock, declarations, followed)
     taken.changes.extend(left.changes)
-    support, read = package_inits(taken.exports, taken.unexported + left.unexported, config)
+    support, read = package_inits(
+        taken.exports, taken.unexported + left.unexported, config, edited or {}
+    )
     if taken.outputs:
         support.update(written := conftest(config, taken.roots, sharded=any(folders.values())))
         read.update(dict.fromkeys(written, Seen(None)))
@@ -435,9 +439,11 @@ def package_inits(
     exports: dict[Path, list[tuple[str, str]]],
     unexported: list[tuple[Path, str, str]],
     config: Config,
+    edited: dict[Path, str],
 ) -> tuple[dict[Path, str], dict[Path, Seen]]:
     """The `__init__.py` of each folder with classes to export (`exports`: folder -> (module,
-    class)) or to export no more (`unexported`: (folder, module, class)), and each as read."""
+    class)) or to export no more (`unexported`: (folder, module, class)), and each as read
+    (its text taken from `edited` where it is there)."""
     from .package_init import package_init
 
     support: dict[Path, str] = {}
@@ -445,7 +451,7 @@ def package_inits(
     for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
         read[init] = Seen.read(init)
-        existing = read[init].text
+        existing = edited.get(init, read[init].text)
         gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
             if folder in exports:

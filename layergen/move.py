@@ -60,10 +60,15 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
             if renamed is None:
                 raise fail(old, "no class name to rename", "give `--class` a Python name")
             text = renamed
-        run = plan_run([new], config, texts={new: text}, follow={new: key})
+        rewritten = _imports(config, record, new, class_name)
+        inits = {p: t for p, (_, t) in rewritten.items() if p.name == "__init__.py"}
+        run = plan_run([new], config, texts={new: text}, follow={new: key}, edited=inits)
         run.support[new] = text
         run.read[new] = Seen.read(new)
         run.removed[old] = Seen.read(old)
+        for path, (seen, rewrite) in rewritten.items():
+            if path not in run.generated and path not in run.support:
+                run.support[path], run.read[path] = rewrite, seen
         return run
     if class_name is not None:
         raise fail(
@@ -72,3 +77,19 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
     if not new.is_file():
         raise fail(new, "no such declaration", f"rename {os.path.relpath(old)} first, or name it")
     return plan_run([new], config, follow={new: key})
+
+
+def _imports(config: Config, record, new: Path, class_name: str | None):
+    """The project's files that import the moved module, with their imports rewritten."""
+    from .move_imports import Moved, dotted, rewritten_imports
+    from .targets import module_of
+
+    old_module, new_module = config.root / record.outputs[0], module_of(new)
+    moved = Moved(
+        dotted(old_module, config.root),
+        dotted(new_module, config.root),
+        record.name,
+        class_name or record.name,
+    )
+    skip = {config.root / output for output in record.outputs} | {new_module}
+    return rewritten_imports(config.root, moved, skip)

@@ -6,6 +6,9 @@ green `--check`).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from helpers import add_bias, add_method, declaration_path, edit, module_path, snapshot
 from helpers import cli as run
 
@@ -29,3 +32,59 @@ def test_a_file_and_class_rename_with_a_new_param_is_followed_when_the_person_sa
     assert "self.bias = bias" in moved
     assert not module_path(scaler_project).exists()
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+# `mv` is a refactoring, as an IDE's move: every import of the module follows it.
+
+MINE = '"""My layers."""\n\n# the scaler, for the models\nfrom .scaler import Scaler  # keep me\n\n__all__ = ["Scaler"]\n'
+USES = """\
+from .scaler import Scaler
+from . import scaler
+import layers.scaler as sc
+import layers.scaler
+
+
+def make():
+    return Scaler(), scaler.Scaler(), sc.Scaler(), layers.scaler.Scaler()
+"""
+
+
+def test_mv_into_a_subfolder_rewrites_every_import_and_keeps_the_persons_init_lines(
+    scaler_project,
+):
+    layers = scaler_project / "layers"
+    (layers / "__init__.py").write_text(MINE)
+    (layers / "uses.py").write_text(USES)
+    (scaler_project / "app.py").write_text("from layers.scaler import Scaler as S\n")
+    assert run("mv", "layers/scaler.layer.yaml", "layers/norms/scaler.layer.yaml").exit_code == 0
+    assert (layers / "__init__.py").read_text() == MINE.replace(".scaler", ".norms.scaler")
+    assert (layers / "uses.py").read_text() == (
+        USES.replace(".scaler import", ".norms.scaler import")
+        .replace("from . import", "from .norms import")
+        .replace("layers.scaler", "layers.norms.scaler")
+    )
+    assert (
+        scaler_project / "app.py"
+    ).read_text() == "from layers.norms.scaler import Scaler as S\n"
+    assert run("generate", "--check", "layers").exit_code == 0
+    code = "import layers, layers.uses, app; print(len(layers.uses.make()))"
+    imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=scaler_project
+    )
+    assert imported.stdout.strip() == "4", imported.stderr[-2000:]
+
+
+def test_mv_with_a_new_class_name_renames_it_where_it_is_imported(scaler_project):
+    layers = scaler_project / "layers"
+    (layers / "__init__.py").write_text(MINE)
+    (layers / "uses.py").write_text(USES)
+    assert (
+        run("mv", "layers/scaler.layer.yaml", "layers/amp.layer.yaml", "--class", "Amp").exit_code
+        == 0
+    )
+    assert (layers / "__init__.py").read_text() == MINE.replace(
+        ".scaler import Scaler", ".amp import Amp"
+    ).replace('"Scaler"', '"Amp"')
+    assert (layers / "uses.py").read_text() == (
+        USES.replace("scaler", "amp").replace("Scaler", "Amp")
+    )
