@@ -26,6 +26,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    # Help texts are plain text: `[tool.layergen]` is not markup to drop, and a flag
+    # shows no value (Rich's panels showed `<bool>` on each).
+    rich_markup_mode=None,
 )
 
 
@@ -46,6 +49,19 @@ def _config(tests: Path | None = None, package: str | None = None):
     return load_config().override(tests=tests.resolve() if tests else None, package=package)
 
 
+_FLAG_VALUES = {"true", "false", "yes", "no", "on", "off", "1", "0"}
+
+
+def _no_flag_value(paths: list[Path] | None) -> list[Path] | None:
+    """`--check true`: flags take no value, so `true` arrives as a path; say so."""
+    for path in paths or ():
+        if str(path).lower() in _FLAG_VALUES and not path.exists():
+            raise typer.BadParameter(
+                f"no file or folder `{path}`; flags such as --check take no value: drop `{path}`"
+            )
+    return paths
+
+
 def _split(text: str | None) -> list[str]:
     """`a, b,c` as its items."""
     return [item.strip() for item in (text or "").split(",") if item.strip()]
@@ -54,11 +70,19 @@ def _split(text: str | None) -> list[str]:
 @app.command()
 def generate(
     paths: list[Path] = typer.Argument(
-        None, help="Declaration files or folders (default: [tool.layergen] paths)."
+        None,
+        metavar="PATH",
+        callback=_no_flag_value,
+        help="Declaration files or folders (default: [tool.layergen] paths, else layers).",
     ),
-    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    tests: Path | None = typer.Option(
+        None, "--tests", metavar="FOLDER", help="Folder for the generated tests."
+    ),
     package: str | None = typer.Option(
-        None, "--package", help="Registration package of the generated classes."
+        None,
+        "--package",
+        metavar="PACKAGE",
+        help="Registration package of the generated classes, such as my_project.layers.",
     ),
     check: bool = typer.Option(
         False, "--check", help="Write nothing; exit 1 if any file would change or conflicts."
@@ -94,16 +118,25 @@ def generate(
 
 @app.command()
 def new(
-    name: str = typer.Argument(..., help="Class name, such as ScaledDense."),
-    weights: str = typer.Option("", "--weights", help="Weights, such as kernel,scale,bias."),
-    params: str = typer.Option("", "--params", help="Params, such as units:int,rate:float=0.1."),
-    inputs: str = typer.Option("", "--inputs", help="Input names, such as x1,x2 (default: x)."),
+    name: str = typer.Argument(..., metavar="CLASS", help="Class name, such as ScaledDense."),
+    weights: str = typer.Option(
+        "", "--weights", metavar="NAMES", help="Weights, such as kernel,scale,bias."
+    ),
+    params: str = typer.Option(
+        "", "--params", metavar="PARAMS", help="Params, such as units:int,rate:float=0.1."
+    ),
+    inputs: str = typer.Option(
+        "", "--inputs", metavar="NAMES", help="Input names, such as x1,x2 (default: x)."
+    ),
     directory: Path = typer.Option(
         None,
         "--dir",
+        metavar="FOLDER",
         help="Folder for the declaration (default: the first [tool.layergen] path, else layers).",
     ),
-    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    tests: Path | None = typer.Option(
+        None, "--tests", metavar="FOLDER", help="Folder for the generated tests."
+    ),
     force: bool = typer.Option(
         False,
         "--force",
@@ -131,9 +164,15 @@ def new(
 
 @app.command("mv")
 def mv(
-    old: Path = typer.Argument(..., help="The declaration as it was at the last run."),
-    new: Path = typer.Argument(..., help="Its new path (a folder keeps the file's name)."),
-    class_name: str | None = typer.Option(None, "--class", help="Rename its class too."),
+    old: Path = typer.Argument(
+        ..., metavar="DECLARATION", help="The declaration as it was at the last run."
+    ),
+    new: Path = typer.Argument(
+        ..., metavar="NEW_PATH", help="Its new path (a folder keeps the file's name)."
+    ),
+    class_name: str | None = typer.Option(
+        None, "--class", metavar="CLASS", help="Rename its class too."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Rename or move a declaration with its layer and tests, hand edits kept."""
@@ -146,6 +185,8 @@ def mv(
 def sync(
     modules: list[Path] = typer.Argument(
         None,
+        metavar="MODULE",
+        callback=_no_flag_value,
         help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths).",
     ),
     skip_undeclared: bool = typer.Option(
@@ -179,7 +220,7 @@ def sync(
 
 @app.command()
 def resolve(
-    files: list[Path] = typer.Argument(..., help="Files with conflict markers."),
+    files: list[Path] = typer.Argument(..., metavar="FILE", help="Files with conflict markers."),
     ours: bool = typer.Option(False, "--ours", help="Keep your version of each conflict."),
     theirs: bool = typer.Option(
         False, "--theirs", help="Take the generated version of each conflict."
@@ -197,18 +238,25 @@ def resolve(
 def tests_command(
     target: str | None = typer.Argument(
         None,
+        metavar="FILE[:CLASS]",
         help="A module with Keras layers, as FILE or FILE:Class (default: every layer "
         "`layergen tests` wrote tests for, with the flags it was given).",
     ),
     example: list[str] = typer.Option(
-        [], "--example", help="A constructor argument for the tests, as name=value."
+        [],
+        "--example",
+        metavar="NAME=VALUE",
+        help="A constructor argument for the tests (repeat it for each).",
     ),
     input_shape: str | None = typer.Option(
         None,
         "--input-shape",
+        metavar="SHAPE",
         help="The example input's shape, batch first (default: read from the code).",
     ),
-    tests: Path | None = typer.Option(None, "--tests", help="Folder for the generated tests."),
+    tests: Path | None = typer.Option(
+        None, "--tests", metavar="FOLDER", help="Folder for the generated tests."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
     """Generate tests for Keras layers written without layergen (kept in step like generated files)."""
@@ -229,7 +277,7 @@ def tests_command(
 @app.command()
 def schema(
     output: Path | None = typer.Option(
-        None, "--output", "-o", help="Write it to this file instead of printing it."
+        None, "--output", "-o", metavar="FILE", help="Write it to this file instead of printing it."
     ),
 ) -> None:
     """Print the JSON Schema of declarations (for editors; generated from the models that validate them)."""
@@ -241,16 +289,24 @@ def schema(
 @app.command("init")
 def init_command(
     paths: str | None = typer.Option(
-        None, "--paths", help="Declaration folders, such as layers,losses (default: layers)."
+        None,
+        "--paths",
+        metavar="FOLDERS",
+        help="Declaration folders, such as layers,losses (default: layers).",
     ),
     tests: str | None = typer.Option(
-        None, "--tests", help="Folder for the generated tests (default: tests)."
+        None, "--tests", metavar="FOLDER", help="Folder for the generated tests (default: tests)."
     ),
     package: str | None = typer.Option(
-        None, "--package", help="Registration package of the generated classes."
+        None,
+        "--package",
+        metavar="PACKAGE",
+        help="Registration package of the generated classes, such as my_project.layers.",
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
-    """Set up pyproject.toml's tool.layergen, VS Code tasks, the declaration schema and pre-commit (merging)."""
+    """Set a project up: [tool.layergen] in pyproject.toml, VS Code settings and tasks, the
+    declaration schema, .gitattributes and pre-commit, merged into the files already there."""
     from .commands.init import init
 
     _run(
@@ -259,6 +315,7 @@ def init_command(
             paths=_split(paths) if paths else None,
             tests=tests,
             package=package,
+            quiet=quiet,
         )
     )
 
@@ -266,7 +323,10 @@ def init_command(
 @app.command()
 def watch(
     paths: list[Path] = typer.Argument(
-        None, help="Declaration files or folders (default: [tool.layergen] paths)."
+        None,
+        metavar="PATH",
+        callback=_no_flag_value,
+        help="Declaration files or folders (default: [tool.layergen] paths, else layers).",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only."),
 ) -> None:
@@ -280,6 +340,8 @@ def watch(
 def check(
     paths: list[Path] = typer.Argument(
         None,
+        metavar="PATH",
+        callback=_no_flag_value,
         help="Files or folders (default: the project's Python files and [tool.layergen] paths).",
     ),
     fix: bool = typer.Option(
@@ -289,13 +351,13 @@ def check(
         False, "--diff", help="Print the fixes as a unified diff; write nothing."
     ),
     explain: str | None = typer.Option(
-        None, "--explain", help="Explain a rule code, with an example."
+        None, "--explain", metavar="CODE", help="Explain a rule code, with an example."
     ),
     select: str | None = typer.Option(
-        None, "--select", help="Only these rule codes (comma-separated), or ALL."
+        None, "--select", metavar="CODES", help="Only these rule codes (comma-separated), or ALL."
     ),
     ignore: str | None = typer.Option(
-        None, "--ignore", help="Skip these rule codes (comma-separated)."
+        None, "--ignore", metavar="CODES", help="Skip these rule codes (comma-separated)."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
     no_cache: bool = typer.Option(
@@ -324,13 +386,21 @@ def check(
 @app.command()
 def adopt(
     targets: list[str] = typer.Argument(
-        ..., help="FILE, FILE:Class or FOLDER of hand-written layers."
+        ...,
+        metavar="TARGET",
+        help="Hand-written layers, as FILE, FILE:Class or FOLDER.",
     ),
     example: list[str] = typer.Option(
-        [], "--example", help="A constructor argument for the tests, as name=value."
+        [],
+        "--example",
+        metavar="NAME=VALUE",
+        help="A constructor argument for the tests (repeat it for each).",
     ),
     input_shape: str | None = typer.Option(
-        None, "--input-shape", help="The example input's shape, batch first (such as 2,4)."
+        None,
+        "--input-shape",
+        metavar="SHAPE",
+        help="The example input's shape, batch first (such as 2,4).",
     ),
     diff: bool = typer.Option(False, "--diff", help="Print what it would write; write nothing."),
 ) -> None:

@@ -369,11 +369,14 @@ class _Taken:
             self.sources.update(result.sources)
             if result.unstated:
                 self.unstated[t.module] = result.unstated
-        clash = _overwritten(t, self.written)
+        outputs = [lock.root / key for key in record.outputs]
+        clash = _overwritten(t, outputs, self.written)
         if clash:
             errors.append(clash)
             return
-        self.written.update({t.module: ("module", t.declaration), t.test: ("tests", t.declaration)})
+        self.written.update(
+            {path: ("tests" if i else "module", t.declaration) for i, path in enumerate(outputs)}
+        )
         self.roots.add(t.import_root)
         self.outputs.update(files)
         if reused:
@@ -381,13 +384,13 @@ class _Taken:
         elif not self._follow(t, record, files, raws, renamed, lock, config, errors):
             return
         self.companions[t.module] = t.test
-        if record.hand_written:
-            self.hand_written[t.module] = frozenset(
-                f"{record.name}.{m}" for m in record.hand_written
-            )
-        if t.module.parent != config.root:  # a module at the top of the project is in no package
-            self.exports.setdefault(t.module.parent, []).append((t.module.stem, record.name))
-        self.registered.append((record.package, record.name, t.declaration))
+        kept = frozenset(f"{name}.{m}" for name, _, members in record.declared() for m in members)
+        if kept:
+            self.hand_written[t.module] = kept
+        for name, package, _ in record.declared():
+            if t.module.parent != config.root:  # a module at the top of the project: no package
+                self.exports.setdefault(t.module.parent, []).append((t.module.stem, name))
+            self.registered.append((package, name, t.declaration))
         if record.layouts:
             self.sharded.append(Sharded(t.declaration, record.name, record.layouts))
 
@@ -499,18 +502,22 @@ def _others(
         declaration = lock.root / key
         if not key.endswith(SUFFIXES) or key in here or not declaration.is_file():
             continue
-        for role, output in zip(("module", "tests"), record.outputs):
-            written[lock.root / output] = (role, declaration)
+        for i, output in enumerate(record.outputs):
+            written[lock.root / output] = ("tests" if i else "module", declaration)
         if record.name == class_named(read_declaration(declaration) or b""):
-            registered.append((record.package, record.name, declaration))
+            registered += [(package, name, declaration) for name, package, _ in record.declared()]
     return written, registered
 
 
-def _overwritten(t: Target, written: dict[Path, tuple[str, Path]]) -> Diagnostic | None:
-    """The declaration `t` would write a file another one writes (`written`): two test modules
-    of one name, or a test module named like a module (`tests = "layers"` and a declaration
-    `test_foo.layer.yaml` beside `foo.layer.yaml`)."""
-    for mine, path in (("module", t.module), ("tests", t.test)):
+def _overwritten(
+    t: Target, outputs: list[Path], written: dict[Path, tuple[str, Path]]
+) -> Diagnostic | None:
+    """The declaration `t` would write a file (`outputs`: its module, then its test modules)
+    another one writes (`written`): two test modules of one name, or a test module named like
+    a module (`tests = "layers"` and a declaration `test_foo.layer.yaml` beside `foo.layer.yaml`).
+    """
+    for i, path in enumerate(outputs):
+        mine = "tests" if i else "module"
         if path in written and written[path][1] != t.declaration:
             theirs, other = written[path]
             return Diagnostic(
@@ -562,15 +569,15 @@ def duplicate_registrations(
     for (package, name), paths in by_key.items():
         if len(paths) < 2:
             continue
-        from .declaration.load import load_declaration, parse_declaration
+        from .declaration.load import parse_declarations
+        from .textfiles import read_bytes
 
         for path in paths:  # read again, for the place of the error (a rare, failing run)
             if path in outside:
                 continue
-            if texts and path in texts:
-                analysis = parse_declaration(str(path), texts[path].encode(), mesh_axes=mesh_axes)
-            else:
-                analysis = load_declaration(path, mesh_axes=mesh_axes)
+            raw = texts[path].encode() if texts and path in texts else read_bytes(path)
+            analyses = parse_declarations(str(path), raw, mesh_axes=mesh_axes)
+            analysis = next((a for a in analyses if a.decl.name == name), analyses[0])
             others = ", ".join(str(p) for p in paths if p != path)
             errors.append(
                 analysis.doc.error(

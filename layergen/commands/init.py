@@ -14,11 +14,14 @@ def init(
     paths: list[str] | None = None,
     tests: str | None = None,
     package: str | None = None,
+    quiet: bool = False,
 ) -> int:
     from ..config import find_root
     from ..init import init as set_up
 
     done = set_up(find_root(Path.cwd()), paths=paths, tests=tests, package=package)
+    if quiet:
+        return 0
     for path, state, note in done.files:
         echo(f"{state:10} {shown(path)}" + (f" ({note})" if note else ""))
     if done.snippet:

@@ -81,6 +81,13 @@ class Record:
     # Digest of the declaration's text but its class name (renames.content): a declaration
     # renamed, file and class, with nothing else changed is followed by it.
     content: str = ""
+    # The module's further classes, its declaration file's further documents, in order:
+    # (class, registration package, members kept as written) each.
+    classes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def declared(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """Every class the declaration declares: (class, package, hand_written) each."""
+        return ((self.name, self.package, self.hand_written), *self.classes)
 
     def sealed(self, entries: dict[str, Entry]) -> str | None:
         """The seal of this record over its files' entries; None if one is missing."""
@@ -91,6 +98,8 @@ class Record:
             parts.append(json.dumps(self.layouts))
         if self.content:  # (likewise)
             parts.append(f"content {self.content}")
+        if self.classes:  # (likewise)
+            parts.append(json.dumps(self.classes))
         parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
@@ -107,6 +116,7 @@ class Record:
             **({"layouts": [list(item) for item in self.layouts]} if self.layouts else {}),
             **({"orphaned": True} if self.orphaned else {}),
             **({"content": self.content} if self.content else {}),
+            **({"classes": [list(c) for c in self.classes]} if self.classes else {}),
             "seal": self.seal,
         }
 
@@ -123,6 +133,7 @@ class Record:
             tuple((path, tuple(axes)) for path, axes in data.get("layouts", ())),
             bool(data.get("orphaned", False)),
             data.get("content", ""),
+            tuple((c, p, tuple(h)) for c, p, h in data.get("classes", ())),
         )
 
 

@@ -267,3 +267,45 @@ def test_tests_of_an_orphaned_module_are_not_refused_as_generated(scaler_project
     assert cli("generate", "layers").exit_code == 1  # the orphan, said
     result = cli("tests", "layers/scaler.py")
     assert "[generated-module]" not in result.output, result.output
+
+
+def _helps():
+    """Each command's `--help` as a person reads it, with its click command."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        yield name, command, result.output
+
+
+def test_help_shows_every_text_as_written_and_flags_without_a_value():
+    """`[tool.layergen]` is text, not markup to drop; a flag takes no value, so its help
+    shows none (a `<bool>` had people type `--check true`)."""
+    import click
+
+    for name, command, output in _helps():
+        for param in command.params:
+            if getattr(param, "help", None):  # every word as written, wrapped
+                assert " ".join(param.help.split()) in " ".join(output.split()), (name, output)
+            if isinstance(param, click.Option) and param.is_flag:
+                line = next(line for line in output.splitlines() if param.opts[0] in line)
+                assert "<" not in line.split(param.opts[-1])[0], (name, line)
+        assert "<bool>" not in output, (name, output)
+
+
+def test_init_quiet_prints_errors_only(project):
+    result = runner.invoke(app, ["init", "-q"])
+    assert result.exit_code == 0 and result.output == "", result.output
+    assert (project / ".vscode" / "tasks.json").is_file()
+    (project / "pyproject.toml").write_text("[tool.layergen]\npathz = 1\n")
+    result = runner.invoke(app, ["init", "--quiet"])
+    assert result.exit_code == 2 and "[unknown-config]" in result.output, result.output
+
+
+def test_a_value_after_a_flag_is_said_to_be_one(project):
+    for args in (("generate", "--check", "true"), ("check", "--fix", "false")):
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 2, result.output
+        assert "take no value" in result.output and "Traceback" not in result.output
