@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError
-from .targets import SUFFIXES, Target, module_of
+from .targets import SUFFIXES, Target, module_of, test_module
 from .textfiles import Seen, read_bytes, split_line_ends
 from .update.lock import Lock, Record
 
@@ -241,11 +241,17 @@ def moved_files(lock: Lock, key: str, was: Record, module: Path, test: Path) -> 
     """The files of a declaration's last generation (`key`'s record `was`) that its new
     `module` and `test` take their text from: {new: old} where a rename or a move changed the
     path. Each by its role: the module stood beside its declaration, the test module is the
-    other (a record kept for orphans holds only the files that stayed)."""
+    other (a record kept for orphans holds only the files that stayed); those of the module's
+    further classes each by its class."""
     old_module = module_of(lock.root / key)
+    tests = (lock.root / was.outputs[-1]).parent if len(was.outputs) > 1 else test.parent
+    further = {
+        test_module(tests, old_module.stem, name): test_module(test.parent, module.stem, name)
+        for name, _, _ in was.classes
+    }
     found = {}
     for old in (lock.root / output for output in was.outputs):
-        new = module if old == old_module else test
+        new = module if old == old_module else further.get(old, test)
         if new != old:
             found[new] = old
     return found

@@ -72,60 +72,133 @@ def render_all(
 
 
 def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
-    """One declaration's module and test module, or its located errors."""
-    from .declaration.load import load_declaration, parse_declaration
+    """One declaration file's module and test modules (one a class), or its located errors."""
+    from .declaration.load import parse_declarations
     from .renames import content
-    from .render.context import build_context
-    from .render.tests_context import build_test_context
+    from .textfiles import read_bytes
 
     t = job.target
     out = Rendered()
     try:
-        if job.raw is None:
-            analysis = load_declaration(t.declaration, mesh_axes=config.mesh_axes)
-        else:
-            analysis = parse_declaration(str(t.declaration), job.raw, mesh_axes=config.mesh_axes)
+        raw = read_bytes(t.declaration) if job.raw is None else job.raw
+        analyses = parse_declarations(str(t.declaration), raw, mesh_axes=config.mesh_axes)
     except DiagnosticError as exc:
         out.errors = exc.diagnostics
         return out
-    ir = analysis.ir
+    try:
+        modules = [_render_class(a, i, job, config, lock, out) for i, a in enumerate(analyses)]
+        if len(modules) == 1:
+            out.sources[t.module], out.files[t.module] = render_file(
+                t.module, *modules[0], config, lock
+            )
+        else:
+            out.sources[t.module], out.files[t.module] = _one_module(
+                t, analyses, [_source(*m, config) for m in modules], config, lock
+            )
+    except DiagnosticError as exc:  # a project template that fails
+        return Rendered(errors=exc.diagnostics)
+    out.files = {t.module: out.files.pop(t.module), **out.files}  # the module first
+    if out.errors:
+        return Rendered(errors=out.errors)
+    first, *more = (
+        (a.ir.name, a.ir.package or t.package, tuple(sorted(a.ir.hand_written))) for a in analyses
+    )
+    out.unstated = frozenset(
+        f"{a.ir.name}.call"
+        for a in analyses
+        if a.ir.call_written_by_layergen and "call" in a.ir.hand_written
+    )
+    out.record = Record(
+        job.inputs,
+        tuple(lock.key(path) for path in out.files),
+        first[0],
+        first[1],
+        first[2],
+        default_package=t.package,
+        layouts=tuple(analyses[0].ir.layouts.items()),
+        content=content(job.raw) if job.raw is not None else "",
+        classes=tuple(more),
+    )
+    return out
+
+
+def _render_class(
+    analysis, index: int, job: Job, config: Config, lock: Lock, out: Rendered
+) -> tuple[str, dict]:
+    """Render one class's test module into `out`; its module's template and context."""
+    from .render.context import build_context
+    from .render.tests_context import build_test_context
+
+    t, ir = job.target, analysis.ir
+    if index and ir.layouts:
+        out.errors.append(
+            analysis.doc.error(
+                ("layouts",),
+                "layouts-first-class",
+                "a module's layouts are declared by its first class",
+                "declare this layer in a module of its own, or first in this file",
+            )
+        )
     source = os.path.relpath(t.declaration, config.root)
     context = build_context(
         ir, package=ir.package or t.package, source=source, line_length=config.line_length
     )
-    test_context = build_test_context(ir, module=t.dotted, source=source, golden=job.golden)
+    test = t.test_of(ir.name, index)
+    golden = job.golden if index == 0 else test.with_suffix(".golden.json").is_file()
+    test_context = build_test_context(ir, module=t.dotted, source=source, golden=golden)
 
     def skipped(text: str) -> str:
         from .render.skips import apply_skips
 
-        text, out.errors = apply_skips(text, ir.skips, str(t.declaration))
+        text, errors = apply_skips(text, ir.skips, str(t.declaration))
+        out.errors += errors
         return text
 
-    try:
-        for path, template, ctx, edit in (
-            (t.module, ir.kind.template, context, None),
-            (t.test, ir.kind.test_template, test_context, skipped if ir.skips else None),
-        ):
-            out.sources[path], out.files[path] = render_file(
-                path, template, ctx, config, lock, edit
-            )
-    except DiagnosticError as exc:  # a project template that fails
-        return Rendered(errors=exc.diagnostics)
-    if out.errors:
-        return Rendered(errors=out.errors)
-    if ir.call_written_by_layergen and "call" in ir.hand_written:
-        out.unstated = frozenset({f"{ir.name}.call"})
-    out.record = Record(
-        job.inputs,
-        (lock.key(t.module), lock.key(t.test)),
-        ir.name,
-        context["package"],
-        tuple(sorted(ir.hand_written)),
-        default_package=t.package,
-        layouts=tuple(ir.layouts.items()),
-        content=content(job.raw) if job.raw is not None else "",
+    edit = skipped if ir.skips else None
+    out.sources[test], out.files[test] = render_file(
+        test, ir.kind.test_template, test_context, config, lock, edit
     )
-    return out
+    return ir.kind.template, context
+
+
+def _one_module(t: Target, analyses, sources: list[str], config: Config, lock: Lock):
+    """The digest and text of the module of several classes."""
+    from .render.render import format_code, one_module, source_digest
+
+    digest = source_digest("\0".join(sources), config.black)
+    text = lock.formatted(t.module, digest)
+    if text is not None:
+        return digest, text
+    try:
+        combined = one_module([format_code(s, config.black) for s in sources])
+    except ValueError as exc:
+        raise DiagnosticError(
+            [
+                a.doc.error(
+                    (a.decl.kind,),
+                    "module-name-clash",
+                    f"the module-level name `{exc}` is defined by two of its classes' code"
+                    " differently",
+                    "give one of them another name",
+                )
+                for a in analyses[1:2]
+            ]
+        ) from None
+    return digest, format_code(combined, config.black)
+
+
+def _source(template: str, context: dict, config: Config) -> str:
+    from .render.render import render_source, template_error
+
+    try:
+        return render_source(
+            template, context, user_templates=config.user_templates, line_length=config.line_length
+        )
+    except Exception as exc:
+        error = template_error(exc, template, config.user_templates)
+        if error is None:
+            raise
+        raise DiagnosticError([error]) from None
 
 
 def render_file(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,24 @@ class Target:
     dotted: str  # the module's import path from `import_root`
     package: str  # the registration package
     import_root: Path
+
+    def test_of(self, cls: str, index: int) -> Path:
+        """The test module of the module's class `cls`, its `index`th (a declaration file
+        declares one class a document): the first class's is named after the module, as a
+        module of one class has it; each further one's after the module and the class, so
+        adding or removing a class renames no other's tests."""
+        return self.test if index == 0 else test_module(self.test.parent, self.module.stem, cls)
+
+
+def test_module(tests_dir: Path, module: str, cls: str | None = None) -> Path:
+    """The name of a test module: `test_<module>.py` for a module's only (or first) class,
+    `test_<module>_<class>.py` for each of several. The one place this rule is stated, for
+    declarations and `layergen tests` alike."""
+    return tests_dir / f"test_{module}{'_' + snake(cls) if cls else ''}.py"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def stem(path: Path) -> str:
@@ -93,7 +112,7 @@ def target(declaration: Path, config: Config, registered: str | None = None) -> 
     return Target(
         declaration,
         module_of(declaration),
-        config.tests_dir / f"test_{name}.py",
+        test_module(config.tests_dir, name),
         dotted,
         package,
         import_root,

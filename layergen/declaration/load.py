@@ -13,6 +13,7 @@ from . import model
 from .analyze import Checked, analyze
 from .yamlfile import Document
 from .yamlfile import load as load_yaml
+from .yamlfile import load_documents as load_yaml_documents
 
 # The keys each kind of mapping allows, for "did you mean" hints.
 _SECTIONS: dict[tuple, type] = {
@@ -55,9 +56,44 @@ _PLACEHOLDER = (
 
 
 def parse_declaration(path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES) -> Checked:
-    """Load, validate and analyze one declaration, then build its IR; every problem found
-    is raised at once. `mesh_axes`: the axes its layouts may name (`[tool.layergen] mesh-axes`)."""
-    doc = load_yaml(path, raw)
+    """Load, validate and analyze a declaration of one class, then build its IR; every
+    problem found is raised at once. `mesh_axes`: the axes its layouts may name
+    (`[tool.layergen] mesh-axes`)."""
+    return _checked(load_yaml(path, raw), mesh_axes)
+
+
+def parse_declarations(
+    path: str, raw: bytes, *, mesh_axes: tuple[str, ...] = MESH_AXES
+) -> list[Checked]:
+    """Every class a declaration file declares, one a document, in the file's order; the
+    problems of all its documents raised at once (a class named twice among them too)."""
+    checked: list[Checked] = []
+    errors: list[Diagnostic] = []
+    for doc in load_yaml_documents(path, raw):
+        try:
+            checked.append(_checked(doc, mesh_axes))
+        except DiagnosticError as exc:
+            errors.extend(exc.diagnostics)
+    first: dict[str, Checked] = {}
+    for analysis in checked:
+        name, kind = analysis.decl.name, analysis.decl.kind
+        if name in first:
+            line = first[name].doc.pos((first[name].decl.kind,)).line
+            errors.append(
+                analysis.doc.error(
+                    (kind,),
+                    "duplicate-name",
+                    f"`{name}` is declared twice in this file (first at line {line})",
+                    "rename one of the classes",
+                )
+            )
+        first.setdefault(name, analysis)
+    if errors:
+        raise DiagnosticError(errors)
+    return checked
+
+
+def _checked(doc: Document, mesh_axes: tuple[str, ...]) -> Checked:
     errors = _check_kind(doc)
     from pydantic import ValidationError
 

@@ -210,6 +210,26 @@ class Document:
 
 
 def load(path: str, raw: bytes) -> Document:
+    """A declaration file of one document (`load_documents` reads several)."""
+    first, *more = load_documents(path, raw)
+    if more:
+        raise DiagnosticError(
+            [
+                more[0].error(
+                    (),
+                    "several-documents",
+                    "this file declares several layers; this command takes one",
+                    "name the class, or split the file",
+                )
+            ]
+        )
+    return first
+
+
+def load_documents(path: str, raw: bytes) -> list[Document]:
+    """Every YAML document of a declaration file, each declaring one class; separated by
+    `---` lines (docs/spec-format.md "Several layers in one module"). Positions are the
+    file's own, whatever the document."""
     text = decode(path, raw)
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -259,7 +279,7 @@ def load(path: str, raw: bytes) -> Document:
         )
     yaml = YAML(typ="rt", pure=True)
     try:
-        root = yaml.compose(text)
+        roots = list(yaml.compose_all(text))
     except MarkedYAMLError as exc:
         raise DiagnosticError([_syntax_error(path, text, exc)]) from None
     except ReaderError as exc:  # a character YAML does not allow
@@ -281,24 +301,37 @@ def load(path: str, raw: bytes) -> Document:
     except YAMLError as exc:  # unmarked parser errors are rare; still located at the top
         raise DiagnosticError([Diagnostic(path, 1, 1, "yaml-syntax", str(exc).strip())]) from None
 
-    doc = Document(path, None)
     lines = _BREAK.split(text)
     errors: list[Diagnostic] = []
-    doc.data = _construct(root, (), doc, _Context(lines, source, errors))
+    docs = []
+    for root in roots:
+        doc = Document(path, None)
+        doc.data = _construct(root, (), doc, _Context(lines, source, errors))
+        docs.append(doc)
     if errors:
         raise DiagnosticError(errors)
-    if not isinstance(doc.data, dict):
-        raise DiagnosticError(
-            [
+    for doc in docs:
+        if doc.data is None and len(docs) > 1:
+            errors.append(
+                doc.error(
+                    (),
+                    "empty",
+                    "this document of the file is empty",
+                    "remove the `---` line before it, or declare a layer after it",
+                )
+            )
+        elif not isinstance(doc.data, dict):
+            errors.append(
                 doc.error(
                     (),
                     "not-a-mapping",
                     "a declaration is a mapping of keys",
                     "start with `layer: MyLayer`",
                 )
-            ]
-        )
-    return doc
+            )
+    if errors:
+        raise DiagnosticError(errors)
+    return docs
 
 
 def _char_name(character: Any) -> str:
@@ -347,8 +380,6 @@ def _syntax_error(path: str, text: str, exc: Any) -> Diagnostic:
         )
     elif "\\t" in problem or "tab" in problem.lower():
         hint = "YAML indents with spaces, not tabs"
-    elif "another document" in problem:
-        hint = "a declaration file holds one document: remove the `---` line and what follows, or split the file"
     return Diagnostic(path, line, col, "yaml-syntax", f"invalid YAML: {problem}", hint)
 
 

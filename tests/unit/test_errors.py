@@ -37,7 +37,10 @@ CASES = {
         "layer: A\nparams:\n\tunits: int\n",
         [(3, 1, "yaml-syntax")],
     ),
-    "yaml syntax: a second document": ("layer: A\n---\nlayer: B\n", [(2, 1, "yaml-syntax")]),
+    "a second document where one class is read": (
+        "layer: A\n---\nlayer: B\n",
+        [(3, 1, "several-documents")],
+    ),
     "yaml syntax: a control character": ("layer: A\ndoc: a\x07b\n", [(2, 7, "yaml-syntax")]),
     "yaml syntax: nested too deep": (
         "layer: A\ndoc: " + "[" * 100 + "]" * 100 + "\n",
@@ -526,7 +529,7 @@ def test_unknown_name_points_at_its_column_and_suggests_the_closest():
         ("yaml syntax in a flow mapping", "block style"),
         ("a flow mapping's comma cuts an expression short", "a `,` ends the value"),
         ("yaml syntax: a tab for indentation", "spaces, not tabs"),
-        ("yaml syntax: a second document", "one document"),
+        ("a second document where one class is read", "split the file"),
         ("unknown key", "did you mean `params`?"),
         ("unknown nested key", "did you mean `initializer`?"),
         ("unknown type", "did you mean `int`?"),
