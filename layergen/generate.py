@@ -45,7 +45,11 @@ import shutil
 import sys
 import tempfile
 
+import pytest
 from packaging.version import Version
+
+# A failed check of the support module shows the values it compared.
+pytest.register_assert_rewrite("layergen_support")
 
 for relative in {roots!r}:
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), relative))

@@ -235,3 +235,30 @@ def test_quick_compiles_only_where_jax_starts_in_this_run(configure, monkeypatch
 
 def test_the_conftest_is_black_clean(scaler_project):
     assert is_black_clean((scaler_project / "tests" / "conftest.py").read_text())
+
+
+def test_the_support_modules_failed_asserts_show_their_values(tmp_path):
+    """The conftest registers the support module for pytest's assertion rewriting: a
+    bare assert failing in it shows the values compared, not a bare AssertionError."""
+    import subprocess
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    ((path, text),) = conftest(load_config(tmp_path), [tmp_path]).items()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    (path.parent / "layergen_support.py").write_text(
+        "def assert_shapes(eager, declared):\n    assert eager == declared\n"
+    )
+    (path.parent / "test_demo.py").write_text(
+        "import layergen_support as support\n\n\n"
+        "def test_shapes():\n    support.assert_shapes([(2, 3)], [(2, 4)])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path.parent)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "KERAS_BACKEND": "numpy"},
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "assert [(2, 3)] == [(2, 4)]" in done.stdout, done.stdout

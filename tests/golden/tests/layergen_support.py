@@ -257,7 +257,10 @@ def assert_weights_change_the_output(layer, names, outputs):
         after = [numpy(out) for out in outputs()]
         weight.assign(value)
         changed = any(not np.allclose(a, b) for a, b in zip(before, after))
-        assert changed, f"the output ignores weight {name}"
+        assert changed, (
+            f"the output ignores weight {name}: moving it changed no output"
+            f" (see `weights.{name}`: does `call` read it?)"
+        )
 
 
 def rounded(inputs, dtype):
@@ -342,7 +345,10 @@ class Example:
     def outputs(self, outputs):
         """The outputs as a list, outputs by name in the declared order."""
         if self.output_names is not None and isinstance(outputs, dict):
-            assert sorted(outputs) == sorted(self.output_names), list(outputs)
+            assert sorted(outputs) == sorted(self.output_names), (
+                f"the layer returns the outputs {sorted(outputs)}, the declaration"
+                f" {sorted(self.output_names)} (see `outputs`)"
+            )
             return [outputs[name] for name in self.output_names]
         return as_list(outputs)
 
@@ -386,8 +392,15 @@ def assert_output_shapes(example, declared=None, declared_reads_layer=False):
     batchless = [(None, *shape[1:]) for shape in shapes]
     if declared is not None:
         first = [layer] if declared_reads_layer else []
-        assert eager == declared(*first, *shapes)
-        assert symbolic == declared(*first, *batchless)
+        for what, got, given in (
+            ("eager", eager, shapes),
+            ("symbolic", symbolic, batchless),
+        ):
+            want = declared(*first, *given)
+            assert got == want, (
+                f"the {what} call on inputs of shapes {given} returns outputs of shapes"
+                f" {got}; the declaration says {want} (see `output_shape` or `outputs`)"
+            )
     # Keras computes them with the layer's `compute_output_shape`, or by tracing `call`
     # where it has none (as keras-hub's MixtralMoeExperts).
     for given, expected in ((shapes, eager), (batchless, symbolic)):
@@ -399,8 +412,16 @@ def assert_output_shapes(example, declared=None, declared_reads_layer=False):
         else:
             specs = layer.compute_output_spec(tensors)
         if example.output_names is not None:
-            assert list(specs) == list(example.output_names)  # in the declared order
-        assert expected == [tuple(spec.shape) for spec in example.outputs(specs)]
+            assert list(specs) == list(example.output_names), (
+                f"`compute_output_spec` names the outputs {list(specs)}, in that order;"
+                f" the declaration {list(example.output_names)} (see `outputs`)"
+            )
+        computed = [tuple(spec.shape) for spec in example.outputs(specs)]
+        assert expected == computed, (
+            f"Keras computes output shapes {computed} for inputs of shapes {given};"
+            f" a call returns {expected} (see `output_shape`, or the layer's"
+            " `compute_output_shape`)"
+        )
 
 
 def assert_weights_match(
@@ -412,22 +433,53 @@ def assert_weights_match(
     `exact_count`: the layer has no weights but these; `sublayers`: the attributes
     holding declared sublayers, each of which `call` must build."""
     made = {name: facts for name, facts in declared.items() if facts is not None}
-    for name in declared.keys() - made.keys():
-        assert getattr(layer, name, None) is None, name
+    for name in sorted(declared.keys() - made.keys()):
+        assert getattr(layer, name, None) is None, (
+            f"weight {name} exists, yet its `when` is false for the example's arguments"
+            f" (see `weights.{name}.when`)"
+        )
     for name, (shape, trainable) in made.items():
-        variable = getattr(layer, name)
-        assert tuple(variable.shape) == tuple(shape), name
-        assert variable.trainable == trainable, name
+        variable = getattr(layer, name, None)
+        assert variable is not None, (
+            f"weight {name} is not made, yet the example's arguments make its `when`"
+            f" true (see `weights.{name}.when`)"
+        )
+        assert tuple(variable.shape) == tuple(shape), (
+            f"weight {name} has shape {tuple(variable.shape)}, declared {tuple(shape)}"
+            f" (see `weights.{name}.shape`)"
+        )
+        assert variable.trainable == trainable, (
+            f"weight {name} has trainable={variable.trainable}, declared {trainable}"
+            f" (see `weights.{name}.trainable`)"
+        )
     for name, aggregation in (aggregations or {}).items():
-        assert getattr(layer, name).aggregation == aggregation, name
+        made_with = getattr(layer, name).aggregation
+        assert made_with == aggregation, (
+            f"weight {name} has aggregation {made_with!r}, declared {aggregation!r}"
+            f" (see `weights.{name}.aggregation`)"
+        )
+    paths = [weight.path for weight in layer.weights]
     if exact_count:
-        assert len(layer.weights) == len(made)
-        assert len(layer.trainable_weights) == sum(t for _, t in made.values())
+        assert len(layer.weights) == len(made), (
+            f"the layer has {len(layer.weights)} weights ({', '.join(paths)}), the"
+            f" declaration {len(made)} ({', '.join(made)}) (see `weights`)"
+        )
+        trainable = [w.path for w in layer.trainable_weights]
+        declared_trainable = [name for name, (_, t) in made.items() if t]
+        assert len(trainable) == len(declared_trainable), (
+            f"the layer has {len(trainable)} trainable weights"
+            f" ({', '.join(trainable)}), the declaration {len(declared_trainable)}"
+            f" ({', '.join(declared_trainable)}) (see `weights.*.trainable`)"
+        )
     else:
-        assert len(layer.weights) >= len(made)
+        assert len(layer.weights) >= len(made), (
+            f"the layer has {len(layer.weights)} weights ({', '.join(paths)}), fewer"
+            f" than the {len(made)} declared ({', '.join(made)}) (see `weights`)"
+        )
     for name in sublayers:
         built = getattr(layer, name).built
-        assert built, f"sublayer {name} is never built: does `call` use it?"
+        message = f"sublayer {name} is never built: does `call` use it?"
+        assert built, f"{message} (see `sublayers.{name}`)"
 
 
 def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
@@ -443,7 +495,10 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
     if not has_trainable and not layer.trainable_weights:
         pytest.skip("no trainable weights: the gradient test checks the layer instead")
     if has_trainable:
-        assert layer.trainable_weights, "the layer has no trainable weights"
+        assert layer.trainable_weights, (
+            "the layer has no trainable weights, yet the declaration has some"
+            " (see `weights.*.trainable`)"
+        )
     moved = weights_a_fit_step_moves(example, layer, model, inputs)
     for keywords, case_inputs in cases:
         case = example.make_layer()
@@ -474,7 +529,8 @@ def weights_a_fit_step_moves(example, layer, model, inputs):
     # One step, as `fit` takes it, without `fit`'s data pipeline and callbacks; the
     # model takes a list (as in `predict`).
     logs = model.train_on_batch(as_list(inputs), targets, return_dict=True)
-    assert np.isfinite(logs["loss"])
+    message = f"a fit step's loss is {logs['loss']}, not finite: the outputs overflow"
+    assert np.isfinite(logs["loss"]), message
     return {
         path_in_layer(weight, layer)
         for weight, old in zip(layer.trainable_weights, before)
@@ -502,14 +558,27 @@ def assert_mixed_precision_matches_float32(
     trained = example.call(mixed, inputs, training=True)
     for out in outputs + trained:
         if is_float(out):
-            assert keras.backend.standardize_dtype(out.dtype) == mixed.compute_dtype
+            dtype = keras.backend.standardize_dtype(out.dtype)
+            assert dtype == mixed.compute_dtype, (
+                f"under {policy} an output is {dtype}, not the compute dtype"
+                f" {mixed.compute_dtype} (see `compute_dtype`)"
+            )
     for weight in mixed.weights:
         if is_float(weight):
             dtype = keras.backend.standardize_dtype(weight.dtype)
-            assert dtype == "float32", weight.path
-            assert np.all(np.isfinite(numpy(weight))), weight.path
+            assert dtype == "float32", (
+                f"under {policy} weight {weight.path} is {dtype}, not float32: make it"
+                " with `add_weight`, which keeps the variable dtype (see `weights`)"
+            )
+            message = f"under {policy} weight {weight.path} is not finite"
+            assert np.all(np.isfinite(numpy(weight))), message
     for name in policy_sublayers:
-        assert getattr(mixed, name).dtype_policy.name == mixed.dtype_policy.name, name
+        got = getattr(mixed, name).dtype_policy.name
+        assert got == mixed.dtype_policy.name, (
+            f"sublayer {name} has the dtype policy {got}, not the layer's"
+            f" {mixed.dtype_policy.name}: pass `dtype=self.dtype_policy` (see"
+            f" `sublayers.{name}`)"
+        )
     # float32 from what the mixed layer computes from: the inputs rounded to its dtype
     rounded_inputs = rounded(inputs, mixed.compute_dtype)
     reference = example.call(layer, rounded_inputs, training=False)
@@ -523,8 +592,13 @@ def assert_float32_and_finite(layer, names):
     """The named weights (a mixed precision layer's state) are finite float32."""
     for name in names:
         weight = getattr(layer, name)
-        assert keras.backend.standardize_dtype(weight.dtype) == "float32", name
-        assert np.all(np.isfinite(numpy(weight))), name
+        dtype = keras.backend.standardize_dtype(weight.dtype)
+        assert dtype == "float32", (
+            f"state {name} is {dtype} under mixed precision, not float32"
+            f" (see `weights.{name}`)"
+        )
+        message = f"state {name} is not finite after a training call"
+        assert np.all(np.isfinite(numpy(weight))), f"{message} (see `updates.{name}`)"
 
 
 def assert_inference_is_deterministic(example):
@@ -561,6 +635,18 @@ def assert_inference_follows_the_moved_state(example):
     ), "the inference output ignores the state that training moved"
 
 
+def assign_stated_weights(layer, weights):
+    """Give the built layer the stated `weights` (`{name: value}`), each its shape."""
+    for name, value in weights.items():
+        value = np.array(value)
+        weight = getattr(layer, name)
+        assert value.shape == tuple(weight.shape), (
+            f"the stated value of weight {name} has shape {value.shape}, the weight"
+            f" {tuple(weight.shape)} (see `example.weights.{name}`)"
+        )
+        weight.assign(value)
+
+
 def assert_stated_outputs(
     example, inputs, expected, atol, training=False, weights=None
 ):
@@ -577,10 +663,12 @@ def assert_stated_outputs(
         inputs = tuple(arrays) if example.separate else arrays
     layer = example.make_layer()
     layer(*arguments(inputs))
-    for name, value in (weights or {}).items():
-        getattr(layer, name).assign(np.array(value))
+    assign_stated_weights(layer, weights or {})
     outputs = example.call(layer, inputs, training=training)
-    assert len(outputs) == len(expected)
+    assert len(outputs) == len(expected), (
+        f"the layer returns {len(outputs)} outputs, the example states {len(expected)}"
+        " (see `example.expected`)"
+    )
     for got, want in zip(outputs, expected):
         np.testing.assert_allclose(numpy(got), want, rtol=0, atol=atol)
 
@@ -618,7 +706,13 @@ def assert_config_round_trip(example, constructor_args):
         message = f"get_config() does not return constructor argument {name!r}"
         assert name in config, message
     clone = from_config(type(layer), config)
-    assert clone.get_config() == config
+    again = clone.get_config()
+    changed = sorted(k for k in {*config, *again} if config.get(k) != again.get(k))
+    assert again == config, (
+        f"`from_config(get_config())` makes a layer of another config: {changed} differ"
+        f" ({ {k: config.get(k) for k in changed} } became"
+        f" { {k: again.get(k) for k in changed} })"
+    )
     clone(*arguments(inputs))
     clone.set_weights(layer.get_weights())
     ours = example.call(layer, inputs, training=False)
@@ -639,7 +733,11 @@ def assert_saves_and_loads_without_custom_objects(example, folder):
     path = Path(folder) / "model.keras"
     model.save(path)
     loaded = keras.saving.load_model(path)
-    assert any(isinstance(other, type(layer)) for other in loaded.layers)
+    kinds = [type(other).__name__ for other in loaded.layers]
+    assert any(isinstance(other, type(layer)) for other in loaded.layers), (
+        f"the loaded model holds layers {kinds}, none a {type(layer).__name__}: is the"
+        " class registered (`@keras.saving.register_keras_serializable`)?"
+    )
     reloaded = example.outputs(predict(loaded, inputs))
     for ours, theirs in zip(expected, reloaded):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
@@ -857,7 +955,10 @@ def assert_masking(example, mask, output_mask=passed_through):
     inputs = example.make_inputs()
     outputs = example.call(layer, with_mask(inputs, mask))
     unmasked = example.call(layer, inputs)
-    assert [tuple(o.shape) for o in outputs] == [tuple(o.shape) for o in unmasked]
+    masked_shapes = [tuple(o.shape) for o in outputs]
+    shapes = [tuple(o.shape) for o in unmasked]
+    message = f"with a mask the outputs have shapes {masked_shapes}, without {shapes}"
+    assert masked_shapes == shapes, message
     # The mask Keras hands the next layer: from `compute_mask`, or none where the layer
     # does not support masking (as Keras's Embedding without `mask_zero`).
     assert_mask_is(mask_of(outputs[0]), output_mask(layer, inputs, mask))
@@ -1259,10 +1360,18 @@ def assert_layout_map_keys_the_declared_weights(example, get_layout_map, axes, l
         declared = layouts.get(path_in_layer(weight, layer))
         for path in (weight.path, f"outer_model/{weight.path}"):
             layout = layout_map[path]
-            assert (None if layout is None else tuple(layout.axes)) == declared, path
+            got = None if layout is None else tuple(layout.axes)
+            assert got == declared, (
+                f"the layout map gives {path} the axes {got}, declared {declared}"
+                " (see `layouts`)"
+            )
     renamed = example.make_layer(name="named_by_hand")
     renamed(*arguments(example.make_inputs()))
-    assert all(layout_map[weight.path] is None for weight in renamed.weights)
+    keyed = [w.path for w in renamed.weights if layout_map[w.path] is not None]
+    assert not keyed, (
+        f"the layout map keys {keyed} of a layer named by hand: its keys must name the"
+        " layer (see `layouts`)"
+    )
 
 
 def assert_sharded_as_declared(report, layouts):
@@ -1272,7 +1381,9 @@ def assert_sharded_as_declared(report, layouts):
     shardings = report["shardings"]
     for path, axes in layouts.items():
         if path not in report["absent"]:
-            assert shardings.get(path) == list(axes), path
+            got = shardings.get(path)
+            message = f"{path} is sharded over {got}, declared {list(axes)}"
+            assert got == list(axes), f"{message} (see `layouts`)"
     for path, axes in shardings.items():
         message = f"{path} is sharded: it declares no layout"
         assert path in layouts or axes == [None] * len(axes), message
@@ -1292,7 +1403,10 @@ def assert_sharded_fit_step_trains_like_one_device(report):
 
 def assert_sharded_model_saves_and_loads(report):
     """A model saved under ModelParallel loads sharded alike, computing the same."""
-    assert report["loaded_shardings"] == report["shardings"]
+    assert report["loaded_shardings"] == report["shardings"], (
+        f"the loaded model is sharded as {report['loaded_shardings']}, the saved one as"
+        f" {report['shardings']}"
+    )
     for got, want in zip(report["loaded_outputs"], report["trained_outputs"]):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
@@ -1300,11 +1414,13 @@ def assert_sharded_model_saves_and_loads(report):
 def assert_warns_of_a_layer_named_by_hand(report, layouts):
     """Keras warns of each declared weight (by path) of a layer whose name the layout
     map does not know, and of nothing for the layer it does."""
-    assert not report["warnings"], report["warnings"]
+    assert not report["warnings"], f"Keras warned: {report['warnings']}"
     # Each declared weight, by path (a generated sublayer warns of its own weights too).
     warned = {message.split()[0] for message in report["renamed_warnings"]}
     absent = report["absent"]
-    assert warned == {f"named_by_hand/{p}" for p in layouts if p not in absent}, warned
+    expected = {f"named_by_hand/{p}" for p in layouts if p not in absent}
+    message = f"Keras warned of {sorted(warned)}, expected {sorted(expected)}"
+    assert warned == expected, f"{message} (see `layouts`)"
 
 
 def call_args(values, dtypes):
@@ -1343,15 +1459,17 @@ def assert_matches_numpy_reference(
         layer = example.make_layer()
         layer(*arguments(inputs), **keywords)
         if weights is not None:
-            for name, value in weights.items():  # as stated
-                getattr(layer, name).assign(np.array(value))
+            assign_stated_weights(layer, weights)
         else:
             set_seeded_weights(layer)
         if state_moves_first:
             layer(*arguments(example.make_inputs(1)), training=True)
         outputs = example.call(layer, inputs, training=False, **keywords)
         expected = example.outputs(reference(layer, inputs, **keywords))
-        assert len(outputs) == len(expected), case
+        assert len(outputs) == len(expected), (
+            f"{case}: the layer returns {len(outputs)} outputs, the reference"
+            f" {len(expected)} (see `example.reference`)"
+        )
         for got, want in zip(outputs, expected):
             np.testing.assert_allclose(
                 numpy(got), want, rtol=1e-5, atol=atol, err_msg=case
@@ -1370,7 +1488,8 @@ def assert_each_keyword_argument_runs(example, cases, symbolic_shapes=False):
         outputs = example.call(layer, inputs, training=False, **keywords)
         for out in outputs:
             if is_float(out):
-                assert np.all(np.isfinite(numpy(out))), name
+                message = f"outputs with {name}: not finite"
+                assert np.all(np.isfinite(numpy(out))), message
         if symbolic_shapes:
             given = {
                 key: symbolic(value) if isinstance(value, np.ndarray) else value
@@ -1378,7 +1497,11 @@ def assert_each_keyword_argument_runs(example, cases, symbolic_shapes=False):
             }
             specs = layer.compute_output_spec(*arguments(symbolic(inputs)), **given)
             eager = [tuple(out.shape) for out in outputs]
-            assert [tuple(spec.shape) for spec in example.outputs(specs)] == eager, name
+            computed = [tuple(spec.shape) for spec in example.outputs(specs)]
+            assert computed == eager, (
+                f"with {name}: Keras computes output shapes {computed}, a call returns"
+                f" {eager} (see `output_shape`)"
+            )
 
 
 def assert_saves_and_loads_built_with_each_keyword_tensor(example, given, folder):
@@ -1614,7 +1737,8 @@ def assert_matches_golden(example, golden_run, test_file):
     recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
     for name, outputs in recorded.items():
         assert name in runs, f"the tests no longer compute the recorded {name}"
-        assert len(runs[name]) == len(outputs)
+        message = f"the {name}: {len(runs[name])} now, {len(outputs)} recorded"
+        assert len(runs[name]) == len(outputs), message
         message = f"the {name} changed since they were recorded (generate --record)"
         for got, want in zip(runs[name], outputs):
             want = np.asarray(want)
@@ -1634,15 +1758,24 @@ def assert_declared_losses(example, inference_losses=0, expected=None, count=Non
     layer(*arguments(inputs))
     set_seeded_weights(layer)
     layer(*arguments(inputs), training=False)
-    assert len(layer.losses) == inference_losses, "losses of an inference call"
+    assert len(layer.losses) == inference_losses, (
+        f"an inference call adds {len(layer.losses)} losses, declared"
+        f" {inference_losses} (see `losses`: `training_only`)"
+    )
     layer(*arguments(inputs), training=True)
     if expected is None:
-        assert len(layer.losses) == count
-        for loss in layer.losses:
-            assert np.all(np.isfinite(numpy(loss)))
+        assert len(layer.losses) == count, (
+            f"a training call adds {len(layer.losses)} losses, declared {count}"
+            " (see `losses`)"
+        )
+        for index, loss in enumerate(layer.losses):
+            assert np.all(np.isfinite(numpy(loss))), f"loss {index} is not finite"
         return
     expected = expected(layer, inputs)
-    assert len(layer.losses) == len(expected)
+    assert len(layer.losses) == len(expected), (
+        f"a training call adds {len(layer.losses)} losses, declared {len(expected)}"
+        " (see `losses`)"
+    )
     for actual, want in zip(layer.losses, expected):
         np.testing.assert_allclose(numpy(actual), numpy(want), rtol=1e-5, atol=1e-6)
 

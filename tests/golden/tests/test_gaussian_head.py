@@ -41,7 +41,10 @@ EXAMPLE = support.Example(
 def as_list(outputs):
     """The layer returns its outputs by name: here in the declared order."""
     if isinstance(outputs, dict):
-        assert sorted(outputs) == sorted(OUTPUT_NAMES), list(outputs)
+        assert sorted(outputs) == sorted(OUTPUT_NAMES), (
+            f"the layer returns {sorted(outputs)}, declared {sorted(OUTPUT_NAMES)}"
+            " (see `outputs`)"
+        )
         return [outputs[name] for name in OUTPUT_NAMES]
     return support.as_list(outputs)
 
