@@ -79,11 +79,18 @@ def report_conflicts(conflicts, echo: Echo) -> None:
             f" (or run `layergen resolve {where} --ours|--theirs`)"
         )
         for c in found:
-            what = (
-                f"`{c.member}` was edited by hand and the declaration changes it too: both are in the file"
-                if c.member
-                else "an unsettled conflict between a hand edit and the declaration"
-            )
+            if not c.member:
+                what = "an unsettled conflict between a hand edit and the declaration"
+            elif c.no_base:
+                what = (
+                    f"`{c.member}` differs from its generation, and with no base layergen cannot"
+                    " tell a hand edit from an older generation: both are in the file"
+                )
+            else:
+                what = (
+                    f"`{c.member}` was edited by hand and the declaration changes it too:"
+                    " both are in the file"
+                )
             echo(f"{where}:{c.line}: conflict: {what}; {settle} [conflict]", err=True)
 
 

@@ -44,8 +44,13 @@ class Outcome:
     no_base: list[Path] = field(default_factory=list)
 
     def changed(self) -> list[Path]:
-        """The files a write would change, deletions included."""
-        changed = [p for p, text in self.files.items() if not same_text(p, text)]
+        """The files a write would change, deletions included (a lost base the file itself
+        proves is written again, and is no change)."""
+        changed = [
+            p
+            for p, text in self.files.items()
+            if p not in self.lock.rebuilt and not same_text(p, text)
+        ]
         return changed + [p for p in self.deleted if p.exists()]
 
     def is_lock_file(self, path: Path) -> bool:
@@ -231,10 +236,22 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
         current = Seen.read(source).text
         # The base it is merged against: an undone run's, whose class had the old name.
         base = lock.merge_base(source, split_line_ends(current)[0]) if current else None
-        if base is None or module not in plan.generated:
+        if current is None or module not in plan.generated:
             continue
-        old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))
-        new = set(_CLASS.findall(plan.generated[module])) - set(_CLASS.findall(base))
+        if base is not None:
+            old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))
+            new = set(_CLASS.findall(plan.generated[module])) - set(_CLASS.findall(base))
+        else:  # the base is lost: the lock's records name the class before and after
+            old, new = {_class_of(plan.lock, source)}, {_class_of(lock, module)}
+            if old & new or "" in old | new or old - set(_CLASS.findall(current)):
+                continue
         if len(old) == 1 and len(new) == 1:
             renames[module] = renames[test] = {old.pop(): new.pop()}
     return renames
+
+
+def _class_of(lock: Lock, module: Path) -> str:
+    """The class of the declaration whose generated files include `module`, as `lock`
+    records it ("" when none does)."""
+    key = lock.key(module)
+    return next((r.name for r in lock.records.values() if key in r.outputs), "")

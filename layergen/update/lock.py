@@ -168,6 +168,10 @@ class Lock:
         # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
         # merged as never generated, and said.
         self.lost: set[str] = set()
+        self._rebuilt: set[str] = set()  # keys whose base is the file itself (`_as_generated`)
+        # Base files `files()` writes again from the file itself: bookkeeping the file proves,
+        # no change a `--check` reports (a clone that ignores `.layergen/` stays green).
+        self.rebuilt: set[Path] = set()
 
     @property
     def path(self) -> Path:
@@ -187,6 +191,7 @@ class Lock:
         other._undo_texts = dict(self._undo_texts)
         other._merge_bases = dict(self._merge_bases)
         other.lost = set(self.lost)
+        other._rebuilt = set(self._rebuilt)
         return other
 
     def _changing(self) -> None:
@@ -250,7 +255,7 @@ class Lock:
             entry = self.entries.get(key)
             if entry is None:
                 return None
-            text = self._stored(key, entry.digest)
+            text = self._stored(key, entry.digest) or self._as_generated(key, entry.digest)
             if text is None:
                 self.lost.add(key)
                 return None
@@ -287,14 +292,18 @@ class Lock:
     def _stored(self, key: str, digest: str) -> str | None:
         """The stored text of that digest; None when it is missing or altered (a clone of a
         repository that ignores `.layergen/` still runs)."""
-        file = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
-        try:
-            # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
-            text = file.read_text(encoding="utf-8") if file.is_file() else None
-        except (OSError, UnicodeDecodeError):
-            text = None
+        text = _read(self.root / BASES / f"{key}.{digest[:_DIGITS]}")
         if text is None or _digest(text) != digest:
             return None
+        return text
+
+    def _as_generated(self, key: str, digest: str) -> str | None:
+        """The file itself, when its text is the generation the lock records: its own base
+        (`.layergen/base/` lost, nothing edited since); rebuilt when the lock is written."""
+        text = _read(self.root / key)
+        if text is None or _digest(text) != digest:
+            return None
+        self._rebuilt.add(key)
         return text
 
     def formatted(self, path: Path, source_digest: str) -> str | None:
@@ -373,6 +382,7 @@ class Lock:
         self._changing()
         key = self._key(path)
         self._texts[key] = generated
+        self._rebuilt.discard(key)
         digest = _digest(generated)
         was = self.entries.get(key)
         if conflicted:
@@ -411,10 +421,12 @@ class Lock:
         out: dict[Path, str] = {}
         for key, entry in sorted(self.entries.items()):
             file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
-            if (
-                key in self._texts and not file.exists()
-            ):  # named by its digest: one on disk is this text
-                out[file] = self._texts[key]
+            if not file.exists():  # named by its digest: one on disk is this text
+                text = self._texts.get(key) or self.base(self.root / key)
+                if text is not None:
+                    out[file] = text
+                    if key in self._rebuilt and _digest(text) == entry.digest:
+                        self.rebuilt.add(file)
             if entry.undo and key in self._undo_texts:
                 for digest, text in zip(entry.undo, self._undo_texts[key]):
                     undo = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
@@ -472,6 +484,14 @@ class Lock:
         # (a tests folder outside the project) are spelled so the base file stays inside.
         relative = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(self.root)))
         return "/".join("__up__" if part == ".." else part for part in relative.parts)
+
+
+def _read(file: Path) -> str | None:
+    try:
+        # `\r\n` read as `\n`: a checkout may add them. A pipe would never end.
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _unreadable(path: Path, line: int, why: str, hint: str) -> Diagnostic:

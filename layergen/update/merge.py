@@ -36,6 +36,8 @@ _EMPTY = cst.Module([])
 class Conflict:
     member: str  # "ScaledDense.call", "import keras", ...
     line: int  # 1-based line of its `<<<<<<<` marker in the merged text
+    # No base to merge against: the file's side may be a hand edit or an older generation.
+    no_base: bool = False
 
 
 @dataclass
@@ -171,7 +173,9 @@ def _with_markers(result: cst.Module, pending: list[_Pending], first: str = OURS
     for i1, i2, ours, theirs, index in sorted(hunks, key=lambda h: h[0]):
         firsts.setdefault(index, i1 + shift + 1)
         shift += len(ours) + len(theirs) + 3 - (i2 - i1)
-    conflicts = [Conflict(p.member, firsts.get(i, 1)) for i, p in enumerate(pending)]
+    conflicts = [
+        Conflict(p.member, firsts.get(i, 1), first == UNKNOWN) for i, p in enumerate(pending)
+    ]
     return Merged("".join(out), sorted(conflicts, key=lambda c: c.line))
 
 

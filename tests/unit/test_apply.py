@@ -152,6 +152,8 @@ def test_a_lost_base_folder_is_no_dead_end(scaler_project):
 
     shutil.rmtree(scaler_project / ".layergen")
     assert cli("generate", "--check", "layers").exit_code == 0  # the files are as recorded
+    # Edited by hand: the file is no longer its own base (tests/unit/test_lost_base.py).
+    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
     edit(scaler_project / "layers" / "scaler.layer.yaml", "initializer: ones", "initializer: zeros")
     result = cli("generate", "layers")
     assert result.exit_code == 1 and "[no-base]" in result.output, result.output

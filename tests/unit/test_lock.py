@@ -114,6 +114,11 @@ def test_a_lock_that_is_not_utf8_is_a_located_error_and_a_bad_base_is_said(scale
     lock.write_bytes(good)
     (base,) = (scaler_project / ".layergen" / "base" / "layers").glob("scaler.py.*")
     corrupt(base)
+    # A file as the lock recorded it is its own base; hand-edited, nothing tells its base.
+    module = scaler_project / "layers" / "scaler.py"
+    module.write_text(
+        module.read_text().replace("        return x", "        # mine\n        return x")
+    )
     # Issue 34: a base text lost or altered is no dead end: merged as never generated, said.
     for args in (("generate", "--check", "layers"), ("sync", "layers")):
         result = run(*args)
