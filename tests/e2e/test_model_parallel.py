@@ -2,7 +2,7 @@
 `get_layout_map` under `keras.distribution.ModelParallel`, on JAX with 8 host CPU devices.
 
 The generated tests of each example check its own sharding against one device
-(tests/e2e/test_generated.py runs them); here, the README's model made of the three sharded
+(tests/e2e/test_generated.py runs them); here, the docs' model made of the three sharded
 examples runs as written, a sublayer renamed in a declaration stays sharded once the project
 is generated again, and one renamed by hand in the code (how keras-hub's hand-written regexes
 drift from the layers) fails the generated tests. About 3 minutes on two cores.
@@ -42,17 +42,16 @@ def project(tmp_path):
     return root
 
 
-def readme_example() -> tuple[str, str]:
-    """The README's model sharded by the generated layout map, and what it prints there."""
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("## Model parallelism") :]
+def docs_example() -> tuple[str, str]:
+    """The docs' model sharded by the generated layout map, and what it prints there."""
+    section = (REPO / "docs" / "model-parallelism.md").read_text()
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
     printed = re.search(r"It prints.*?```\n(.*?)```", section, re.DOTALL).group(1)
     return code, printed
 
 
-def test_the_readme_model_is_sharded_by_the_generated_layout_map(project):
-    """About 30 s: the README's example as written, then one fit step on the mesh."""
+def test_the_docs_model_is_sharded_by_the_generated_layout_map(project):
+    """About 30 s: the docs' example as written, then one fit step on the mesh."""
     check = """
 import numpy as np
 specs = {w.path: tuple(w.value.sharding.spec) for w in model.weights}
@@ -72,7 +71,7 @@ history = model.fit(tokens, tokens, epochs=1, verbose=0)
 assert np.isfinite(history.history["loss"][0])
 print("sharded and trained")
 """
-    code, printed = readme_example()
+    code, printed = docs_example()
     result = subprocess.run(
         [sys.executable, "-c", code + check],
         cwd=project,
