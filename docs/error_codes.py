@@ -119,7 +119,6 @@ ERRORS = {
     "no-tests": "`layergen tests` alone before it has written tests for any layer",
     "unknown-example": "a required argument whose type the code does not say: pass `--example name=value`",
     "default-input-shape": "a layer whose code states no input rank: its tests use `(2, 4)` (a note)",
-    "several-layers": "`adopt` of a module that holds several layers: adopt one with `FILE:Class`",
     "adopt-base": "`adopt` of a class whose base is not one Keras class",
     "adopt-call": "`adopt` of a `call` that takes `*args` or `**kwargs`",
     "adopt-registration": "`adopt` of a class registered under a package that is computed, or a name other than its own",

@@ -109,17 +109,14 @@ def _read(path: Path) -> str | None:
     return path.read_text() if path.is_file() else None
 
 
-def source_codes() -> set[str]:
+def source_codes(root: Path = SOURCE) -> set[str]:
     """The codes layergen's source gives its diagnostics (the rule modules' own codes are
     the rules' pages'). A code is a string given to the parameter `code` of a function that
     also takes a `message` (by position or keyword; `Diagnostic`'s fourth), or its default;
-    the code of a layout `Problem` tuple; or the ` [code]` a printed line ends with. A code made with an f-string
-    (`unknown-{kind}`) comes back as a pattern, `unknown-*`."""
-    trees = [
-        ast.parse(p.read_text())
-        for p in sorted(SOURCE.rglob("*.py"))
-        if RULES_SOURCE not in p.parents
-    ]
+    the code of a layout `Problem` tuple; or the ` [code]` a printed line ends with. A code
+    made with an f-string (`unknown-{kind}`) comes back as a pattern, `unknown-*`."""
+    rules = root / RULES_SOURCE.relative_to(SOURCE)
+    trees = [ast.parse(p.read_text()) for p in sorted(root.rglob("*.py")) if rules not in p.parents]
     where = {"Diagnostic": 3}
     for tree in trees:
         for node in ast.walk(tree):
