@@ -46,7 +46,9 @@ class CheckCache:
     def __init__(self, settings: CheckSettings):
         self.path = settings.root / FOLDER / NAME
         self.salt = _salt(settings)
-        self.summaries: dict[str, list] = {}  # text hash -> [defined, used, registrars, headers]
+        self.summaries: dict[str, list] = (
+            {}
+        )  # text hash -> [defined, used, refs, registrars, headers]
         self.findings: dict[str, list] = (
             {}
         )  # key -> [[[code, line, col, message, hint, fix]], not run]
@@ -63,12 +65,14 @@ class CheckCache:
         if found is None:
             return None
         self.used.add(digest)
-        return Names(frozenset(found[0]), frozenset(found[1])), set(found[2]), found[3]
+        names = Names(frozenset(found[0]), frozenset(found[1]), frozenset(found[2]))
+        return names, set(found[3]), found[4]
 
     def remember(self, digest: str, names: Names, registrars: set[str], headers: str) -> None:
         self.summaries[digest] = [
             sorted(names.defined),
             sorted(names.used),
+            sorted(names.refs),
             sorted(registrars),
             headers,
         ]

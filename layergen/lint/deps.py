@@ -1,18 +1,19 @@
-"""Which files can change a file's findings, told from their text (and `headers`).
+"""Which files can change a file's findings.
 
 A class's rules read its parents, the classes its sublayers are made of, its direct
-subclasses and the project's registration functions, and the run finds every one of them
-by name. So:
+subclasses, the modules its Keras comes from and the project's registration functions;
+every one of them is found through the imports of the file that names it
+(kinds.find_class, keras.which). So:
 
 - the prefilter skips a file that cannot be a Keras class itself (no `keras`, no
   `def call`, no `register_keras_serializable`) and that shares no class name with the
-  files read (names none of their classes, and none of its classes is named there);
-- the cache keys a file's findings by the files it names, transitively, and by what the
-  rules read of its subclasses: their class headers and `super().__init__` calls
-  (`headers`), not their bodies, so a subclass's edit does not check its base again.
-
-Names are over-counted, never missed: that only costs time. A file not parsed is known by
-every word of its text; a parsed one by the names its code uses (Names.of_source).
+  files read; a file not parsed yet is known there by the words of its text, which only
+  costs time;
+- the cache keys a file's findings by the files its parsed imports and resolved names
+  reach (`references`), transitively, and by what the rules read of its subclasses: their
+  class headers and `super().__init__` calls (`headers`), not their bodies, so a
+  subclass's edit does not check its base again. Words of a text (a docstring saying
+  "a class to ...") tie no file; a file that does not parse ties nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .source import SourceFile, identifiers, is_super_call
+from .kinds import PUBLIC, absolute, module_parts
+from .source import SourceFile, identifiers, is_super_call, walk
 
 WORD = re.compile(r"\w+")
 CLASS = re.compile(r"\bclass\s+(\w+)")
@@ -33,8 +35,9 @@ REGISTRATION = "register_keras_serializable"
 
 @dataclass(frozen=True)
 class Names:
-    defined: frozenset[str]  # the names after `class`
+    defined: frozenset[str]  # the classes it defines (the names after `class` in its text)
     used: frozenset[str]  # every word of the text, or the names its code uses once parsed
+    refs: frozenset[str] = frozenset()  # what its code names in other modules (parsed only)
 
     @classmethod
     def of(cls, text: str) -> Names:
@@ -44,7 +47,29 @@ class Names:
     def of_source(cls, source: SourceFile) -> Names:
         """Of a parsed file: a class named in a docstring, a comment or an error message
         ties no file to it (on keras/src, a median edit then checks 16 files again, not 382)."""
-        return cls(frozenset(CLASS.findall(source.text)), identifiers(source.tree))
+        return cls(
+            frozenset(c.name for c in source.classes),
+            identifiers(source.tree),
+            references(source),
+        )
+
+
+def references(source: SourceFile) -> frozenset[str]:
+    """The dotted names the file's code reaches through its imports (`from .blocks import
+    Block`, `blocks.Block`, `from .utils import keras`, `from pkg import *`): the only way a
+    rule finds a class or a module of another file. Keras's and the other frameworks'
+    public names reach no file of the project."""
+    imports = source.imports
+    found = set(imports.values())
+    for node in walk(source.tree):
+        if type(node) is not ast.Attribute:
+            continue
+        root = node.value
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is ast.Name and root.id in imports:
+            found.add(source.resolve(node) or "")
+    return frozenset(n for n in found if n and not (n.startswith(PUBLIC) and ".src." not in n))
 
 
 def may_be_keras(text: str) -> bool:
@@ -85,19 +110,19 @@ class Graph:
 
     def __init__(self, paths: list[Path], names: dict[Path, Names]):
         self.paths = paths
-        definers: dict[str, list[Path]] = {}
+        definers: dict[str, list[Path]] = {}  # class name -> the files defining one
+        modules: dict[str, list[Path]] = {}  # last part of a module -> its files
         for path in paths:
             for name in names[path].defined:
                 definers.setdefault(name, []).append(path)
-        refs = {path: names[path].used & definers.keys() for path in paths}
-        users: dict[str, set[Path]] = {}
-        for path in paths:
-            for name in refs[path]:
-                users.setdefault(name, set()).add(path)
-        self.direct = {path: {d for n in refs[path] for d in definers[n]} for path in paths}
-        self.children = {
-            path: {u for n in names[path].defined for u in users.get(n, ())} for path in paths
-        }
+            parts = module_parts(str(path))
+            if parts:
+                modules.setdefault(parts[-1], []).append(path)
+        self.direct = {path: _reached(path, names[path].refs, definers, modules) for path in paths}
+        self.children: dict[Path, set[Path]] = {path: set() for path in paths}
+        for path, reached in self.direct.items():
+            for other in reached:
+                self.children[other].add(path)
 
     def context(self, paths: list[Path]) -> set[Path]:
         """The files the findings of `paths` can depend on, themselves included: what they
@@ -135,6 +160,41 @@ class Graph:
             )
             for path in self.paths
         }
+
+
+def _reached(path: Path, refs, definers, modules) -> set[Path]:
+    """The files a file's references can name: the module each names (or the module it
+    imports a name from, which may re-export it), and the classes of that name in it or
+    in a module of the package it names (as kinds.find_class looks them up)."""
+    found = set()
+    for ref in refs:
+        parts = absolute(str(path), ref)
+        *wanted, short = parts
+        wanted = tuple(wanted)
+        if short == "*":  # `from pkg import *`: any class of pkg
+            found.update(
+                p for ps in definers.values() for p in ps if _within(module_parts(str(p)), wanted)
+            )
+            continue
+        for candidate in modules.get(short, ()):  # `import pkg.blocks`
+            if module_parts(str(candidate))[-len(parts) :] == parts:
+                found.add(candidate)
+        if not wanted:
+            continue
+        for candidate in modules.get(wanted[-1], ()):  # `from pkg.utils import keras`
+            if module_parts(str(candidate))[-len(wanted) :] == wanted:
+                found.add(candidate)
+        for candidate in definers.get(short, ()):  # `from pkg import Block`
+            if _within(module_parts(str(candidate)), wanted):
+                found.add(candidate)
+    found.discard(path)
+    return found
+
+
+def _within(parts: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """Whether `wanted` is a run of `parts` (the module it names, or a package above it)."""
+    size = len(wanted)
+    return any(parts[start : start + size] == wanted for start in range(len(parts) - size + 1))
 
 
 def headers(source: SourceFile) -> str:

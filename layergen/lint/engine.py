@@ -183,11 +183,18 @@ def _check_files(
     first = {path for path in read if read_all or may_be_keras(read[path]) or "keras" in read[path]}
     ok = {path for path in read if path in first and known(path)}  # in order
 
+    words: dict[Path, Names] = {}  # of the files not parsed yet: for the prefilter only
+
     def names_of(path: Path) -> Names:
-        if path not in names:
-            source = report.files.get(path)
-            names[path] = Names.of_source(source) if source else Names.of(read[path])
-        return names[path]
+        if path in names:
+            return names[path]
+        source = report.files.get(path)
+        if source is not None:
+            names[path] = Names.of_source(source)
+            return names[path]
+        if path not in words:
+            words[path] = Names.of(read[path])
+        return words[path]
 
     kept = [
         path

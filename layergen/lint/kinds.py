@@ -164,13 +164,17 @@ def module_parts(path: str) -> tuple[str, ...]:
 
 
 def _absolute(source: SourceFile, name: str) -> tuple[str, ...]:
+    return absolute(source.path, name)
+
+
+def absolute(path: str, name: str) -> tuple[str, ...]:
     """`.blocks.Block` in pkg/layer.py -> (..., "pkg", "blocks", "Block"), as module_parts
     spell it. Parts, never a dotted string: a folder's name may hold a dot (`proj-1.0`)."""
     level = len(name) - len(name.lstrip("."))
     if not level:
         return tuple(name.split("."))
-    package = module_parts(source.path)
-    if not source.path.endswith("__init__.py"):
+    package = module_parts(path)
+    if not path.endswith("__init__.py"):
         package = package[:-1]
     package = package[: len(package) - (level - 1)]
     return (*package, *name[level:].split("."))

@@ -142,3 +142,67 @@ def test_names_in_strings_and_comments_tie_no_files(tmp_path):
     again = check_files(files, settings, cache=CheckCache(settings))
     assert found(again) == found(first) == found(check_files(files, settings))
     assert sorted(p.name for p in again.files) == ["base.py", "layer_7.py"]
+
+
+def test_the_word_class_in_prose_defines_no_class(tmp_path):
+    """A docstring saying "An abstract class to handle ..." defined a class `to` (the text
+    was read with a regular expression): every file whose code uses a name `to` then
+    depended on every such file, and one edit checked them all again."""
+    files, settings = chain(tmp_path, 30, linked=False)
+    for n in range(30):
+        path = tmp_path / f"layer_{n}.py"
+        path.write_text(
+            '"""An abstract class to handle the class token."""\n'
+            + path.read_text().replace(
+                f"        return self.inner(x) * {n}",
+                f"        to, token = x, {n}\n        return self.inner(to) * token",
+            )
+        )
+    first = check_files(files, settings, cache=CheckCache(settings))
+    edited = tmp_path / "layer_7.py"
+    edited.write_text(edited.read_text().replace("token = x, 7", "token = x, 70"))
+    again = check_files(files, settings, cache=CheckCache(settings))
+    assert found(again) == found(first) == found(check_files(files, settings))
+    assert sorted(p.name for p in again.files) == ["base.py", "layer_7.py"]
+
+
+def test_files_are_tied_by_what_their_imports_name_not_by_a_namesake(tmp_path):
+    """A class is found through the import that names it (kinds.find_class): a class of
+    the same name in another package is another class, and its edit checks nothing else."""
+    for package in ("first", "second"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        (tmp_path / package / "base.py").write_text(BASE)
+    for n in range(5):
+        text = LAYER.format(n=n, previous=0).replace("from base import", "from .base import")
+        text = text.replace("from layer_0 import Layer0\n", "").replace(
+            "Layer0(dtype=self.dtype_policy)", "keras.layers.Dense(2)"
+        )
+        (tmp_path / "first" / f"layer_{n}.py").write_text(text)
+    settings = CheckSettings(root=tmp_path, select=frozenset(RULES))
+    files = python_files([tmp_path], settings)
+    first = check_files(files, settings, cache=CheckCache(settings))
+    edited = tmp_path / "second" / "base.py"
+    edited.write_text(edited.read_text().replace("width=4", "width=5"))
+    again = check_files(files, settings, cache=CheckCache(settings))
+    assert found(again) == found(first) == found(check_files(files, settings))
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in again.files) == ["second/base.py"]
+
+
+def test_a_file_read_for_the_prefilter_is_tied_by_its_code_not_its_words(tmp_path):
+    """A file without Keras is first known by the words of its text (the prefilter reads no
+    tree): once parsed, the cache ties it by what its code names, not by its docstring;
+    one that does not parse ties nothing."""
+    files, settings = chain(tmp_path, 10, linked=False)
+    names = ", ".join(f"Layer{n}" for n in range(10))
+    (tmp_path / "registry.py").write_text(
+        f'class Registry:\n    """Lists {names} and BaseBlock."""\n\n    size = 10\n'
+    )
+    (tmp_path / "broken.py").write_text(f"class Broken(:\n    # {names}, BaseBlock\n")
+    files = python_files([tmp_path], settings)
+    first = check_files(files, settings, cache=CheckCache(settings))
+    edited = tmp_path / "layer_3.py"
+    edited.write_text(edited.read_text().replace("* 3", "* 30"))
+    again = check_files(files, settings, cache=CheckCache(settings))
+    assert found(again) == found(first) == found(check_files(files, settings))
+    assert sorted(p.name for p in again.files) == ["base.py", "layer_3.py"]
