@@ -214,6 +214,33 @@ def test_a_fit_step_without_trainable_weights_fails_or_skips_as_declared(support
         )
 
 
+class LoraDense(keras.layers.Layer):
+    """A dense layer with a low-rank update, `lora_b` initialised to zeros as every LoRA
+    is: at the initial weights no gradient reaches `lora_a`, at any other it does."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], 3))
+        self.lora_a = self.add_weight(name="lora_a", shape=(input_shape[-1], 2))
+        self.lora_b = self.add_weight(name="lora_b", shape=(2, 3), initializer="zeros")
+
+    def call(self, x):
+        update = ops.matmul(ops.matmul(x, self.lora_a), self.lora_b)
+        return ops.matmul(x, self.kernel) + update
+
+
+class LoraIgnoresA(LoraDense):
+    """The update reads `lora_b` alone: no gradient ever reaches `lora_a`."""
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel) + ops.sum(self.lora_b) * x[:, :3]
+
+
+def test_a_fit_step_from_seeded_weights_trains_a_lora_with_zero_lora_b(support):
+    support.assert_fit_step_trains_every_weight(example(support, LoraDense))
+    with pytest.raises(AssertionError, match=r"no gradient reaches weight .*lora_a"):
+        support.assert_fit_step_trains_every_weight(example(support, LoraIgnoresA))
+
+
 class Reversible(keras.layers.Layer):
     """Projects 4 features to 3, or with `reverse=True` 3 back to 4 through a weight of
     its own, which the default call never reads (as an untied ReversibleEmbedding);

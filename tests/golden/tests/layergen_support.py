@@ -483,7 +483,9 @@ def assert_weights_match(
 
 
 def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
-    """One compiled `fit` step moves every trainable weight: a gradient reaches each.
+    """One compiled `fit` step, from seeded weights (as the numeric checks take them: at
+    the initializers a gradient may be exactly zero, as a LoRA's `lora_a` is while its
+    `lora_b` starts at zeros), moves every trainable weight: a gradient reaches each.
     `has_trainable`: the declaration says the layer has some (else, where it has none,
     the test is skipped: the gradient test checks such a layer). `cases`: call cases
     `(keywords, inputs)` fitted through too, each on a layer it builds; a weight counts
@@ -499,10 +501,12 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
             "the layer has no trainable weights, yet the declaration has some"
             " (see `weights.*.trainable`)"
         )
+    set_seeded_weights(layer)
     moved = weights_a_fit_step_moves(example, layer, model, inputs)
     for keywords, case_inputs in cases:
         case = example.make_layer()
         case_model = example.model(case, case_inputs, keywords)
+        set_seeded_weights(case)
         arrays = [v for v in keywords.values() if isinstance(v, np.ndarray)]
         given = [*as_list(case_inputs), *arrays] if arrays else case_inputs
         moved |= weights_a_fit_step_moves(example, case, case_model, given)
