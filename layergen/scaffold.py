@@ -178,5 +178,27 @@ def _example(kind: str) -> str:
     }[kind]
 
 
+# The words of a class name, in the order tried: a mixed-case acronym (LoRA, MoE, PReLU),
+# capitals (GPT2, HTML, the V of DenseV2), a word with its digits and the dimension
+# letter after them (Conv2D).
+_WORDS = re.compile(
+    r"[A-Z]*[A-Z][a-z][A-Z]+(?![a-z])\d*"
+    r"|[A-Z]+\d*(?![a-z])"
+    r"|[A-Z]?[a-z]+(?:\d+(?:[A-Z](?![a-z]))?)?"
+    r"|\d+"
+)
+
+
+def module_name(name: str) -> str:
+    """The module of a new class: its words in snake case, an acronym kept one word
+    (`LoRADense` -> `lora_dense`, `GPT2Block` -> `gpt2_block`, `Conv2D` -> `conv2d`, as
+    Keras names a Conv2D). Keras's own `to_snake_case` splits `LoRA` in two (`lo_ra`)."""
+    parts = []
+    for part in name.split("_"):
+        words = _WORDS.findall(part)
+        parts.append("_".join(words) if "".join(words) == part else snake(part))
+    return "_".join(parts).lower()
+
+
 def file_name(name: str) -> str:
-    return f"{snake(name)}.layer.yaml"
+    return f"{module_name(name)}.layer.yaml"

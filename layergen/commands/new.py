@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -35,6 +37,20 @@ def new(
     outside = outside_paths(folder, config)
     if outside:
         raise DiagnosticError([outside])
+    twice = [
+        Diagnostic(option, None, None, "duplicate-name", f"`{twin}` is given twice", "give it once")
+        for option, names in (("--weights", weights), ("--inputs", inputs))
+        for twin in {n for n in names if list(names).count(n) > 1}
+    ]
+    if twice:
+        raise DiagnosticError(twice)
+    text = modeline(path, config.root) + declaration(
+        name, list(weights), parse_params(params), list(inputs)
+    )
+    try:  # the same checks as a file the user wrote, reported at what the person typed
+        parse_declaration(str(path), text.encode())
+    except DiagnosticError as exc:
+        raise DiagnosticError(_as_typed(exc.diagnostics, str(path), text)) from None
     if path.exists() and not force:
         raise DiagnosticError(
             [
@@ -64,10 +80,6 @@ def new(
             ]
         )
 
-    text = modeline(path, config.root) + declaration(
-        name, list(weights), parse_params(params), list(inputs)
-    )
-    parse_declaration(str(path), text.encode())  # the same checks as a file the user wrote
     # The declaration, and the schema its first line points editors to, are written with
     # the layer and its tests, by the same run: all of them, or (an error) none.
     schema = schema_path(config.root)
@@ -86,6 +98,33 @@ def new(
         if code == 0 and not quiet:
             echo(_next_steps(path, run.companions))
     return code
+
+
+# The option each section of a scaffolded declaration comes from ("layer": the class name);
+# a mistake elsewhere (`call`, `example`) follows from one of them.
+_TYPED = {
+    "layer": "layergen new",
+    "params": "--params",
+    "weights": "--weights",
+    "inputs": "--inputs",
+}
+
+
+def _as_typed(diagnostics: list[Diagnostic], path: str, text: str) -> list[Diagnostic]:
+    """Mistakes in the declaration `new` would write, at the name or option they came from
+    (the file is not there for the person to open); those that follow from another, left out."""
+    typed, following = [], []
+    lines = text.split("\n")
+    for diagnostic in diagnostics:
+        if diagnostic.path != path or diagnostic.line is None:
+            typed.append(diagnostic)
+            continue
+        sections = re.findall(r"^(\w+):", "\n".join(lines[: diagnostic.line]), re.M)
+        section = sections[-1] if sections else "layer"
+        where = _TYPED.get(section, "layergen new")
+        moved = replace(diagnostic, path=where, line=None, col=None)
+        (typed if section in _TYPED else following).append(moved)
+    return typed or following
 
 
 def _as_generated(module: Path, root: Path) -> bool:

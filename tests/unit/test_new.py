@@ -105,3 +105,23 @@ def test_new_refuses_a_module_already_there(scaler_project):
     assert "    # a note\n" in module(scaler_project) and "self.units = units" in module(
         scaler_project
     )
+
+
+def test_new_reports_a_bad_name_or_option_as_typed_not_in_a_file_it_did_not_write(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    for args, where in (
+        (("scaled_dense",), "layergen new: error: `scaled_dense` is not a valid class name"),
+        (("class",), "layergen new: error: `class` is not a valid class name"),
+        (("Gain", "--params", "x:int"), "--params: error: param `x` has the name of an input"),
+        (("Gain", "--inputs", "x,x"), "--inputs: error: `x` is given twice"),
+        (("3Dense",), "layergen new: error: `3Dense` is not a valid class name"),
+        (("Gain", "--weights", "1x"), "--weights: error: weight `1x` is not a Python identifier"),
+    ):
+        result = run("new", *args)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(where), result.output
+        assert ".layer.yaml" not in result.output and "line" not in result.output
+        assert result.output.count("error:") == 1, result.output
+        assert not (tmp_path / "layers").exists()
