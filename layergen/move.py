@@ -14,6 +14,7 @@ Nothing else is guessed; anything else is a located error, and nothing is writte
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -62,7 +63,10 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
             text = renamed
         rewritten = _imports(config, record, new, class_name)
         inits = {p: t for p, (_, t) in rewritten.items() if p.name == "__init__.py"}
-        run = plan_run([new], config, texts={new: text}, follow={new: key}, edited=inits)
+        try:
+            run = plan_run([new], config, texts={new: text}, follow={new: key}, edited=inits)
+        except DiagnosticError as exc:  # said of NEW's text, not written yet: OLD is the file
+            raise DiagnosticError([_at(d, new, old) for d in exc.diagnostics]) from None
         run.support[new] = text
         run.read[new] = Seen.read(new)
         run.removed[old] = Seen.read(old)
@@ -77,6 +81,13 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
     if not new.is_file():
         raise fail(new, "no such declaration", f"rename {os.path.relpath(old)} first, or name it")
     return plan_run([new], config, follow={new: key})
+
+
+def _at(diagnostic: Diagnostic, new: Path, old: Path) -> Diagnostic:
+    """A diagnostic of the declaration NEW, located in OLD (the same text but its class name)."""
+    if diagnostic.path != str(new):
+        return diagnostic
+    return dataclasses.replace(diagnostic, path=str(old))
 
 
 def _imports(config: Config, record, new: Path, class_name: str | None):

@@ -179,15 +179,19 @@ def name_taken(
     Not the layer itself, renamed in the module first (`sync` carries that rename)."""
     import ast
 
-    current = Seen.read(t.module).text
-    if was is None or was.name == name or current is None:
+    if was is None or was.name == name:
+        return None
+    # The module the layer's code is in: its old one, where the rename moves it.
+    source = t.module if t.module.exists() else lock.root / was.outputs[0]
+    current = Seen.read(source).text
+    if current is None:
         return None
     text = split_line_ends(current)[0]
     try:
         tree = ast.parse(text)
     except SyntaxError:  # unsettled markers: the merge reports them
         return None
-    if renamed_in_module(lock.merge_base(t.module, text), text, was.name) == name:
+    if renamed_in_module(lock.merge_base(source, text), text, was.name) == name:
         return None
     bound = set()  # the names the module binds at its top
     for node in tree.body:
@@ -203,7 +207,7 @@ def name_taken(
         t,
         raw,
         "name-taken",
-        f"{os.path.relpath(t.module)} already defines `{name}` (not the layer {was.name}):"
+        f"{os.path.relpath(source)} already defines `{name}` (not the layer {was.name}):"
         " the renamed layer and it would shadow each other",
         f"name the class otherwise, or rename your `{name}` in the module first",
     )

@@ -88,3 +88,31 @@ def test_mv_with_a_new_class_name_renames_it_where_it_is_imported(scaler_project
     assert (layers / "uses.py").read_text() == (
         USES.replace("scaler", "amp").replace("Scaler", "Amp")
     )
+
+
+HELPER = "\n\nclass Booster:\n    '''A helper of mine.'''\n"
+
+
+def test_mv_onto_the_name_of_a_helper_class_in_the_module_is_refused_where_the_person_wrote(
+    scaler_project,
+):
+    with module_path(scaler_project).open("a") as module:
+        module.write(HELPER)
+    before = snapshot(scaler_project)
+    result = run(
+        "mv", "layers/scaler.layer.yaml", "layers/booster.layer.yaml", "--class", "Booster"
+    )
+    assert result.exit_code == 2 and "[name-taken]" in result.output, result.output
+    assert result.output.startswith("layers/scaler.layer.yaml:1:1: error:"), result.output
+    assert snapshot(scaler_project) == before
+
+
+def test_a_file_and_class_rename_onto_a_helper_class_name_is_refused(scaler_project):
+    with module_path(scaler_project).open("a") as module:
+        module.write(HELPER)
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Booster")
+    declaration_path(scaler_project).rename(scaler_project / "layers" / "booster.layer.yaml")
+    before = snapshot(scaler_project)
+    result = run("generate", "layers")
+    assert result.exit_code == 2 and "[name-taken]" in result.output, result.output
+    assert snapshot(scaler_project) == before
