@@ -53,8 +53,9 @@ class Entry:
     owned: tuple[tuple[str, str], ...] = ()
     # Set by a run that changed the file: (digest of the file as it was before, digest of the
     # base it was merged against), both texts kept in `.layergen/base/`. A file put back as
-    # it was (an undo, a checkout), wholly or member by member, is merged against that base
-    # again: against the new one, the run's changes would read as hand edits undoing them.
+    # it was (an undo, a checkout), wholly or every member the run changed, is merged against
+    # that base again: against the new one, the run's changes would read as hand edits
+    # undoing them. Part of a run put back is a hand edit (members.put_back).
     undo: tuple[str, str] | None = None
 
 

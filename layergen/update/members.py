@@ -68,10 +68,11 @@ def _name(node: cst.CSTNode) -> str | None:
 
 def put_back(old: str, new: str, before: str, current: str) -> str:
     """The base to merge `current` against after a run that moved the base from `old` to
-    `new` over a file that was `before`: `new`, but for each member the run changed that
-    `current` holds as it was `before` (put back by an undo, the rest of the file edited
-    since): that member's `old` base, so the run's change to it is merged again instead of
-    reading as a hand edit undoing it."""
+    `new` over a file that was `before`: `old` when the run is undone, that is when every
+    member the run changed (added, removed or rewritten) stands in `current` as it stood
+    `before` (the rest of the file may have been edited since), so the run's changes are
+    merged again instead of reading as hand edits undoing them; else `new`. A member or a
+    few of the run's put back, the others kept, is a hand edit like any other: it stays."""
     try:
         trees = [parsed(text) for text in (old, new, before, current)]
     except cst.ParserSyntaxError:  # markers still in it: the merge reports them
@@ -80,16 +81,14 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
     if classes[0] - classes[1] and classes[0] - classes[1] <= classes[3] - classes[1]:
         return old  # the run renamed a class, and the file has it by its old name: undone
     was, now, then, here = (_leaves(tree) for tree in trees)
-    changed = [  # by the run, and as they were before it now
-        name
-        for name in now.keys() & was.keys() & then.keys() & here.keys()
-        if code(was[name]) != code(now[name]) and code(here[name]) == code(then[name])
-    ]
-    # A member the run changed and nobody had touched, back as it was, tells an undo. Without
-    # one, members back as they were are conflicts the person settled by keeping their side.
-    if not any(code(then[name]) == code(was[name]) for name in changed):
-        return new
-    return trees[1].visit(_Swap({id(now[name]): was[name] for name in changed})).code
+
+    def same(a: cst.CSTNode | None, b: cst.CSTNode | None) -> bool:
+        return (a is None) == (b is None) and (a is None or code(a) == code(b))
+
+    changed = [name for name in was.keys() | now.keys() if not same(was.get(name), now.get(name))]
+    if changed and all(same(here.get(name), then.get(name)) for name in changed):
+        return old
+    return new
 
 
 def _leaves(tree: cst.Module) -> dict[str, cst.CSTNode]:
@@ -103,13 +102,3 @@ def _leaves(tree: cst.Module) -> dict[str, cst.CSTNode]:
         else:
             out[key] = node
     return out
-
-
-class _Swap(cst.CSTTransformer):
-    """Replaces nodes, found by identity, with others."""
-
-    def __init__(self, by_id: dict[int, cst.CSTNode]):
-        self.by_id = by_id
-
-    def on_leave(self, original, updated):
-        return self.by_id.get(id(original), updated)
