@@ -19,6 +19,27 @@ from .model import OBJECT_TYPES, Output
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 
 
+def _evaluated(expression: str, names: dict[str, Any]) -> Any:
+    """The value of a shape or `when` expression over the example's params and input
+    shapes; None where it reads anything else (`self.x`, a call)."""
+    try:
+        return eval(expression, {"__builtins__": {}}, dict(names))
+    except Exception:  # it reads what only a built layer knows
+        return None
+
+
+def _shape_of(shape: Any, names: dict[str, Any]) -> tuple[int, ...] | None:
+    """A declared weight shape (an int, an expression, or a list of dims) as a tuple for
+    the example, or None where it cannot be told here."""
+    dims = shape if isinstance(shape, list) else [shape]
+    values = [d if isinstance(d, int) else _evaluated(str(d), names) for d in dims]
+    if not isinstance(shape, list) and isinstance(values[0], (tuple, list)):
+        values = list(values[0])  # one expression for the whole shape: `(x[-1], units)`
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return tuple(values)
+    return None
+
+
 class ExampleChecks:
     """Mixed into `_Analyzer` (`analyze.py`): its methods use the analyzer's state."""
 
@@ -99,7 +120,7 @@ class ExampleChecks:
         reference, statistics = self._check_stated_numbers() if self.kind == "layer" else (None, ())
         if self.errors:  # the example fills in what it leaves out from a sound declaration
             return None
-        return build_example(
+        built = build_example(
             self.decl,
             self.result.params,
             inputs,
@@ -109,6 +130,49 @@ class ExampleChecks:
             reference=reference,
             statistics=statistics,
         )
+        self._check_stated_weight_shapes(built)
+        return None if self.errors else built
+
+    def _check_stated_weight_shapes(self, example: Example) -> None:
+        """Each of `example.weights` exists under the example's params and has the shape
+        its declaration gives it there, over the shapes of the inputs the layer is built
+        on (the stated ones, else the example's). A shape or `when` that reads more than
+        params and input shapes (`self.x`) is left to the generated test."""
+        stated = example.inputs
+        shapes = {
+            name: _array_shape(stated[name]) if stated is not None else shape
+            for name, shape in example.input_shapes.items()
+        }
+        if stated is not None and len(shapes) == 1 and not isinstance(stated, dict):
+            shapes = {name: _array_shape(stated) for name in shapes}
+        names = {k: v for k, v in example.args.items() if not isinstance(v, Code)}
+        names |= {name: tuple(shape) for name, shape in shapes.items() if shape is not None}
+        for name, value in example.weights.items():
+            weight = self.decl.weights.get(name)
+            given = _array_shape(value)
+            if weight is None or given is None:
+                continue  # reported above
+            loc = ("example", "weights", name)
+            when = weight.when
+            if when is False or (isinstance(when, str) and _evaluated(when, names) is False):
+                self.error(
+                    loc,
+                    "bad-example",
+                    f"the example states weight `{name}`, which its params leave out:"
+                    f" its `when: {when}` is false for them",
+                    f"drop `{name}` from `example.weights`, or give params that make"
+                    f" `weights.{name}.when` true",
+                )
+                continue
+            declared = _shape_of(weight.shape, names)
+            if declared is not None and declared != given:
+                self.error(
+                    loc,
+                    "bad-example",
+                    f"the stated `{name}` has shape {given}; declared `{weight.shape}`:"
+                    f" {declared} for the example",
+                    f"state a value of shape {declared}, or see `weights.{name}.shape`",
+                )
 
     def _check_example_inputs(self, prefix: tuple, input_shape, input_dtype, input_range) -> None:
         """The inputs' `input_shape`, `input_dtype` and `input_range` under `prefix`."""
