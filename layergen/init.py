@@ -2,6 +2,11 @@
 
 - `[tool.layergen]` in pyproject.toml: missing keys are added, comments and everything
   else are kept (tomlkit); values given on the command line replace the file's.
+- `.vscode/settings.json`: the declaration schema mapped to every declaration file for the
+  YAML extension (`yaml.schemas`), and `.vscode/extensions.json` recommending it; both
+  edited in place (`jsonc.py`), a person's keys, values and comments kept.
+- `.gitattributes`: layergen's bookkeeping (`.layergen/**`, `layergen.lock`) marked
+  `linguist-generated`, so reviews collapse it; a line of the person's for it stands.
 - `.vscode/tasks.json`: tasks generate, check, sync, watch and check layers with a problem matcher for
   `path:line:col: error: message [code]`. Tasks are merged by label: layergen's own
   (`layergen: ...`) are added or updated in place, every other task is kept as it is.
@@ -15,17 +20,29 @@ Nothing here prints: `init()` returns what it did and the CLI reports it.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import jsonc
 from .config import DEFAULT_FOLDER
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from .jsonc import has_comments, strip_jsonc
 from .kinds import declaration_files_pattern
+from .schema import SCHEMA_FILE
+from .targets import SUFFIXES
 from .textfiles import read_text, same_text
 
 TASKS_FILE = ".vscode/tasks.json"
+SETTINGS_FILE = ".vscode/settings.json"
+EXTENSIONS_FILE = ".vscode/extensions.json"
+GITATTRIBUTES_FILE = ".gitattributes"
+YAML_EXTENSION = "redhat.vscode-yaml"  # Red Hat's YAML extension: reads `yaml.schemas`
+# The schema, as `yaml.schemas` names it (from the workspace folder), and every declaration.
+SCHEMA_KEY = f"./{SCHEMA_FILE}"
+DECLARATION_GLOBS = [f"**/*{suffix}" for suffix in SUFFIXES]
+# What layergen writes for itself: generated, for git hosts' reviews.
+BOOKKEEPING = (".layergen/**", "layergen.lock")
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"
 DEFAULTS: dict[str, Any] = {"paths": [DEFAULT_FOLDER], "tests": "tests"}
 
@@ -162,6 +179,8 @@ def init(
     for path, merge in (
         (pyproject, lambda text: merge_pyproject(text, flags, str(pyproject))),
         (tasks_file, lambda text: merge_tasks(text, vscode_tasks(), str(tasks_file))),
+        *_editor_merges(root),
+        (root / GITATTRIBUTES_FILE, merge_gitattributes),
     ):
         try:
             outputs[path] = merge(_read(path))
@@ -183,6 +202,101 @@ def init(
     write({path: text for path, (text, _) in outputs.items()})
     done.files = [(path, states[path], note) for path, (_, note) in outputs.items()]
     return done
+
+
+def editor_files(root: Path) -> dict[Path, str]:
+    """The VS Code files that let the editor know every declaration, where they lack it
+    (`new` writes them with a project's first layer); a broken one is left to `init`."""
+    changed = {}
+    for path, merge in _editor_merges(root):
+        text = _read(path)
+        try:
+            merged, _ = merge(text)
+        except DiagnosticError:
+            continue
+        if merged != text:
+            changed[path] = merged
+    return changed
+
+
+def _editor_merges(root: Path) -> list[tuple[Path, Any]]:
+    settings, extensions = root / SETTINGS_FILE, root / EXTENSIONS_FILE
+    return [
+        (settings, lambda text: merge_settings(text, str(settings))),
+        (extensions, lambda text: merge_extensions(text, str(extensions))),
+    ]
+
+
+def merge_settings(text: str | None, where: str = SETTINGS_FILE) -> tuple[str, str]:
+    """`yaml.schemas` maps the declaration schema to every declaration file (added to the
+    files the person mapped it to, if any); nothing else changes."""
+    if text is None or not text.strip():
+        return json.dumps({"yaml.schemas": {SCHEMA_KEY: DECLARATION_GLOBS}}, indent=4) + "\n", ""
+    document = jsonc.parse(text, where)
+    schemas = document.members.get("yaml.schemas")
+    if schemas is None:
+        return jsonc.add(text, document, {SCHEMA_KEY: DECLARATION_GLOBS}, "yaml.schemas"), ""
+    if not isinstance(schemas.value, dict):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    where,
+                    *_position(text, schemas.start),
+                    "bad-json",
+                    "`yaml.schemas` must be an object",
+                )
+            ]
+        )
+    mapped = schemas.members.get(SCHEMA_KEY)
+    if mapped is None:
+        return jsonc.add(text, schemas, DECLARATION_GLOBS, SCHEMA_KEY), ""
+    globs = [mapped.value] if isinstance(mapped.value, str) else list(mapped.value or [])
+    missing = [glob for glob in DECLARATION_GLOBS if glob not in globs]
+    return (jsonc.replace(text, mapped, globs + missing) if missing else text), ""
+
+
+def merge_extensions(text: str | None, where: str = EXTENSIONS_FILE) -> tuple[str, str]:
+    """The YAML extension among the workspace's recommendations."""
+    if text is None or not text.strip():
+        return json.dumps({"recommendations": [YAML_EXTENSION]}, indent=4) + "\n", ""
+    document = jsonc.parse(text, where)
+    recommended = document.members.get("recommendations")
+    if recommended is None:
+        return jsonc.add(text, document, [YAML_EXTENSION], "recommendations"), ""
+    if not isinstance(recommended.value, list):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    where,
+                    *_position(text, recommended.start),
+                    "bad-json",
+                    "`recommendations` must be a list",
+                )
+            ]
+        )
+    if YAML_EXTENSION in recommended.value:
+        return text, ""
+    return jsonc.add(text, recommended, YAML_EXTENSION), ""
+
+
+def merge_gitattributes(text: str | None) -> tuple[str, str]:
+    """A `linguist-generated` line for each of layergen's bookkeeping paths that has none
+    (a line of the person's setting it, to any value, stands)."""
+    text = text or ""
+    set_already = {
+        fields[0]
+        for fields in map(str.split, text.splitlines())
+        if fields and any(a.lstrip("-!").split("=")[0] == "linguist-generated" for a in fields[1:])
+    }
+    lines = [f"{path} linguist-generated=true\n" for path in BOOKKEEPING if path not in set_already]
+    if not lines:
+        return text, ""
+    return text + ("\n" if text and not text.endswith("\n") else "") + "".join(lines), ""
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _read(path: Path) -> str | None:
@@ -252,7 +366,7 @@ def merge_tasks(
     had_comments = False
     if text is not None and text.strip():
         plain = strip_jsonc(text)
-        had_comments = _scan(text, comments=True) != text
+        had_comments = has_comments(text)
         try:
             data = json.loads(plain)
         except json.JSONDecodeError as exc:
@@ -283,42 +397,3 @@ def _same_json(text: str, data: Any) -> bool:
         return json.loads(strip_jsonc(text)) == data
     except json.JSONDecodeError:
         return False
-
-
-_CLOSING = re.compile(r"\s*[}\]]")
-
-
-def strip_jsonc(text: str) -> str:
-    """JSON with comments and trailing commas (VS Code's format) -> JSON, positions kept."""
-    plain = _scan(text, comments=True)
-    return _scan(plain, comments=False)
-
-
-def _scan(text: str, *, comments: bool) -> str:
-    """Blank out comments (`comments=True`) or trailing commas, leaving strings alone."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-            continue
-        if comments and text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif comments and text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-        elif not comments and char == "," and _CLOSING.match(text, i + 1):
-            j = i + 1
-        else:
-            out.append(char)
-            i += 1
-            continue
-        out.append(re.sub(r"[^\n]", " ", text[i:j]))
-        i = j
-    return "".join(out)

@@ -27,6 +27,7 @@ def new(
     from ..config import outside_paths
     from ..declaration.load import parse_declaration
     from ..generate import plan_run
+    from ..init import editor_files
     from ..scaffold import declaration, file_name, parse_params
     from ..schema import modeline, schema_path, schema_text
     from ..targets import target
@@ -83,7 +84,9 @@ def new(
     # The declaration, and the schema its first line points editors to, are written with
     # the layer and its tests, by the same run: all of them, or (an error) none.
     schema = schema_path(config.root)
-    scaffold = {path: text, **({} if schema.is_file() else {schema: schema_text()})}
+    scaffold = {path: text}
+    if not schema.is_file():  # a project `init` has not set up: the editor files with it
+        scaffold.update({schema: schema_text(), **editor_files(config.root)})
     read = {file: Seen.read(file) for file in scaffold}
 
     def planned():

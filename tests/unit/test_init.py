@@ -90,7 +90,7 @@ def test_init_in_an_empty_folder_sets_everything_up(project):
     result = runner.invoke(app, ["init"])
     assert result.exit_code == 0
     assert snapshot(project) == before
-    assert result.output.count("unchanged") == 3
+    assert result.output.count("unchanged") == 6  # pyproject, 3 VS Code files, schema, git
 
 
 def test_init_merges_into_pyproject_and_keeps_comments(project):
