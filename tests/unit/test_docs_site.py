@@ -105,3 +105,20 @@ def test_the_readme_is_short_and_its_links_land():
     assert links
     missing = [link for link in links if "://" not in link and not (REPO / link).exists()]
     assert missing == []
+
+
+def test_the_readme_declaration_generates(tmp_path):
+    text = (REPO / "README.md").read_text()
+    declaration = re.search(r"```yaml\n(.*?)```", text, re.DOTALL).group(1)
+    (tmp_path / "pyproject.toml").write_text('[tool.layergen]\npaths = ["layers"]\n')
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "scaled_dense.layer.yaml").write_text(declaration)
+    result = subprocess.run(
+        [sys.executable, "-m", "layergen", "generate"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "tests" / "test_scaled_dense.py").is_file()
