@@ -42,7 +42,8 @@ def folder_layouts(
     folders: dict[Path, list[Sharded]] = {}
     for item in found:
         folders.setdefault(item.declaration.parent, []).append(item)
-    for declaration in run_declarations:
+    # The folders of the declarations followed lose their layouts: their maps are rewritten.
+    for declaration in [*run_declarations, *(lock.root / key for key in followed)]:
         folder = declaration.parent
         if folder not in folders and lock.records.get(lock.key(folder / MODULE)) is not None:
             folders[folder] = []  # it has one from an earlier run

@@ -18,7 +18,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from .config import Config
+from .config import Config, outside_paths
 from .diagnostics import Diagnostic, DiagnosticError
 from .renames import with_class
 from .textfiles import Seen, read_bytes
@@ -40,6 +40,10 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
 
     if not new.name.endswith(SUFFIXES):
         raise fail(new, "not a declaration's name", f"name it like {old.name}")
+    outside = outside_paths(new.resolve().parent, config)
+    if outside:  # as `new --dir` there: no later run would see the declaration
+        hint = "add the folder to `paths` in pyproject.toml, or move the declaration into one"
+        raise DiagnosticError([dataclasses.replace(outside, path=str(new), hint=hint)])
     if record is None or record.orphaned:
         raise fail(
             old,

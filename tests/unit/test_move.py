@@ -116,3 +116,45 @@ def test_a_file_and_class_rename_onto_a_helper_class_name_is_refused(scaler_proj
     result = run("generate", "layers")
     assert result.exit_code == 2 and "[name-taken]" in result.output, result.output
     assert snapshot(scaler_project) == before
+
+
+def test_mv_to_a_folder_outside_the_configured_paths_is_refused(scaler_project):
+    (scaler_project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"
+    )
+    (scaler_project / "elsewhere").mkdir()
+    before = snapshot(scaler_project)
+    result = run("mv", "layers/scaler.layer.yaml", "elsewhere/scaler.layer.yaml")
+    assert result.exit_code == 2 and "[outside-paths]" in result.output, result.output
+    assert "Traceback" not in result.output
+    assert snapshot(scaler_project) == before
+    assert run("mv", "layers/scaler.layer.yaml", "layers/deep/scaler.layer.yaml").exit_code == 0
+
+
+SHARDED = """\
+layer: Experts
+params:
+  num_experts: {type: int, min: 1}
+weights:
+  expert_kernel:
+    shape: (num_experts, x[-1], x[-1])
+    layout: [model, null, null]
+call: ops.einsum("...d,edf->...f", x, expert_kernel)
+example:
+  params: {num_experts: 4}
+  input_shape: [4, 8]
+"""
+
+
+def test_mv_of_a_sharded_layer_into_a_subfolder_rewrites_both_folders_layout_maps(
+    scaler_project,
+):
+    layers = scaler_project / "layers"
+    (layers / "experts.layer.yaml").write_text(SHARDED)
+    assert run("generate", "layers").exit_code == 0
+    assert "Experts" in (layers / "layout_map.py").read_text()
+    result = run("mv", "layers/experts.layer.yaml", "layers/moe/experts.layer.yaml")
+    assert result.exit_code == 0, result.output
+    assert "Experts" not in (layers / "layout_map.py").read_text()
+    assert "Experts" in (layers / "moe" / "layout_map.py").read_text()
+    assert run("generate", "--check", "layers").exit_code == 0
