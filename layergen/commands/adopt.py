@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..adopt.located import refused
 from ..adopt.module import Share, adopted_module, share
 from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
@@ -24,7 +25,7 @@ from ..adopt.writer import declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
 from .report import shown
-from .run import Mode, changed_during_run, one_run
+from .run import SAVE_RETRIES, Mode, changed_during_run, one_run
 
 Echo = Callable[..., None]
 # What `check --fix` fixes that adopt fixes on the way (they change no saved weight).
@@ -76,8 +77,16 @@ def adopt(
     input_shape: list[int] | None = None,
 ) -> int:
     """Adopt every layer class the targets name; the exit status. Raises DiagnosticError."""
+    from ..writes import Changed
+
     with one_run(config, mode, echo):
-        return _adopt(targets, config, echo, mode, examples or {}, input_shape)
+        for attempt in range(SAVE_RETRIES + 1):
+            try:
+                return _adopt(targets, config, echo, mode, examples or {}, input_shape)
+            except Changed as exc:  # saved by an editor meanwhile: read it again, as it is now
+                if attempt == SAVE_RETRIES:
+                    raise DiagnosticError([changed_during_run(exc.path)]) from None
+        raise AssertionError("unreachable")
 
 
 def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
@@ -98,12 +107,18 @@ def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
         if not path.is_file():
             errors.append(Diagnostic(str(path), None, None, "no-file", "no such file"))
             continue
-        done = _declared(path, lock)
-        if done is not None:
+        done, declared = _declared(path, lock)
+        if done is not None and (name in declared if named else _all_declared(path, declared)):
+            what = f"`{name}`" if named else "every layer class of it"
+            echo(f"{shown(path)}: already adopted: `{done}` declares {what}; nothing to do")
+            continue
+        if done is not None and not declared:  # generated from a declaration elsewhere
             echo(f"{shown(path)}: already adopted: `{done}` declares it; nothing to do")
             continue
         try:
-            adopted += _read(path, name, named, config, lock, examples, input_shape, errors)
+            adopted += _read(
+                path, name, named, config, lock, examples, input_shape, errors, declared
+            )
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
     if errors:
@@ -125,18 +140,35 @@ def _modules(folder: Path) -> list[Path]:
         parts = set(path.relative_to(folder).parts[:-1])
         if parts & skipped or path.name.startswith("test_") or path.name == "__init__.py":
             continue
-        if "def call" in read_text(path):
+        text = read_text(path)
+        if "def call" in text and read_module(str(path), text):
             out.append(path)
     return out
 
 
-def _declared(module: Path, lock) -> str | None:
+def _declared(module: Path, lock) -> tuple[str | None, list[str]]:
+    """The declaration that generates `module`, if any, and the classes it declares beside
+    the module, in order (none for a declaration elsewhere)."""
     from ..handwritten import declared_by
 
     beside = module.with_name(module.stem + ".layer.yaml")
     if beside.is_file():
-        return str(shown(beside))
-    return declared_by(module, lock)
+        return str(shown(beside)), _classes(beside)
+    return declared_by(module, lock), []
+
+
+def _classes(declaration: Path) -> list[str]:
+    """The classes a declaration file declares, one a document."""
+    from ..declaration.yamlfile import load_documents
+    from ..kinds import KINDS
+
+    docs = load_documents(str(declaration), declaration.read_bytes())
+    return [str(d.data[k]) for d in docs for k in KINDS if k in d.data]
+
+
+def _all_declared(module: Path, declared: list[str]) -> bool:
+    layers = read_module(str(module), read_text(module))
+    return all(f.cls.name in declared for f in layers)
 
 
 def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
@@ -155,7 +187,11 @@ def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
     return apply_fixes(text, [f.fix for f in findings], settings.style), notes
 
 
-def _read(path, name, named, config, lock, examples, input_shape, errors) -> list[Adopted]:
+def _read(
+    path, name, named, config, lock, examples, input_shape, errors, declared=()
+) -> list[Adopted]:
+    """The classes of the module at `path` to adopt: `name`, or every layer class but those
+    its declaration already `declared` (each becomes a document of that declaration)."""
     seen = Seen.read(path)
     original = seen.text or ""
     found = read_module(str(path), original)  # located as the person's file reads
@@ -176,33 +212,25 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             )
         chosen = [layers[name]]
     else:
-        chosen = found
-        if len(found) > 1:
-            second = found[1]
+        chosen = [f for f in found if f.cls.name not in declared]
+        if not found:  # a folder lists only modules with a layer: this one was named
             raise DiagnosticError(
                 [
                     Diagnostic(
                         str(path),
-                        second.line,
-                        second.column,
-                        "several-layers",
-                        f"the module holds {len(found)} layers ({', '.join(layers)}); a"
-                        " declaration generates a module of one",
-                        f"adopt one with `layergen adopt {shown(path)}:{found[0].cls.name}`"
-                        " (the others stay in its module as your code), or move each into a"
-                        " module of its own first",
+                        1,
+                        1,
+                        "no-class",
+                        "no layer class (a class with a `call` method) in this file",
+                        "name a module that defines a Keras layer, or its folder",
                     )
                 ]
             )
-        if not found:
-            if named:
-                raise DiagnosticError([Diagnostic(str(path), 1, 1, "no-class", "no layer class")])
-            return []
-    staying = _tested_by_tests(path, {f.cls.name for f in chosen}, lock, layers)
+    staying = _tested_by_tests(path, {*declared, *(f.cls.name for f in chosen)}, lock, layers)
     if staying is not None:
         errors.append(staying)
         return []
-    out = []
+    ready = []
     for item in chosen:
         if item.problems:
             errors.extend(item.problems)
@@ -214,14 +242,20 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
         if problems:  # located in the file as it is
             errors.extend(problems)
             continue
-        # what `check --fix` fixes in the class, then the class read again from the result
-        source, fixes = _fixed(path, original, item.lines)
+        ready.append((item, given, shape))
+    if not ready:
+        return []
+    # what `check --fix` fixes in the classes, then each class read again from the result
+    source, fixes = _fixed(path, original, {n for item, _, _ in ready for n in item.lines})
+    decl = path.with_name(path.stem + ".layer.yaml")
+    # the declaration's documents on disk come first: a class is rendered after them
+    render = _renderer(decl, path, config, read_text(decl) if declared else "")
+    out = []
+    for item, given, shape in ready:
         item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
         owner = decide(item)
-        decl = path.with_name(path.stem + ".layer.yaml")
         text, _ = declaration(path, item, owner, item.package, given, shape)
         # `call` and the output shape in the declaration, where they generate the same
-        render = _renderer(decl, path, config)
         body = body_text(item.methods["call"])
         if body is not None:
             trial_owner = owner.declaring("call", call=body)
@@ -236,7 +270,11 @@ def _read(path, name, named, config, lock, examples, input_shape, errors) -> lis
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
         owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
-        out.append(Adopted(path, decl, item, owner, text, source, fixes, seen))
+        refusals = refused(config, path, decl, layers[item.cls.name], text)  # as on disk
+        if refusals:
+            errors.extend(refusals)
+            continue
+        out.append(Adopted(path, decl, item, owner, text, source, [] if out else fixes, seen))
     return out
 
 
@@ -326,14 +364,21 @@ def _tested_by_tests(path: Path, adopted: set[str], lock, layers: dict) -> Diagn
     return None
 
 
-def _renderer(decl: Path, module: Path, config):
-    """Renders a trial declaration's module (nothing written)."""
+def _renderer(decl: Path, module: Path, config, before: str = ""):
+    """Renders a trial declaration's module (nothing written), its class declared after the
+    documents `before` (those of the module's classes declared already)."""
     from ..generate import plan_run
 
     def render(text: str) -> str | None:
+        text = then(before, text)
         return plan_run([decl], config, texts={decl: text}).generated.get(module)
 
     return render
+
+
+def then(before: str, document: str) -> str:
+    """A declaration's text with `document` declared after the documents `before`."""
+    return f"{before.rstrip()}\n---\n{document}" if before.strip() else document
 
 
 def _remembered(module: Path, name: str, lock) -> dict:
@@ -347,28 +392,42 @@ def _remembered(module: Path, name: str, lock) -> dict:
 
 def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
     from ..generate import plan_run
+    from ..targets import target
     from ..update.apply import reconcile
-    from ..writes import Changed, write
+    from ..writes import write
     from .report import report_unsettled, unified_diff
 
-    texts = {a.declaration: a.text for a in adopted}
+    # A module's classes are its declaration's documents: those on disk, then those adopted.
+    read = {a.declaration: Seen.read(a.declaration) for a in adopted}
+    texts = {d: seen.text or "" for d, seen in read.items()}
+    names = {d: _classes(d) if seen.text is not None else [] for d, seen in read.items()}
+    for a in adopted:
+        texts[a.declaration] = then(texts[a.declaration], a.text)
+        names[a.declaration].append(a.found.cls.name)
     run = plan_run(list(texts), config, texts=texts)
+    tests = {
+        id(a): target(a.declaration, config).test_of(
+            a.found.cls.name, names[a.declaration].index(a.found.cls.name)
+        )
+        for a in adopted
+    }
     theirs = [
         _tests_taken(test)
-        for test in (run.companions[a.module] for a in adopted)
+        for test in tests.values()
         if test.is_file() and lock.key(test) not in lock.entries
     ]
     if theirs:  # a test module of the person's own: never merged into
         raise DiagnosticError(theirs)
     finals: dict[Path, str] = {}
-    for a in adopted:
+    for a in adopted:  # one class after the other, in the module as the ones before left it
         generated = run.generated[a.module]
-        finals[a.module] = adopted_module(a.source, a.found.cls.name, generated, a.owner)
+        before = finals.get(a.module, a.source)
+        finals[a.module] = adopted_module(before, a.found.cls.name, generated, a.owner)
         for key, entry in run.lock.handwritten.items():  # its tests are the declaration's
             if entry["module"] == run.lock.key(a.module) and entry["class"] == a.found.cls.name:
                 run.changes.handwritten(key, None)
                 old = config.root / key
-                new = run.companions[a.module]
+                new = tests[id(a)]
                 if old != new and old.is_file():
                     run.moved[new] = old
     outcome = reconcile(run)
@@ -377,19 +436,17 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
         outcome.conflicts.pop(a.module, None)
         if a.module in outcome.no_base:
             outcome.no_base.remove(a.module)
-        outcome.files[a.declaration] = a.text
+        outcome.files[a.declaration] = texts[a.declaration]
         outcome.read[a.module] = a.seen
-        outcome.read[a.declaration] = Seen(None)  # absent when the run began
+        outcome.read[a.declaration] = read[a.declaration]  # as the run began
     changed = outcome.changed()
     if mode == "diff":
         for path in changed:
             if not outcome.is_lock_file(path):
                 echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
     else:
-        try:
-            write(outcome.files, delete=outcome.deleted, expected=outcome.read)
-        except Changed as exc:  # saved by an editor meanwhile: never overwritten
-            raise DiagnosticError([changed_during_run(exc.path)]) from None
+        # a file saved by an editor meanwhile is never overwritten (`Changed`: adopt again)
+        write(outcome.files, delete=outcome.deleted, expected=outcome.read)
     for a in adopted:
         for note in a.fixes:
             echo(note if mode != "diff" else note.replace(": fixed: ", ": would fix: ", 1))

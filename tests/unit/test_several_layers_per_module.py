@@ -115,3 +115,117 @@ def test_an_empty_document_is_located(two_layers):
     (two_layers / "layers" / "blocks.layer.yaml").write_text(TWO.split("---")[0] + "---\n")
     result = cli("generate", "layers")
     assert result.exit_code == 2 and "[empty]" in result.output, result.output
+
+
+# -- adopt: one class of a module after the other ---------------------------------------------
+
+LAYERS = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class ScaledDense(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, s):
+        d = s[-1]
+        self.w = self.add_weight(name="w", shape=(d, self.units), initializer="glorot_uniform")
+        self.scale = self.add_weight(shape=(self.units,), initializer="ones")
+
+    def call(self, x):
+        return ops.matmul(x, self.w) * self.scale
+
+
+@keras.saving.register_keras_serializable(package="theirs")
+class Offset(keras.layers.Layer):
+    def __init__(self, offset=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.offset = offset
+
+    def build(self, s):
+        self.bias = self.add_weight(shape=(s[-1],), initializer="zeros")
+
+    def call(self, x):
+        return x + self.bias + self.offset
+
+    def get_config(self):
+        return {**super().get_config(), "offset": self.offset}
+"""
+
+SAVE = """
+import numpy as np, keras
+from layers.both import ScaledDense, Offset
+x = keras.Input((3,))
+model = keras.Model(x, Offset(offset=0.5)(ScaledDense(4)(x)))
+model.predict(np.ones((1, 3), "float32"), verbose=0)
+model.save("before.keras")
+np.save("before.npy", model.predict(np.ones((2, 3), "float32"), verbose=0))
+"""
+LOAD = """
+import numpy as np, keras
+import layers  # registers the package's classes
+from layers.both import ScaledDense, Offset
+assert keras.saving.get_registered_name(ScaledDense) == "mine>ScaledDense"
+assert keras.saving.get_registered_name(Offset) == "theirs>Offset"
+model = keras.saving.load_model("before.keras")
+np.testing.assert_allclose(model.predict(np.ones((2, 3), "float32"), verbose=0), np.load("before.npy"))
+print("ok")
+"""
+
+
+@pytest.fixture
+def two_hand_written(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    (tmp_path / "layers" / "both.py").write_text(LAYERS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _python(project, script: str) -> str:
+    env = {**os.environ, "KERAS_BACKEND": "tensorflow", "KERAS_HOME": str(project / ".k")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_adopting_a_second_class_of_a_module_declares_it_too(two_hand_written):
+    project = two_hand_written
+    _python(project, SAVE)
+    first = cli("adopt", "layers/both.py:ScaledDense")
+    assert first.exit_code == 0, first.output
+    second = cli("adopt", "layers/both.py:Offset")
+    assert second.exit_code == 0, second.output
+    assert "already adopted" not in second.output and "adopted Offset (" in second.output
+    declaration = (project / "layers" / "both.layer.yaml").read_text()
+    assert declaration.index("layer: ScaledDense") < declaration.index("\n---\nlayer: Offset")
+    assert 'package: "theirs"' in declaration
+    module = (project / "layers" / "both.py").read_text()
+    # each keeps what the person owns: ScaledDense's build leaves a weight unnamed
+    assert '        self.scale = self.add_weight(shape=(self.units,), initializer="ones")' in module
+    assert module.count("class ScaledDense(") == 1 and module.count("class Offset(") == 1
+    assert (project / "tests" / "test_both.py").is_file()
+    assert (project / "tests" / "test_both_offset.py").is_file()
+    check = cli("generate", "--check", "layers")
+    assert check.exit_code == 0, check.output
+    again = cli("adopt", "layers/both.py:Offset")
+    assert again.exit_code == 0 and "already adopted" in again.output
+    assert _python(project, LOAD).strip().endswith("ok")
+
+
+def test_adopting_a_module_of_two_layers_declares_both(two_hand_written):
+    project = two_hand_written
+    result = cli("adopt", "layers/both.py")
+    assert result.exit_code == 0, result.output
+    assert "adopted ScaledDense (" in result.output and "adopted Offset (" in result.output
+    declaration = (project / "layers" / "both.layer.yaml").read_text()
+    assert declaration.count("\n---\n") == 1
+    assert cli("generate", "--check", "layers").exit_code == 0
+    again = cli("adopt", "layers/both.py")
+    assert again.exit_code == 0 and "already adopted" in again.output
