@@ -22,6 +22,7 @@ from .config import no_paths
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
 from .kinds import KINDS
+from .targets import SUFFIXES, module_of
 from .textfiles import Seen, parse_python, parsed, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update import members
@@ -50,6 +51,9 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
             errors.append(
                 Diagnostic(str(path), None, None, "no-such-file", "no such file or folder")
             )
+        elif path.name.endswith(SUFFIXES):  # a declaration (the one in the editor): its module
+            if module_of(path).is_file():
+                found[module_of(path)] = path
         elif (declaration := _beside(path)) is not None:
             found[path] = declaration
         elif not skip_undeclared:

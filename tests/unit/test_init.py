@@ -374,3 +374,15 @@ def test_init_over_a_folder_or_a_file_that_is_not_utf8_is_a_located_error(
     no_traceback(result)
     assert result.exit_code == 2 and where in result.output, result.output
     assert snapshot(tmp_path) == before
+
+
+def test_the_sync_task_run_on_an_open_declaration_syncs_its_module(scaler_project):
+    """The VS Code task runs `layergen sync ${file}` on the file in the editor: a
+    declaration stands for the module it generates."""
+    (task,) = [t for t in vscode_tasks() if t["label"] == "layergen: sync"]
+    declaration = scaler_project / "layers" / "scaler.layer.yaml"
+    args = task["command"].replace("${file}", str(declaration)).split()[1:]
+    before = snapshot(scaler_project)
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "error" not in result.output and snapshot(scaler_project) == before
