@@ -87,6 +87,20 @@ print("ok")
     assert done.stdout.strip().endswith("ok"), done.stderr[-2000:]
 
 
+@pytest.mark.e2e
+def test_the_generated_tests_of_both_classes_pass(two_layers):
+    from helpers import run_pytest
+
+    assert cli("generate", "layers").exit_code == 0
+    outcomes = run_pytest(
+        two_layers, "tensorflow", "tests/test_blocks.py", "tests/test_blocks_shifter.py"
+    )
+    for module in ("test_blocks", "test_blocks_shifter"):
+        ran = {k: v for k, v in outcomes.items() if k.startswith(f"{module}::")}
+        assert ran and "passed" in ran.values(), (module, outcomes)
+    assert "failed" not in outcomes.values(), outcomes
+
+
 def test_a_hand_edit_in_one_class_survives_a_declaration_change_in_the_other(two_layers):
     assert cli("generate", "layers").exit_code == 0
     module = two_layers / "layers" / "blocks.py"
