@@ -46,9 +46,12 @@ BOOKKEEPING = (".layergen/**", "layergen.lock")
 PRE_COMMIT_FILE = ".pre-commit-config.yaml"
 DEFAULTS: dict[str, Any] = {"paths": [DEFAULT_FOLDER], "tests": "tests"}
 
-# `path:line:col: severity: message [code]`; the column is optional (merge conflicts carry
-# a line only). Valid as a JavaScript regular expression (VS Code) and a Python one.
-PROBLEM_REGEXP = r"^(.*?):(\d+):(?:(\d+):)? (error|warning|info|conflict): (.*) \[([\w-]+)\]$"
+# `path:line:col: kind: message [code]`, the shape of every problem the commands print;
+# the column is optional (merge conflicts carry a line only). Any kind: error, warning,
+# conflict, hand-written, orphan, ... (VS Code shows a kind it has no severity for, such
+# as `orphan`, as an error). Valid as a JavaScript regular expression (VS Code) and a
+# Python one.
+PROBLEM_REGEXP = r"^(.*?):(\d+):(?:(\d+):)? ([a-z][\w -]*?): (.*) \[([\w-]+)\]$"
 PROBLEM_PATTERN = {
     "regexp": PROBLEM_REGEXP,
     "file": 1,
