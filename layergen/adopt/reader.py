@@ -68,7 +68,11 @@ def code(node: cst.CSTNode) -> str:
 
 def read_module(path: str, text: str) -> list[Found]:
     """Every class of the module with a `call` method (a layer), read."""
-    module = cst.parse_module(text)
+    from pathlib import Path
+
+    from ..textfiles import parse_python
+
+    module = parse_python(Path(path), text, "adopt")  # a syntax error is located
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     classes = {c.name: c for c in read_classes(path, text)}

@@ -1,0 +1,120 @@
+"""`layergen adopt` on code as a codebase writes it (keras-hub's idioms): what it writes is
+what `generate` accepts, its refusals are located in the person's module, and it states
+what the format can say (forwarded constructor arguments, several tensor inputs, a base
+reached through an import, example values found in the project)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import cli
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write(project, name: str, text: str):
+    path = project / "layers" / name
+    path.write_text(text)
+    return path
+
+
+def snapshot(project):
+    return {
+        p: p.read_bytes()
+        for p in project.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+TAGGED = """\
+import keras
+
+
+class Tagged(keras.layers.Layer):
+    def __init__(self, scale=2.0, name=None, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+        self.label = name
+
+    def call(self, x):
+        return x * self.scale
+"""
+
+
+def test_a_declaration_generate_refuses_is_located_in_the_module(project):
+    """`name` held as an ordinary argument (not the layer's name): the declaration adopt
+    would write is one `generate` refuses; the error is in the module, at the argument,
+    and never asks to rename it (every caller passes `name=`)."""
+    write(project, "tagged.py", TAGGED)
+    before = snapshot(project)
+    result = cli("adopt", "layers/tagged.py")
+    assert result.exit_code == 2, result.output
+    assert "layers/tagged.py:5:35: error:" in result.output
+    assert "[reserved-name]" in result.output
+    assert ".layer.yaml" not in result.output
+    assert "name_value" not in result.output and "rename" not in result.output
+    assert snapshot(project) == before
+
+
+def test_a_module_with_a_syntax_error_is_located(project):
+    write(project, "broken.py", "import keras\n\n\nclass Broken(keras.layers.Layer:\n    pass\n")
+    result = cli("adopt", "layers/broken.py")
+    assert result.exit_code == 2, result.output
+    # libcst finds the missing `)` where the next line starts
+    assert "layers/broken.py:5:1: error:" in result.output and "[python-syntax]" in result.output
+    assert "libcst" not in result.output
+
+
+def test_a_module_without_a_layer_says_so(project):
+    write(project, "helpers.py", "def call(x):\n    return x\n")
+    result = cli("adopt", "layers/helpers.py")
+    assert result.exit_code == 2, result.output
+    assert "layers/helpers.py:1:1: error: no layer class" in result.output
+    assert not (project / "layers" / "helpers.layer.yaml").exists()
+
+
+SCALE = """\
+import keras
+
+
+class Scale(keras.layers.Layer):
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+"""
+
+
+def test_one_save_during_adopt_is_adopted_again_not_an_abort(project, monkeypatch):
+    """An editor saves the module once while adopt runs: adopt reads it again and adopts
+    what was saved, as `generate` plans again; the save is kept."""
+    import layergen.commands.adopt as adopting
+
+    module = write(project, "scale.py", SCALE)
+    rendered = adopting.adopted_module
+    saves = []
+
+    def saved_once(*args, **kwargs):
+        if not saves:
+            module.write_text(SCALE + "\n# saved meanwhile\n")
+            saves.append(1)
+        return rendered(*args, **kwargs)
+
+    monkeypatch.setattr(adopting, "adopted_module", saved_once)
+    result = cli("adopt", "layers/scale.py")
+    assert result.exit_code == 0, result.output
+    assert module.read_text().endswith("# saved meanwhile\n")
+    assert (project / "layers" / "scale.layer.yaml").is_file()
+    assert cli("generate", "--check", "layers").exit_code == 0
