@@ -29,7 +29,7 @@ from .renames import (
 )
 from .render.support import HOST_DEVICES
 from .render_many import Job, render_all
-from .targets import SUFFIXES, Target, target
+from .targets import SUFFIXES, Target, module_of, second_writer, target, tests_kept
 from .textfiles import Seen, split_line_ends, with_line_ends
 from .update.changes import LockChanges
 from .update.lock import Lock, Record
@@ -497,10 +497,11 @@ def _others(
     """The declarations the lock records, on disk and not among this run's `declarations` (a
     run on part of the project leaves them alone) nor `followed` by one of them (keys):
     {file: (role, declaration)} for their modules and tests, where the lock says they were
-    written, and their registrations (package, class, declaration) where the class is still
+    written (and the test modules `layergen tests` keeps, but for this run's modules), and
+    their registrations (package, class, declaration) where the class is still
     the one recorded."""
     here = {lock.key(d) for d in declarations} | followed
-    written: dict[Path, tuple[str, Path]] = {}
+    written = tests_kept(lock, leaving={module_of(d) for d in declarations})
     registered: list[tuple[str, str, Path]] = []
     for key, record in lock.records.items():
         declaration = lock.root / key
@@ -517,22 +518,11 @@ def _overwritten(
     t: Target, outputs: list[Path], written: dict[Path, tuple[str, Path]]
 ) -> Diagnostic | None:
     """The declaration `t` would write a file (`outputs`: its module, then its test modules)
-    another one writes (`written`): two test modules of one name, or a test module named like
-    a module (`tests = "layers"` and a declaration `test_foo.layer.yaml` beside `foo.layer.yaml`).
-    """
-    for i, path in enumerate(outputs):
-        mine = "tests" if i else "module"
-        if path in written and written[path][1] != t.declaration:
-            theirs, other = written[path]
-            return Diagnostic(
-                str(t.declaration),
-                1,
-                1,
-                "duplicate-test",
-                f"its {mine} would overwrite the {theirs} of {other} ({os.path.relpath(path)})",
-                "rename one of the files",
-            )
-    return None
+    another one writes (`written`): two test modules of one name, a test module `layergen
+    tests` keeps, or a test module named like a module (`tests = "layers"` and a declaration
+    `test_foo.layer.yaml` beside `foo.layer.yaml`)."""
+    roles = [("tests" if i else "module", path) for i, path in enumerate(outputs)]
+    return second_writer(t.declaration, roles, written)
 
 
 def conftest(

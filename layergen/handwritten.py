@@ -15,7 +15,6 @@ from .claims import Unclaimed
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .introspect import REQUIRED, LayerClass, read_classes
-from .render.context import snake
 from .render.tests_context import inputs_context, layer_test_context
 from .textfiles import Seen, read_text, split_line_ends
 
@@ -233,7 +232,7 @@ def plan_tests(
     from .claims import tests_of_gone_classes
     from .generate import conftest
     from .render_many import render_file
-    from .targets import target
+    from .targets import declarations_write, second_writer, target, test_module
     from .update.lock import Lock
     from .update.plan import Plan
 
@@ -283,6 +282,7 @@ def plan_tests(
     moved: dict[Path, Path] = {}  # a test module the tests folder setting moved: {new: old}
     # Where each layer's tests were written last: a new tests folder takes them along.
     written = {(e["module"], e["class"]): key for key, e in lock.handwritten.items()}
+    declared = declarations_write(lock)
     for module_path, name in chosen:
         t = target(module_path, config)  # the import path and tests folder, as for a declaration
         roots.append(t.import_root)
@@ -290,8 +290,11 @@ def plan_tests(
         for cls in layer_classes(module_path, name) if name else everyone:
             # test_<module>.py for a module of one layer, as for a declaration
             alone = len(everyone) == 1
-            stem = module_path.stem if alone else f"{module_path.stem}_{snake(cls.name)}"
-            test = config.tests_dir / f"test_{stem}.py"
+            test = test_module(config.tests_dir, module_path.stem, None if alone else cls.name)
+            clash = second_writer(module_path, [("tests", test)], declared)
+            if clash:  # one writer per file: a declaration's tests stay its own
+                errors.append(clash)
+                continue
             was = written.get((lock.key(module_path), cls.name), lock.key(test))
             if was != lock.key(test):
                 moved[test] = lock.root / was

@@ -117,3 +117,48 @@ def target(declaration: Path, config: Config, registered: str | None = None) -> 
         package,
         import_root,
     )
+
+
+Written = dict[Path, tuple[str, Path]]  # {file: (its role, who writes it)}
+
+
+def tests_kept(lock, leaving: set[Path] = frozenset()) -> Written:
+    """The test modules `layergen tests` keeps in step, each written for its hand-written
+    module; those of modules in `leaving` left out (a declaration takes them over: `adopt`)."""
+    written: Written = {}
+    for key, entry in lock.handwritten.items():
+        module = lock.root / entry["module"]
+        if module not in leaving:
+            written[lock.root / key] = ("tests", module)
+    return written
+
+
+def second_writer(writer: Path, outputs: list[tuple[str, Path]], written: Written):
+    """The first of `writer`'s outputs ((role, file) each) that another writes (`written`),
+    as a located error; None when each file has one writer."""
+    import os
+
+    for mine, path in outputs:
+        if path in written and written[path][1] != writer:
+            theirs, other = written[path]
+            return Diagnostic(
+                str(writer),
+                1,
+                1,
+                "duplicate-test",
+                f"its {mine} would overwrite the {theirs} of {os.path.relpath(other)}"
+                f" ({os.path.relpath(path)})",
+                "rename one of the files",
+            )
+    return None
+
+
+def declarations_write(lock) -> Written:
+    """The files the lock records for its declarations still on disk: modules and tests."""
+    written: Written = {}
+    for key, record in lock.records.items():
+        declaration = lock.root / key
+        if key.endswith(SUFFIXES) and not record.orphaned and declaration.is_file():
+            for i, output in enumerate(record.outputs):
+                written[lock.root / output] = ("tests" if i else "module", declaration)
+    return written

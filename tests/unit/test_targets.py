@@ -89,3 +89,57 @@ def test_a_module_named_like_another_declarations_test_module_is_refused(scaler_
         assert result.exit_code == 2 and "[duplicate-test]" in result.output, result.output
         assert "module would overwrite the tests of" in result.output
         assert snapshot(scaler_project) == before
+
+
+# -- one writer per file, across `generate` and `layergen tests` ----------------------------------
+
+HAND_WRITTEN_SCALED_DENSE = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="extra")
+class ScaledDense(keras.layers.Layer):
+    def call(self, x):
+        return x * 2
+"""
+DECLARED_SCALED_DENSE = "layer: ScaledDense\ncall: x * 3\n"
+
+
+def _scaled_dense_twice(root):
+    (root / "layers").mkdir()
+    (root / "layers" / "scaled_dense.layer.yaml").write_text(DECLARED_SCALED_DENSE)
+    (root / "extra").mkdir()
+    (root / "extra" / "__init__.py").write_text("")
+    (root / "extra" / "scaled_dense.py").write_text(HAND_WRITTEN_SCALED_DENSE)
+
+
+def test_tests_of_a_hand_written_module_never_replace_a_declarations(tmp_path, monkeypatch):
+    """`layergen tests extra/scaled_dense.py` replaced the declared ScaledDense's
+    tests/test_scaled_dense.py (exit 0); `generate` put it back, so `--check` failed after
+    every `layergen tests`."""
+    root = project(tmp_path / "p", {})
+    _scaled_dense_twice(root)
+    monkeypatch.chdir(root)
+    assert run("generate", "layers").exit_code == 0
+    before = snapshot(root)
+    result = run("tests", "extra/scaled_dense.py")
+    assert result.exit_code == 2, result.output
+    assert "extra/scaled_dense.py:1:1: error:" in result.output
+    assert "[duplicate-test]" in result.output and "layers/scaled_dense.layer.yaml" in result.output
+    assert snapshot(root) == before
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_declaration_never_replaces_the_tests_layergen_tests_keeps(tmp_path, monkeypatch):
+    """The other order: `layergen tests` wrote tests/test_scaled_dense.py first; a declaration
+    whose test module has that name is refused, located, instead of taking it over."""
+    root = project(tmp_path / "p", {})
+    _scaled_dense_twice(root)
+    monkeypatch.chdir(root)
+    assert run("tests", "extra/scaled_dense.py").exit_code == 0
+    before = snapshot(root)
+    result = run("generate", "layers")
+    assert result.exit_code == 2, result.output
+    assert "layers/scaled_dense.layer.yaml:1:1: error:" in result.output
+    assert "[duplicate-test]" in result.output and "extra/scaled_dense.py" in result.output
+    assert snapshot(root) == before
