@@ -6,7 +6,7 @@ piped or CI output stays plain text.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 ORDER = ("created", "updated", "removed", "wrote", "conflicted", "unchanged")
@@ -51,6 +51,25 @@ def summary(states: dict[Path, str]) -> str:
     parts = [f"{n} {state}" for state, n in counts.items() if n or state in always]
     total = len(states)
     return f"{total} file{'s' if total != 1 else ''}: {', '.join(parts)}"
+
+
+# The last line of a `--check` that found stale files: the command that fixes it.
+CHECK_FIX = "run `layergen generate` to bring them up to date"
+
+
+def stale(changed: Iterable[Path], bookkeeping: Callable[[Path], bool]) -> list[str]:
+    """What `--check` says of the files a run would change: each of the person's, then
+    layergen's bookkeeping (the lock, `.layergen/`) in one line, then the fix."""
+    changed = list(changed)
+    kept = [path for path in changed if bookkeeping(path)]
+    lines = [f"would change {shown(path)}" for path in changed if path not in kept]
+    if kept:
+        names = sorted({"layergen.lock" if p.suffix == ".lock" else ".layergen/" for p in kept})
+        count = f"{len(kept)} file{'s' if len(kept) != 1 else ''}"
+        lines.append(f"would change layergen's bookkeeping ({' and '.join(names)}: {count})")
+    if lines:
+        lines.append(f"stale: {CHECK_FIX}")
+    return lines
 
 
 def styled(state: str) -> str:

@@ -41,7 +41,7 @@ def apply(
     A file saved while the run writes (an editor takes no lock) stops the write before it is
     overwritten: the run is planned again with `replan` from what is on disk now, a few times,
     then reported (nothing written)."""
-    from ..output import file_states, styled, summary
+    from ..output import file_states, stale, styled, summary
     from ..update.apply import reconcile
     from ..writes import Changed, write
 
@@ -49,13 +49,12 @@ def apply(
         outcome = reconcile(run, prefer=prefer)
         changed = outcome.changed()
         if mode != "write":
-            for path in changed:
-                if mode == "diff":
-                    if not outcome.is_lock_file(path):  # the lock is bookkeeping, not a change
-                        echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
-                else:
-                    echo(f"would change {shown(path)}", err=True)
+            for path in changed if mode == "diff" else ():
+                if not outcome.is_lock_file(path):  # the lock is bookkeeping, not a change
+                    echo(unified_diff(path, outcome.files.get(path, "")), nl=False)
             unsettled = report_unsettled(outcome, echo)
+            for line in stale(changed, outcome.is_lock_file) if mode == "check" else ():
+                echo(line, err=True)  # after the conflicts: the last line says the fix
             return 1 if unsettled or (changed and mode == "check") else 0
         created = [p for p in changed if not p.exists()]
         removed = [p for p in outcome.deleted if p.exists() and not outcome.is_lock_file(p)]

@@ -63,7 +63,13 @@ def generate(*args: str) -> int:
 def would_change(*args: str) -> list[str]:
     """What `generate --check` says would change."""
     result = runner.invoke(app, ["generate", "--check", *args])
-    return sorted(line.split()[-1] for line in result.output.splitlines() if "would change" in line)
+    changed = []
+    for line in result.output.splitlines():
+        if line.startswith("would change layergen's bookkeeping ("):  # `layergen.lock`...
+            changed += line.split("(", 1)[1].split(":")[0].split(" and ")
+        elif line.startswith("would change "):
+            changed.append(line.split()[-1])
+    return sorted(changed)
 
 
 def test_an_unchanged_project_is_taken_from_the_lock(scaler_project, monkeypatch):
