@@ -324,6 +324,8 @@ def test_pre_commit_try_repo_passes_on_a_clean_project_and_fails_on_a_stale_one(
     stale = try_repo()
     assert stale.returncode == 1, stale.stdout + stale.stderr
     assert "would change layers/double.py" in stale.stdout
+    assert "would change .layergen/" not in stale.stdout  # bookkeeping, in one line
+    assert stale.stdout.rstrip().endswith("run `layergen generate` to bring them up to date")
 
 
 def test_init_schema_and_watch_import_no_deep_learning_framework(tmp_path):
