@@ -11,6 +11,7 @@ declaration's change is not thrown away, the merge reports the conflict instead.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import math
 from pathlib import Path
@@ -87,25 +88,36 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")
         new = before.generated[module]
-        name = _classes(new)[0]  # the declaration's class: helpers in the module are the person's
-        owned = {m.split(".", 1)[1] for m in before.hand_written.get(module, ())}
-        edited = _edited_members(base, current, new, name) - owned
         original, line_ends = split_line_ends(
             renamed.get(declaration, declared[declaration].text or "")
         )
-        text = original
-        if base is None or "__init__" in edited:
-            text = synced_declaration(module, current, text)
-        written = _methods(current, name)
-        if "call" in edited:
-            text = _with_call_if_it_renders(
-                module, declaration, text, written["call"], name, config
+        parts = documents(original)
+        places = [j for j, part in enumerate(parts) if _declares(part)]  # one a class, in order
+        carried[module], frozen[module] = frozenset(), []
+        for j, name in zip(places, _classes(new)):  # the module's other classes are the person's
+            owned = {
+                m.split(".", 1)[1]
+                for m in before.hand_written.get(module, ())
+                if m.startswith(f"{name}.")
+            }
+            edited = _edited_members(base, current, new, name) - owned
+            whole = functools.partial(_with_document, parts, j)
+            text = parts[j]
+            if base is None or "__init__" in edited:
+                text = synced_declaration(module, current, text)
+            written = _methods(current, name)
+            if "call" in edited:
+                text = _with_call_if_it_renders(
+                    module, declaration, text, written["call"], name, config, whole
+                )
+            rendered = _methods(_render(module, declaration, whole(text), config), name)
+            hand = sorted(
+                m for m in edited if m not in rendered or not same(rendered[m], written[m])
             )
-        rendered = _methods(_render(module, declaration, text, config), name)
-        hand = sorted(m for m in edited if m not in rendered or not same(rendered[m], written[m]))
-        texts[declaration] = with_line_ends(_with_hand_written(text, hand), line_ends)
-        carried[module] = frozenset(f"{name}.{m}" for m in edited if m not in hand)
-        frozen[module] = [f"{name}.{m}" for m in hand]
+            parts[j] = _with_hand_written(text, hand)
+            carried[module] |= {f"{name}.{m}" for m in edited if m not in hand}
+            frozen[module] += [f"{name}.{m}" for m in hand]
+        texts[declaration] = with_line_ends("---\n".join(parts), line_ends)
     run = plan_run(list(modules.values()), config, texts=texts)
     run.carried.update(carried)
     for module, names in frozen.items():  # the person's code is what the declaration now says
@@ -143,14 +155,21 @@ def _class_renames(
 
 
 def _with_call_if_it_renders(
-    module: Path, declaration: Path, text: str, written: cst.FunctionDef, name: str, config: Config
+    module: Path,
+    declaration: Path,
+    text: str,
+    written: cst.FunctionDef,
+    name: str,
+    config: Config,
+    whole=lambda text: text,
 ) -> str:
-    """The declaration with the module's `call` body, if it renders back to the same code (as
-    Python reads it: comments and spacing aside); else as it was, for `call` to stay the person's.
+    """The declaration (`text`, the document of class `name`, which `whole` makes the whole
+    file) with the module's `call` body, if it renders back to the same code (as Python reads
+    it: comments and spacing aside); else as it was, for `call` to stay the person's.
     """
     with_call = _with_call(text, written)
     try:
-        rendered = _methods(_render(module, declaration, with_call, config), name)
+        rendered = _methods(_render(module, declaration, whole(with_call), config), name)
     except DiagnosticError:  # the body names what the declaration cannot (an import of its own)
         return text
     return with_call if "call" in rendered and same(rendered["call"], written) else text
@@ -176,6 +195,25 @@ def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
                 for d in exc.diagnostics
             ]
         ) from None
+
+
+def documents(text: str) -> list[str]:
+    """A declaration file's documents, one a class (docs/spec-format.md "Several layers in one
+    module"): split at its `---` lines, which YAML reads as nothing else at column 0."""
+    import re
+
+    return re.split(r"^---[ \t]*\n", text, flags=re.MULTILINE)
+
+
+def _declares(part: str) -> bool:
+    """Whether a part of a declaration file between `---` lines holds a document (more than
+    blank lines and comments)."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in part.split("\n"))
+
+
+def _with_document(parts: list[str], j: int, document: str) -> str:
+    """The declaration file with its part `j` replaced by `document`."""
+    return "---\n".join([*parts[:j], document, *parts[j + 1 :]])
 
 
 def _classes(text: str) -> list[str]:

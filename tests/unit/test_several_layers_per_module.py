@@ -116,6 +116,21 @@ def test_a_hand_edit_in_one_class_survives_a_declaration_change_in_the_other(two
     assert cli("generate", "--check", "layers").exit_code == 0
 
 
+def test_sync_carries_a_hand_edit_of_each_class_into_its_document(two_layers):
+    assert cli("generate", "layers").exit_code == 0
+    module = two_layers / "layers" / "blocks.py"
+    edit(module, "        return x + self.shift", "        return x + self.shift * 2.0")
+    edit(module, "        return x * self.scale * self.gain", "        return x * self.scale")
+    result = cli("sync", "layers/blocks.py")
+    assert result.exit_code == 0, result.output
+    first, second = (two_layers / "layers" / "blocks.layer.yaml").read_text().split("\n---\n")
+    assert "layer: Scaler" in first and "x * scale" in first and "gain" in first
+    assert "x * scale * gain" not in first and "shift" not in first
+    assert "layer: Shifter" in second and "shift * 2.0" in second
+    assert "hand_written" not in first + second
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
 def test_a_class_named_twice_in_one_file_is_located(two_layers):
     declaration = two_layers / "layers" / "blocks.layer.yaml"
     declaration.write_text(TWO.replace("layer: Shifter", "layer: Scaler"))
