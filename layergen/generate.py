@@ -279,7 +279,7 @@ def plan_run(
     left = unclaimed(lock, declarations, followed)
     taken.changes.extend(left.changes)
     support, read = package_inits(
-        taken.exports, taken.unexported + left.unexported, config, edited or {}
+        taken.exports, taken.unexported + left.unexported, config, edited or {}, taken.renamed
     )
     if taken.outputs:
         support.update(written := conftest(config, taken.roots, sharded=any(folders.values())))
@@ -353,6 +353,8 @@ class _Taken:
         default_factory=dict
     )  # a renamed declaration's new file -> its old one
     unexported: list[tuple[Path, str, str]] = field(default_factory=list)  # (folder, module, class)
+    # (old module, old class, new module, new class) of each class renamed or moved
+    renamed: list[tuple[Path, str, Path, str]] = field(default_factory=list)
     companions: dict[Path, Path] = field(default_factory=dict)
     hand_written: dict[Path, frozenset[str]] = field(default_factory=dict)
     unstated: dict[Path, frozenset[str]] = field(default_factory=dict)
@@ -414,6 +416,7 @@ class _Taken:
             old_module = config.root / was.outputs[0]
             if (old_module, was.name) != (t.module, record.name):
                 self.unexported.append((old_module.parent, old_module.stem, was.name))
+                self.renamed.append((old_module, was.name, t.module, record.name))
         if t.declaration in renamed:
             self.changes.keep_record(renamed[t.declaration], ())
         self.changes.remember(t.declaration, record, files)
@@ -447,10 +450,13 @@ def package_inits(
     unexported: list[tuple[Path, str, str]],
     config: Config,
     edited: dict[Path, str],
+    renamed: list[tuple[Path, str, Path, str]] = (),
 ) -> tuple[dict[Path, str], dict[Path, Seen]]:
     """The `__init__.py` of each folder with classes to export (`exports`: folder -> (module,
     class)) or to export no more (`unexported`: (folder, module, class)), and each as read
-    (its text taken from `edited` where it is there)."""
+    (its text taken from `edited` where it is there). The imports of a class `renamed` (or
+    moved) follow it, in whatever form they are written."""
+    from .move_imports import follow_renames
     from .package_init import package_init
 
     support: dict[Path, str] = {}
@@ -458,7 +464,7 @@ def package_inits(
     for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
         read[init] = Seen.read(init)
-        existing = edited.get(init, read[init].text)
+        existing = follow_renames(edited.get(init, read[init].text), init, renamed, config.root)
         gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
             if folder in exports:

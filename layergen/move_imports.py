@@ -79,6 +79,18 @@ def rewritten_imports(root: Path, moved: Moved, skip: set[Path]) -> dict[Path, t
     return found
 
 
+def follow_renames(
+    text: str | None, init: Path, renamed: list[tuple[Path, str, Path, str]], root: Path
+) -> str | None:
+    """A package's `__init__.py` (`text`), its imports of each class of its folder that was
+    `renamed` ((old module, old class, new module, new class)) following it."""
+    for old, old_class, new, new_class in renamed:
+        if text is not None and old.parent == init.parent and old.stem in text:
+            moved = Moved(dotted(old, root), dotted(new, root), old_class, new_class)
+            text = rewrite(text, dotted(init, root), True, moved, init)
+    return text
+
+
 def rewrite(text: str, module: str, is_package: bool, moved: Moved, path: Path) -> str:
     """`text`, the module `module` (dotted), with its imports of the moved module rewritten."""
     import libcst as cst
@@ -185,7 +197,7 @@ def _transformer():
                 self.moved.old_package: self.moved.old_name,
             }
             return source in wanted and any(
-                a.name.value == name == wanted[source] and a.asname is None for a in node.names
+                a.name.value == name == wanted[source] and _bound_as(a) == name for a in node.names
             )
 
         def _binds_module(self, node, name: str) -> bool:
@@ -239,8 +251,12 @@ def _transformer():
             """`old` imported as `new`; where its uses keep the old name, bound as `old`."""
             if old == new:
                 return alias
-            if alias.asname is None and old not in self.bound:
+            if _bound_as(alias) == old and old not in self.bound:  # its uses keep `old`
                 return alias.with_changes(name=cst.Name(new), asname=cst.AsName(name=cst.Name(old)))
+            if alias.asname is not None and _bound_as(alias) == old:  # `X as X`: re-exported
+                return alias.with_changes(
+                    name=cst.Name(new), asname=alias.asname.with_changes(name=cst.Name(new))
+                )
             return alias.with_changes(name=cst.Name(new))
 
         def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
@@ -294,6 +310,10 @@ def _transformer():
         def leave_AugAssign(self, original, updated):
             self._in_all = False
             return updated
+
+    def _bound_as(alias: cst.ImportAlias) -> str:
+        """The name an import binds (`from m import X as Y`: Y)."""
+        return get_full_name_for_node(alias.asname.name if alias.asname else alias.name)
 
     def _is_all_name(target) -> bool:
         return isinstance(target, cst.Name) and target.value == "__all__"

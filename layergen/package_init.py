@@ -32,12 +32,18 @@ def package_init(
         imports = "".join(f"from .{module} import {name}\n" for module, name in sorted(names))
         return f"{INIT_HEADER}\n{imports}\n{_all({name for _, name in names}, style)}"
     tree = _parsed(existing, path)
+    gone = [g for g in gone if g not in names]
+    # The modules this run deletes: any import of them can only fail.
+    deleted = {module for module, _ in gone} - {module for module, _ in names}
     imported: dict[tuple[str, str], str] = {}  # (module, class) -> the name it binds
+    stars = set()  # `from .module import *` at the top, of a deleted module
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             for alias in node.names:
                 if alias.name != "*":
                     imported[(node.module, alias.name)] = alias.asname or alias.name
+                elif node.module in deleted:
+                    stars.add(node.module)
     # Imported under a guard (`try:`/`if`): there already, and the person's to keep.
     guarded = {
         (node.module, alias.name)
@@ -45,32 +51,108 @@ def package_init(
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
         for alias in node.names
     } - imported.keys()
-    remove = frozenset(g for g in gone if g not in names and g in imported)
+    remove = frozenset(g for g in gone if g in imported)
     add = tuple(n for n in sorted(names) if n not in imported and n not in guarded)
     bindings = [node for node in ast.walk(tree) if _binds_all(node)]
     if bindings and not (len(bindings) == 1 and bindings[0] in tree.body and _is_all(bindings[0])):
         # `__all__` built otherwise than as one list of names (`+ other`, `*sub.__all__`,
-        # annotated, bound twice): the person's to keep; only the imports are edited.
-        if not remove and not add:
-            return existing
-        from .textfiles import parse_python
-        from .update.package_edits import InitEdits
-
-        module = parse_python(path, existing, "add the imports of the classes to")
-        return InitEdits(add, remove, None).applied(module)
+        # bound twice): the person's to keep; only the imports are edited.
+        text = _edited(existing, path, add, remove, stars, None)
+        return _verified(text, gone, deleted, path)
     listed = [e.value for e in bindings[0].value.elts] if bindings else None
-    # The names bound once the edits are made: a gone class's name leaves `__all__` unless
-    # one of them binds it still (a module renamed, its class not).
+    # The names bound once the edits are made: a gone class's name (or the alias its import
+    # bound) leaves `__all__` unless one of them binds it still (a module renamed, its class
+    # not).
     bound = {b for key, b in imported.items() if key not in remove} | {name for _, name in add}
-    dropped = {name for key in gone if key not in names for name in [key[1]]} - bound
+    dropped = ({name for _, name in gone} | {imported[key] for key in remove}) - bound
     exported = sorted((bound | set(listed or ())) - dropped)
-    if not remove and not add and (listed == exported or (listed is None and not exported)):
+    if listed == exported or (listed is None and not exported):
+        exported_all = None
+    else:
+        exported_all = _all(exported, style, _annotation(bindings[0]) if bindings else None)
+    text = _edited(existing, path, add, remove, stars, exported_all)
+    return _verified(text, gone, deleted, path)
+
+
+def _edited(existing: str, path: Path, add, remove, stars, exported: str | None) -> str:
+    """The file with the edits made (libcst is loaded only when there is one to make)."""
+    if not (add or remove or stars or exported):
         return existing  # as it should be
     from .textfiles import parse_python
     from .update.package_edits import InitEdits
 
     module = parse_python(path, existing, "add the imports of the classes to")
-    return InitEdits(add, remove, _all(exported, style)).applied(module)
+    return InitEdits(add, remove, exported, frozenset(stars)).applied(module)
+
+
+def _verified(text: str, gone, deleted: set[str], path: Path) -> str:
+    """`text`, where no import nor `__all__` names what the run deletes; else the located
+    errors naming the lines to change (forms layergen does not edit: imports under a guard,
+    an `__all__` built otherwise than as one list of names)."""
+    if not gone:
+        return text
+    classes = {name for _, name in gone}
+    tree = ast.parse(text)
+    bound = _bound(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            stale = [
+                a.name
+                for a in node.names
+                if node.module in deleted or (node.module, a.name) in gone
+            ]
+            if stale:
+                what = f"`{', '.join(stale)}` from `.{node.module}`, " + (
+                    "a module deleted with its declaration"
+                    if node.module in deleted
+                    else "which no longer defines it"
+                )
+                found.append((node, f"imports {what}", "remove the import, or change it"))
+        elif _binds_all(node):
+            for constant in ast.walk(node.value):
+                if (
+                    isinstance(constant, ast.Constant)
+                    and constant.value in classes
+                    and constant.value not in bound
+                ):
+                    found.append(
+                        (
+                            constant,
+                            f"`__all__` lists `{constant.value}`, a class no declaration"
+                            " declares any more",
+                            f"take `{constant.value}` out of `__all__`",
+                        )
+                    )
+    if found:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    node.lineno,
+                    node.col_offset + 1,
+                    "stale-import",
+                    f"{message}: `import` of the package would fail",
+                    f"{hint} (layergen edits only the imports at the top of the file and an"
+                    " `__all__` that is one list of names)",
+                )
+                for node, message, hint in found
+            ]
+        )
+    return text
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    """Every name the module binds, wherever (but through a star import)."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return bound
 
 
 def _parsed(text: str, path: Path) -> ast.Module:
@@ -103,18 +185,28 @@ def _binds_all(node: ast.AST) -> bool:
 
 
 def _is_all(node: ast.AST) -> bool:
-    """`__all__ = [...]` (or a tuple) of names only, at the top: the `__all__` layergen keeps."""
+    """`__all__ = [...]` (or a tuple, or annotated: `__all__: list[str] = [...]`) of names
+    only, at the top: the `__all__` layergen keeps."""
+    if isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    else:
+        targets = node.targets if isinstance(node, ast.Assign) else []
     return (
-        isinstance(node, ast.Assign)
-        and [getattr(t, "id", None) for t in node.targets] == ["__all__"]
+        [getattr(t, "id", None) for t in targets] == ["__all__"]
         and isinstance(node.value, ast.List | ast.Tuple)
         and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
     )
 
 
-def _all(names, style: BlackStyle) -> str:
-    """`__all__ = [...]` as the project's black writes it (one name a line when too long)."""
+def _annotation(node: ast.AST) -> str | None:
+    return ast.unparse(node.annotation) if isinstance(node, ast.AnnAssign) else None
+
+
+def _all(names, style: BlackStyle, annotation: str | None = None) -> str:
+    """`__all__ = [...]` as the project's black writes it (one name a line when too long),
+    with the person's annotation if there is one."""
     from .render.render import format_code
 
     quoted = ", ".join(f'"{name}"' for name in sorted(names))
-    return format_code(f"__all__ = [{quoted}]\n", style)
+    target = f"__all__: {annotation}" if annotation else "__all__"
+    return format_code(f"{target} = [{quoted}]\n", style)

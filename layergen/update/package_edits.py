@@ -18,6 +18,8 @@ class InitEdits:
     # The new `__all__` statement, formatted as the project's black writes it; None: the
     # person's `__all__` is built otherwise and stays as written.
     exported: str | None
+    # Modules deleted with their declarations: `from .module import *` of them goes.
+    stars: frozenset[str] = frozenset()
 
     def applied(self, module: cst.Module) -> str:
         return module.visit(_ApplyEdits(self)).code
@@ -30,7 +32,7 @@ class _ApplyEdits(cst.CSTTransformer):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         config = updated.config_for_parsing
-        body = [s for s in map(self._without_removed, updated.body) if s is not None]
+        body = _kept(updated.body, self._without_removed)
         new = [
             cst.parse_statement(f"from .{module} import {name}\n", config)
             for module, name in self.edits.add
@@ -57,6 +59,8 @@ class _ApplyEdits(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
     def _without_removed(self, statement: cst.BaseStatement) -> cst.BaseStatement | None:
+        if _is_star_import(statement, self.edits.stars):
+            return None
         if not _is_relative_import(statement):
             return statement
         node = statement.body[0]
@@ -68,6 +72,36 @@ class _ApplyEdits(cst.CSTTransformer):
             return None
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return statement.with_changes(body=[node.with_changes(names=kept)])
+
+
+def _kept(statements, edit) -> list[cst.BaseStatement]:
+    """`statements` edited; a removed statement's comment lines above it stay, above the next
+    statement (a comment above a group of imports is the group's)."""
+    kept: list[cst.BaseStatement] = []
+    comments: list[cst.EmptyLine] = []
+    for statement in statements:
+        edited = edit(statement)
+        if edited is None:
+            if any(line.comment is not None for line in statement.leading_lines):
+                comments += statement.leading_lines
+            continue
+        if comments:
+            edited = edited.with_changes(leading_lines=[*comments, *edited.leading_lines])
+            comments = []
+        kept.append(edited)
+    return kept
+
+
+def _is_star_import(statement: cst.BaseStatement, modules: frozenset[str]) -> bool:
+    """`from .module import *` of one of `modules`."""
+    node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+    return (
+        isinstance(node, cst.ImportFrom)
+        and len(node.relative) == 1
+        and isinstance(node.module, cst.Name)
+        and node.module.value in modules
+        and isinstance(node.names, cst.ImportStar)
+    )
 
 
 def _is_relative_import(statement: cst.BaseStatement) -> bool:
@@ -82,10 +116,12 @@ def _is_relative_import(statement: cst.BaseStatement) -> bool:
 
 
 def _is_all(statement: cst.BaseStatement) -> bool:
+    """`__all__ = ...` or `__all__: ... = ...`."""
     node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-    return (
-        isinstance(node, cst.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0].target, cst.Name)
-        and node.targets[0].target.value == "__all__"
-    )
+    if isinstance(node, cst.AnnAssign):
+        target = node.target
+    elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+    else:
+        return False
+    return isinstance(target, cst.Name) and target.value == "__all__"

@@ -10,13 +10,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from layergen.config import BlackStyle
+from layergen.diagnostics import DiagnosticError
 from layergen.package_init import INIT_HEADER, package_init
 
-from helpers import REPO, declaration_path, edit, package_imports
+from helpers import REPO, declaration_path, edit, package_imports, snapshot
 from helpers import cli as run
 
 NAMES = [("alpha_block", "AlphaBlock"), ("beta_block", "BetaBlock"), ("gamma", "Gamma")]
@@ -67,7 +69,6 @@ def test_a_persons_lines_stay_and_a_gone_class_leaves():
 BUILT = [
     '__all__ = ["Extra"] + other\n',
     '__all__ = ["Extra", *sub.__all__]\n',
-    '__all__: list[str] = ["Extra"]\n',
     '__all__ = ["Extra"]\n__all__ += ["More"]\n',
     'if True:\n    __all__ = ["Extra"]\n',
 ]
@@ -122,3 +123,109 @@ def test_a_renamed_class_is_exported_under_its_new_name_only(scaler_project):
     # in its place, as a fresh package's: found by an attack, the import went after `__all__`
     assert init.endswith('\n\nfrom .scaler import Gainer\n\n__all__ = ["Gainer"]\n'), init
     assert "\n\n\n" not in init
+
+
+# The forms people write, on a class renamed (followed) and on a declaration deleted: each is
+# edited where the edit is provable, or a located error names the line; never a broken package.
+
+PEOPLES_INIT = '''\
+"""My layers."""
+
+import sys
+
+# the scaler, two ways
+if sys.version_info >= (3, 11):
+    from .scaler import Scaler  # new Pythons
+else:
+    from .scaler import Scaler as Scaler
+from .scaler import Scaler as ScalerLayer  # the old name
+
+__all__: list[str] = ["Scaler", "ScalerLayer"]
+'''
+
+
+def test_a_renamed_class_follows_in_the_imports_people_write(scaler_project):
+    layers = scaler_project / "layers"
+    (layers / "__init__.py").write_text(PEOPLES_INIT)
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")
+    assert run("generate", "layers").exit_code == 0
+    assert package_imports(scaler_project) == (
+        PEOPLES_INIT.replace("import Scaler", "import Gainer")
+        .replace("as Scaler\n", "as Gainer\n")
+        .replace('"Scaler"', '"Gainer"')
+    )
+    assert run("generate", "--check", "layers").exit_code == 0
+    code = "import layers; print(layers.Gainer.__name__, layers.ScalerLayer.__name__)"
+    imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=scaler_project
+    )
+    assert imported.stdout.split() == ["Gainer", "Gainer"], imported.stderr[-2000:]
+
+
+GONE = [("gain", "Gain")]
+KEPT = [("other", "Other")]
+
+
+@pytest.mark.parametrize(
+    "existing, expected",
+    [
+        (  # a star import of a deleted module can only fail
+            'from .gain import *\nfrom .other import Other\n\n__all__ = ["Other"]\n',
+            'from .other import Other\n\n__all__ = ["Other"]\n',
+        ),
+        (  # an alias leaves `__all__` with its import
+            "from .gain import Gain as GainLayer\nfrom .other import Other\n\n"
+            '__all__ = ["GainLayer", "Other"]\n',
+            'from .other import Other\n\n__all__ = ["Other"]\n',
+        ),
+        (  # an annotated `__all__` is one list of names too
+            "from .gain import Gain\nfrom .other import Other\n\n"
+            '__all__: list[str] = ["Gain", "Other"]\n',
+            'from .other import Other\n\n__all__: list[str] = ["Other"]\n',
+        ),
+        (  # the comments above a removed import stay, with the import after it
+            '"""Mine."""\n\n# my layers, in order\nfrom .gain import Gain\n'
+            'from .other import Other  # mine\n\n__all__ = ["Gain", "Other"]\n',
+            '"""Mine."""\n\n# my layers, in order\nfrom .other import Other  # mine\n\n'
+            '__all__ = ["Other"]\n',
+        ),
+    ],
+)
+def test_a_deleted_declarations_imports_leave_in_every_form_layergen_can_edit(existing, expected):
+    assert package_init(existing, KEPT, GONE) == expected
+    assert package_init(expected, KEPT) == expected
+
+
+@pytest.mark.parametrize(
+    "existing, line",
+    [
+        ("import sys\nif sys.platform:\n    from .gain import Gain\nelse:\n    Gain = None\n", 3),
+        ("try:\n    from .gain import Gain\nexcept ImportError:\n    pass\n", 2),
+        ('from .other import Other\n\n__all__ = ["Gain"] + ["Other"]\n', 3),
+        ('from .other import Other\n\n__all__ = ["Other"]\n__all__ += ["Gain"]\n', 4),
+    ],
+)
+def test_a_deleted_declarations_name_where_layergen_cannot_edit_is_a_located_error(existing, line):
+    with pytest.raises(DiagnosticError) as info:
+        package_init(existing, KEPT, GONE, path=Path("layers/__init__.py"))
+    [found] = info.value.diagnostics
+    assert (found.path, found.line, found.code) == ("layers/__init__.py", line, "stale-import")
+    assert "Gain" in found.message
+
+
+def test_a_deleted_declaration_imported_under_a_guard_is_refused_and_nothing_written(
+    scaler_project,
+):
+    layers = scaler_project / "layers"
+    other = declaration_path(scaler_project).read_text().replace("Scaler", "Other")
+    (layers / "other.layer.yaml").write_text(other)
+    assert run("generate", "layers").exit_code == 0
+    guarded = "try:\n    from .scaler import Scaler\nexcept ImportError:\n    Scaler = None\n"
+    (layers / "__init__.py").write_text(guarded + "from .other import Other\n")
+    declaration_path(scaler_project).unlink()
+    before = snapshot(scaler_project)
+    result = run("generate", "--check", "layers")
+    assert result.exit_code == 2 and "layers/__init__.py:2:" in result.output, result.output
+    assert "[stale-import]" in result.output
+    assert run("generate", "layers").exit_code == 2
+    assert snapshot(scaler_project) == before
