@@ -212,6 +212,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ): "An expression over the inputs, `outputs` and the params, one value per element.",
     ("Statistic", "mean"): "Its expected mean; the tolerance comes from the number of elements.",
     (
+        "Example",
+        "original",
+    ): "The class this declaration twins (package.module.Class): its outputs, recorded as goldens, are what the layer must compute.",
+    (
         "Declaration",
         "compute_dtype",
     ): "float32: computed in float32 under mixed precision (inputs cast up, output cast back), as LayerNormalization is.",

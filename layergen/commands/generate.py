@@ -53,14 +53,16 @@ def generate(
         run = plan_run(
             find_declarations(roots), config, progress=progress_bar(quiet or mode != "write")
         )
-        if (
-            record and mode == "write"
-        ):  # write, record the outputs, then plan the tests that check them
-            from ..golden import record_goldens
+        if mode == "write":  # write, record the outputs, then plan the tests that check them
+            from ..golden import golden_path, originals, record_goldens
 
-            apply(run, mode=mode, prefer=prefer, quiet=True, echo=echo, replan=planned)
-            record_goldens([p for p in run.generated if p.name.startswith("test_")])
-            run = planned()
+            twins = originals(find_declarations(roots), config)
+            tests = [p for p in run.generated if p.name.startswith("test_")] if record else []
+            tests += [t for t in twins if t not in tests and not golden_path(t).is_file()]
+            if tests:
+                apply(run, mode=mode, prefer=prefer, quiet=True, echo=echo, replan=planned)
+                record_goldens([t for t in tests if t.is_file()], twins=twins)
+                run = planned()
         code = apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
         return max(code, _handwritten_tests(roots, config, echo, mode, prefer, quiet))
 

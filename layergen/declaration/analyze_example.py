@@ -118,6 +118,7 @@ class ExampleChecks:
                 )
             self._check_example_inputs(loc, case.input_shape, case.input_dtype, case.input_range)
         reference, statistics = self._check_stated_numbers() if self.kind == "layer" else (None, ())
+        self._check_original(example.original)
         if self.errors:  # the example fills in what it leaves out from a sound declaration
             return None
         built = build_example(
@@ -132,6 +133,18 @@ class ExampleChecks:
         )
         self._check_stated_weight_shapes(built)
         return None if self.errors else built
+
+    def _check_original(self, original: str | None) -> None:
+        """`example.original` names a class by its import path, `package.module.Class`
+        (imported only when its outputs are recorded: `layergen/golden.py`)."""
+        parts = (original or "").split(".")
+        if original is not None and (len(parts) < 2 or not all(p.isidentifier() for p in parts)):
+            self.error(
+                ("example", "original"),
+                "bad-example",
+                f"`{original}` is no class's import path",
+                "give the module and the class: keras_hub.layers.TransformerDecoder",
+            )
 
     def _check_stated_weight_shapes(self, example: Example) -> None:
         """Each of `example.weights` exists under the example's params and has the shape

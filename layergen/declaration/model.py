@@ -239,6 +239,8 @@ class Example(Strict):
     reference: str | None = None
     atol: int | float = 1.0e-5
     statistics: list[Statistic] = []
+    # The class this declaration twins (`package.module.Class`): its outputs are the goldens.
+    original: str | None = None
 
 
 # One optional key per kind (`layer: Name`, `loss: Name`, ...), from the kinds table.
