@@ -19,6 +19,7 @@ from ..declaration.code import (
 from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
+from .other_sides import other_sides
 from .render import literal
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
@@ -93,6 +94,9 @@ UNKNOWN_LAYER_FACTS = {
     "keywords_build": False,
     # The output shapes depend on keyword arguments: the keyword test checks the symbolic ones.
     "keywords_shape_outputs": False,
+    # The params that flip declared `when`s, and what each side makes (`other_sides.py`).
+    "other_sides": [],
+    "unreached_sides": [],  # why the tests reach not every side of the `when`s, in parts
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -306,6 +310,7 @@ def build_test_context(
     stopped = _stopped_gradient(ir)
     inferred = inference_reads(inference) if inference is not None else set()
     self_rename = {m: f"self.{m}" for m in ir.members}
+    sides, unreached = other_sides(ir)
     masking = None
     if ir.compute_mask is not None:
         masking = ir.compute_mask.render(layer_rename)
@@ -425,6 +430,8 @@ def build_test_context(
             *([ir.noise.shape.code] if ir.noise is not None and ir.noise.shape is not None else []),
             *[k.cache.shape.code for k in ir.keywords if k.cache is not None],
         ),
+        other_sides=sides,
+        unreached_sides=unreached,
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         from_module=_imported_by_objects(ir),

@@ -468,3 +468,57 @@ def test_stated_outputs_with_stated_weights(support):
         support.assert_stated_outputs(dense, x, [np.full((1, 3), 10.1)], 1e-6, weights=weights)
     with pytest.raises(AssertionError):  # one output stated, two returned
         support.assert_stated_outputs(dense, x, [*stated, *stated], 1e-6, weights=weights)
+
+
+class ScaledDense(keras.layers.Layer):
+    """`bias: {shape: units, when: use_bias}`, its config round-trips."""
+
+    def __init__(self, use_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.use_bias = use_bias
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 3))
+        self.bias = self.add_weight(shape=(3,)) if self.use_bias else None
+
+    def call(self, x):
+        y = ops.matmul(x, self.kernel)
+        return y + self.bias if self.use_bias else y
+
+    def get_config(self):
+        return {**super().get_config(), "use_bias": self.use_bias}
+
+
+class AddsBiasAlways(ScaledDense):
+    def call(self, x):
+        return ops.matmul(x, self.kernel) + self.bias
+
+
+class MakesBiasAlways(ScaledDense):
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 3))
+        self.bias = self.add_weight(shape=(3,))
+
+
+NO_BIAS = [
+    {"args": {"use_bias": False}, "made": {"bias": False}, "keys": {"bias": "weights.bias.when"}}
+]
+
+
+def test_the_other_side_of_a_when_calls_and_round_trips(support):
+    support.assert_other_sides_call_and_round_trip(example(support, ScaledDense), NO_BIAS)
+
+
+@pytest.mark.parametrize(
+    "layer_class, said",
+    [
+        (
+            AddsBiasAlways,
+            r"(?s)with use_bias=False the layer's call fails: .* \(see `weights.bias.when`",
+        ),
+        (MakesBiasAlways, r"with use_bias=False bias is made; its `when` says left out"),
+    ],
+)
+def test_the_other_side_of_a_when_fails_where_the_layer_ignores_it(support, layer_class, said):
+    with pytest.raises((AssertionError, pytest.fail.Exception), match=said):
+        support.assert_other_sides_call_and_round_trip(example(support, layer_class), NO_BIAS)

@@ -387,7 +387,7 @@ def test_the_config_round_trip_allows_from_config_to_take_from_the_config_it_is_
     assert clone.config == config == {"layer": {"class_name": "Dense"}, "name": "w"}
     check = text.split("def assert_config_round_trip(")[1].split("\ndef ")[0]
     assert "clone = from_config(type(layer), config)" in check
-    assert "assert clone.get_config() == config" in check
+    assert "again = clone.get_config()" in check and "assert again == config" in check
     code = test_module(repro("wrap"))
     test = code.split("def test_config_round_trip():")[1].split("\ndef ")[0]
     assert "support.assert_config_round_trip(EXAMPLE, [*ARGS, *make_objects()])" in test
@@ -443,3 +443,47 @@ def test_a_call_case_brings_its_own_inputs():
     # A weight that only the reverse call reads is checked through it.
     weights = code.split("def test_each_weight_the_inference_reads_changes_its_output")[1]
     assert "make_call_cases()" in weights.split("\ndef ")[0]
+
+
+SCALED_DENSE = """\
+layer: ScaledDense
+params:
+  units: {type: int, min: 1}
+  use_bias: {type: bool, default: true}
+  heads: {type: int, default: 1}
+inputs:
+  x: {min_rank: 2}
+weights:
+  kernel: {shape: "(x[-1], units)"}
+  bias: {shape: units, when: use_bias}
+  mix: {shape: "(heads, heads)", when: heads > 1}
+call: ops.matmul(x, kernel) + bias
+output_shape: (*x[:-1], units)
+example:
+  params: {units: 4}
+  input_shape: [2, 3]
+"""
+
+
+def test_each_when_a_bool_param_flips_is_built_and_called_on_its_other_side():
+    """`bias: {when: use_bias}`: the example makes it; the tests also make the layer with
+    `use_bias=False`, where a call that adds `bias` unconditionally fails."""
+    ctx = context(SCALED_DENSE)
+    assert ctx["other_sides"] == [
+        {
+            "args": {"use_bias": False},
+            "made": {"bias": False},
+            "keys": {"bias": "weights.bias.when"},
+        }
+    ]
+    code = test_module(SCALED_DENSE)
+    assert "support.assert_other_sides_call_and_round_trip(EXAMPLE, sides)" in code
+
+
+def test_a_when_no_bool_param_flips_is_said_with_the_params_to_set():
+    parts = context(SCALED_DENSE)["unreached_sides"]
+    reason = "".join(parts)
+    assert "`weights.mix.when: heads > 1` is False" in reason and "`heads`" in reason, reason
+    code = test_module(SCALED_DENSE)
+    assert "def test_the_other_side_of_each_when_is_reached():" in code
+    assert '@pytest.mark.skip(\n    reason="`weights.mix.when' in code

@@ -725,6 +725,46 @@ def assert_config_round_trip(example, constructor_args):
         np.testing.assert_allclose(numpy(a), numpy(b), rtol=1e-6)
 
 
+def assert_other_sides_call_and_round_trip(example, sides):
+    """The layer made with each of `sides` (`{args, made, keys}`: params that flip
+    declared `when`s, whether each attribute under one is then made, and its key in the
+    declaration) calls on the example inputs with finite outputs, makes and leaves out
+    what its `when`s say, and its config round-trips to a layer computing the same."""
+    inputs = example.make_inputs()
+    for side in sides:
+        where = ", ".join(f"{k}={v!r}" for k, v in side["args"].items())
+        keys = ", ".join(f"`{key}`" for key in side["keys"].values())
+        layer = example.make_layer(**side["args"])
+        try:
+            outputs = example.call(layer, inputs, training=False)
+        except Exception as error:  # the branch under test: say which, and where
+            pytest.fail(
+                f"with {where} the layer's call fails: {type(error).__name__}: {error}"
+                f" (see {keys}, and the code that reads them)"
+            )
+        for index, out in enumerate(outputs):
+            message = f"with {where} output {index} is not finite (see {keys})"
+            assert not is_float(out) or np.all(np.isfinite(numpy(out))), message
+        for name, made in side["made"].items():
+            got = getattr(layer, name, None) is not None
+            said, key = "made" if made else "left out", side["keys"][name]
+            assert got == made, (
+                f"with {where} {name} is {'made' if got else 'left out'}; its"
+                f" `when` says {said} (see `{key}`)"
+            )
+        config = layer.get_config()
+        clone = from_config(type(layer), config)
+        message = f"with {where} `from_config(get_config())` makes another config"
+        assert clone.get_config() == config, message
+        clone(*arguments(inputs))
+        clone.set_weights(layer.get_weights())
+        theirs = example.call(clone, inputs, training=False)
+        for ours, again in zip(outputs, theirs):
+            np.testing.assert_allclose(
+                numpy(again), numpy(ours), rtol=1e-6, err_msg=f"with {where}"
+            )
+
+
 def assert_saves_and_loads_without_custom_objects(example, folder):
     """A model around the layer at seeded weights, saved in `folder` as a `.keras` file
     and loaded without `custom_objects` (the class registered itself), holds a layer of

@@ -62,6 +62,19 @@ def test_weights_match_declaration():
     support.assert_weights_match(layer, declared, exact_count=True)
 
 
+def test_the_other_side_of_each_when_calls_and_round_trips():
+    # Params flipped one at a time to the other side of declared `when`s: what
+    # the layer then makes (True) or leaves out (False), and where it is declared.
+    sides = [
+        {
+            "args": {"use_bias": False},
+            "made": {"bias": False},
+            "keys": {"bias": "weights.bias.when"},
+        }
+    ]
+    support.assert_other_sides_call_and_round_trip(EXAMPLE, sides)
+
+
 def test_each_weight_the_inference_reads_changes_its_output():
     layer = make_layer()
     inputs = make_inputs()

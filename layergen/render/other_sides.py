@@ -1,0 +1,76 @@
+"""The other side of each declared `when`: the params that flip it, for the generated tests.
+
+The example builds the layer on one side of each `when` (a bias made with `use_bias: true`);
+the tests build it once more on the other side of each, a bool param flipped at a time, and
+check that it calls, makes and leaves out what the `when`s say, and round-trips its config.
+A `when` no flip of a bool param turns is a side the tests cannot reach: the tests say so,
+with the params to set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..declaration.code import Code
+from ..declaration.ir import Declared
+
+
+def evaluated(code: Code, args: dict[str, Any]) -> Any:
+    """The value of a `when` over the plain params `args`; None where it reads anything
+    else (an object param, an input's shape)."""
+    try:
+        return eval(code.text, {"__builtins__": {}}, dict(args))
+    except Exception:  # it reads what only a built layer knows
+        return None
+
+
+def conditions(ir: Declared) -> dict[str, Code]:
+    """Each declared weight's and sublayer's `when` over the params, by its key."""
+    params = set(ir.params)
+    found = {f"weights.{w.name}": w.created for w in ir.weights}
+    found |= {f"sublayers.{s.name}": s.created for s in ir.sublayers}
+    return {
+        key: when
+        for key, when in found.items()
+        if isinstance(when, Code) and {f.name for f in when.free} <= params
+    }
+
+
+def other_sides(ir: Declared) -> tuple[list[dict[str, Any]], list[str]]:
+    """The sides to test, each `{"args": overrides, "made": {attribute: made, ...},
+    "keys": {attribute: key}}`, one per bool param a `when` reads whose flip turns one;
+    and, in parts of a line, why the tests reach not every side (empty: they do)."""
+    args = {k: v for k, v in ir.example.args.items() if not isinstance(v, Code)}
+    whens = conditions(ir)
+    now = {key: evaluated(when, args) for key, when in whens.items()}
+    sides, turned = [], set()
+    read = dict.fromkeys(f.name for when in whens.values() for f in when.free)
+    for param in read:
+        if not isinstance(args.get(param), bool) or ir.params[param].type != "bool":
+            continue
+        flipped = {**args, param: not args[param]}
+        then = {key: evaluated(when, flipped) for key, when in whens.items()}
+        changed = [k for k in whens if isinstance(then[k], bool) and then[k] != now[k]]
+        if not changed:
+            continue
+        turned.update(changed)
+        sides.append(
+            {
+                "args": {param: not args[param]},
+                "made": {key.split(".", 1)[1]: then[key] for key in changed},
+                "keys": {key.split(".", 1)[1]: f"{key}.when" for key in changed},
+            }
+        )
+    unreached = []
+    for key, when in whens.items():
+        if key in turned:
+            continue
+        names = ", ".join(f"`{f}`" for f in dict.fromkeys(f.name for f in when.free))
+        other = not now[key] if isinstance(now[key], bool) else "change"
+        unreached += [
+            *(["; "] if unreached else []),
+            f"`{key}.when: {when.text.strip()}` is {now[key]} in the example",
+            " and no bool param flips it: to test its other side, give the example",
+            f" values of {names} that make it {other}",
+        ]
+    return sides, unreached
