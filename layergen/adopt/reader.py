@@ -60,6 +60,7 @@ class Found:
     module_text: str = ""
     shape_locals: dict[str, str] = field(default_factory=dict)  # build's locals of the shape
     init_code: str | None = None  # statements of `__init__` after the stores (`init`)
+    separate: bool = False  # several tensor arguments of `call`: `separate_inputs: true`
 
 
 def code(node: cst.CSTNode) -> str:
@@ -171,7 +172,8 @@ def _string(node: cst.BaseExpression) -> str | None:
 def _read_call(path: str, item: Found, positions) -> None:
     function = item.methods["call"]
     params = function.params
-    if isinstance(params.star_arg, cst.Param) or isinstance(params.star_kwarg, cst.Param):
+    starred = isinstance(params.star_arg, cst.Param) or isinstance(params.star_kwarg, cst.Param)
+    if starred:
         _problem(
             path,
             item,
@@ -187,19 +189,16 @@ def _read_call(path: str, item: Found, positions) -> None:
             continue
         item.inputs.append((name, code(p.default) if p.default is not None else None))
     tensors = [n for n, d in item.inputs if d is None]
-    if len(tensors) != 1:
+    item.separate = len(tensors) > 1  # `call(self, query, value)`: `separate_inputs`
+    if not tensors and not starred:
         _problem(
             path,
             item,
             function.name,
             positions,
             "adopt-call",
-            f"`call` takes {len(tensors)} tensor arguments without a default"
-            f" ({', '.join(tensors) or 'none'}): adopt reads a `call` of one tensor (or one"
-            " list of them) only",
-            "declare this layer by hand (several tensor arguments are `inputs:` with"
-            " `separate_inputs: true`, see docs/spec-format.md), or adopt a layer whose `call`"
-            " takes one tensor",
+            "`call` takes no tensor argument without a default: its input is not stated",
+            "give `call`'s input tensor no default, then adopt",
         )
 
 

@@ -55,6 +55,8 @@ def declaration(
             lines.append(f"  {name}: {{}}")
         else:
             lines.append(f"  {name}: {_flow(_keyword(default))}")
+    if found.separate:
+        lines.append("separate_inputs: true")
     skip: dict[str, str] = {}
     stated = [w for w in found.weights if w.shape is not None]
     if stated:
@@ -127,7 +129,11 @@ def declaration(
         example.append(f"  params: {_flow(values)}")
     rank = cls.rank or cls.min_rank
     shape = input_shape or ([2, *([4] * (rank - 1))] if rank else DEFAULT_SHAPE)
-    example.append(f"  input_shape: {_value(list(shape))}")
+    if found.separate:  # one shape each, as the format asks of several inputs
+        tensors = [name for name, default in found.inputs if default is None]
+        example.append(f"  input_shape: {_value({n: list(shape) for n in tensors})}")
+    else:
+        example.append(f"  input_shape: {_value(list(shape))}")
     lines += ["example:", *example]
     if skip:
         lines += ["tests:", "  skip:"]

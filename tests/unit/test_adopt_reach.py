@@ -118,3 +118,34 @@ def test_one_save_during_adopt_is_adopted_again_not_an_abort(project, monkeypatc
     assert module.read_text().endswith("# saved meanwhile\n")
     assert (project / "layers" / "scale.layer.yaml").is_file()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+HEAD = """\
+import keras
+from keras import ops
+
+
+class MaskedHead(keras.layers.Layer):
+    def __init__(self, scale=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+
+    def call(self, inputs, mask_positions):
+        return inputs * self.scale + mask_positions
+
+    def get_config(self):
+        return {**super().get_config(), "scale": self.scale}
+"""
+
+
+def test_several_tensor_arguments_are_separate_inputs(project):
+    """`call(self, inputs, mask_positions)` (keras-hub's MaskedLMHead): each tensor an
+    argument of its own, as the format states with `separate_inputs: true`."""
+    module = write(project, "masked_head.py", HEAD)
+    result = cli("adopt", "layers/masked_head.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "masked_head.layer.yaml").read_text()
+    assert "separate_inputs: true" in text
+    assert "  inputs: {}\n  mask_positions: {}\n" in text
+    assert "def call(self, inputs, mask_positions):" in module.read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
