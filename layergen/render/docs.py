@@ -225,8 +225,7 @@ def example_doc(ir: Declared, width: int) -> list[str] | None:
         if "float" in dtype and dtype != "float32":
             value = value[:-1] + f", dtype={literal(dtype)})"
         lines.append(f"{name} = {value}")
-    inputs = ir.input_names
-    lines.append(
-        f"outputs = layer({'[' + ', '.join(inputs) + ']' if len(inputs) > 1 else inputs[0]})"
-    )
+    inputs = ", ".join(ir.input_names)
+    several = len(ir.input_names) > 1 and not ir.separate_inputs  # one list, as Keras's own
+    lines.append(f"outputs = layer({f'[{inputs}]' if several else inputs})")
     return lines
