@@ -67,3 +67,37 @@ def _alive(pid: int) -> bool:
     """Running, and not a zombie waiting for its (dead) parent to be reaped."""
     stat = _read(Path(f"/proc/{pid}/stat"))
     return bool(stat) and stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_declarations_of_several_documents_render_alike_on_a_pool(tmp_path, monkeypatch):
+    """A declaration file of several classes renders in a worker as in the parent: one
+    module with every class, a test module a class."""
+    import layergen.render_many as render_many
+
+    from helpers import cli
+
+    second = "---\nlayer: Shifter{n}\ncall: x + 1.0\n"
+    texts = {
+        f"s{n}.layer.yaml": DECLARATION.replace("Scaler", f"Scaler{n}") + second.format(n=n)
+        for n in range(3)
+    }
+    outputs = []
+    for parallel_from in (100, 2):
+        root = tmp_path / str(parallel_from)
+        (root / "layers").mkdir(parents=True)
+        (root / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+        for name, text in texts.items():
+            (root / "layers" / name).write_text(text)
+        monkeypatch.chdir(root)
+        monkeypatch.setattr(render_many, "PARALLEL_FROM", parallel_from)
+        assert cli("generate", "layers").exit_code == 0
+        outputs.append(
+            {
+                str(p.relative_to(root)): p.read_text()
+                for p in root.rglob("*.py")
+                if "__pycache__" not in p.parts
+            }
+        )
+    assert outputs[0] == outputs[1]
+    assert "tests/test_s2_shifter2.py" in outputs[0]
+    assert "class Shifter2(" in outputs[0]["layers/s2.py"]

@@ -115,3 +115,25 @@ def test_positions_inside_every_scalar_style(yaml_text, value, offset, expected)
     )
     assert node.value.replace("\a", "") == value
     assert value_position(pos, value, offset) == expected
+
+
+# -- several documents, one class each ------------------------------------------------------------
+
+
+def test_each_document_keeps_the_files_own_positions():
+    from layergen.declaration.yamlfile import load_documents
+
+    text = b"# two layers\nlayer: A\ncall: x\n---\n# the second\nlayer: B\ncall: x * 2\n"
+    first, second = load_documents("two.layer.yaml", text)
+    assert (first.data["layer"], second.data["layer"]) == ("A", "B")
+    assert first.pos(("call",)).line == 3
+    assert (second.pos(("layer",), key=True).line, second.pos(("call",)).col) == (6, 7)
+
+
+def test_a_document_that_is_no_mapping_is_located_in_its_document():
+    from layergen.declaration.yamlfile import load_documents
+
+    with pytest.raises(DiagnosticError) as info:
+        load_documents("two.layer.yaml", b"layer: A\ncall: x\n---\n- a list\n")
+    ((line, code),) = [(d.line, d.code) for d in info.value.diagnostics]
+    assert (line, code) == (4, "not-a-mapping")
