@@ -67,7 +67,7 @@ def _split(text: str | None) -> list[str]:
     return [item.strip() for item in (text or "").split(",") if item.strip()]
 
 
-@app.command()
+@app.command(short_help="Render declarations into layers and tests, keeping hand edits.")
 def generate(
     paths: list[Path] = typer.Argument(
         None,
@@ -116,7 +116,7 @@ def generate(
     )
 
 
-@app.command()
+@app.command(short_help="Scaffold a declaration, its layer and its passing tests.")
 def new(
     name: str = typer.Argument(..., metavar="CLASS", help="Class name, such as ScaledDense."),
     weights: str = typer.Option(
@@ -162,7 +162,7 @@ def new(
     )
 
 
-@app.command("mv")
+@app.command("mv", short_help="Rename or move a declaration with its layer and tests.")
 def mv(
     old: Path = typer.Argument(
         ..., metavar="DECLARATION", help="The declaration as it was at the last run."
@@ -181,7 +181,7 @@ def mv(
     _run(lambda: move(old, new, _config(), echo=typer.echo, class_name=class_name, quiet=quiet))
 
 
-@app.command()
+@app.command(short_help="Bring declarations up to date with hand-edited modules.")
 def sync(
     modules: list[Path] = typer.Argument(
         None,
@@ -218,7 +218,7 @@ def sync(
     _run(command)
 
 
-@app.command()
+@app.command(short_help="Settle conflicts: keep yours (--ours) or take the generated.")
 def resolve(
     files: list[Path] = typer.Argument(..., metavar="FILE", help="Files with conflict markers."),
     ours: bool = typer.Option(False, "--ours", help="Keep your version of each conflict."),
@@ -234,7 +234,7 @@ def resolve(
     _run(lambda: settle(files, side, echo=typer.echo, quiet=quiet))
 
 
-@app.command("tests")
+@app.command("tests", short_help="Generate tests for layers written without layergen.")
 def tests_command(
     target: str | None = typer.Argument(
         None,
@@ -274,7 +274,7 @@ def tests_command(
     )
 
 
-@app.command()
+@app.command(short_help="Print the JSON Schema of declarations, for editors.")
 def schema(
     output: Path | None = typer.Option(
         None, "--output", "-o", metavar="FILE", help="Write it to this file instead of printing it."
@@ -286,7 +286,7 @@ def schema(
     _run(lambda: write_schema(output, echo=typer.echo))
 
 
-@app.command("init")
+@app.command("init", short_help="Set a project up: pyproject.toml, VS Code, git, pre-commit.")
 def init_command(
     paths: str | None = typer.Option(
         None,
@@ -320,7 +320,7 @@ def init_command(
     )
 
 
-@app.command()
+@app.command(short_help="Regenerate each declaration when it is saved.")
 def watch(
     paths: list[Path] = typer.Argument(
         None,
@@ -336,7 +336,7 @@ def watch(
     _run(lambda: watch_paths(paths, echo=typer.echo, quiet=quiet))
 
 
-@app.command("check")
+@app.command("check", short_help="Find the classic bugs of hand-written Keras layers.")
 def check(
     paths: list[Path] = typer.Argument(
         None,
@@ -383,7 +383,7 @@ def check(
     )
 
 
-@app.command()
+@app.command(short_help="Put hand-written layers under a declaration.")
 def adopt(
     targets: list[str] = typer.Argument(
         ...,

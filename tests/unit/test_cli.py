@@ -309,3 +309,9 @@ def test_a_value_after_a_flag_is_said_to_be_one(project):
         result = runner.invoke(app, list(args))
         assert result.exit_code == 2, result.output
         assert "take no value" in result.output and "Traceback" not in result.output
+
+
+def test_the_command_list_says_what_each_command_does_in_full():
+    result = runner.invoke(app, ["--help"])
+    commands = result.output.split("Commands:", 1)[1].strip().splitlines()
+    assert len(commands) == 11 and not any(line.endswith("...") for line in commands), commands
