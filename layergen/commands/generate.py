@@ -27,7 +27,16 @@ def generate_command(
         from ..config import no_paths
 
         raise DiagnosticError([no_paths(config.root, "generate", "no declarations given")])
-    return generate(roots, config, echo=echo, mode=mode, prefer=prefer, quiet=quiet, record=record)
+    return generate(
+        roots,
+        config,
+        echo=echo,
+        mode=mode,
+        prefer=prefer,
+        quiet=quiet,
+        record=record,
+        whole_project=not paths,
+    )
 
 
 def generate(
@@ -39,9 +48,12 @@ def generate(
     prefer: Prefer = "merge",
     quiet: bool = False,
     record: bool = False,
+    whole_project: bool = False,
 ) -> int:
     """Render the declarations under `roots` and write, check or diff them; the exit status.
-    Raises `DiagnosticError` for a mistake in the input."""
+    `whole_project`: the run is the project's (no paths named), and so are the tests
+    `layergen tests` wrote, wherever their layers are. Raises `DiagnosticError` for a
+    mistake in the input."""
     from ..generate import find_declarations, plan_run
     from ..output import progress_bar
 
@@ -64,15 +76,17 @@ def generate(
                 record_goldens([t for t in tests if t.is_file()], twins=twins)
                 run = planned()
         code = apply(run, mode=mode, prefer=prefer, quiet=quiet, echo=echo, replan=planned)
-        return max(code, _handwritten_tests(roots, config, echo, mode, prefer, quiet))
+        within = None if whole_project else [Path(os.path.abspath(r)) for r in roots]
+        return max(code, _handwritten_tests(within, config, echo, mode, prefer, quiet))
 
 
 def _handwritten_tests(
-    roots: list[Path], config, echo: Echo, mode: Mode, prefer: Prefer, quiet: bool
+    within: list[Path] | None, config, echo: Echo, mode: Mode, prefer: Prefer, quiet: bool
 ) -> int:
-    """The tests `layergen tests` wrote for the hand-written layers under `roots`, derived
-    again from their code with the flags it remembers: `generate` and its `--check` (the
-    pre-commit hook) keep them in step as they keep generated files (issue 34)."""
+    """The tests `layergen tests` wrote for the hand-written layers in the folders or files
+    `within` (None: all of them, outside the configured `paths` too), derived again from
+    their code with the flags it remembers: `generate` and its `--check` (the pre-commit
+    hook) keep them in step as they keep generated files."""
     from ..update.lock import Lock
 
     lock = Lock.read(config.root)
@@ -80,7 +94,6 @@ def _handwritten_tests(
         return 0
     from ..handwritten import plan_tests, remembered
 
-    within = [Path(os.path.abspath(r)) for r in roots]
     if not remembered(lock, config, within):
         return 0
 

@@ -272,3 +272,31 @@ def test_tests_of_a_removed_class_do_not_go_to_an_unrelated_new_one(scaler_proje
     assert "def test_by_hand():" in old.read_text()
     new = (scaler_project / "tests" / "test_own_clip.py").read_text()
     assert "def test_by_hand(" not in new and "Shift" not in new
+
+
+def test_generate_check_of_the_project_sees_the_tests_of_a_layer_outside_paths_go_stale(
+    scaler_project,
+):
+    """The hook runs `generate --check` on the configured paths: tests `layergen tests` wrote
+    for a hand-written layer elsewhere in the project are the project's, checked with it."""
+    (scaler_project / "pyproject.toml").write_text(
+        "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"
+    )
+    assert cli("generate").exit_code == 0
+    (scaler_project / "mylib").mkdir()
+    module = scaler_project / "mylib" / "gain.py"
+    module.write_text(GAIN)
+    assert cli("tests", "mylib/gain.py").exit_code == 0
+    assert cli("generate", "--check").exit_code == 0
+    edit(module, "factor=2.0, **kwargs", "factor=2.0, bias=0.5, **kwargs")
+    edit(module, '"factor": self.factor}', '"factor": self.factor, "bias": self.bias}')
+    edit(module, "self.factor = factor\n", "self.factor = factor\n        self.bias = bias\n")
+    result = cli("generate", "--check")
+    assert (
+        result.exit_code == 1 and "would change tests/test_gain.py" in result.output
+    ), result.output
+    assert cli("generate").exit_code == 0
+    assert '"bias"' in (scaler_project / "tests" / "test_gain.py").read_text()
+    assert cli("generate", "--check").exit_code == 0
+    # a run on named paths checks the tests of the layers under them only
+    assert cli("generate", "--check", "layers").exit_code == 0
