@@ -50,7 +50,9 @@ def decide(found: Found) -> Ownership:
     out = Ownership()
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
-    init_plain = person_words(found, "__init__") or _plain_init(found, out.types)
+    init_plain = (
+        person_words(found, "__init__") or _forwards(found) or _plain_init(found, out.types)
+    )
     if "__init__" in found.methods:
         if init_plain is None:
             out.declared.append("__init__")
@@ -96,6 +98,15 @@ def person_words(found: Found, member: str) -> str | None:
     if any(token.type == tokenize.COMMENT for token in tokens):
         return "it has comments, which the generated method would drop"
     return None
+
+
+def _forwards(found: Found) -> str | None:
+    """Why an `__init__` that names the base's own keyword arguments stays the person's:
+    the generated one takes them through `**kwargs` only."""
+    if not found.forwarded:
+        return None
+    names = ", ".join(f"`{n}`" for n in found.forwarded)
+    return f"it passes {names} on to the base (the declaration leaves them to `**kwargs`)"
 
 
 def _statements(function) -> list[ast.stmt]:

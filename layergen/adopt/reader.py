@@ -61,6 +61,7 @@ class Found:
     shape_locals: dict[str, str] = field(default_factory=dict)  # build's locals of the shape
     init_code: str | None = None  # statements of `__init__` after the stores (`init`)
     separate: bool = False  # several tensor arguments of `call`: `separate_inputs: true`
+    forwarded: list[str] = field(default_factory=list)  # `dtype=dtype` to `super().__init__`
 
 
 def code(node: cst.CSTNode) -> str:
@@ -202,10 +203,16 @@ def _read_call(path: str, item: Found, positions) -> None:
         )
 
 
+# Keyword arguments of every Keras layer's constructor that a class may name in its own
+# `__init__` and pass on to the base unchanged (keras-hub's `dtype=None, name=None`).
+LAYER_KEYWORDS = ("dtype", "name", "trainable")
+
+
 def _read_init(item: Found) -> None:
     init = item.methods.get("__init__")
     if init is None:
         return
+    _read_forwarded(item, init)
     for statement in init.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -453,3 +460,26 @@ def plain_type(arg: Arg) -> str | None:
         if len(kinds) == 1 and kinds <= {int, float, str}:
             return f"list[{kinds.pop().__name__}]"
     return None
+
+
+def _read_forwarded(item: Found, init: cst.FunctionDef) -> None:
+    """The arguments of `__init__` it passes on to the base's as they are, by their own
+    name (`super().__init__(dtype=dtype, name=name, **kwargs)`), of the base's own keyword
+    arguments: a declaration leaves those to `**kwargs`, so they are no params of it."""
+    with_default = {a.name for a in item.cls.args if a.default is not REQUIRED}
+    for node in walk(init.body):
+        if not (isinstance(node, cst.Call) and code(node.func).endswith(".__init__")):
+            continue
+        if not code(node.func).startswith("super("):
+            continue
+        for arg in node.args:
+            if (
+                arg.keyword is not None
+                and arg.keyword.value in LAYER_KEYWORDS
+                and arg.keyword.value in with_default
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == arg.keyword.value
+            ):
+                item.forwarded.append(arg.keyword.value)
+    if item.forwarded:  # the base's: no params of the declaration
+        item.cls.args = [a for a in item.cls.args if a.name not in item.forwarded]

@@ -149,3 +149,39 @@ def test_several_tensor_arguments_are_separate_inputs(project):
     assert "  inputs: {}\n  mask_positions: {}\n" in text
     assert "def call(self, inputs, mask_positions):" in module.read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+FORWARDS = """\
+import keras
+from keras import ops
+
+
+class Scaled(keras.layers.Layer):
+    def __init__(self, hidden_dim: int, dtype=None, name=None, trainable=True, **kwargs):
+        super().__init__(dtype=dtype, name=name, trainable=trainable, **kwargs)
+        self.hidden_dim = hidden_dim
+
+    def call(self, x):
+        return x * self.hidden_dim
+
+    def get_config(self):
+        return {**super().get_config(), "hidden_dim": self.hidden_dim}
+"""
+
+
+def test_dtype_and_name_passed_to_the_base_are_the_bases_never_renamed(project):
+    """keras-hub's idiom: `dtype=None, name=None` as arguments of `__init__`, passed on to
+    `super().__init__`. They are the base's own keyword arguments, which a declaration
+    leaves to `**kwargs`: not params (they would be refused as reserved), never renamed,
+    and the person's `__init__`, which names them, stays as written."""
+    module = write(project, "scaled.py", FORWARDS)
+    result = cli("adopt", "layers/scaled.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "scaled.layer.yaml").read_text()
+    assert "  hidden_dim: {" in text
+    assert "  dtype:" not in text and "  name:" not in text and "  trainable:" not in text
+    assert "- __init__  # it passes `dtype`, `name`, `trainable` on to the base" in text
+    assert "_value" not in text
+    source = module.read_text()
+    assert "super().__init__(dtype=dtype, name=name, trainable=trainable, **kwargs)" in source
+    assert cli("generate", "--check", "layers").exit_code == 0
