@@ -296,8 +296,8 @@ def plan_run(
         reused=frozenset(taken.reused),
         read=read,
         moved=taken.moved,
-        removed=left.removed,
-        orphans=left.kept,
+        removed={**left.removed, **taken.dropped},
+        orphans={**left.kept, **taken.orphans},
         unsettled=unsettled,
         changes=taken.changes,
     )
@@ -361,6 +361,10 @@ class _Taken:
     roots: set[Path] = field(default_factory=set)  # the modules' import roots
     registered: list[tuple[str, str, Path]] = field(default_factory=list)
     sharded: list[Sharded] = field(default_factory=list)  # declarations with layouts
+    # The test modules of classes a declaration declares no more: as generated (removed),
+    # or edited by hand (kept and reported, by the declaration's key).
+    dropped: dict[Path, Seen] = field(default_factory=dict)
+    orphans: dict[Path, str] = field(default_factory=dict)
     changes: LockChanges = field(default_factory=LockChanges)
 
     def add(self, t: Target, reused, result, raws, renamed, lock: Lock, config, errors) -> None:
@@ -417,10 +421,32 @@ class _Taken:
             if (old_module, was.name) != (t.module, record.name):
                 self.unexported.append((old_module.parent, old_module.stem, was.name))
                 self.renamed.append((old_module, was.name, t.module, record.name))
+            self._dropped(was_key, was, t, record, lock)
         if t.declaration in renamed:
             self.changes.keep_record(renamed[t.declaration], ())
         self.changes.remember(t.declaration, record, files)
         return True
+
+    def _dropped(self, was_key: str, was: Record, t: Target, record: Record, lock: Lock) -> None:
+        """The further classes the declaration declares no more (a document removed): each
+        leaves its package, and its test module goes (kept and reported, if edited by hand)."""
+        declared = {name for name, _, _ in record.declared()}
+        old_module = lock.root / was.outputs[0]
+        for name, _, _ in was.classes:
+            if name not in declared:
+                self.unexported.append((old_module.parent, old_module.stem, name))
+        outputs = {lock.root / key for key in record.outputs} | set(self.moved.values())
+        for key, (name, _, _) in zip(was.outputs[2:], was.classes):
+            path = lock.root / key
+            if path in outputs:
+                continue
+            seen = Seen.read(path)
+            if seen.text is None:
+                self.changes.forget(path)
+            elif split_line_ends(seen.text)[0] == lock.base(path):
+                self.dropped[path] = seen
+            else:
+                self.orphans[path] = f"`{name}` of {was_key}"
 
     def layout_map(self, folder: Path, items: list[Sharded], config, lock: Lock, run: str):
         files, as_recorded, changes = layout_map_file(folder, items, config, lock, run)

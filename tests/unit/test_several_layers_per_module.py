@@ -258,3 +258,26 @@ def test_adopting_a_module_of_two_layers_declares_both(two_hand_written):
     assert cli("generate", "--check", "layers").exit_code == 0
     again = cli("adopt", "layers/both.py")
     assert again.exit_code == 0 and "already adopted" in again.output
+
+
+def test_a_document_removed_takes_its_class_out_of_the_package_and_its_tests_away(two_layers):
+    assert cli("generate", "layers").exit_code == 0
+    declaration = two_layers / "layers" / "blocks.layer.yaml"
+    declaration.write_text(TWO.split("---\n")[0])
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    assert "Shifter" not in (two_layers / "layers" / "__init__.py").read_text()
+    assert "class Shifter" not in (two_layers / "layers" / "blocks.py").read_text()
+    assert not (two_layers / "tests" / "test_blocks_shifter.py").exists()
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_removed_class_s_hand_edited_tests_are_kept_and_said(two_layers):
+    assert cli("generate", "layers").exit_code == 0
+    tests = two_layers / "tests" / "test_blocks_shifter.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_mine():\n    pass\n")
+    (two_layers / "layers" / "blocks.layer.yaml").write_text(TWO.split("---\n")[0])
+    result = cli("generate", "layers")
+    assert result.exit_code == 1, result.output
+    assert "tests/test_blocks_shifter.py:1: orphan: generated for `Shifter` of" in result.output
+    assert tests.is_file()
