@@ -24,6 +24,40 @@ def evaluated(code: Code, args: dict[str, Any]) -> Any:
         return None
 
 
+# A value other than the default, of each type of call input the tests can make up.
+OTHER_VALUE = {
+    "bool": lambda default: not default,
+    "int": lambda default: (default or 0) + 1,
+    "float": lambda default: (default or 0.0) + 0.5,
+}
+
+
+def other_values(ir: Declared) -> tuple[dict[str, Any], list[str]]:
+    """A value other than its default for each call input no test passes one of (the
+    example's `call_args` and `call_cases`, the cache, mask and causal tests do); and, in
+    parts of a line, the inputs the tests cannot make a value of (empty: none)."""
+    given: dict[str, list[Any]] = {}
+    for case in [ir.example.call_args, *(c.args for c in ir.example.call_cases)]:
+        for name, value in case.items():
+            given.setdefault(name, []).append(value)
+    tested = {k.cache.index for k in ir.keywords if k.cache is not None}
+    tested |= {k.name for k in ir.keywords if k.causal or k.masks or k.cache}
+    values, unmade = {}, []
+    for k in ir.keywords:
+        if k.name in tested or any(v != k.default for v in given.get(k.name, [])):
+            continue
+        if k.type in OTHER_VALUE:
+            values[k.name] = OTHER_VALUE[k.type](k.default)
+        else:
+            what = "a tensor" if k.type == "tensor" else f"a {k.type}"
+            unmade += [
+                *(["; "] if unmade else []),
+                f"no test passes call input `{k.name}` ({what}) other than its default:",
+                " give it a value in `example.call_args` or `example.call_cases`",
+            ]
+    return values, unmade
+
+
 def conditions(ir: Declared) -> dict[str, Code]:
     """Each declared weight's and sublayer's `when` over the params, by its key."""
     params = set(ir.params)

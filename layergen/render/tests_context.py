@@ -19,7 +19,7 @@ from ..declaration.code import (
 from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
-from .other_sides import other_sides
+from .other_sides import other_sides, other_values
 from .render import literal
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
@@ -96,7 +96,8 @@ UNKNOWN_LAYER_FACTS = {
     "keywords_shape_outputs": False,
     # The params that flip declared `when`s, and what each side makes (`other_sides.py`).
     "other_sides": [],
-    "unreached_sides": [],  # why the tests reach not every side of the `when`s, in parts
+    "unreached_sides": [],  # why the tests reach not every branch declared, in parts
+    "other_values": {},  # call inputs no other test passes: a value other than the default
 }
 
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
@@ -311,6 +312,8 @@ def build_test_context(
     inferred = inference_reads(inference) if inference is not None else set()
     self_rename = {m: f"self.{m}" for m in ir.members}
     sides, unreached = other_sides(ir)
+    values, unmade = other_values(ir)
+    unreached += [*(["; "] if unreached and unmade else []), *unmade]
     masking = None
     if ir.compute_mask is not None:
         masking = ir.compute_mask.render(layer_rename)
@@ -432,6 +435,7 @@ def build_test_context(
         ),
         other_sides=sides,
         unreached_sides=unreached,
+        other_values=values,
         layouts=ir.layouts,
         layout_module=".".join([*module.split(".")[:-1], LAYOUT_MODULE]),
         from_module=_imported_by_objects(ir),

@@ -485,5 +485,34 @@ def test_a_when_no_bool_param_flips_is_said_with_the_params_to_set():
     reason = "".join(parts)
     assert "`weights.mix.when: heads > 1` is False" in reason and "`heads`" in reason, reason
     code = test_module(SCALED_DENSE)
-    assert "def test_the_other_side_of_each_when_is_reached():" in code
+    assert "def test_every_declared_branch_is_reached():" in code
     assert '@pytest.mark.skip(\n    reason="`weights.mix.when' in code
+
+
+START_INDEX = """\
+layer: Positions
+params:
+  width: {type: int, default: 4}
+inputs:
+  x: {min_rank: 3}
+  start_index: {type: int, default: 0}
+  scaled: {type: bool, default: false}
+  context: {default: null}
+call: x + ops.cast(start_index, x.dtype) * (2.0 if scaled else 1.0)
+example:
+  input_shape: [2, 3, 4]
+"""
+
+
+def test_each_call_input_is_passed_once_with_a_value_other_than_its_default():
+    """`start_index: {type: int, default: 0}`: a `call` that does not take it failed no
+    test; now one passes `start_index=1` (and `scaled=True`)."""
+    ctx = context(START_INDEX)
+    assert ctx["other_values"] == {"start_index": 1, "scaled": True}
+    code = test_module(START_INDEX)
+    assert "support.keyword_cases(EXAMPLE, values)" in code
+
+
+def test_a_call_input_the_tests_cannot_make_a_value_of_is_said():
+    reason = "".join(context(START_INDEX)["unreached_sides"])
+    assert "call input `context` (a tensor)" in reason and "`example.call_args`" in reason

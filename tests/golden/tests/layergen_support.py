@@ -1491,6 +1491,15 @@ def call_cases(example, given=None, cases=()):
     return made
 
 
+def keyword_cases(example, values):
+    """A call case (`call_cases`) for each keyword argument of `values` at its value, on
+    the example inputs."""
+    inputs = example.make_inputs()
+    return [
+        (f"{name}={value!r}", {name: value}, inputs) for name, value in values.items()
+    ]
+
+
 def assert_matches_numpy_reference(
     example, reference, atol, cases=(), weights=None, state_moves_first=False
 ):
