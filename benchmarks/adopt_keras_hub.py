@@ -39,6 +39,7 @@ from pathlib import Path
 
 PINNED = "71453d08f"
 ADOPTED = re.compile(r"^adopted (\w+) \(.*\): (\d+) of (\d+) lines declared", re.MULTILINE)
+MODELS = {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"}
 CODE = re.compile(r": error: .*\[([\w-]+)\]")
 
 
@@ -99,6 +100,8 @@ def _is_layer(base: ast.expr, aliases: dict[str, str], known: set[str]) -> bool:
     if not isinstance(base, ast.Name) or base.id not in aliases:
         return False
     dotted = ".".join([aliases[base.id], *parts])
+    if dotted in MODELS:  # layers too, but models: `adopt` is for layers
+        return False
     return dotted in known or dotted == "keras.Layer"
 
 
@@ -127,7 +130,12 @@ def adopt_all(tree: Path, classes, limit: int | None) -> list[dict]:
             row["declared"], row["total"] = int(m.group(2)), int(m.group(3))
         else:
             codes = CODE.findall(out)
-            row["refused"] = codes[0] if codes else ("traceback" if "Traceback" in out else "?")
+            if codes:
+                row["refused"] = codes[0]
+            elif "already adopted" in out:  # another class of its module was adopted
+                row["refused"] = "already-adopted"
+            else:
+                row["refused"] = "traceback" if "Traceback" in out else "no-output"
             row["output"] = out[-2000:]
         results.append(row)
         print(
