@@ -99,7 +99,7 @@ def new(
         run = planned()
         code = apply(run, quiet=quiet, echo=echo, replan=planned)
         if code == 0 and not quiet:
-            echo(_next_steps(path, run.companions))
+            echo(_next_steps(path, run.companions, set_up=_set_up(config)))
     return code
 
 
@@ -140,12 +140,25 @@ def _as_generated(module: Path, root: Path) -> bool:
     return text is None or split_line_ends(text)[0] == Lock.read(root).base(module)
 
 
-def _next_steps(declaration: Path, companions: dict[Path, Path]) -> str:
-    """What a newcomer does after `new`: where the layer and its tests are, and what next."""
+def _set_up(config) -> bool:
+    """Whether pyproject.toml has a [tool.layergen] table (`init` writes one)."""
+    import tomllib
+
+    return "layergen" in tomllib.loads(config.pyproject_text).get("tool", {})
+
+
+def _next_steps(declaration: Path, companions: dict[Path, Path], set_up: bool = True) -> str:
+    """What a newcomer does after `new`: where the layer and its tests are, and what next
+    (`init` first, in a project it has not set up)."""
     ((module, test),) = companions.items()
+    init = (
+        ""
+        if set_up
+        else "  layergen init    # [tool.layergen], editor tasks, pre-commit hooks for the project\n"
+    )
     return (
         f"\nYour layer is {shown(module)}, declared in {shown(declaration)};"
-        f" its tests are {shown(test)}.\nNext:\n"
+        f" its tests are {shown(test)}.\nNext:\n{init}"
         f"  pytest {shown(test)}    # KERAS_BACKEND=jax or torch for another backend\n"
         f"  edit {shown(declaration)}, then `layergen generate` (or keep `layergen watch`"
         " running); hand edits to the module are kept"

@@ -125,3 +125,12 @@ def test_new_reports_a_bad_name_or_option_as_typed_not_in_a_file_it_did_not_writ
         assert ".layer.yaml" not in result.output and "line" not in result.output
         assert result.output.count("error:") == 1, result.output
         assert not (tmp_path / "layers").exists()
+
+
+def test_new_says_to_run_init_where_the_project_is_not_set_up(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("new", "Gain")
+    assert result.exit_code == 0 and "\n  layergen init  " in result.output, result.output
+    assert run("init").exit_code == 0
+    result = run("new", "Other")
+    assert result.exit_code == 0 and "layergen init" not in result.output, result.output
