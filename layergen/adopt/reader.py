@@ -119,7 +119,7 @@ def _read_header(path: str, item: Found, positions) -> None:
             "adopt a class with one Keras base class",
         )
     elif bases[0] not in PLAIN_BASES:
-        dotted = bases[0]
+        dotted = imported_as(item.module_text, bases[0])
         if not dotted.startswith(("keras.layers.", "keras.")):
             _problem(
                 path,
@@ -130,7 +130,7 @@ def _read_header(path: str, item: Found, positions) -> None:
                 f"the base `{dotted}` is not a Keras class: its arguments and config are unknown here",
                 "adopt the base class first (or derive from a `keras.layers` class)",
             )
-        item.base = dotted
+        item.base = None if dotted in PLAIN_BASES else dotted
     for decorator in item.node.decorators:
         call = decorator.decorator
         if isinstance(call, cst.Call) and code(call.func).endswith(REGISTRARS):
@@ -162,6 +162,26 @@ def _read_header(path: str, item: Found, positions) -> None:
                         " registers a class under its own name",
                         "drop `name=` (saved models name the class then), or keep this class hand-written",
                     )
+
+
+def imported_as(module_text: str, dotted: str) -> str:
+    """`dotted` (`layers.Rescaling`, `KerasRescaling`) as the module's imports make it:
+    `from keras import layers` binds `layers` to `keras.layers`, `from keras.layers import
+    Rescaling as KerasRescaling` binds `KerasRescaling` to `keras.layers.Rescaling`."""
+    head, _, rest = dotted.partition(".")
+    bound = {}
+    for node in ast.parse(module_text).body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+    target = bound.get(head)
+    if target is None or not target.startswith("keras."):
+        return dotted
+    return f"{target}.{rest}" if rest else target
 
 
 def _string(node: cst.BaseExpression) -> str | None:

@@ -58,7 +58,7 @@ def declaration(
     if found.separate:
         lines.append("separate_inputs: true")
     skip: dict[str, str] = {}
-    stated = [w for w in found.weights if w.shape is not None]
+    stated = [w for w in found.weights if w.shape is not None and not w.conditional]
     if stated:
         lines.append("weights:")
     for w in found.weights:
@@ -77,6 +77,9 @@ def declaration(
             item["name"] = w.name
         for key in ("initializer", "trainable", "dtype", "autocast", "when"):
             value = getattr(w, key)
+            if key == "initializer" and owner.types.get(value, "initializer") != "initializer":
+                # a param kept as given (a string): Keras's add_weight reads it so
+                value = f"keras.initializers.get({value})"
             if value is not None:
                 item[key] = value
         lines.append(f"  {w.attribute}: {_flow(item)}")

@@ -185,3 +185,99 @@ def test_dtype_and_name_passed_to_the_base_are_the_bases_never_renamed(project):
     source = module.read_text()
     assert "super().__init__(dtype=dtype, name=name, trainable=trainable, **kwargs)" in source
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+EXPERTS = """\
+import keras
+
+
+class Experts(keras.layers.Layer):
+    def __init__(self, units: int, use_bias=True, kernel_initializer="glorot_uniform", **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            shape=(input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            name="kernel",
+        )
+        if self.use_bias and self.units > 1:
+            self.bias = self.add_weight(shape=(self.units,), initializer="zeros", name="bias")
+
+    def call(self, x):
+        return keras.ops.matmul(x, self.kernel)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "use_bias": self.use_bias,
+                "kernel_initializer": self.kernel_initializer,
+            }
+        )
+        return config
+"""
+
+
+def test_an_initializer_stored_as_a_string_and_a_conditional_weight(project):
+    """keras-hub's MoE experts: `initializer=self.kernel_initializer`, the argument kept as
+    the string it was given; a weight created under a condition the format does not state.
+    What adopt writes for them is what `generate` accepts (an empty `weights:` and a param of
+    type str as an initializer were refused as wrong-type)."""
+    write(project, "experts.py", EXPERTS)
+    result = cli("adopt", "layers/experts.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "experts.layer.yaml").read_text()
+    assert 'kernel_initializer: {type: "str", default: "glorot_uniform"}' in text
+    assert 'initializer: "keras.initializers.get(kernel_initializer)"' in text
+    assert "  bias:" not in text  # its condition is the person's code
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+RESCALE = """\
+import keras
+from keras import layers
+from keras.layers import Rescaling as KerasRescaling
+
+
+class Shifted(layers.Rescaling):
+    def call(self, inputs):
+        return super().call(inputs) + 1.0
+
+
+class Moved(KerasRescaling):
+    def call(self, inputs):
+        return super().call(inputs) - 1.0
+"""
+
+
+def test_a_base_reached_through_an_import_is_followed(project):
+    """`from keras import layers` then `layers.Rescaling`, or `from keras.layers import
+    Rescaling as KerasRescaling`: the base is Keras's `Rescaling`, found by following the
+    module's imports (it was refused as not a Keras class)."""
+    write(project, "shifted.py", RESCALE)
+    result = cli("adopt", "--example", "scale=2.0", "layers/shifted.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "shifted.layer.yaml").read_text()
+    assert "layer: Shifted\n" in text and "layer: Moved\n" in text
+    assert text.count("base: keras.layers.Rescaling\n") == 2
+
+
+def test_a_layer_whose_only_weight_is_conditional_writes_no_empty_weights(project):
+    only = EXPERTS.replace(
+        """        self.kernel = self.add_weight(
+            shape=(input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            name="kernel",
+        )
+""",
+        "",
+    ).replace("keras.ops.matmul(x, self.kernel)", "x")
+    write(project, "experts.py", only)
+    result = cli("adopt", "layers/experts.py")
+    assert result.exit_code == 0, result.output
+    assert "weights:" not in (project / "layers" / "experts.layer.yaml").read_text()
