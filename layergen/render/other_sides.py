@@ -52,8 +52,9 @@ def other_values(ir: Declared) -> tuple[dict[str, Any], list[str]]:
             what = "a tensor" if k.type == "tensor" else f"a {k.type}"
             unmade += [
                 *(["; "] if unmade else []),
-                f"no test passes call input `{k.name}` ({what}) other than its default:",
-                " give it a value in `example.call_args` or `example.call_cases`",
+                f"no test passes call input `{k.name}` ({what})",
+                " other than its default: give it a value in `example.call_args`",
+                " or `example.call_cases`",
             ]
     return values, unmade
 
