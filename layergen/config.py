@@ -292,16 +292,13 @@ def no_paths(
     would go; at the command where there is no pyproject.toml (a line of a missing file helps
     nobody)."""
     pyproject = root / "pyproject.toml"
-    hint = f"pass {pass_what}, or set `paths` under [tool.layergen]"
+    where = "" if pyproject.is_file() else " in a pyproject.toml (`layergen init` writes one)"
+    hint = (
+        f"pass {pass_what}, or set `paths` under [tool.layergen]{where}; without it, the"
+        f" `{DEFAULT_FOLDER}` folder `layergen new` writes to"
+    )
     if not pyproject.is_file():
-        return Diagnostic(
-            f"layergen {command}",
-            None,
-            None,
-            "no-paths",
-            what,
-            hint + " in a pyproject.toml (`layergen init` writes one)",
-        )
+        return Diagnostic(f"layergen {command}", None, None, "no-paths", what, hint)
     line = _line_of(read_text(pyproject), "layergen", "tool")
     return Diagnostic(str(pyproject), line, 1, "no-paths", what, hint)
 

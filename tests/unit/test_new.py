@@ -65,6 +65,7 @@ def test_no_paths_in_an_empty_folder_cites_no_missing_file(tmp_path, monkeypatch
         assert result.exit_code == 2
         assert f"layergen {args[0]}: error: {what} [no-paths]" in result.output, result.output
         assert "pyproject.toml:" not in result.output
+        assert "the `layers` folder `layergen new` writes to" in result.output
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.layergen]\n")
     result = run("generate", "--check")
     assert "pyproject.toml:4:1: error: no declarations given [no-paths]" in result.output
