@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from layergen.jsonc import strip_jsonc
 from layergen.targets import SUFFIXES
 
@@ -120,3 +122,19 @@ def test_new_in_a_project_without_init_maps_the_schema_for_the_editor(tmp_path, 
     assert _json(tmp_path / ".vscode" / "extensions.json") == {
         "recommendations": ["redhat.vscode-yaml"]
     }
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("{}", '{\n    "k": [\n        1\n    ]\n}'),
+        ('{"a": 1}', '{"a": 1, "k": [1]}'),
+        ("{ // note\n}\n", '{ // note\n    "k": [\n        1\n    ]\n}\n'),
+        ('{\n\t"a": 1, // mine\n}\n', '{\n\t"a": 1, // mine\n\t"k": [\n\t\t1\n\t]\n}\n'),
+        ('{\n  "a": 1 /* mine */\n}', '{\n  "a": 1, /* mine */\n  "k": [\n    1\n  ]\n}'),
+    ],
+)
+def test_a_member_is_added_as_text_keeping_comments_and_indentation(text, expected):
+    from layergen import jsonc
+
+    assert jsonc.add(text, jsonc.parse(text, "s.json"), [1], "k") == expected
