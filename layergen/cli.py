@@ -187,7 +187,7 @@ def sync(
         None,
         metavar="MODULE",
         callback=_no_flag_value,
-        help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths).",
+        help="Generated modules edited by hand, or folders of them (default: [tool.layergen] paths, else layers).",
     ),
     skip_undeclared: bool = typer.Option(
         False,
