@@ -44,14 +44,19 @@ class Outcome:
     no_base: list[Path] = field(default_factory=list)
 
     def changed(self) -> list[Path]:
-        """The files a write would change, deletions included (a lost base the file itself
-        proves is written again, and is no change)."""
+        """The files a write would change, deletions included. Bookkeeping the files prove
+        (a lost base written again from the file itself, texts under the names of an earlier
+        layergen) and texts of `.layergen/` nothing points to are written or deleted, and
+        are no change."""
         changed = [
             p
             for p, text in self.files.items()
             if p not in self.lock.rebuilt and not same_text(p, text)
         ]
-        return changed + [p for p in self.deleted if p.exists()]
+        return changed + [p for p in self.deleted if p.exists() and not self._bookkeeping(p)]
+
+    def _bookkeeping(self, path: Path) -> bool:
+        return self.is_lock_file(path) and path != self.lock.path
 
     def is_lock_file(self, path: Path) -> bool:
         return self.lock.is_lock_file(path)

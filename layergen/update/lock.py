@@ -6,10 +6,14 @@ Two parts, both committed with the code:
   (relative to the project root) the digest of the text generated for it, and a digest
   that ties that text to the template output black formatted it from (so an unchanged
   rendering skips black; a text and a source that do not belong together never match).
-- `.layergen/base/`, the generated texts themselves, one file per generated file, named
-  after it and its digest (`layers/dense.py.1f2e3d4c5b6a`). A new text gets a new name,
-  so a run killed between two renames never leaves the index pointing at the wrong
-  text; texts nothing points to are deleted once the index is written.
+- `.layergen/base/`, the generated texts themselves, one file per generated file under its
+  own path (`.layergen/base/layers/dense.py.base`): a new generation rewrites it, so a small
+  declaration change is a small diff in review. Each text is taken only if its digest is
+  the index's (a run killed between two writes, a lock merged by hand: no base, said);
+  texts nothing points to are deleted once the index is written. Bases under the hashed
+  names of layergen before 0.3 (`layers/dense.py.1f2e3d4c5b6a`) are read, and moved.
+- `.layergen/undo/`, for a file whose last run can be undone, the texts that takes, as
+  changes to its base (undo_file.py).
 
 A member of a generated file that differs from its base was edited by a person.
 
@@ -40,8 +44,9 @@ from ..textfiles import read_text
 
 NAME = "layergen.lock"
 BASES = Path(".layergen") / "base"
+UNDO = Path(".layergen") / "undo"
 VERSION = 2
-_DIGITS = 12  # of the digest, in a base file's name
+_DIGITS = 12  # of the digest, in the name of a base file of layergen before 0.3
 
 
 @dataclass(frozen=True)
@@ -169,9 +174,10 @@ class Lock:
         # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
         # merged as never generated, and said.
         self.lost: set[str] = set()
-        self._rebuilt: set[str] = set()  # keys whose base is the file itself (`_as_generated`)
-        # Base files `files()` writes again from the file itself: bookkeeping the file proves,
-        # no change a `--check` reports (a clone that ignores `.layergen/` stays green).
+        self._recorded: set[str] = set()  # keys of the texts generated in this run
+        # Files of `.layergen/` that `files()` writes again from what proves them (the file
+        # itself, or a base under an earlier name): no change a `--check` reports (a clone
+        # that ignores `.layergen/` stays green).
         self.rebuilt: set[Path] = set()
 
     @property
@@ -192,7 +198,7 @@ class Lock:
         other._undo_texts = dict(self._undo_texts)
         other._merge_bases = dict(self._merge_bases)
         other.lost = set(self.lost)
-        other._rebuilt = set(self._rebuilt)
+        other._recorded = set(self._recorded)
         return other
 
     def _changing(self) -> None:
@@ -278,11 +284,11 @@ class Lock:
         return self._merge_bases[asked]
 
     def _undone_base(self, key: str, entry: Entry, text: str) -> str | None:
-        old = self._stored(key, entry.undo[1])
+        old = self._undo_text(key, entry.undo[1])
         if old is not None and _digest(text) == entry.undo[0]:
             return old
-        # Put back, then edited further: the members put back are merged against `old`.
-        before = self._stored(key, entry.undo[0])  # (not stored by layergen 0.1's locks)
+        # Put back, then edited further: merged against `old` if all the run's changes are.
+        before = self._undo_text(key, entry.undo[0])  # (not stored by layergen 0.1's locks)
         new = self.base(self.root / key)
         if old is None or before is None or new is None:
             return new
@@ -293,19 +299,28 @@ class Lock:
     def _stored(self, key: str, digest: str) -> str | None:
         """The stored text of that digest; None when it is missing or altered (a clone of a
         repository that ignores `.layergen/` still runs)."""
-        text = _read(self.root / BASES / f"{key}.{digest[:_DIGITS]}")
-        if text is None or _digest(text) != digest:
-            return None
-        return text
+        for file in (self._base_file(key), self.root / BASES / f"{key}.{digest[:_DIGITS]}"):
+            text = _read(file)
+            if text is not None and _digest(text) == digest:
+                return text
+        return None
+
+    def _undo_text(self, key: str, digest: str) -> str | None:
+        """A text an undo of `key`'s last run takes (`Entry.undo`); None when it is lost."""
+        text = self._stored(key, digest)  # the base itself, or a text of layergen before 0.3
+        kept = _read(self._undo_file(key)) if text is None else None
+        base = self.base(self.root / key) if kept is not None else None
+        if base is None:
+            return text
+        from . import undo_file
+
+        return undo_file.text(kept, base, digest)
 
     def _as_generated(self, key: str, digest: str) -> str | None:
         """The file itself, when its text is the generation the lock records: its own base
         (`.layergen/base/` lost, nothing edited since); rebuilt when the lock is written."""
         text = _read(self.root / key)
-        if text is None or _digest(text) != digest:
-            return None
-        self._rebuilt.add(key)
-        return text
+        return text if text is not None and _digest(text) == digest else None
 
     def formatted(self, path: Path, source_digest: str) -> str | None:
         """The generated text, if it was formatted from the source with this digest."""
@@ -383,7 +398,7 @@ class Lock:
         self._changing()
         key = self._key(path)
         self._texts[key] = generated
-        self._rebuilt.discard(key)
+        self._recorded.add(key)
         digest = _digest(generated)
         was = self.entries.get(key)
         if conflicted:
@@ -418,21 +433,31 @@ class Lock:
             self.handwritten[key] = entry
 
     def files(self) -> dict[Path, str]:
-        """What to write: each recorded base text not on disk yet, then the index (last)."""
+        """What to write: each base text generated in this run, or missing on disk and proved
+        (`rebuilt`); the texts of each undo recorded now; then the index (last)."""
+        from . import undo_file
+
         out: dict[Path, str] = {}
         for key, entry in sorted(self.entries.items()):
-            file = self.root / BASES / f"{key}.{entry.digest[:_DIGITS]}"
-            if not file.exists():  # named by its digest: one on disk is this text
-                text = self._texts.get(key) or self.base(self.root / key)
-                if text is not None:
-                    out[file] = text
-                    if key in self._rebuilt and _digest(text) == entry.digest:
-                        self.rebuilt.add(file)
-            if entry.undo and key in self._undo_texts:
-                for digest, text in zip(entry.undo, self._undo_texts[key]):
-                    undo = self.root / BASES / f"{key}.{digest[:_DIGITS]}"
-                    if not undo.exists():
-                        out[undo] = text
+            file = self._base_file(key)
+            if key in self._recorded:
+                out[file] = self._texts[key]
+            elif not file.exists() and self.base(self.root / key) is not None:
+                out[file] = self._texts[key]
+                self.rebuilt.add(file)
+            undo = self._undo_file(key)
+            if entry.undo is None or key not in self._texts:
+                continue
+            if key in self._undo_texts:
+                texts = dict(zip(entry.undo, self._undo_texts[key]))
+            elif undo.exists():
+                continue
+            else:  # kept under the names of layergen before 0.3
+                texts = {digest: self._stored(key, digest) for digest in entry.undo}
+                if None in texts.values():
+                    continue
+                self.rebuilt.add(undo)
+            out[undo] = undo_file.render(key, self._texts[key], texts)
         index = {
             k: {
                 "digest": e.digest,
@@ -466,19 +491,30 @@ class Lock:
         return out
 
     def stale(self) -> list[Path]:
-        """Base texts the index no longer points to (delete them once the index is written)."""
-        folder = self.root / BASES
-        if not folder.is_dir():
-            return []
-        wanted = {
-            folder / f"{k}.{digest[:_DIGITS]}"
-            for k, e in self.entries.items()
-            for digest in (e.digest, *(e.undo or ()))
-        }
-        return [p for p in folder.rglob("*") if p.is_file() and p not in wanted]
+        """Texts of `.layergen/` the index no longer points to (bases of files no longer
+        generated, texts of undos no longer possible, names of layergen before 0.3): delete
+        them once the index is written."""
+        wanted = {self._base_file(key) for key in self.entries}
+        wanted |= {self._undo_file(key) for key, e in self.entries.items() if e.undo}
+        return [
+            p
+            for folder in (self.root / BASES, self.root / UNDO)
+            if folder.is_dir()
+            for p in folder.rglob("*")
+            if p.is_file() and p not in wanted
+        ]
+
+    def _base_file(self, key: str) -> Path:
+        # Not `.py`: no linter, type checker or test runner takes a base for a module.
+        return self.root / BASES / f"{key}.base"
+
+    def _undo_file(self, key: str) -> Path:
+        return self.root / UNDO / f"{key}.undo"
 
     def is_lock_file(self, path: Path) -> bool:
-        return path == self.path or path.is_relative_to(self.root / BASES)
+        return path == self.path or any(
+            path.is_relative_to(self.root / folder) for folder in (BASES, UNDO)
+        )
 
     def _key(self, path: Path) -> str:
         # The path as given (a link is not followed), relative to the root; `..` parts
