@@ -482,7 +482,7 @@ def package_inits(
     class)) or to export no more (`unexported`: (folder, module, class)), and each as read
     (its text taken from `edited` where it is there). The imports of a class `renamed` (or
     moved) follow it, in whatever form they are written."""
-    from .move_imports import follow_renames
+    from .move_imports import follow_renames, import_path
     from .package_init import package_init
 
     support: dict[Path, str] = {}
@@ -497,7 +497,8 @@ def package_inits(
                 support[init] = package_init(None, exports[folder], style=config.black)
         else:
             text, line_ends = split_line_ends(existing)
-            new = package_init(text, exports.get(folder, []), gone, config.black, init)
+            package = import_path(init, config.root)
+            new = package_init(text, exports.get(folder, []), gone, config.black, init, package)
             support[init] = with_line_ends(new, line_ends)
     return support, read
 

@@ -51,6 +51,14 @@ def dotted(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
+def import_path(path: Path, root: Path) -> str | None:
+    """`dotted`, or None for a file reached through a link from outside the project."""
+    try:
+        return dotted(path, root)
+    except ValueError:
+        return None
+
+
 def project_modules(root: Path) -> Iterator[Path]:
     """The project's Python files: neither hidden folders nor virtual environments."""
     for folder, folders, files in os.walk(root):

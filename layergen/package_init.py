@@ -24,10 +24,15 @@ def package_init(
     gone: list[tuple[str, str]] = (),
     style: BlackStyle = BLACK_DEFAULTS,
     path: Path = Path("__init__.py"),
+    package: str | None = None,
 ) -> str:
     """The package's `__init__.py` importing every class of `names` ((module, class) pairs);
     nothing a person wrote is removed, except the imports layergen wrote of `gone` classes
-    and their names in `__all__`. `existing`: the file's text (None: there is none yet)."""
+    and their names in `__all__`. `existing`: the file's text (None: there is none yet).
+    A file without `__all__` gets none (it would narrow `from package import *`), and an
+    import only of a module it does not import yet, in any form (registration needs the
+    module imported, nothing more); `package`: the folder's import path, for its absolute
+    imports."""
     if existing is None:
         imports = "".join(f"from .{module} import {name}\n" for module, name in sorted(names))
         return f"{INIT_HEADER}\n{imports}\n{_all({name for _, name in names}, style)}"
@@ -54,6 +59,10 @@ def package_init(
     remove = frozenset(g for g in gone if g in imported)
     add = tuple(n for n in sorted(names) if n not in imported and n not in guarded)
     bindings = [node for node in ast.walk(tree) if _binds_all(node)]
+    if not bindings:  # the person's package: touched only where registration needs it
+        add = tuple(n for n in add if not _imports_module(tree, n[0], package))
+        text = _edited(existing, path, add, remove, stars, None)
+        return _verified(text, gone, deleted, path)
     if bindings and not (len(bindings) == 1 and bindings[0] in tree.body and _is_all(bindings[0])):
         # `__all__` built otherwise than as one list of names (`+ other`, `*sub.__all__`,
         # bound twice): the person's to keep; only the imports are edited.
@@ -83,6 +92,31 @@ def _edited(existing: str, path: Path, add, remove, stars, exported: str | None)
 
     module = parse_python(path, existing, "add the imports of the classes to")
     return InitEdits(add, remove, exported, frozenset(stars)).applied(module)
+
+
+def _imports_module(tree: ast.Module, module: str, package: str | None) -> bool:
+    """Whether the package's `__init__.py` imports its module `module`, in any form."""
+    absolute = f"{package}.{module}" if package else None
+
+    def within(name: str | None, target: str | None) -> bool:
+        return bool(name and target) and (name == target or name.startswith(f"{target}."))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names = {a.name for a in node.names}
+            if node.level == 1 and (
+                within(node.module, module) or (not node.module and module in names)
+            ):
+                return True
+            if (
+                node.level == 0
+                and package
+                and (within(node.module, absolute) or (node.module == package and module in names))
+            ):
+                return True
+        elif isinstance(node, ast.Import) and any(within(a.name, absolute) for a in node.names):
+            return True
+    return False
 
 
 def _verified(text: str, gone, deleted: set[str], path: Path) -> str:

@@ -22,7 +22,10 @@ class InitEdits:
     stars: frozenset[str] = frozenset()
 
     def applied(self, module: cst.Module) -> str:
-        return module.visit(_ApplyEdits(self)).code
+        edited = module.visit(_ApplyEdits(self))
+        if edited.body and not edited.has_trailing_newline:  # an empty file given a line
+            edited = edited.with_changes(has_trailing_newline=True)
+        return edited.code
 
 
 class _ApplyEdits(cst.CSTTransformer):
@@ -47,6 +50,8 @@ class _ApplyEdits(cst.CSTTransformer):
             body[at_all] = body[at_all].with_changes(leading_lines=[cst.EmptyLine()])
             body[at_all:at_all] = new
         else:
+            if new and body and not _is_import(body[-1]):  # apart from the code above
+                new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()])
             body.extend(new)
         if self.edits.exported is None:
             return updated.with_changes(body=body)
@@ -90,6 +95,11 @@ def _kept(statements, edit) -> list[cst.BaseStatement]:
             comments = []
         kept.append(edited)
     return kept
+
+
+def _is_import(statement: cst.BaseStatement) -> bool:
+    node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+    return isinstance(node, cst.Import | cst.ImportFrom)
 
 
 def _is_star_import(statement: cst.BaseStatement, modules: frozenset[str]) -> bool:

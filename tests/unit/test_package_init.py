@@ -229,3 +229,81 @@ def test_a_deleted_declaration_imported_under_a_guard_is_refused_and_nothing_wri
     assert "[stale-import]" in result.output
     assert run("generate", "layers").exit_code == 2
     assert snapshot(scaler_project) == before
+
+
+# A package `__init__.py` without `__all__` is touched only where registration needs it.
+
+SCALER = [("scaler", "Scaler")]
+
+
+@pytest.mark.parametrize("existing", ['"""Mine."""\n', "", "import os\n"])
+def test_a_package_without_all_gets_the_import_and_no_all(existing):
+    """An `__all__` added would narrow `from package import *` to the classes."""
+    new = package_init(existing, SCALER, package="demo.layers")
+    assert new.startswith(existing) and "__all__" not in new
+    assert "from .scaler import Scaler\n" in new
+    assert package_init(new, SCALER, package="demo.layers") == new
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [
+        "from . import scaler\n",
+        "from .scaler import helper\n",
+        "from .scaler import *\n",
+        "from demo.layers.scaler import Scaler as S\n",
+        "from demo.layers import scaler\n",
+        "import demo.layers.scaler\n",
+        "try:\n    from .scaler import Scaler\nexcept ImportError:\n    pass\n",
+    ],
+)
+def test_a_package_without_all_that_imports_the_module_already_is_left_alone(existing):
+    """Importing the module, in any form, registers its classes: nothing to add."""
+    assert package_init(existing, SCALER, package="demo.layers") == existing
+
+
+GAIN_LAYER = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Gain(keras.layers.Layer):
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+"""
+
+
+@pytest.mark.parametrize(
+    "init, expected",
+    [
+        (  # registration needs the module imported: one import, and no `__all__`
+            '"""My package."""\n\nfrom .utils import helper\n',
+            '"""My package."""\n\nfrom .utils import helper\nfrom .gain import Gain\n',
+        ),
+        (  # imported already (as keras-hub's packages do): left as it is
+            "from demo.layers.gain import Gain\n",
+            "from demo.layers.gain import Gain\n",
+        ),
+    ],
+)
+def test_adopt_touches_a_package_init_only_where_registration_needs_it(
+    tmp_path, monkeypatch, init, expected
+):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "demo" / "layers").mkdir(parents=True)
+    (tmp_path / "demo" / "__init__.py").write_text("")
+    (tmp_path / "demo" / "layers" / "__init__.py").write_text(init)
+    (tmp_path / "demo" / "layers" / "utils.py").write_text("def helper():\n    return 1\n")
+    (tmp_path / "demo" / "layers" / "gain.py").write_text(GAIN_LAYER)
+    monkeypatch.chdir(tmp_path)
+    result = run("adopt", "demo/layers/gain.py")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "demo" / "layers" / "__init__.py").read_text() == expected
+    assert run("generate", "--check", "demo").exit_code == 0
