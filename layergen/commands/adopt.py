@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..adopt.evidence import evidenced
 from ..adopt.located import refused
 from ..adopt.module import Share, adopted_module, share
 from ..adopt.ownership import Ownership, decide, person_words
@@ -236,7 +237,8 @@ def _read(
             errors.extend(item.problems)
             continue
         memory = _remembered(path, item.cls.name, lock)
-        given = {**memory.get("examples", {}), **examples}
+        # values the project's own calls of the class pass, where none is given
+        given = evidenced(config.root, item, {**memory.get("examples", {}), **examples})
         shape = input_shape or memory.get("input_shape")
         _, problems = declaration(path, item, decide(item), item.package, given, shape)
         if problems:  # located in the file as it is
@@ -249,7 +251,8 @@ def _read(
     source, fixes = _fixed(path, original, {n for item, _, _ in ready for n in item.lines})
     decl = path.with_name(path.stem + ".layer.yaml")
     # the declaration's documents on disk come first: a class is rendered after them
-    render = _renderer(decl, path, config, read_text(decl) if declared else "")
+    before = read_text(decl) if declared else ""
+    render = _renderer(decl, path, config, before)
     out = []
     for item, given, shape in ready:
         item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
@@ -270,7 +273,8 @@ def _read(
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
         owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
-        refusals = refused(config, path, decl, layers[item.cls.name], text)  # as on disk
+        # as on disk, after the documents declared already
+        refusals = refused(config, path, decl, layers[item.cls.name], then(before, text))
         if refusals:
             errors.extend(refusals)
             continue
@@ -430,6 +434,9 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
                 new = tests[id(a)]
                 if old != new and old.is_file():
                     run.moved[new] = old
+    for module in finals:  # written as adopted, not merged: its new base has nothing to undo
+        if run.lock.key(module) in run.lock.entries:  # (a class of it adopted before)
+            run.changes.forget(module)
     outcome = reconcile(run)
     for a in adopted:  # the module as adopted over the merge of a file it had no base for
         outcome.files[a.module] = finals[a.module]
@@ -476,3 +483,6 @@ def _report(a: Adopted, counted: Share, echo, done: str) -> None:
         f" {counted.declared} of {counted.declared + counted.person} lines declared"
         f" ({counted.percent}%), {counted.person} yours (hand_written: {kept})"
     )
+    for line in a.text.splitlines():  # where the example's values come from
+        if line.startswith("example:  # "):
+            echo(f"  {a.found.cls.name}'s example {line.split('# ', 1)[1]}")
