@@ -119,8 +119,10 @@ def declaration(
                         arg.line,
                         arg.column,
                         "unknown-example",
-                        f"`{cls.name}` requires `{arg.name}`, and its code does not say what"
-                        " it takes: the generated tests need a value",
+                        f"`{cls.name}` requires `{arg.name}`, and nothing says what it takes"
+                        " (no annotation, no type in the docstring's Args, no call"
+                        f" `{cls.name}(...)` in the project that passes it a literal): the"
+                        " generated tests need a value",
                         f"pass --example {arg.name}=VALUE, or annotate it (`{arg.name}: int`)",
                     )
                 )
@@ -137,7 +139,9 @@ def declaration(
         example.append(f"  input_shape: {_value({n: list(shape) for n in tensors})}")
     else:
         example.append(f"  input_shape: {_value(list(shape))}")
-    lines += ["example:", *example]
+    source = getattr(examples, "source", None)  # a call of the class in the project
+    lines += [f"example:  # params from {source}, a call of the class" if source else "example:"]
+    lines += example
     if skip:
         lines += ["tests:", "  skip:"]
         lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]

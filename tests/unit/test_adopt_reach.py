@@ -281,3 +281,58 @@ def test_a_layer_whose_only_weight_is_conditional_writes_no_empty_weights(projec
     result = cli("adopt", "layers/experts.py")
     assert result.exit_code == 0, result.output
     assert "weights:" not in (project / "layers" / "experts.layer.yaml").read_text()
+
+
+ATTENTION = """\
+import keras
+
+
+class Attention(keras.layers.Layer):
+    \"\"\"Attention.
+
+    Args:
+        num_heads: int. The number of heads.
+        hidden_dim: The width.
+    \"\"\"
+
+    def __init__(self, num_heads, hidden_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.hidden_dim = hidden_dim
+
+    def call(self, x):
+        return x * self.hidden_dim / self.num_heads
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_heads": self.num_heads, "hidden_dim": self.hidden_dim})
+        return config
+"""
+
+
+def test_example_values_come_from_the_projects_own_call_of_the_class(project):
+    """No annotation says what `hidden_dim` takes; the project's test constructs the class
+    with literals: those are the example's values (one call's, so they fit together), the
+    type follows them, and adopt says where they come from."""
+    write(project, "attention.py", ATTENTION)
+    (project / "tests").mkdir()
+    (project / "tests" / "attention_test.py").write_text(
+        "from layers.attention import Attention\n\n\n"
+        "def test_it():\n    layer = Attention(hidden_dim=12, num_heads=3)\n"
+    )
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attention.layer.yaml").read_text()
+    assert "example:  # params from tests/attention_test.py:5, a call of the class" in text
+    assert "  params: {num_heads: 3, hidden_dim: 12}" in text
+    assert 'hidden_dim: {type: "int"}' in text
+    assert "Attention's example params from tests/attention_test.py:5" in result.output
+
+
+def test_without_evidence_the_refusal_names_the_argument_and_where_it_looked(project):
+    write(project, "attention.py", ATTENTION)
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 2, result.output
+    assert "layers/attention.py:12:35: error: `Attention` requires `hidden_dim`" in result.output
+    assert "no type in the docstring's Args, no call `Attention(...)` in the" in result.output
+    assert "[unknown-example]" in result.output and "--example hidden_dim=" in result.output
