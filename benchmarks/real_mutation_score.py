@@ -3,16 +3,22 @@
 makes in such code (a mask ignored, a residual or an activation dropped, a wrong scale or
 sign, a term of the wrong part), with behaviour-preserving rewrites that must pass.
 
-    python benchmarks/real_mutation_score.py [--backends jax ...] [--goldens off on]
+    python benchmarks/real_mutation_score.py [--backends jax ...]
+        [--goldens off on originals] [--references off]
         [--layers transformer_decoder ...] [--select 'reference or hides']
 
-Each run generates the real layers into a fresh project (goldens recorded on TensorFlow
-when on), plants one bug per copy of a module, and counts the copies whose tests fail.
+Each run generates the real layers into a fresh project, plants one bug per copy of a
+module, and counts the copies whose tests fail. Goldens: `off`, none; `on`, the generated
+layers' outputs recorded with `generate --record`; `originals`, the outputs of the classes
+the declarations twin (`example.original`: keras-hub's and Keras's own), which `generate`
+records by itself, no `--record`. All recorded on TensorFlow. `--references off` drops
+the hand-written NumPy references (`example.reference`).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -427,18 +433,41 @@ DECODER_REWRITES = [
 ]
 
 
+ORIGINAL = re.compile(r"^  original: .*\n", re.MULTILINE)
+# `example.reference`: its key and the lines indented below it (blank ones too).
+REFERENCE = re.compile(r"^  reference:.*\n(?:(?: {4}.*)?\n)*", re.MULTILINE)
+
+
+def declarations(folder: Path, originals: bool, references: bool) -> Path:
+    """The real declarations copied into `folder`, without `example.original` unless
+    `originals`, without `example.reference` unless `references`."""
+    folder.mkdir()
+    for path in sorted(REAL.glob("*.yaml")):
+        text = path.read_text()
+        text = text if originals else ORIGINAL.sub("", text)
+        text = text if references else REFERENCE.sub("", text)
+        (folder / path.name).write_text(text)
+    return folder
+
+
 def run(
-    golden: bool, backends: list[str], layers: list[str] | None = None, select: str | None = None
+    goldens: str,
+    backends: list[str],
+    layers: list[str] | None = None,
+    select: str | None = None,
+    references: bool = True,
 ) -> None:
     """Plants every mutant and rewrite, or those of `layers` alone (their tests alone run);
     `select` runs only the tests it chooses (pytest -k): a quicker lower bound."""
-    ms.SOURCES = {"real": REAL}
     chosen = lambda ms_: [m for m in ms_ if not layers or m.module in layers]  # noqa: E731
     mutants = chosen(MUTANTS + DECODER_MUTANTS)
     rewrites = chosen(REWRITES + DECODER_REWRITES)
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        ms.project(root, golden=golden)
+        source = declarations(Path(tmp) / "declarations", goldens == "originals", references)
+        ms.SOURCES = {"real": source}
+        root = Path(tmp) / "project"
+        root.mkdir()
+        ms.project(root, golden=goldens == "on")
         for path in (root / "tests").glob("test_*.py"):
             if layers and path.stem.removeprefix("test_") not in layers:
                 path.unlink()  # its module stays: the chosen layers may import it
@@ -452,7 +481,8 @@ def run(
             alarms += [m.name for stem, m in planted.items() if stem in failed and m in rewrites]
             missed = [m.name for m in mutants if m not in caught]
             print(
-                f"goldens {'recorded' if golden else 'off'}, {backend}:"
+                f"goldens {GOLDENS[goldens]}, references {'on' if references else 'off'},"
+                f" {backend}:"
                 f" {len(caught)}/{len(mutants)} caught, false alarms {len(alarms)}"
                 f" {alarms or ''} ({count} tests, {time.perf_counter() - start:.0f} s)"
             )
@@ -460,15 +490,19 @@ def run(
                 print(f"    missed: {', '.join(missed)}")
 
 
+GOLDENS = {"off": "off", "on": "recorded", "originals": "of the originals"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backends", nargs="+", default=["tensorflow", "jax", "torch"])
-    parser.add_argument("--goldens", nargs="+", choices=["off", "on"], default=["off", "on"])
+    parser.add_argument("--goldens", nargs="+", choices=list(GOLDENS), default=["off", "on"])
+    parser.add_argument("--references", choices=["on", "off"], default="on")
     parser.add_argument("--layers", nargs="+", help="the declarations' stems (default: all)")
     parser.add_argument("--select", help="run only the tests this pytest -k expression chooses")
     args = parser.parse_args()
     for goldens in args.goldens:
-        run(goldens == "on", args.backends, args.layers, args.select)
+        run(goldens, args.backends, args.layers, args.select, args.references == "on")
 
 
 if __name__ == "__main__":
