@@ -65,6 +65,13 @@ def report_unsettled(outcome, echo: Echo) -> bool:
             " generation: keep what is yours [no-base]",
             err=True,
         )
+    for path, (declaration, when) in outcome.base_from.items():
+        echo(
+            f"{shown(path)}:1: info: its base in .layergen/base/ was lost; rendered again"
+            f" from {declaration} {when}, which gives the generation layergen.lock records"
+            " [base-from-declaration]",
+            err=True,
+        )
     report_conflicts(outcome.conflicts, echo)
     report_hand_written(outcome.hand_written, echo)
     report_orphans(outcome.orphans, echo)

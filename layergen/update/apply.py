@@ -42,6 +42,8 @@ class Outcome:
     # Files layergen generated before whose base is lost (the lock, or `.layergen/base/`):
     # merged as never generated; said, so the person knows why they conflict.
     no_base: list[Path] = field(default_factory=list)
+    # Files whose lost base was rendered again from their declaration: (it, when) by file.
+    base_from: dict[Path, tuple[str, str]] = field(default_factory=dict)
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included. Bookkeeping the files prove
@@ -82,6 +84,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     changed_owned: dict[Path, list[tuple[str, int]]] = {}
     deleted: list[Path] = []
     no_base: list[Path] = []
+    base_from: dict[Path, tuple[str, str]] = {}
     renames = _renames(plan, lock)
     for path, new in plan.generated.items():
         reject = path.with_name(path.name + ".rej")
@@ -113,6 +116,12 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         # A file put back as it was before a run that wrote conflicts into it is merged again
         # against the base that run used: the conflicts come back, and so does what merged.
         base = lock.merge_base(origin, current)
+        if base is None and lock.key(origin) in lock.lost:  # rendered again, where proved
+            from .history import rendered_base
+
+            found = rendered_base(plan.lock, lock.key(origin))
+            if found is not None:
+                base, base_from[path] = found.text, (found.declaration, found.when)
         if base is None and (lock.key(origin) in lock.lost or _GENERATED.search(current[:300])):
             no_base.append(path)
         settled = _renamed_keys(lock.owned(origin), renames.get(path, {}))
@@ -169,7 +178,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         files.update(done.files())
         deleted.extend(done.stale())
     return Outcome(
-        files, done, conflicts, deleted, read, dict(plan.orphans), changed_owned, no_base
+        files, done, conflicts, deleted, read, dict(plan.orphans), changed_owned, no_base, base_from
     )
 
 
