@@ -297,3 +297,11 @@ def test_three_classes_adopted_one_after_the_other(two_hand_written):
         assert f"adopted {name} (" in result.output
     assert (project / "layers" / "both.layer.yaml").read_text().count("\n---\n") == 2
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_further_class_registered_like_another_files_is_located_at_its_document(two_layers):
+    (two_layers / "layers" / "other.layer.yaml").write_text("layer: Shifter\ncall: x - 1.0\n")
+    result = cli("generate", "layers")
+    assert result.exit_code == 2
+    assert "blocks.layer.yaml:11:8: error: `demo>Shifter` is also declared in" in result.output
+    assert "other.layer.yaml:1:8: error: `demo>Shifter` is also declared in" in result.output
