@@ -498,7 +498,17 @@ def package_inits(
         else:
             text, line_ends = split_line_ends(existing)
             package = import_path(init, config.root)
-            new = package_init(text, exports.get(folder, []), gone, config.black, init, package)
+            present = frozenset(
+                [entry.name.split(".")[0] for entry in os.scandir(folder)]
+                + [
+                    f.relative_to(folder).parts[0]
+                    for f in exports
+                    if f.is_relative_to(folder) and f != folder
+                ]
+            )  # and the folders this run makes packages of
+            new = package_init(
+                text, exports.get(folder, []), gone, config.black, init, package, present
+            )
             support[init] = with_line_ends(new, line_ends)
     return support, read
 

@@ -307,3 +307,44 @@ def test_adopt_touches_a_package_init_only_where_registration_needs_it(
     assert result.exit_code == 0, result.output
     assert (tmp_path / "demo" / "layers" / "__init__.py").read_text() == expected
     assert run("generate", "--check", "demo").exit_code == 0
+
+
+# Whatever the run, a managed `__init__.py` imports and lists only what exists.
+
+PRESENT = frozenset({"scaler", "utils", "sub"})
+
+
+@pytest.mark.parametrize(
+    "existing, line",
+    [
+        ("from .scaler import Scaler\nfrom .removed_by_hand import Thing\n", 2),
+        ('from .scaler import Scaler\n\n__all__ = ["Nope", "Scaler"]\n', 3),
+        ('from .scaler import Scaler\n\n__all__: list[str] = ["Nope", "Scaler"]\n', 3),
+    ],
+)
+def test_an_import_or_a_name_in_all_that_does_not_exist_is_a_located_error(existing, line):
+    with pytest.raises(DiagnosticError) as info:
+        package_init(existing, SCALER, path=Path("layers/__init__.py"), present=PRESENT)
+    [found] = info.value.diagnostics
+    assert (found.path, found.line, found.code) == ("layers/__init__.py", line, "stale-import")
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [
+        'from .scaler import Scaler\n\n__all__ = ["Scaler", "sub"]\n',  # a submodule: imported
+        'from .scaler import Scaler\n\n__all__ = ["Lazy", "Scaler"]\n\n\ndef __getattr__(name):\n'
+        "    return name\n",
+        'from .scaler import *\n\n__all__ = ["Scaler", "helper"]\n',  # bound by the star
+    ],
+)
+def test_names_that_exist_otherwise_are_not_errors(existing):
+    assert package_init(existing, SCALER, present=PRESENT) == existing
+
+
+def test_generate_check_refuses_a_package_init_importing_a_module_that_is_gone(scaler_project):
+    init = scaler_project / "layers" / "__init__.py"
+    init.write_text(init.read_text() + "from .removed_by_hand import Thing\n")
+    result = run("generate", "--check", "layers")
+    assert result.exit_code == 2 and "[stale-import]" in result.output, result.output
+    assert "layers/__init__.py:6:1: error:" in result.output, result.output
