@@ -120,6 +120,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         texts[declaration] = with_line_ends("---\n".join(parts), line_ends)
     run = plan_run(list(modules.values()), config, texts=texts)
     run.carried.update(carried)
+    run.handed.update({module: names for module, names in frozen.items() if names})
     for module, names in frozen.items():  # the person's code is what the declaration now says
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}

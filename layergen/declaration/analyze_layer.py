@@ -504,8 +504,8 @@ class LayerChecks:
         return Body(call=call, init=init)
 
     def _check_hand_written(self) -> None:
-        """`hand_written` names members of the class: ones layergen writes, or declared methods."""
-        known = KINDS[self.kind].generated_methods | set(self.decl.methods)
+        """`hand_written` names members of the class: ones layergen writes, declared methods or ops."""
+        known = KINDS[self.kind].generated_methods | set(self.decl.methods) | set(self.decl.ops)
         for index, name in enumerate(self.decl.hand_written):
             if name not in known:
                 self.error(

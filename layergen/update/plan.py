@@ -34,6 +34,8 @@ class Plan:
     # file takes their new generation (the same code, formatted as generated code is), the
     # person's comments in and above them kept.
     carried: dict[Path, frozenset[str]] = field(default_factory=dict)
+    # module -> members (`Class.build`) `sync` listed under `hand_written` in this run: said.
+    handed: dict[Path, list[str]] = field(default_factory=dict)
     reused: frozenset[Path] = frozenset()  # files taken from the lock: as on disk, nothing to merge
     # The support files it writes, as the run read them; see `writes.write`.
     read: dict[Path, Seen] = field(default_factory=dict)

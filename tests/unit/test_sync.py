@@ -289,3 +289,48 @@ def test_sync_keeps_the_comments_in_a_member_it_carries(scaler_project):
     code = module(scaler_project)
     assert "gain=2.0, **kwargs):\n        # doubled, see issue 7\n" in code
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+# -- members sync hands to the person: each said; an edited op among them ----------------------
+
+
+def test_sync_says_each_member_it_hands_to_the_person(scaler_project):
+    """`sync` (and `watch`, on every save) added `hand_written: [build]` with only `updated
+    scaler.layer.yaml` printed."""
+    edit(
+        module_path(scaler_project),
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        print('building')\n",
+    )
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "`Scaler.build`" in line]
+    assert len(said) == 1 and said[0].startswith("layers/scaler.py:"), result.output
+    assert "hand_written" in said[0] and "scaler.layer.yaml" in said[0]
+
+
+def test_sync_hands_an_edited_op_to_the_person(tmp_path, monkeypatch):
+    """A hand edit of a custom-gradient op's body: `sync` listed the op under `hand_written`,
+    which refused it, `[unknown-member]` at a line past the end of the declaration file, and
+    nothing was written."""
+    import shutil
+
+    from helpers import OWN_EXAMPLES
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    shutil.copy(OWN_EXAMPLES / "uniform_quantizer.layer.yaml", tmp_path / "layers")
+    monkeypatch.chdir(tmp_path)
+    assert run("generate", "layers").exit_code == 0
+    path = tmp_path / "layers" / "uniform_quantizer.py"
+    floor = "return ops.floor(v * self.levels) / self.levels, grad"
+    edit(path, "return ops.round(v * self.levels) / self.levels, grad", floor)
+    result = run("sync", "layers/uniform_quantizer.py")
+    assert result.exit_code == 0, result.output
+    assert "`UniformQuantizer.snap_to_grid`" in result.output
+    assert (
+        "hand_written: [snap_to_grid]"
+        in (tmp_path / "layers" / "uniform_quantizer.layer.yaml").read_text()
+    )
+    assert floor in path.read_text()
+    assert run("generate", "--check", "layers").exit_code == 0
