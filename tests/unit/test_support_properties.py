@@ -385,8 +385,8 @@ def test_a_recorded_golden_holds_each_run_and_catches_a_change(support, tmp_path
     runs = golden_run(layer)
     assert sorted(runs) == ["outputs", "outputs with scale=2.0"]
     data = {
-        "weights": [np.asarray(w).tolist() for w in layer.weights],
-        "runs": {n: [np.asarray(o).tolist() for o in outs] for n, outs in runs.items()},
+        "weights": [support.numpy(w).tolist() for w in layer.weights],
+        "runs": {n: [support.numpy(o).tolist() for o in outs] for n, outs in runs.items()},
     }
     support.golden_path(test_file).write_text(json.dumps(data))
     support.assert_matches_golden(scaled, golden_run, test_file)
@@ -397,3 +397,109 @@ def test_a_recorded_golden_holds_each_run_and_catches_a_change(support, tmp_path
 
     with pytest.raises(AssertionError, match=r"outputs with scale=2\.0"):
         support.assert_matches_golden(ignores_scale, golden_run_of_the_bug, test_file)
+
+
+class MaskedProjection(Dense3):
+    """`x @ kernel`, the steps `padding_mask` hides set to `hidden` (as backends' kernels
+    compute an attention row with no step to see each its own way); `bug`: the kept
+    steps scaled where a mask is given."""
+
+    def __init__(self, hidden=0.0, bug=False, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden, self.bug = hidden, bug
+
+    def call(self, x, padding_mask=None):
+        y = ops.matmul(x, self.kernel)
+        if padding_mask is None:
+            return y
+        y = y * (1.1 if self.bug else 1.0)
+        return ops.where(ops.expand_dims(padding_mask, -1), y, self.hidden)
+
+
+LEFT_PAD = np.array([[False, True, True], [True, True, True]])
+
+
+def masked_projection(support, masks=("padding_mask",), **options):
+    """The example of a MaskedProjection and its `golden_run`, the mask a call case."""
+    projection = example(support, lambda **kw: MaskedProjection(**options, **kw), {"x": (2, 3, 4)})
+    cases = [("padding_mask", {"padding_mask": LEFT_PAD}, projection.make_inputs())]
+
+    def golden_run(layer):
+        return support.golden_runs(projection, layer, cases, masks=masks)
+
+    return projection, golden_run
+
+
+def record(support, tmp_path, projection, golden_run):
+    """Record the golden of `projection` as `generate --record` does; its path."""
+    module = type("Module", (), {})()
+    module.make_layer, module.make_inputs = projection.make_layer, projection.make_inputs
+    module.golden_run, module.__file__ = golden_run, str(tmp_path / "test_projection.py")
+    return support.record_golden(module)
+
+
+def failure(check, *args) -> str:
+    with pytest.raises((AssertionError, pytest.fail.Exception)) as raised:
+        check(*args)
+    return str(raised.value)
+
+
+def test_a_golden_compares_only_the_steps_a_declared_mask_keeps(support, tmp_path):
+    record(support, tmp_path, *masked_projection(support))
+    test_file = tmp_path / "test_projection.py"
+    elsewhere = masked_projection(support, hidden=7.0)
+    support.assert_matches_golden(*elsewhere, test_file)
+    # Without the declared mask every step is compared: the hidden ones differ.
+    message = failure(
+        support.assert_matches_golden, *masked_projection(support, masks=(), hidden=7.0), test_file
+    )
+    assert "the outputs with padding_mask, output 0: 3 of 18 elements" in message, message
+    # A change at the kept steps fails, saying which steps.
+    message = failure(
+        support.assert_matches_golden, *masked_projection(support, bug=True), test_file
+    )
+    assert "15 of 15 elements at the steps its mask keeps" in message, message
+    assert "(0, 1, 0): " in message, message
+
+
+def test_a_golden_from_another_backend_is_compared_within_the_stated_tolerance(support, tmp_path):
+    path = record(support, tmp_path, *masked_projection(support))
+    data = json.loads(path.read_text())
+    outputs = np.asarray(data["runs"]["outputs"][0])
+    data["runs"]["outputs"] = [(outputs * (1 + 5e-5)).tolist()]
+    for backend, passes in ((data["backend"], False), ("another", True)):
+        path.write_text(json.dumps({**data, "backend": backend}))
+        check = (
+            support.assert_matches_golden,
+            *masked_projection(support),
+            tmp_path / "test_projection.py",
+        )
+        if passes:
+            check[0](*check[1:])
+        else:
+            message = failure(*check)
+            assert f"by more than 1e-05 of the largest value ({backend} recorded" in message
+
+
+def test_a_golden_says_whether_it_was_recorded_from_other_code(support, tmp_path):
+    path = record(support, tmp_path, *masked_projection(support))
+    test_file = tmp_path / "test_projection.py"
+
+    class Renamed(MaskedProjection):  # other code, computing otherwise
+        def call(self, x, padding_mask=None):
+            return super().call(x, padding_mask) * 2.0
+
+    other = example(support, Renamed, {"x": (2, 3, 4)})
+    message = failure(
+        support.assert_matches_golden,
+        other,
+        lambda layer: support.golden_runs(other, layer),
+        test_file,
+    )
+    assert "Recorded from other code: the declaration or the layer changed" in message
+    data = json.loads(path.read_text())
+    data["runs"]["outputs"] = [(np.asarray(data["runs"]["outputs"][0]) + 1.0).tolist()]
+    path.write_text(json.dumps(data))
+    message = failure(support.assert_matches_golden, *masked_projection(support), test_file)
+    assert "the outputs, output 0: 18 of 18 elements" in message, message
+    assert "Recorded from this very code" in message, message

@@ -228,7 +228,8 @@ def test_recorded_goldens_hold_each_call_case():
     facts = context(given)
     facts["golden"] = True
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
-    assert "support.golden_runs(EXAMPLE, layer, make_call_cases())" in run
+    # Its steps the declared mask hides are not compared: backends compute them apart.
+    assert 'EXAMPLE, layer, make_call_cases(), masks=["padding_mask"]\n' in run
     assert "make_call_cases" not in test_module(PADDED_POOL).split("def golden_run")[1][:600]
 
 

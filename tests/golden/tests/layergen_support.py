@@ -6,6 +6,7 @@ backend's own autodiff).
 """
 
 import copy
+import hashlib
 import importlib.util
 import inspect
 import json
@@ -1682,12 +1683,14 @@ def assert_cache_decodes_step_by_step(
     np.testing.assert_allclose(numpy(written), numpy(once[output]), **tolerance)
 
 
-def golden_runs(example, layer, cases=(), losses=False, mask=None, state=()):
+def golden_runs(example, layer, cases=(), losses=False, mask=None, state=(), masks=()):
     """What a recorded golden holds, computed by the built `layer`: its inference
     outputs; those of each call case (`call_cases`) on a layer built by it with the same
     weights; with `losses`, the losses of a training call (of each case's too); with
     `mask`, the outputs with it attached; with `state` (names), that state after two
-    training calls and the outputs after them."""
+    training calls and the outputs after them. `masks`: the keyword arguments declared
+    to hide steps of the tensor inputs (`masks:`): the steps a case's mask keeps go
+    with its outputs (`kept steps of ...`), and only those are compared."""
     inputs = example.make_inputs()
     runs = {"outputs": example.call(layer, inputs, training=False)}
     for name, keywords, case_inputs in cases:
@@ -1697,6 +1700,10 @@ def golden_runs(example, layer, cases=(), losses=False, mask=None, state=()):
             case.set_weights(layer.get_weights())
             outputs = example.call(case, case_inputs, training=False, **keywords)
             runs[f"outputs with {name}"] = outputs
+            hiding = [np.asarray(keywords[k]) for k in masks if k in keywords]
+            if hiding:
+                kept = np.logical_and.reduce([m.astype(bool) for m in hiding])
+                runs[f"kept steps of outputs with {name}"] = [kept.astype("float32")]
             if losses:
                 case(*arguments(case_inputs), training=True, **keywords)
                 runs[f"losses with {name}"] = list(case.losses)
@@ -1706,6 +1713,7 @@ def golden_runs(example, layer, cases=(), losses=False, mask=None, state=()):
     if mask is not None:
         masked = with_mask(inputs, mask)
         runs["masked outputs"] = example.call(layer, masked, training=False)
+        runs["kept steps of masked outputs"] = [np.asarray(mask).astype("float32")]
     if state:
         for seed in (1, 2):
             layer(*arguments(example.make_inputs(seed)), training=True)
@@ -1733,16 +1741,24 @@ def with_masked_steps_changed(inputs, mask, other, index=0):
     return like(inputs, arrays)
 
 
+def kept_steps(output, mask):
+    """The elements of `output` at the steps `mask` (bool) keeps, and where they sit:
+    where it fits its first axes, or its first axis holds the steps flattened (a
+    router's `(batch * steps, experts)` logits); else all of it (and None)."""
+    output = np.asarray(output)
+    if mask is not None and output.shape[:1] == (mask.size,) and mask.ndim > 1:
+        return output[mask.ravel()], np.argwhere(mask.ravel())
+    if mask is not None and output.shape[: mask.ndim] == mask.shape:
+        return output[mask], np.argwhere(mask)
+    return output, None
+
+
 def assert_same_where_kept(outputs, again, mask):
-    """Outputs agree at the steps `mask` keeps (where it fits their first axes, or their
-    first axis holds its steps flattened, as a router's `(batch * steps, experts)`
-    logits), and everywhere when `mask` is None."""
+    """Outputs agree at the steps `mask` keeps (see `kept_steps`), and everywhere when
+    `mask` is None."""
     for index, (ours, theirs) in enumerate(zip(outputs, again)):
-        ours, theirs = numpy(ours), numpy(theirs)
-        if mask is not None and ours.shape[:1] == (mask.size,) and mask.ndim > 1:
-            ours, theirs = ours[mask.ravel()], theirs[mask.ravel()]
-        elif mask is not None and ours.shape[: mask.ndim] == mask.shape:
-            ours, theirs = ours[mask], theirs[mask]
+        ours, _ = kept_steps(numpy(ours), mask)
+        theirs, _ = kept_steps(numpy(theirs), mask)
         message = f"output {index} changed when only masked steps of the inputs did"
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
 
@@ -1757,6 +1773,16 @@ def golden_path(test_file):
     return Path(test_file).with_suffix(".golden.json")
 
 
+def code_digest(layer):
+    """A digest of the source of the layer's class: a golden recorded from other code
+    says so when it no longer matches."""
+    try:
+        source = inspect.getsource(type(layer))
+    except (OSError, TypeError):  # a class without source (built in a notebook)
+        return None
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
 def record_golden(module):
     """Store the seeded weights of a test module's layer and what its `golden_run`
     computes with them."""
@@ -1765,6 +1791,7 @@ def record_golden(module):
     set_seeded_weights(layer)
     data = {
         "backend": keras.backend.backend(),
+        "code": code_digest(layer),
         "weights": [numpy(w).tolist() for w in layer.weights],
         "runs": {
             name: [numpy(out).tolist() for out in outputs]
@@ -1776,28 +1803,79 @@ def record_golden(module):
     return path
 
 
+# How far a golden may move, relative to the largest recorded value of each output (and
+# to 1): on the backend that recorded it, float32 rounding; on another, its kernels sum
+# in another order and approximate exp, erf and softmax otherwise, each op by a few
+# float32 epsilons (1e-7): 1e-4 leaves room for a block of some hundred ops.
+GOLDEN_TOLERANCE = {"the recording backend": 1e-5, "another backend": 1e-4}
+
+
 def assert_matches_golden(example, golden_run, test_file):
     """The example's layer, built and given the recorded weights, computes the recorded
-    runs (`golden_run(layer)`)."""
+    runs (`golden_run(layer)`), within `GOLDEN_TOLERANCE`; a run whose mask hides steps
+    (`kept steps of ...`) at the steps it keeps."""
     layer = example.make_layer()
     layer(*arguments(example.make_inputs()))
-    data = json.loads(golden_path(test_file).read_text(encoding="utf-8"))
-    assert len(layer.weights) == len(data["weights"]), "the layer's weights changed"
+    path = golden_path(test_file)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    message = (
+        f"the layer has {len(layer.weights)} weights, {path.name} holds"
+        f" {len(data['weights'])}: re-record it (generate --record)"
+    )
+    assert len(layer.weights) == len(data["weights"]), message
     for weight, value in zip(layer.weights, data["weights"]):
         dtype = keras.backend.standardize_dtype(weight.dtype)
         weight.assign(np.asarray(value, dtype=dtype))
     runs = golden_run(layer)
     recorded = data.get("runs", {"outputs": data.get("outputs")})  # an older golden
+    backend = data.get("backend", keras.backend.backend())
+    where = "the recording backend"
+    if backend != keras.backend.backend():
+        where = "another backend"
+    tolerance = GOLDEN_TOLERANCE[where]
+    if "original" in data:
+        since = f"recorded from the original {data['original']}"
+    elif data.get("code") is None:
+        since = "recorded before layergen kept a digest of the code"
+    elif data["code"] != code_digest(layer):
+        since = "recorded from other code: the declaration or the layer changed since"
+    else:
+        since = "recorded from this very code: the difference comes from elsewhere"
     for name, outputs in recorded.items():
+        if name.startswith("kept steps of "):
+            continue
         assert name in runs, f"the tests no longer compute the recorded {name}"
         message = f"the {name}: {len(runs[name])} now, {len(outputs)} recorded"
         assert len(runs[name]) == len(outputs), message
-        message = f"the {name} changed since they were recorded (generate --record)"
-        for got, want in zip(runs[name], outputs):
-            want = np.asarray(want)
-            atol = 1e-5 * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
-            np.testing.assert_allclose(
-                numpy(got), want, rtol=1e-5, atol=atol, err_msg=message
+        kept = runs.get(f"kept steps of {name}")
+        kept = None if kept is None else np.asarray(numpy(kept[0])).astype(bool)
+        for index, (got, want) in enumerate(zip(runs[name], outputs)):
+            got, at = kept_steps(numpy(got).astype("float64"), kept)
+            want, _ = kept_steps(np.asarray(want, dtype="float64"), kept)
+            assert got.shape == want.shape, (
+                f"the {name}, output {index}: shape {got.shape} now, {want.shape}"
+                f" recorded ({since})"
+            )
+            bound = tolerance * max(float(np.max(np.abs(want), initial=0.0)), 1.0)
+            error = np.abs(got - want)
+            wrong = np.argwhere(~(error <= bound + tolerance * np.abs(want)))
+            if not len(wrong):
+                continue
+            shown = []
+            for element in wrong[:3]:
+                position = tuple(int(i) for i in element)
+                place = position if at is None else (*at[position[0]], *position[1:])
+                place = tuple(int(i) for i in place)  # in the whole output
+                shown.append(
+                    f"{place}: {got[position]:.6g} against {want[position]:.6g}"
+                )
+            hidden = "" if kept is None else " at the steps its mask keeps"
+            raise AssertionError(
+                f"the {name}, output {index}: {len(wrong)} of {want.size} elements"
+                f"{hidden} differ from {path.name} by more than {tolerance:g} of the"
+                f" largest value ({backend} recorded, {where}): {'; '.join(shown)}."
+                f" {since[0].upper()}{since[1:]}; if the change is meant, re-record"
+                " (generate --record)"
             )
 
 
