@@ -232,6 +232,38 @@ def _transformer():
                 return updated.with_changes(value=self.renamed[original])
             return updated
 
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False  # its names are rewritten whole, in `leave_ImportFrom`
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def leave_SimpleStatementLine(self, original, updated):
+            """`from pkg import module, other`: the module goes to a line of its own."""
+            node = updated.body[0] if len(updated.body) == 1 else None
+            if not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
+                return updated
+            if self.resolved(node) != self.moved.old_package:
+                return updated
+            mine = [a for a in node.names if a.name.value == self.moved.old_name]
+            others = [a for a in node.names if a.name.value != self.moved.old_name]
+            if not mine or not others:
+                return updated
+            others[-1] = others[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            new_package, _, new_name = self.moved.new.rpartition(".")
+            alias = self._renamed(mine[0], self.moved.old_name, new_name)
+            moved = self.styled(node, new_package).with_changes(
+                names=[alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+                lpar=None,
+                rpar=None,
+            )
+            return cst.FlattenSentinel(
+                [
+                    updated.with_changes(body=[node.with_changes(names=others)]),
+                    cst.SimpleStatementLine(body=[moved]),
+                ]
+            )
+
         def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom):
             moved = self.moved
             source = self.resolved(original)
