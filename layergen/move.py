@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .config import Config, outside_paths
 from .diagnostics import Diagnostic, DiagnosticError
-from .renames import with_class
+from .renames import class_named, with_class
 from .textfiles import Seen, read_bytes
 from .update.lock import Lock
 from .update.plan import Plan
@@ -28,7 +28,6 @@ from .update.plan import Plan
 
 def plan_move(old: Path, new: Path, config: Config, class_name: str | None = None) -> Plan:
     """The run that follows the rename of `old` to `new` (absolute paths)."""
-    from .generate import plan_run
     from .targets import SUFFIXES
 
     lock = Lock.read(config.root)
@@ -65,18 +64,13 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
             if renamed is None:
                 raise fail(old, "no class name to rename", "give `--class` a Python name")
             text = renamed
-        rewritten = _imports(config, record, new, class_name)
-        inits = {p: t for p, (_, t) in rewritten.items() if p.name == "__init__.py"}
         try:
-            run = plan_run([new], config, texts={new: text}, follow={new: key}, edited=inits)
+            run = _planned(config, key, record, new, class_name, text)
         except DiagnosticError as exc:  # said of NEW's text, not written yet: OLD is the file
             raise DiagnosticError([_at(d, new, old) for d in exc.diagnostics]) from None
         run.support[new] = text
         run.read[new] = Seen.read(new)
         run.removed[old] = Seen.read(old)
-        for path, (seen, rewrite) in rewritten.items():
-            if path not in run.generated and path not in run.support:
-                run.support[path], run.read[path] = rewrite, seen
         return run
     if class_name is not None:
         raise fail(
@@ -84,7 +78,22 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
         )
     if not new.is_file():
         raise fail(new, "no such declaration", f"rename {os.path.relpath(old)} first, or name it")
-    return plan_run([new], config, follow={new: key})
+    return _planned(config, key, record, new, class_named(read_bytes(new)), None)
+
+
+def _planned(config: Config, key: str, record, new: Path, class_name, text: str | None):
+    """The run that follows `key`'s declaration to `new` (its text: `text`, or on disk), with
+    every import of its module and class in the project rewritten (`move_imports`)."""
+    from .generate import plan_run
+
+    rewritten = _imports(config, record, new, class_name)
+    inits = {p: t for p, (_, t) in rewritten.items() if p.name == "__init__.py"}
+    texts = {new: text} if text is not None else None
+    run = plan_run([new], config, texts=texts, follow={new: key}, edited=inits)
+    for path, (seen, rewrite) in rewritten.items():
+        if path not in run.generated and path not in run.support:
+            run.support[path], run.read[path] = rewrite, seen
+    return run
 
 
 def _at(diagnostic: Diagnostic, new: Path, old: Path) -> Diagnostic:

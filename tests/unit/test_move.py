@@ -158,3 +158,15 @@ def test_mv_of_a_sharded_layer_into_a_subfolder_rewrites_both_folders_layout_map
     assert "Experts" not in (layers / "layout_map.py").read_text()
     assert "Experts" in (layers / "moe" / "layout_map.py").read_text()
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_mv_after_a_rename_by_hand_rewrites_the_imports_too(scaler_project):
+    layers = scaler_project / "layers"
+    (layers / "uses.py").write_text(USES)
+    edit(declaration_path(scaler_project), "layer: Scaler", "layer: Amp")
+    add_bias(declaration_path(scaler_project))  # no evidence of a rename: the person says it
+    declaration_path(scaler_project).rename(layers / "amp.layer.yaml")
+    assert run("mv", "layers/scaler.layer.yaml", "layers/amp.layer.yaml").exit_code == 0
+    assert (layers / "uses.py").read_text() == USES.replace("scaler", "amp").replace(
+        "Scaler", "Amp"
+    )
