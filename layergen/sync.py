@@ -328,6 +328,29 @@ def _with_hand_written(text: str, members: list[str]) -> str:
     return _dump(data, yaml)
 
 
+def without_hand_written(text: str, names: list[str]) -> str:
+    """The declaration's `text` with the members `names` (`Class.build`) no longer listed under
+    `hand_written` in the document of their class (the key gone with its last member)."""
+    body, line_ends = split_line_ends(text)
+    parts = documents(body)
+    for j, part in enumerate(parts):
+        if not _declares(part):
+            continue
+        data, yaml = _load(part)
+        kind = next((k for k in KINDS if k in data), None)
+        listed = data.get("hand_written") if kind is not None else None
+        gone = [n.split(".", 1)[1] for n in names if n.split(".", 1)[0] == data.get(kind)]
+        if not listed or not any(n in listed for n in gone):
+            continue
+        for name in gone:
+            if name in listed:
+                listed.remove(name)
+        if not listed:
+            del data["hand_written"]
+        parts[j] = _dump(data, yaml)
+    return with_line_ends("---\n".join(parts), line_ends)
+
+
 def _load(text: str):
     import re
 

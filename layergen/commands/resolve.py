@@ -41,8 +41,31 @@ def resolve(files: list[Path], side: Side | None, *, echo: Echo, quiet: bool = F
     resolved = [f.resolve() for f in files]
     with one_run(config, "write", echo):
         done = settle(resolved, side, config.root)
-        write({**done.texts, **(done.lock.files() if done.lock else {})})
+        given_back = _given_back(done.taken, done.lock)
+        write({**done.texts, **given_back, **(done.lock.files() if done.lock else {})})
     if not quiet:
         for f in resolved:
             echo(f"{'resolved' if f in done.resolved else 'no conflict':10} {shown(f)}")
-    return 0
+    if not given_back:
+        return 0
+    from .generate import generate  # the declarations changed: their files and the lock follow
+
+    return generate(list(given_back), config, echo=echo, quiet=quiet)
+
+
+def _given_back(taken: dict[Path, list[str]], lock) -> dict[Path, str]:
+    """The declarations of members whose generation `--theirs` took, without them under
+    `hand_written`: they are the declaration's again, and its next changes are made to them."""
+    from ..sync import without_hand_written
+    from ..textfiles import read_text
+
+    out: dict[Path, str] = {}
+    for path, names in taken.items():
+        key = lock.key(path)
+        for declaration, record in lock.records.items():
+            file = lock.root / declaration
+            if key in record.outputs and file.is_file():
+                text = out.get(file) or read_text(file)
+                if without_hand_written(text, names) != text:
+                    out[file] = without_hand_written(text, names)
+    return out

@@ -26,6 +26,8 @@ class Settled:
     resolved: set[Path] = field(default_factory=set)  # files where something was settled
     lock: Lock | None = None  # to write again: a change to an owned member was settled
     changes: LockChanges = field(default_factory=LockChanges)  # what makes `lock` from the read one
+    # Owned members (`Class.build`) whose generation `--theirs` took: the declaration's again.
+    taken: dict[Path, list[str]] = field(default_factory=dict)
 
 
 def settle(files: list[Path], side: conflicts.Side, root: Path) -> Settled:
@@ -63,6 +65,7 @@ def _settle_owned(
     for name in changed:
         if side == "theirs" and now[name] is not None:
             text = members.with_member(text, name, now[name])
+            out.taken.setdefault(path, []).append(name)
     out.changes.settle_owned(
         path, {**owned, **{name: members.digest(now[name]) for name in changed}}
     )

@@ -51,3 +51,40 @@ def test_resolve_theirs_after_a_declaration_change_is_not_stale(scaler_project):
     assert run("generate", "layers").exit_code == 0
     assert "return (x - self.gain) * self.scale\n" in module(scaler_project)
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_resolve_theirs_takes_a_member_back_from_the_person(scaler_project):
+    """`--theirs` took the generated member but left it under `hand_written`: every later
+    declaration change to it repeated the `[hand-written]` report."""
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [build]\n",
+    )
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "initializer: ones", "initializer: zeros")
+    assert run("generate", "layers").exit_code == 1  # `Scaler.build` is yours, and changes
+    result = run("resolve", "layers/scaler.py", "--theirs")
+    assert result.exit_code == 0, result.output
+    assert "hand_written" not in declaration_path(scaler_project).read_text()
+    assert 'initializer="zeros"' in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "initializer: zeros", "initializer: ones")
+    result = run("generate", "layers")
+    assert result.exit_code == 0 and "[hand-written]" not in result.output, result.output
+    assert 'initializer="ones"' in module(scaler_project)
+
+
+def test_resolve_ours_keeps_the_member_the_persons(scaler_project):
+    edit(
+        declaration_path(scaler_project),
+        "call: x * scale * gain\n",
+        "call: x * scale * gain\nhand_written: [build]\n",
+    )
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "initializer: ones", "initializer: zeros")
+    assert run("generate", "layers").exit_code == 1
+    assert run("resolve", "layers/scaler.py", "--ours").exit_code == 0
+    assert "hand_written: [build]" in declaration_path(scaler_project).read_text()
+    assert 'initializer="ones"' in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
