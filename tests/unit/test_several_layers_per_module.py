@@ -305,3 +305,19 @@ def test_a_further_class_registered_like_another_files_is_located_at_its_documen
     assert result.exit_code == 2
     assert "blocks.layer.yaml:11:8: error: `demo>Shifter` is also declared in" in result.output
     assert "other.layer.yaml:1:8: error: `demo>Shifter` is also declared in" in result.output
+
+
+def test_mv_takes_every_class_s_tests_along(two_layers):
+    assert cli("generate", "layers").exit_code == 0
+    module = two_layers / "layers" / "blocks.py"
+    edit(module, "        return x + self.shift", "        return x + self.shift  # mine")
+    result = cli("mv", "layers/blocks.layer.yaml", "layers/pair.layer.yaml")
+    assert result.exit_code == 0, result.output
+    tests = two_layers / "tests"
+    assert sorted(p.name for p in tests.glob("test_*.py")) == [
+        "test_pair.py",
+        "test_pair_shifter.py",
+    ]
+    assert "from layers.pair import Shifter" in (tests / "test_pair_shifter.py").read_text()
+    assert "return x + self.shift  # mine" in (two_layers / "layers" / "pair.py").read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
