@@ -49,8 +49,8 @@ def unclaimed(lock: Lock, declarations: list[Path], moved: set[str]) -> Unclaime
                 continue
             if seen.text is not None:
                 out.removed[path] = seen
-            if output == record.outputs[0]:  # the module: its class is exported no more
-                out.unexported.append((path.parent, path.stem, record.name))
+            if output == record.outputs[0]:  # the module: its classes are exported no more
+                out.unexported += [(path.parent, path.stem, c) for c, _, _ in record.declared()]
         out.changes.keep_record(key, tuple(staying))
     return out
 

@@ -321,3 +321,14 @@ def test_mv_takes_every_class_s_tests_along(two_layers):
     assert "from layers.pair import Shifter" in (tests / "test_pair_shifter.py").read_text()
     assert "return x + self.shift  # mine" in (two_layers / "layers" / "pair.py").read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_deleted_declaration_of_several_classes_takes_each_out_of_the_package(two_layers):
+    assert cli("generate", "layers").exit_code == 0
+    (two_layers / "layers" / "blocks.layer.yaml").unlink()
+    (two_layers / "layers" / "other.layer.yaml").write_text("layer: Other\ncall: x\n")
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    init = (two_layers / "layers" / "__init__.py").read_text()
+    assert "Scaler" not in init and "Shifter" not in init and "Other" in init
+    assert not (two_layers / "tests" / "test_blocks_shifter.py").exists()
