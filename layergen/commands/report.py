@@ -74,8 +74,9 @@ def report_unsettled(outcome, echo: Echo) -> bool:
         )
     report_conflicts(outcome.conflicts, echo)
     report_hand_written(outcome.hand_written, echo)
+    report_untaken(outcome.untaken, echo)
     report_orphans(outcome.orphans, echo)
-    return bool(outcome.conflicts or outcome.hand_written or outcome.orphans)
+    return bool(outcome.conflicts or outcome.hand_written or outcome.untaken or outcome.orphans)
 
 
 def report_conflicts(conflicts, echo: Echo) -> None:
@@ -109,6 +110,21 @@ def report_hand_written(changed: dict[Path, list[tuple[str, int]]], echo: Echo) 
                 f"{where}:{line}: hand-written: `{member}` is yours (hand_written), and the"
                 " declaration changes it: bring it up to date by hand, then run"
                 f" `layergen resolve {where} --ours` (`--theirs` takes the generated one)"
+                " [hand-written]",
+                err=True,
+            )
+
+
+def report_untaken(untaken: dict[Path, list[tuple[str, int, list[str]]]], echo: Echo) -> None:
+    for path, found in untaken.items():
+        where = shown(path)
+        for member, line, names in found:
+            listed = ", ".join(f"`{name}`" for name in names)
+            them = "it" if len(names) == 1 else "them"
+            echo(
+                f"{where}:{line}: hand-written: `{member}` is yours (hand_written) and does not"
+                f" take {listed}, which the declaration calls it with (its docstring and tests"
+                f" too): add {them} to its signature, or take {them} out of the declaration"
                 " [hand-written]",
                 err=True,
             )

@@ -44,6 +44,9 @@ class Outcome:
     no_base: list[Path] = field(default_factory=list)
     # Files whose lost base was rendered again from their declaration: (it, when) by file.
     base_from: dict[Path, tuple[str, str]] = field(default_factory=dict)
+    # Owned `call`s that do not take what the declaration calls them with: (member, line,
+    # arguments) by file; said on every run until the call takes them or the declaration not.
+    untaken: dict[Path, list[tuple[str, int, list[str]]]] = field(default_factory=dict)
 
     def changed(self) -> list[Path]:
         """The files a write would change, deletions included. Bookkeeping the files prove
@@ -177,9 +180,25 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     if plan.generated or plan.removed:
         files.update(done.files())
         deleted.extend(done.stale())
-    return Outcome(
+    outcome = Outcome(
         files, done, conflicts, deleted, read, dict(plan.orphans), changed_owned, no_base, base_from
     )
+    outcome.untaken = _untaken(plan, files)
+    return outcome
+
+
+def _untaken(plan: Plan, files: dict[Path, str]) -> dict[Path, list[tuple[str, int, list[str]]]]:
+    """The owned `call`s, as the run leaves them, that do not take what the declaration's do."""
+    from . import members
+    from .contract import untaken
+
+    found = {}
+    for path, owned in plan.hand_written.items():
+        for name in sorted(m for m in owned if m.endswith(".call") and path in files):
+            missing = untaken(plan.generated.get(path, ""), files[path], name)
+            if missing:
+                found.setdefault(path, []).append((name, members.line(files[path], name), missing))
+    return found
 
 
 def _owned(
