@@ -48,7 +48,7 @@ class CheckCache:
         self.salt = _salt(settings)
         self.summaries: dict[str, list] = (
             {}
-        )  # text hash -> [defined, used, refs, registrars, headers]
+        )  # text hash -> [defined, used, classes, refs, registrars, headers]
         self.findings: dict[str, list] = (
             {}
         )  # key -> [[[code, line, col, message, hint, fix]], not run]
@@ -60,20 +60,31 @@ class CheckCache:
         except (OSError, ValueError, KeyError, TypeError):
             pass  # no cache, or one we cannot read: start afresh
 
-    def summary(self, digest: str) -> tuple[Names, set[str], str] | None:
+    def summary(self, digest: str) -> tuple[Names, set[str] | None, str | None] | None:
+        """What a file of this text holds: its names, and if it parsed, its registration
+        functions and class headers (None: it was not parsed)."""
         found = self.summaries.get(digest)
         if found is None:
             return None
         self.used.add(digest)
-        names = Names(frozenset(found[0]), frozenset(found[1]), frozenset(found[2]))
-        return names, set(found[3]), found[4]
+        defined, used, classes, refs, registrars, headers = found
+        names = Names(
+            frozenset(defined),
+            frozenset(used),
+            None if classes is None else frozenset(classes),
+            frozenset(refs),
+        )
+        return names, None if registrars is None else set(registrars), headers
 
-    def remember(self, digest: str, names: Names, registrars: set[str], headers: str) -> None:
+    def remember(
+        self, digest: str, names: Names, registrars: set[str] | None, headers: str | None
+    ) -> None:
         self.summaries[digest] = [
             sorted(names.defined),
             sorted(names.used),
+            None if names.classes is None else sorted(names.classes),
             sorted(names.refs),
-            sorted(registrars),
+            None if registrars is None else sorted(registrars),
             headers,
         ]
         self.used.add(digest)

@@ -22,7 +22,7 @@ import ast
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .kinds import PUBLIC, absolute, module_parts
@@ -35,9 +35,13 @@ REGISTRATION = "register_keras_serializable"
 
 @dataclass(frozen=True)
 class Names:
-    defined: frozenset[str]  # the classes it defines (the names after `class` in its text)
+    """What the prefilter reads of a file (`defined`, `used`) and, once it is parsed, what
+    the cache's graph does (`classes`, `refs`)."""
+
+    defined: frozenset[str]  # the names after `class` in its text, or its classes once parsed
     used: frozenset[str]  # every word of the text, or the names its code uses once parsed
-    refs: frozenset[str] = frozenset()  # what its code names in other modules (parsed only)
+    classes: frozenset[str] | None = None  # the classes the rules can find in it (parsed)
+    refs: frozenset[str] = frozenset()  # what its code names in other modules (`references`)
 
     @classmethod
     def of(cls, text: str) -> Names:
@@ -47,10 +51,16 @@ class Names:
     def of_source(cls, source: SourceFile) -> Names:
         """Of a parsed file: a class named in a docstring, a comment or an error message
         ties no file to it (on keras/src, a median edit then checks 16 files again, not 382)."""
-        return cls(
-            frozenset(c.name for c in source.classes),
-            identifiers(source.tree),
-            references(source),
+        classes = frozenset(c.name for c in source.classes)
+        return cls(classes, identifiers(source.tree), classes, references(source))
+
+    def linked(self, source: SourceFile) -> Names:
+        """With what the graph reads of the file, once parsed (the prefilter's names stay
+        what they were: a run with the cache keeps the files one without it keeps)."""
+        if self.classes is not None:
+            return self
+        return replace(
+            self, classes=frozenset(c.name for c in source.classes), refs=references(source)
         )
 
 
@@ -113,7 +123,7 @@ class Graph:
         definers: dict[str, list[Path]] = {}  # class name -> the files defining one
         modules: dict[str, list[Path]] = {}  # last part of a module -> its files
         for path in paths:
-            for name in names[path].defined:
+            for name in names[path].classes or ():
                 definers.setdefault(name, []).append(path)
             parts = module_parts(str(path))
             if parts:

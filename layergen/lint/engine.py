@@ -172,7 +172,10 @@ def _check_files(
     for path, text_key in hashes.items():
         known = cache.summary(text_key)
         if known is not None:
-            names[path], registrars[path], headers[path] = known
+            names[path] = known[0]
+            if known[1] is not None:  # it parsed
+                registrars[path], headers[path] = known[1], known[2]
+    remembered = set(names)
 
     def known(path: Path) -> bool:  # parsed now unless the cache knows what it holds
         return (cache is not None and path in registrars) or _parse(report, path, read[path])
@@ -183,31 +186,31 @@ def _check_files(
     first = {path for path in read if read_all or may_be_keras(read[path]) or "keras" in read[path]}
     ok = {path for path in read if path in first and known(path)}  # in order
 
-    words: dict[Path, Names] = {}  # of the files not parsed yet: for the prefilter only
-
     def names_of(path: Path) -> Names:
-        if path in names:
-            return names[path]
-        source = report.files.get(path)
-        if source is not None:
-            names[path] = Names.of_source(source)
-            return names[path]
-        if path not in words:
-            words[path] = Names.of(read[path])
-        return words[path]
+        if path not in names:
+            source = report.files.get(path) if path in first else None
+            names[path] = Names.of_source(source) if source else Names.of(read[path])
+        return names[path]
 
     kept = [
         path
         for path in (list(read) if read_all else prefilter(read, names_of))
         if path in ok or (path not in first and known(path))
     ]
-    for path in list(report.files):  # parsed now: the cache remembers them all
-        if path in read:
-            registrars[path] = report.files[path].registrars
-            if cache is not None:
-                names_of(path)
-                headers[path] = class_headers(report.files[path])
-                cache.remember(hashes[path], names[path], registrars[path], headers[path])
+    for path in report.files:  # parsed now: what the cache graph reads of it
+        names[path] = names_of(path).linked(report.files[path])
+        registrars[path] = report.files[path].registrars
+        if cache is not None:
+            headers[path] = class_headers(report.files[path])
+    if cache is not None:  # what a next run needs not read again, parsed or not
+        for path in names.keys() - remembered:
+            parsed = path in report.files
+            cache.remember(
+                hashes[path],
+                names[path],
+                registrars[path] if parsed else None,
+                headers[path] if parsed else None,
+            )
     everyone = set(settings.registrars).union(*registrars.values())
     keys, wanted = {}, kept
     if cache is not None:
