@@ -487,6 +487,11 @@ def package_inits(
 
     support: dict[Path, str] = {}
     read: dict[Path, Seen] = {}
+    # The modules the run deletes (a gone class's module that no class is exported from),
+    # by import path: no package may import them.
+    written = {folder / f"{m}.py" for folder, items in exports.items() for m, _ in items}
+    deleted = {folder / f"{m}.py" for folder, m, _ in unexported} - written
+    elsewhere = frozenset(filter(None, (import_path(m, config.root) for m in deleted)))
     for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
         read[init] = Seen.read(init)
@@ -507,7 +512,7 @@ def package_inits(
                 ]
             )  # and the folders this run makes packages of
             new = package_init(
-                text, exports.get(folder, []), gone, config.black, init, package, present
+                text, exports.get(folder, []), gone, config.black, init, package, present, elsewhere
             )
             support[init] = with_line_ends(new, line_ends)
     return support, read

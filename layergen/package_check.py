@@ -27,15 +27,23 @@ def verified(
     deleted: set[str],
     path: Path,
     present: frozenset[str] | None,
+    package: str | None = None,
+    elsewhere: frozenset[str] = frozenset(),
 ) -> str:
     """`text`, the file as the run leaves it, if what it imports and lists exists; else the
     located errors. `gone`: (module, class) pairs no declaration declares any more;
-    `deleted`: the modules the run deletes; `present`: the folder's modules and packages
-    (None: not known, not checked)."""
-    if not gone and present is None:
+    `deleted`: the folder's modules the run deletes; `present`: the folder's modules and
+    packages (None: not known, not checked); `package`: the folder's import path;
+    `elsewhere`: the import paths of every module the run deletes, in any folder."""
+    if not gone and present is None and not elsewhere:
         return text
     tree = ast.parse(text)
-    found = [*_imports(tree, gone, deleted, present), *_listed(tree, gone, present)]
+    found = [
+        *_imports(tree, gone, deleted, present),
+        *_listed(tree, gone, present),
+        *_deleted_elsewhere(tree, package, elsewhere),
+    ]
+    found = list({id(node): (node, *rest) for node, *rest in reversed(found)}.values())[::-1]
     if found:
         raise DiagnosticError(
             [
@@ -68,6 +76,30 @@ def _imports(tree: ast.Module, gone, deleted: set[str], present):
             for alias in node.names:
                 if (node.module, alias.name) in gone:
                     yield node, f"imports `{alias.name}` from `.{node.module}`, which no longer defines it", "remove the import, or change it"
+
+
+def _deleted_elsewhere(tree: ast.Module, package: str | None, deleted: frozenset[str]):
+    """Imports, relative or absolute, of a module the run deletes in another folder."""
+    if not deleted:
+        return
+    parts = package.split(".") if package else []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level <= len(parts):
+            base = (
+                ".".join(
+                    [*parts[: len(parts) - node.level + 1], *([node.module] if node.module else [])]
+                )
+                if node.level
+                else node.module or ""
+            )
+            targets = [base, *(f"{base}.{a.name}" for a in node.names)]
+        else:
+            continue
+        hit = next((t for t in targets for d in deleted if t == d or t.startswith(f"{d}.")), None)
+        if hit is not None:
+            yield node, f"imports from `{hit}`, a module deleted with its declaration", "remove the import, or change it"
 
 
 def _listed(tree: ast.Module, gone, present):

@@ -27,6 +27,7 @@ def package_init(
     path: Path = Path("__init__.py"),
     package: str | None = None,
     present: frozenset[str] | None = None,
+    deleted_elsewhere: frozenset[str] = frozenset(),
 ) -> str:
     """The package's `__init__.py` importing every class of `names` ((module, class) pairs);
     nothing a person wrote is removed, except the imports layergen wrote of `gone` classes
@@ -35,7 +36,8 @@ def package_init(
     import only of a module it does not import yet, in any form (registration needs the
     module imported, nothing more); `package`: the folder's import path, for its absolute
     imports. What it returns imports and lists only what exists (`package_check`; `present`:
-    the modules and packages in the folder, None: not checked), else the located errors."""
+    the modules and packages in the folder, None: not checked; `deleted_elsewhere`: the
+    import paths of the modules the run deletes anywhere), else the located errors."""
     if existing is None:
         imports = "".join(f"from .{module} import {name}\n" for module, name in sorted(names))
         return f"{INIT_HEADER}\n{imports}\n{_all({name for _, name in names}, style)}"
@@ -69,12 +71,12 @@ def package_init(
     if not bindings:  # the person's package: touched only where registration needs it
         add = tuple(n for n in add if not _imports_module(tree, n[0], package))
         text = _edited(existing, path, add, remove, stars, None)
-        return verified(text, gone, deleted, path, present)
+        return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
     if bindings and not (len(bindings) == 1 and bindings[0] in tree.body and _is_all(bindings[0])):
         # `__all__` built otherwise than as one list of names (`+ other`, `*sub.__all__`,
         # bound twice): the person's to keep; only the imports are edited.
         text = _edited(existing, path, add, remove, stars, None)
-        return verified(text, gone, deleted, path, present)
+        return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
     listed = [e.value for e in bindings[0].value.elts] if bindings else None
     # The names bound once the edits are made: a gone class's name (or the alias its import
     # bound) leaves `__all__` unless one of them binds it still (a module renamed, its class
@@ -87,7 +89,7 @@ def package_init(
     else:
         exported_all = _all(exported, style, _annotation(bindings[0]) if bindings else None)
     text = _edited(existing, path, add, remove, stars, exported_all)
-    return verified(text, gone, deleted, path, present)
+    return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
 
 
 def _edited(existing: str, path: Path, add, remove, stars, exported: str | None) -> str:

@@ -348,3 +348,20 @@ def test_generate_check_refuses_a_package_init_importing_a_module_that_is_gone(s
     result = run("generate", "--check", "layers")
     assert result.exit_code == 2 and "[stale-import]" in result.output, result.output
     assert "layers/__init__.py:6:1: error:" in result.output, result.output
+
+
+def test_a_package_importing_a_module_deleted_in_another_folder_is_refused(scaler_project):
+    """The import is absolute, in another package's `__init__.py`: `import layers` would fail."""
+    (scaler_project / "blocks").mkdir()
+    amp = declaration_path(scaler_project).read_text().replace("Scaler", "Amp")
+    (scaler_project / "blocks" / "amp.layer.yaml").write_text(amp)
+    assert run("generate", "blocks").exit_code == 0
+    init = scaler_project / "layers" / "__init__.py"
+    init.write_text(init.read_text() + "from blocks.amp import Amp  # theirs\n")
+    assert run("generate", "--check", "layers").exit_code == 0
+    (scaler_project / "blocks" / "amp.layer.yaml").unlink()
+    result = run("generate", "--check", "layers")
+    assert (
+        result.exit_code == 2 and "layers/__init__.py:6:1: error:" in result.output
+    ), result.output
+    assert "[stale-import]" in result.output
