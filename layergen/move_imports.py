@@ -11,11 +11,13 @@ Comments and every other line stay as the person wrote them.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .diagnostics import Diagnostic, DiagnosticError
 from .textfiles import Seen
 
 # Folders no project module lives in (tools' caches, virtual environments: a folder with a
@@ -109,19 +111,26 @@ def rewrite(text: str, module: str, is_package: bool, moved: Moved, path: Path) 
     tree = parse_python(path, text, "rewrite the imports of the moved module in")
     package = module if is_package else module.rpartition(".")[0]
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    renamer = _Renamer(moved, package.split(".") if package else [])
     try:
-        return wrapper.visit(renamer).code
-    except cst.CSTValidationError:  # nothing a move writes is invalid: leave the file alone
-        return text
+        return wrapper.visit(_transformer()(moved, package.split(".") if package else [])).code
+    except cst.CSTValidationError as exc:  # a form not foreseen: said, never half done
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    str(path),
+                    1,
+                    1,
+                    "bad-move",
+                    f"cannot rewrite this file's imports of `{moved.old}` ({exc})",
+                    f"change them to `{moved.new}` by hand, then run `layergen mv` again",
+                )
+            ]
+        ) from None
 
 
-class _Renamer:  # built lazily: libcst is imported only when a file imports the module
-    def __new__(cls, moved: Moved, package: list[str]):
-        return _transformer()(moved, package)
-
-
+@functools.cache
 def _transformer():
+    """The transformer's class, made once libcst is needed (a file imports the module)."""
     import libcst as cst
     from libcst.helpers import get_full_name_for_node
     from libcst.metadata import ScopeProvider
