@@ -20,9 +20,12 @@ class Evidence:
     line: int
 
 
-def constructed(root: Path, name: str, params: list[str], needed: set[str]) -> Evidence | None:
+def constructed(
+    root: Path, name: str, params: list[str], needed: set[str], keywords: set[str] = frozenset()
+) -> Evidence | None:
     """The first call of `name(...)` in the project (tests first) that passes a literal for
-    each param in `needed`, with every literal argument it passes; None when none does."""
+    each param in `needed` (and for a class whose constructor is its base's, one of the
+    base's `keywords`), with every literal argument it passes; None when none does."""
     for path in _sources(root.resolve()):
         text = _text(path)
         if f"{name}(" not in text:
@@ -33,8 +36,8 @@ def constructed(root: Path, name: str, params: list[str], needed: set[str]) -> E
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or _called(node.func) != name:
                 continue
-            values = _literals(node, params)
-            if values is not None and needed <= values.keys():
+            values = _literals(node, params, {*params, *keywords})
+            if values is not None and needed <= values.keys() and (values or not keywords):
                 return Evidence(values, path, node.lineno)
     return None
 
@@ -47,9 +50,10 @@ def _called(func: ast.expr) -> str | None:
     return None
 
 
-def _literals(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
-    """The literal arguments of the call by param name (positional ones bound in order);
-    None when it unpacks arguments (`*args`, `**config`): what it passes is not known."""
+def _literals(call: ast.Call, params: list[str], names: set[str]) -> dict[str, Any] | None:
+    """The literal arguments of the call of `names` (positional ones bound to `params` in
+    order); None when it unpacks arguments (`*args`, `**config`) or passes more positional
+    ones than `params`: what it passes is not known."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords
     ):
@@ -59,7 +63,7 @@ def _literals(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
     if len(call.args) > len(params):
         return None
     for name, node in pairs:
-        if name not in params:
+        if name not in names:
             continue
         try:
             value = ast.literal_eval(node)
@@ -121,11 +125,22 @@ def evidenced(root: Path, found, given: dict) -> dict:
     params = [a.name for a in found.cls.args]
     needed = {a.name for a in found.cls.args if a.default is REQUIRED} - set(given)
     out = Given(given)
-    if not needed:
+    keywords = _base_keywords(found) if "__init__" not in found.methods else set()
+    if not needed and not keywords:
         return out
-    call = constructed(root, found.cls.name, [] if found.forwarded else params, needed)
+    positional = [] if found.forwarded or keywords else params
+    call = constructed(root, found.cls.name, positional, needed, keywords)
     if call is None:
         return out
     out.update({k: v for k, v in call.values.items() if k not in given})
     out.source = f"{call.path.relative_to(root.resolve()).as_posix()}:{call.line}"
     return out
+
+
+def _base_keywords(found) -> set[str]:
+    """The keyword arguments of the Keras base of a class whose constructor is its base's."""
+    from ..keras_classes import layer_classes
+
+    if not found.base:
+        return set()
+    return set(layer_classes().get(found.base) or ()) - {"name", "dtype", "trainable"}

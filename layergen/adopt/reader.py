@@ -83,7 +83,7 @@ def read_module(path: str, text: str) -> list[Found]:
         if not isinstance(node, cst.ClassDef):
             continue
         methods = {m.name.value: m for m in node.body.body if isinstance(m, cst.FunctionDef)}
-        if "call" not in methods:
+        if "call" not in methods and not _keras_subclass(node, text):
             continue
         start = positions[node.name].start
         item = Found(
@@ -98,6 +98,16 @@ def read_module(path: str, text: str) -> list[Found]:
         _read_weights(item, positions)
         found.append(item)
     return found
+
+
+def _keras_subclass(node: cst.ClassDef, text: str) -> bool:
+    """A class with no `call` of its own that derives from a Keras layer other than `Layer`
+    (`class ReversibleEmbedding(keras.layers.ReversibleEmbedding): pass`): a layer that
+    changes its base only, which a declaration states with `base:` alone."""
+    if len(node.bases) != 1 or code(node.bases[0].value) in PLAIN_BASES:
+        return False
+    dotted = imported_as(text, code(node.bases[0].value))
+    return dotted.startswith("keras.layers.") and dotted not in PLAIN_BASES
 
 
 def _problem(path, item: Found, node, positions, code_: str, message: str, hint: str) -> None:
@@ -191,7 +201,9 @@ def _string(node: cst.BaseExpression) -> str | None:
 
 
 def _read_call(path: str, item: Found, positions) -> None:
-    function = item.methods["call"]
+    function = item.methods.get("call")
+    if function is None:  # the base's `call`: its input is the base's
+        return
     params = function.params
     starred = isinstance(params.star_arg, cst.Param) or isinstance(params.star_kwarg, cst.Param)
     if starred:

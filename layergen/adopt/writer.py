@@ -49,7 +49,8 @@ def declaration(
     if init_code and "__init__" in owner.declared:
         lines.append("init: |")
         lines += [f"  {line}" for line in init_code.splitlines()]
-    lines.append("inputs:")
+    if found.inputs:  # none: the base's `call` takes them (the format's default input)
+        lines.append("inputs:")
     for name, default in found.inputs:
         if default is None:
             lines.append(f"  {name}: {{}}")
@@ -100,7 +101,7 @@ def declaration(
     if owner.call is not None:
         lines.append("call: |")
         lines += [f"  {line}" if line.strip() else "" for line in owner.call.splitlines()]
-    if "custom_gradient" in code(found.methods["call"]):
+    if "call" in found.methods and "custom_gradient" in code(found.methods["call"]):
         skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
     if owner.hand_written:
         lines.append("hand_written:  # yours, kept as written in the module")
@@ -130,6 +131,9 @@ def declaration(
             from ..handwritten import _example
 
             values[arg.name] = _example(arg)
+    if found.base:  # the base's own arguments, which the format's example may hold
+        params = {a.name for a in cls.args}
+        values.update({k: v for k, v in examples.items() if k not in params})
     if values:
         example.append(f"  params: {_flow(values)}")
     rank = cls.rank or cls.min_rank

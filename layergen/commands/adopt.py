@@ -142,7 +142,7 @@ def _modules(folder: Path) -> list[Path]:
         if parts & skipped or path.name.startswith("test_") or path.name == "__init__.py":
             continue
         text = read_text(path)
-        if "def call" in text and read_module(str(path), text):
+        if "class " in text and read_module(str(path), text):
             out.append(path)
     return out
 
@@ -259,7 +259,8 @@ def _read(
         owner = decide(item)
         text, _ = declaration(path, item, owner, item.package, given, shape)
         # `call` and the output shape in the declaration, where they generate the same
-        body = body_text(item.methods["call"])
+        call = item.methods.get("call")  # none: the base's (a class that changes its base)
+        body = body_text(call) if call is not None else None
         if body is not None:
             trial_owner = owner.declaring("call", call=body)
             trial, _ = declaration(path, item, trial_owner, item.package, given, shape)

@@ -336,3 +336,31 @@ def test_without_evidence_the_refusal_names_the_argument_and_where_it_looked(pro
     assert "layers/attention.py:12:35: error: `Attention` requires `hidden_dim`" in result.output
     assert "no type in the docstring's Args, no call `Attention(...)` in the" in result.output
     assert "[unknown-example]" in result.output and "--example hidden_dim=" in result.output
+
+
+REVERSIBLE = """\
+import keras
+
+
+class ReversibleEmbedding(keras.layers.ReversibleEmbedding):
+    pass
+"""
+
+
+def test_a_subclass_that_only_changes_its_base_is_adopted(project):
+    """keras-hub's `ReversibleEmbedding(keras.layers.ReversibleEmbedding): pass`: no `call`
+    of its own, a layer all the same; its example takes the base's arguments from the
+    project's own call of it."""
+    write(project, "reversible_embedding.py", REVERSIBLE)
+    (project / "tests").mkdir()
+    (project / "tests" / "reversible_embedding_test.py").write_text(
+        "from layers.reversible_embedding import ReversibleEmbedding\n\n"
+        "layer = ReversibleEmbedding(input_dim=100, output_dim=32, tie_weights=False)\n"
+    )
+    result = cli("adopt", "layers/reversible_embedding.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "reversible_embedding.layer.yaml").read_text()
+    assert "base: keras.layers.ReversibleEmbedding\n" in text
+    assert "inputs:" not in text and "\ncall:" not in text
+    assert "  params: {input_dim: 100, output_dim: 32, tie_weights: false}" in text
+    assert cli("generate", "--check", "layers").exit_code == 0
