@@ -19,6 +19,7 @@ from .kinds import classify
 from .rules import RULES, Finding, Run, check_class, not_run
 from .settings import CheckSettings
 from .source import SourceFile, decode, encoding_of, read_source
+from .which_keras import follow as follow_imports
 
 SKIPPED_FOLDERS = {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
 # Test files and folders build layers to test them (unregistered, without config, ...):
@@ -296,6 +297,7 @@ def _check(
     """The findings of the `wanted` files, the classes of all `files` known to the rules,
     and the selected rules not run on each (rules.not_run)."""
     sources = list(files.values())
+    follow_imports(sources)
     subclasses = classify(sources)
     classes: dict = {}
     homes: dict = {}

@@ -45,6 +45,7 @@ class SourceFile:
     registrars: set[str]  # functions defined here that call register_keras_serializable
     lines: list[str] = field(default_factory=list)
     keras2: bool = False  # the file uses tf.keras / tf_keras, not Keras 3
+    ambiguous: ast.stmt | None = None  # the import whose Keras cannot be told (which_keras.py)
 
     def column(self, node: ast.AST) -> int:
         """1-based character column (ast counts UTF-8 bytes)."""
@@ -128,20 +129,38 @@ def read_source(path: str, text: str) -> SourceFile:
         path, text, tree, imports, classes, registered, registrars, NEWLINE.split(code)
     )
     for node in _statements(tree):  # imports anywhere (in functions, try blocks, ...)
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    imports[alias.asname] = canonical(alias.name)
-                else:
-                    top = alias.name.split(".")[0]
-                    imports[top] = top
-        elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            for alias in node.names:
-                imports[alias.asname or alias.name] = canonical(
-                    f"{module}.{alias.name}" if module.strip(".") else module + alias.name
-                )
-    for node in tree.body:  # `layers = tf_keras.layers`: an import under another name
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update(imported(node))
+    _aliases(source)
+    source.keras2 = _keras2(source)
+    _read_body(source, tree.body)
+    return source
+
+
+def imported(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """(local name, dotted name it stands for) of each name an import binds."""
+    if isinstance(node, ast.Import):
+        return [
+            (
+                (alias.asname, canonical(alias.name))
+                if alias.asname
+                else (alias.name.split(".")[0],) * 2
+            )
+            for alias in node.names
+        ]
+    module = "." * node.level + (node.module or "")
+    return [
+        (
+            alias.asname or alias.name,
+            canonical(f"{module}.{alias.name}" if module.strip(".") else module + alias.name),
+        )
+        for alias in node.names
+    ]
+
+
+def _aliases(source: SourceFile) -> None:
+    """`layers = tf_keras.layers`: an import under another name."""
+    for node in source.tree.body:
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -150,10 +169,18 @@ def read_source(path: str, text: str) -> SourceFile:
         ):
             name = source.resolve(node.value)
             if name and name.split(".")[0] in KERAS_MODULES:
-                imports[node.targets[0].id] = name
+                source.imports[node.targets[0].id] = name
+
+
+def rebind(source: SourceFile, imports: dict[str, str]) -> None:
+    """Read the file again with some of its imports standing for other names (what they
+    stand for once followed through the project's modules: which_keras.py)."""
+    source.imports.update(imports)
+    _aliases(source)
     source.keras2 = _keras2(source)
-    _read_body(source, tree.body)
-    return source
+    for cls in source.classes:
+        read = _read_class(source, cls.node)
+        cls.bases, cls.decorators = read.bases, read.decorators
 
 
 KERAS_MODULES = {"keras", "tensorflow", "tf_keras"}

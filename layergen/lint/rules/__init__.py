@@ -21,6 +21,7 @@ from . import (
     config_missing_initializer,
     forwarded_value,
     init_kwargs,
+    keras_ambiguous,
     numpy_in_call,
     python_if_on_tensor,
     python_syntax,
@@ -56,6 +57,7 @@ MODULES: tuple[ModuleType, ...] = (
     unbuilt_sublayer,
     forwarded_value,
     config_key_mismatch,
+    keras_ambiguous,
     python_syntax,
 )
 RULES: dict[str, Rule] = {module.RULE.code: module.RULE for module in MODULES}
