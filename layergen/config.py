@@ -23,7 +23,8 @@ KEYS = {
     "tests": "the folder generated tests are written to (default: tests)",
     "package": "the default registration package (default: the project's name)",
     "templates": "a folder of templates that override the built-in ones of the same name",
-    "line-length": "black's line length for generated files (default: black's own config, else 88)",
+    "line-length": "black's line length for generated files"
+    " (default: [tool.black]'s, else [tool.ruff]'s, else 88)",
     "mesh-axes": "the axis names of the device mesh that weight layouts name (default: batch, model)",
     "check": "the [tool.layergen.check] table: settings of `layergen check`",
 }
@@ -168,6 +169,11 @@ def load_config(cwd: Path | None = None) -> Config:
     section = {_dashed(str(k)): v for k, v in written.items()}
     # black reads its keys with dashes or underscores
     black = {_dashed(str(k)): v for k, v in table(tool, "black", "tool.black").items()}
+    formatter = "tool.black"  # the table the formatting settings come from
+    if "black" not in tool and "ruff" in tool:
+        ruff = table(tool, "ruff", "tool.ruff")
+        black = _ruff_as_black(ruff, table(ruff, "format", "tool.ruff.format"))
+        formatter = "tool.ruff"
     if errors:
         raise DiagnosticError(errors)
     black_length = black.get("line-length", 88)
@@ -228,9 +234,9 @@ def load_config(cwd: Path | None = None) -> Config:
     if type(black_length) is not int or black_length < 1:
         bad(
             "line-length",
-            "in [tool.black] must be a positive whole number",
+            f"in [{formatter}] must be a positive whole number",
             "such as `line-length = 88`",
-            "tool.black",
+            formatter,
         )
     targets = black.get("target-version", [])
     targets = [targets] if isinstance(targets, str) else targets
@@ -328,6 +334,19 @@ def package_problem(package: object) -> str | None:
     if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
         return f"must be a dotted Python name, such as `my_project.layers`; got {package!r}"
     return None
+
+
+def _ruff_as_black(ruff: dict, format: dict) -> dict:
+    """The settings of `[tool.ruff]` (and its `format` table) that black has too, under
+    black's names: ruff's formatter writes black's style, so a project that configures ruff
+    and no black gets its generated files at ruff's line length."""
+    settings = {_dashed(str(k)): v for k, v in ruff.items() if _dashed(str(k)) == "line-length"}
+    formatting = {_dashed(str(k)): v for k, v in format.items()}
+    if formatting.get("quote-style") == "preserve":
+        settings["skip-string-normalization"] = True
+    if "skip-magic-trailing-comma" in formatting:
+        settings["skip-magic-trailing-comma"] = formatting["skip-magic-trailing-comma"]
+    return settings
 
 
 def _dashed(key: str) -> str:

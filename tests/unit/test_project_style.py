@@ -1,0 +1,147 @@
+"""The project's own style kept in what layergen writes: the line length of its ruff
+configuration where it configures no black, and imports placed where the project's isort
+settings (as ruff reads them) accept them. Checked against the real `ruff check`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from layergen.config import BlackStyle, load_config
+
+from helpers import cli
+
+RUFF = """\
+[project]
+name = "demo"
+
+[tool.ruff]
+line-length = 80
+
+[tool.ruff.lint]
+select = ["E", "F", "I"]
+
+[tool.ruff.lint.per-file-ignores]
+"**/__init__.py" = ["F401"]
+
+[tool.ruff.lint.isort]
+force-single-line = true
+known-first-party = ["demo"]
+"""
+
+# A layer whose generated get_config has a line of 88 columns (black's default length).
+WIDE = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="demo")
+class Wide(keras.layers.Layer):
+    def __init__(
+        self,
+        units,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = units
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            name="kernel",
+            shape=(input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+        )
+        self.bias = self.add_weight(
+            name="bias",
+            shape=(self.units,),
+            initializer=self.bias_initializer,
+        )
+
+    def call(self, x):
+        return keras.ops.matmul(x, self.kernel) + self.bias
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "kernel_initializer": keras.initializers.serialize(
+                    self.kernel_initializer
+                ),
+                "bias_initializer": keras.initializers.serialize(
+                    self.bias_initializer
+                ),
+            }
+        )
+        return config
+"""
+
+
+def ruff(root, *args: str) -> subprocess.CompletedProcess:
+    """The real `ruff check` in `root`, reading the project's own configuration."""
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format=concise", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_ruff_line_length_is_the_formatting_length_where_black_has_no_settings(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 80\n")
+    assert load_config(tmp_path).black.line_length == 80
+
+
+def test_ruff_format_settings_black_shares_are_read(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.ruff]\nline-length = 100\n\n"
+        '[tool.ruff.format]\nquote-style = "preserve"\nskip-magic-trailing-comma = true\n'
+    )
+    assert load_config(tmp_path).black == BlackStyle(
+        line_length=100, skip_string_normalization=True, skip_magic_trailing_comma=True
+    )
+
+
+def test_black_settings_win_over_ruffs(tmp_path):
+    # black formats with its own table, defaults included: [tool.ruff] is not black's
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.black]\nskip-magic-trailing-comma = true\n\n[tool.ruff]\nline-length = 80\n"
+    )
+    assert load_config(tmp_path).black == BlackStyle(skip_magic_trailing_comma=True)
+
+
+@pytest.mark.parametrize("value", ["0", '"80"'])
+def test_a_wrong_ruff_line_length_is_located(tmp_path, monkeypatch, value):
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "demo"\n\n[tool.ruff]\nline-length = {value}\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    result = cli("generate")
+    assert result.exit_code == 2, result.output
+    assert "pyproject.toml:5:1: error: `line-length` in [tool.ruff]" in result.output
+
+
+@pytest.fixture
+def ruff_project(tmp_path, monkeypatch):
+    """A project configured as keras-hub configures ruff, and no black."""
+    (tmp_path / "pyproject.toml").write_text(RUFF)
+    (tmp_path / "demo").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_an_adopted_module_keeps_the_projects_line_length(ruff_project):
+    package = ruff_project / "demo"
+    (package / "__init__.py").write_text("")
+    (package / "wide.py").write_text(WIDE)
+    assert ruff(ruff_project, "demo").returncode == 0  # the original passes
+    result = cli("adopt", "demo/wide.py:Wide")
+    assert result.exit_code == 0, result.output
+    assert "get_config" not in result.output  # the declaration's now, not the person's
+    checked = ruff(ruff_project, "demo")
+    assert checked.returncode == 0, checked.stdout
