@@ -70,8 +70,9 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
     """The base to merge `current` against after a run that moved the base from `old` to
     `new` over a file that was `before`: `old` when the run is undone, that is when every
     member the run changed (added, removed or rewritten) stands in `current` as it stood
-    `before` (the rest of the file may have been edited since), so the run's changes are
-    merged again instead of reading as hand edits undoing them; else `new`. A member or a
+    `before`, comments and spacing aside (the rest of the file may have been edited since,
+    a comment typed after an editor's undo), so the run's changes are merged again instead
+    of reading as hand edits undoing them; else `new`. A member or a
     few of the run's put back, the others kept, is a hand edit like any other: it stays."""
     try:
         trees = [parsed(text) for text in (old, new, before, current)]
@@ -82,13 +83,31 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
         return old  # the run renamed a class, and the file has it by its old name: undone
     was, now, then, here = (_leaves(tree) for tree in trees)
 
-    def same(a: cst.CSTNode | None, b: cst.CSTNode | None) -> bool:
-        return (a is None) == (b is None) and (a is None or code(a) == code(b))
+    def same(a: cst.CSTNode | None, b: cst.CSTNode | None, read=code) -> bool:
+        return (a is None) == (b is None) and (a is None or read(a) == read(b))
 
-    changed = [name for name in was.keys() | now.keys() if not same(was.get(name), now.get(name))]
-    if changed and all(same(here.get(name), then.get(name)) for name in changed):
+    # What the run changed in the file: a member the file held already as generated now,
+    # comments and spacing aside (the person's own edit, `sync` carried), it did not change.
+    changed = [
+        name
+        for name in was.keys() | now.keys()
+        if not same(was.get(name), now.get(name))
+        and not same(then.get(name), now.get(name), _python)
+    ]
+    if changed and all(same(here.get(name), then.get(name), _python) for name in changed):
         return old
     return new
+
+
+def _python(node: cst.CSTNode) -> str:
+    """A member's code as Python reads it: comments, blank lines and spacing aside."""
+    import ast
+
+    text = code(node).strip()
+    try:
+        return ast.dump(ast.parse(text))
+    except SyntaxError:  # a statement that needs its context: as written
+        return text
 
 
 def _leaves(tree: cst.Module) -> dict[str, cst.CSTNode]:

@@ -47,3 +47,22 @@ def test_every_member_of_a_run_put_back_is_an_undo(scaler_project):
     assert cli("generate", "layers").exit_code == 0
     code = module(scaler_project)
     assert "+ self.bias\n" in code and 'name="bias"' in code and "        # mine\n" in code
+
+
+def test_a_comment_typed_after_an_undo_keeps_it_an_undo(scaler_project):
+    """An editor's undo of a run, then a comment typed in a member the run changed: the
+    members stand as before it, comments aside, and the run's changes merge again."""
+    before = module(scaler_project)
+    edit(declaration_path(scaler_project), "weights:\n", "weights:\n" + BIAS)
+    edit(
+        declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale * gain + bias"
+    )
+    assert cli("generate", "layers").exit_code == 0
+    module_path(scaler_project).write_text(  # the comment at the end of `build`
+        before.replace(
+            'initializer="ones",\n        )\n', 'initializer="ones",\n        )\n        # mine\n'
+        )
+    )
+    assert cli("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "+ self.bias\n" in code and 'name="bias"' in code and "        # mine\n" in code
