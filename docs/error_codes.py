@@ -79,7 +79,7 @@ ERRORS = {
     "missing-example": "an `example` that leaves out a required param or input",
     "bad-example": "an `example` value that does not fit its param or input",
     "unknown-test": "a test named under `tests: skip` that the generated module does not have",
-    "record-failed": "`generate --record` could not run the layer to record its goldens",
+    "record-failed": "`generate` could not run the layer, or the original class `example.original` names, to record its goldens",
     # The project and its files.
     "bad-module-name": "a declaration whose file name is not a Python module name",
     "outside-project": "a declaration outside the project (the folder of `pyproject.toml`)",
