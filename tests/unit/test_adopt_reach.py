@@ -364,3 +364,29 @@ def test_a_subclass_that_only_changes_its_base_is_adopted(project):
     assert "inputs:" not in text and "\ncall:" not in text
     assert "  params: {input_dim: 100, output_dim: 32, tie_weights: false}" in text
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_example_values_passed_on_by_the_model_that_builds_the_layer(project):
+    """The layer is only built inside a model's `__init__`, from the model's own arguments
+    (`Attention(num_heads=num_heads, ...)`); the model's test constructs the model with
+    literals: those reach the layer's example, a default of the model's where its test
+    passes none."""
+    write(project, "attention.py", ATTENTION)
+    write(
+        project,
+        "backbone.py",
+        "import keras\n\nfrom .attention import Attention\n\n\n"
+        "class Backbone(keras.Model):\n"
+        "    def __init__(self, width, heads=4, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.block = Attention(hidden_dim=width, num_heads=heads)\n",
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "backbone_test.py").write_text(
+        "from layers.backbone import Backbone\n\n\nmodel = Backbone(width=16)\n"
+    )
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attention.layer.yaml").read_text()
+    assert "  params: {num_heads: 4, hidden_dim: 16}" in text
+    assert "params from tests/backbone_test.py:4, through `Backbone`" in text
