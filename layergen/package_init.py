@@ -10,6 +10,7 @@ is only read (with `ast`): a run where nothing changed loads neither libcst nor 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 from .config import BLACK_DEFAULTS, BlackStyle
@@ -71,12 +72,12 @@ def package_init(
     if not bindings:  # the person's package: touched only where registration needs it
         add = tuple(n for n in add if not _imports_module(tree, n[0], package))
         text = _edited(existing, path, add, remove, stars, None)
-        return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
+        return _verified(existing, text, gone, deleted, path, present, package, deleted_elsewhere)
     if bindings and not (len(bindings) == 1 and bindings[0] in tree.body and _is_all(bindings[0])):
         # `__all__` built otherwise than as one list of names (`+ other`, `*sub.__all__`,
         # bound twice): the person's to keep; only the imports are edited.
         text = _edited(existing, path, add, remove, stars, None)
-        return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
+        return _verified(existing, text, gone, deleted, path, present, package, deleted_elsewhere)
     listed = [e.value for e in bindings[0].value.elts] if bindings else None
     # The names bound once the edits are made: a gone class's name (or the alias its import
     # bound) leaves `__all__` unless one of them binds it still (a module renamed, its class
@@ -89,7 +90,38 @@ def package_init(
     else:
         exported_all = _all(exported, style, _annotation(bindings[0]) if bindings else None)
     text = _edited(existing, path, add, remove, stars, exported_all)
-    return verified(text, gone, deleted, path, present, package, deleted_elsewhere)
+    return _verified(existing, text, gone, deleted, path, present, package, deleted_elsewhere)
+
+
+def _verified(existing: str, text: str, *checked) -> str:
+    """`package_check.verified(text, *checked)`, its errors located in the file as it is on
+    disk (`existing`): nothing is written when there is one, and the imports added move the
+    lines below them."""
+    try:
+        return verified(text, *checked)
+    except DiagnosticError as error:
+        lines = _on_disk(existing, text)
+        raise DiagnosticError(
+            [replace(d, line=lines(d.line)) if d.line else d for d in error.diagnostics]
+        ) from None
+
+
+def _on_disk(existing: str, text: str):
+    """The line of `existing` that each line of its edited `text` was (an added line: the
+    line of `existing` below it)."""
+    import difflib
+
+    blocks = difflib.SequenceMatcher(
+        None, existing.splitlines(), text.splitlines(), autojunk=False
+    ).get_opcodes()
+
+    def line(number: int) -> int:
+        for _, first, last, edited, end in blocks:
+            if edited < number <= end:
+                return first + min(number - edited, max(last - first, 1))
+        return number
+
+    return line
 
 
 def _edited(existing: str, path: Path, add, remove, stars, exported: str | None) -> str:

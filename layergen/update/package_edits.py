@@ -4,6 +4,7 @@ other statement, comment and blank line stays as the person wrote it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -36,23 +37,9 @@ class _ApplyEdits(cst.CSTTransformer):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         config = updated.config_for_parsing
         body = _kept(updated.body, self._without_removed)
-        new = [
-            cst.parse_statement(f"from .{module} import {name}\n", config)
-            for module, name in self.edits.add
-        ]
-        at_all = next((i for i, s in enumerate(body) if _is_all(s)), None)
-        last = max((i for i, s in enumerate(body) if _is_relative_import(s)), default=None)
-        if new and last is not None:  # after the last import of a class
-            body[last + 1 : last + 1] = new
-        elif new and at_all is not None:  # before `__all__` (its class's import was the only one)
-            above = at_all > 0 or bool(updated.header)
-            new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()] if above else [])
-            body[at_all] = body[at_all].with_changes(leading_lines=[cst.EmptyLine()])
-            body[at_all:at_all] = new
-        else:
-            if new and body and not _is_import(body[-1]):  # apart from the code above
-                new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()])
-            body.extend(new)
+        for module, name in self.edits.add:
+            new = cst.parse_statement(f"from .{module} import {name}\n", config)
+            _insert_import(body, new, _import_key(1, module, name))
         if self.edits.exported is None:
             return updated.with_changes(body=body)
         exported = cst.parse_statement(self.edits.exported, config)
@@ -77,6 +64,80 @@ class _ApplyEdits(cst.CSTTransformer):
             return None
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return statement.with_changes(body=[node.with_changes(names=kept)])
+
+
+def _insert_import(body: list[cst.BaseStatement], new, key: tuple) -> None:
+    """`new` (a relative import) where isort, as ruff runs it, places it: among the relative
+    imports of the import block that has them, in isort's order (their section, the last);
+    else after the top block of imports, as a section of its own; else at the top, below the
+    docstring. A block is set apart from the code around it by a blank line, as isort asks."""
+    imports = [i for i, statement in enumerate(body) if _is_import(statement)]
+    relative = [i for i in imports if _relative_key(body[i]) is not None]
+    if relative:  # the block holding the last relative import: local imports go there
+        start = _block_start(body, relative[-1])
+        local = [i for i in relative if i >= start]
+        after = next((i for i in local if _relative_key(body[i]) > key), None)
+        if after is None:
+            body.insert(local[-1] + 1, new)
+        elif after == local[0]:  # first of its section: the blank line above is the section's
+            above = body[after].leading_lines
+            body[after] = body[after].with_changes(leading_lines=[])
+            body.insert(after, new.with_changes(leading_lines=above))
+        else:
+            body.insert(after, new)
+        return
+    if imports:  # a section of its own, after the top block
+        at = imports[0]
+        while at + 1 < len(body) and _is_import(body[at + 1]):
+            at += 1
+        body.insert(at + 1, new.with_changes(leading_lines=[cst.EmptyLine()]))
+        _apart(body, at + 2)
+        return
+    at = 1 if body and _is_docstring(body[0]) else 0
+    body.insert(at, new.with_changes(leading_lines=[cst.EmptyLine()] if at else []))
+    _apart(body, at + 1)
+
+
+def _apart(body: list[cst.BaseStatement], at: int) -> None:
+    """The statement at `at` set apart from the imports above by a blank line."""
+    if at < len(body) and not body[at].leading_lines:
+        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
+
+
+def _block_start(body: list[cst.BaseStatement], at: int) -> int:
+    while at > 0 and _is_import(body[at - 1]):
+        at -= 1
+    return at
+
+
+def _relative_key(statement: cst.BaseStatement) -> tuple | None:
+    """isort's order of a relative `from` import (None for any other statement)."""
+    node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+    if not (isinstance(node, cst.ImportFrom) and node.relative):
+        return None
+    module = cst.Module([]).code_for_node(node.module) if node.module else ""
+    first = "" if isinstance(node.names, cst.ImportStar) else node.names[0].evaluated_name
+    return _import_key(len(node.relative), module, first)
+
+
+def _import_key(level: int, module: str, name: str) -> tuple:
+    """How ruff's isort orders `from {"." * level}{module} import {name}` in its section (its
+    defaults: furthest to closest, case-insensitive natural order, constants then classes
+    then the other names)."""
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return (-level, _natural(module.lower()), _natural(module), kind, _natural(name.lower()))
+
+
+def _natural(text: str) -> tuple:
+    """`text` in natural order: the digits in it compared as numbers (`layer2` < `layer10`)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+    return isinstance(node, cst.Expr) and isinstance(
+        node.value, cst.SimpleString | cst.ConcatenatedString
+    )
 
 
 def _kept(statements, edit) -> list[cst.BaseStatement]:

@@ -283,9 +283,9 @@ class Gain(keras.layers.Layer):
 @pytest.mark.parametrize(
     "init, expected",
     [
-        (  # registration needs the module imported: one import, and no `__all__`
+        (  # registration needs the module imported: one import, in isort's order, no `__all__`
             '"""My package."""\n\nfrom .utils import helper\n',
-            '"""My package."""\n\nfrom .utils import helper\nfrom .gain import Gain\n',
+            '"""My package."""\n\nfrom .gain import Gain\nfrom .utils import helper\n',
         ),
         (  # imported already (as keras-hub's packages do): left as it is
             "from demo.layers.gain import Gain\n",

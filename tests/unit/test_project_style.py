@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from layergen.config import BlackStyle, load_config
+from layergen.package_init import package_init
 
 from helpers import cli
 
@@ -145,3 +146,57 @@ def test_an_adopted_module_keeps_the_projects_line_length(ruff_project):
     assert "get_config" not in result.output  # the declaration's now, not the person's
     checked = ruff(ruff_project, "demo")
     assert checked.returncode == 0, checked.stdout
+
+
+def lint(root, path: str, text: str) -> str:
+    """What the project's ruff says of `text` written at `path` ("" when it passes)."""
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text)
+    checked = ruff(root, "--select", "I,E", path)
+    return "" if checked.returncode == 0 else checked.stdout
+
+
+# keras-hub's own package __init__.py files: absolute imports, then code.
+REGISTERS = """\
+from demo.models.backbone import Backbone
+from demo.models.presets import backbone_presets
+from demo.utils.preset_utils import register_presets
+
+register_presets(backbone_presets, Backbone)
+"""
+
+
+@pytest.mark.parametrize(
+    "existing, names",
+    [
+        pytest.param(REGISTERS, [("layers", "Pooler")], id="after-absolute-imports-then-code"),
+        pytest.param(
+            "from .b_layer import BLayer\nfrom .d_layer import DLayer\n",
+            [("a_layer", "ALayer"), ("c_layer", "CLayer"), ("e_layer", "ELayer")],
+            id="among-relative-imports",
+        ),
+        pytest.param(
+            '"""The package."""\n\nimport os\n\nfrom .b import B\n\nVALUE = os.sep\n',
+            [("a", "A")],
+            id="into-its-section",
+        ),
+        pytest.param('"""The package."""\n\nVALUE = 1\n', [("a", "A")], id="no-imports-yet"),
+        pytest.param(
+            'from .b import B\n\n__all__ = ["B"]\n', [("a", "A"), ("b", "C")], id="with-all"
+        ),
+    ],
+)
+def test_imports_added_to_a_package_init_pass_the_projects_isort(
+    tmp_path, existing, names
+):
+    (tmp_path / "pyproject.toml").write_text(RUFF)
+    assert lint(tmp_path, "demo/__init__.py", existing) == ""
+    edited = package_init(existing, names, package="demo")
+    assert lint(tmp_path, "demo/__init__.py", edited) == "", edited
+    assert all(f"from .{module} import {name}\n" in edited for module, name in names)
+
+
+def test_a_new_package_init_passes_the_projects_isort(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(RUFF)
+    text = package_init(None, [("b_layer", "Second"), ("a_layer", "First"), ("a_layer", "AB")])
+    assert lint(tmp_path, "demo/__init__.py", text) == "", text
