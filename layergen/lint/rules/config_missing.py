@@ -132,7 +132,12 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
     ]
     if not missing:
         return None
-    if own is not None:
+    by_position = {n.id for a in _computed(call) for n in walk(a) if isinstance(n, ast.Name)}
+    if by_position & set(missing):
+        # A config of its own would hold the argument beside the parent's key for its
+        # result, which `__init__` does not take: no fix is known safe.
+        target = None
+    elif own is not None:
         target = _position(source, read_config(own).target)
     else:  # a new get_config; the bases of these kinds have none worth extending
         target = ("method", cls.kind in ("layer", "loss") or keras_parent_config(cls))
@@ -223,7 +228,8 @@ def _forwarded(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
     passes on (`kwargs = {**kwargs, "groups": groups}`): the parent's config saves them."""
     if call is None:
         return set()
-    names = {n.id for n in walk(call) if isinstance(n, ast.Name)}
+    computed = {id(n) for a in _computed(call) for n in walk(a)}
+    names = {n.id for n in walk(call) if isinstance(n, ast.Name) and id(n) not in computed}
     kwarg = init.args.kwarg.arg if init.args.kwarg else None
     for node in walk(init):
         if isinstance(node, ast.Assign) and any(
@@ -233,6 +239,12 @@ def _forwarded(init: ast.FunctionDef, call: ast.Call | None) -> set[str]:
         ):
             names |= {n.id for n in walk(node.value) if isinstance(n, ast.Name)}
     return names
+
+
+def _computed(call: ast.Call | None) -> list[ast.expr]:
+    """Arithmetic passed by position (`num_embeddings + offset`): the parent's config saves
+    its result under the parent's own name, and the argument itself is not given back."""
+    return [a for a in call.args if isinstance(a, ast.BinOp)] if call is not None else []
 
 
 def _needless(init: ast.FunctionDef, param: str, cls: ClassInfo) -> bool:
