@@ -241,6 +241,23 @@ def test_a_fit_step_from_seeded_weights_trains_a_lora_with_zero_lora_b(support):
         support.assert_fit_step_trains_every_weight(example(support, LoraIgnoresA))
 
 
+class KeyBiased(keras.layers.Layer):
+    """An attention's key bias, in small: what it adds to every logit a softmax ignores,
+    so its gradient is zero but for rounding, and a step from seeded weights falls
+    below its float32 spacing."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], 3))
+        self.key_bias = self.add_weight(name="key_bias", shape=(1,), initializer="zeros")
+
+    def call(self, x):
+        return ops.softmax(ops.matmul(x, self.kernel) + self.key_bias, axis=-1)
+
+
+def test_a_fit_step_counts_a_weight_the_gradient_reaches_at_seeded_weights(support):
+    support.assert_fit_step_trains_every_weight(example(support, KeyBiased))
+
+
 class Reversible(keras.layers.Layer):
     """Projects 4 features to 3, or with `reverse=True` 3 back to 4 through a weight of
     its own, which the default call never reads (as an untied ReversibleEmbedding);

@@ -487,7 +487,9 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
     """One compiled `fit` step, from seeded weights (as the numeric checks take them: at
     the initializers a gradient may be exactly zero, as a LoRA's `lora_a` is while its
     `lora_b` starts at zeros), moves every trainable weight: a gradient reaches each.
-    `has_trainable`: the declaration says the layer has some (else, where it has none,
+    A weight the step leaves where it was (a step below its float32 spacing, as an
+    attention key's bias gets: softmax ignores what it adds to every key) counts where
+    the backend's gradient of the default call reaches it there. `has_trainable`: the declaration says the layer has some (else, where it has none,
     the test is skipped: the gradient test checks such a layer). `cases`: call cases
     `(keywords, inputs)` fitted through too, each on a layer it builds; a weight counts
     as trained when the default call or one case moves it (an untied reverse
@@ -512,9 +514,24 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
         given = [*as_list(case_inputs), *arrays] if arrays else case_inputs
         moved |= weights_a_fit_step_moves(example, case, case_model, given)
     through = " through the default call or any call case" if cases else ""
-    for weight in layer.trainable_weights:
+    left = [w for w in layer.trainable_weights if path_in_layer(w, layer) not in moved]
+    if left:
+        moved |= weights_the_gradient_reaches(layer, inputs)
+    for weight in left:
         message = f"no gradient reaches weight {weight.path}{through}"
         assert path_in_layer(weight, layer) in moved, message
+
+
+def weights_the_gradient_reaches(layer, inputs):
+    """The paths in `layer` of the trainable weights with a gradient not zero in a
+    training call on `inputs`, by the backend's autodiff."""
+    loss, values, _, _ = call_loss(layer, inputs)
+    grads = gradients(loss, values)
+    return {
+        path_in_layer(weight, layer)
+        for weight, grad in zip(layer.trainable_weights, grads)
+        if np.any(numpy(grad))
+    }
 
 
 def weights_a_fit_step_moves(example, layer, model, inputs):
