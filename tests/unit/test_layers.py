@@ -22,9 +22,10 @@ STAGES = [
         "keras_classes",
         "config",
         "output",
+        "jsonc",  # JSON with comments, edited in place (the editor's settings)
     ],
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
-    ["render"],  # contexts from the IR, Jinja, black
+    ["render", "isort_order"],  # contexts from the IR, Jinja, black; the project's import order
     ["update"],  # lock, 3-way merge, conflicts, one run at a time
     [
         "targets",
@@ -34,6 +35,8 @@ STAGES = [
         "render_many",
         "layout_maps",  # a folder's layout_map.py, from its declarations' records
         "package_init",  # a folder's __init__.py: its classes imported and exported
+        "package_check",  # every name a package __init__.py imports or lists exists
+        "move_imports",  # `mv` rewrites every import of the moved module and class
         "generate",
         "move",  # `layergen mv`: a run planned by generate, on the person's word
         "golden",
