@@ -1,4 +1,4 @@
-"""Issue 15: an unchanged declaration is taken from the lock, nothing parsed, rendered or
+"""An unchanged declaration is taken from the lock, nothing parsed, rendered or
 formatted; anything its files are made from, or a hand edit, sends it through the pipeline."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Pipeline:
         self.rendered: list[str] = []
         self.formatted = 0
         parse, render_source, format_code = (
-            load.parse_declaration,
+            load.parse_declarations,
             render.render_source,
             render.format_code,
         )
@@ -45,7 +45,7 @@ class Pipeline:
             self.formatted += 1
             return format_code(code, style)
 
-        monkeypatch.setattr(load, "parse_declaration", counting_parse)
+        monkeypatch.setattr(load, "parse_declarations", counting_parse)
         monkeypatch.setattr(render, "render_source", counting_render)
         monkeypatch.setattr(render, "format_code", counting_format)
 
