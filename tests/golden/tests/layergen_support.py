@@ -489,8 +489,9 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
     `lora_b` starts at zeros), moves every trainable weight: a gradient reaches each.
     A weight the step leaves where it was (a step below its float32 spacing, as an
     attention key's bias gets: softmax ignores what it adds to every key) counts where
-    the backend's gradient of the default call reaches it there. `has_trainable`: the declaration says the layer has some (else, where it has none,
-    the test is skipped: the gradient test checks such a layer). `cases`: call cases
+    the backend's gradient of the default call reaches it there. `has_trainable`: the
+    declaration says the layer has some (else, where it has none, the test is skipped:
+    the gradient test checks such a layer). `cases`: call cases
     `(keywords, inputs)` fitted through too, each on a layer it builds; a weight counts
     as trained when the default call or one case moves it (an untied reverse
     projection is read by its case alone)."""
