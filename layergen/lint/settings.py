@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,12 +100,19 @@ def load_settings(
     )
 
 
+# A table header as TOML writes it: spaces around its dots, quoted parts, a comment after.
+HEADER = re.compile(r"^\[\s*([^\[\]]*?)\s*\]\s*(?:#.*)?$")
+
+
 def _line_of(text: str, key: str) -> int:
+    """The line of `key` in [tool.layergen.check]; 1 when it cannot be found."""
     in_section = False
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("["):
-            in_section = stripped == "[tool.layergen.check]"
-        elif in_section and stripped.split("=")[0].strip().strip('"') == key:
+            header = HEADER.match(stripped)
+            parts = header.group(1).split(".") if header else []
+            in_section = [p.strip().strip("\"'") for p in parts] == ["tool", "layergen", "check"]
+        elif in_section and stripped.split("=")[0].strip().strip("\"'") == key:
             return number
     return 1

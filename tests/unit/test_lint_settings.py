@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
+from layergen.diagnostics import DiagnosticError
 from layergen.lint.rules import RULES
 from layergen.lint.settings import load_settings
 
@@ -69,3 +72,20 @@ def test_the_summary_says_which_selected_rules_were_not_run_where_and_why(tmp_pa
     assert "not run on 2 files" in everything.stderr, everything.stderr
     default = layergen_in_process("check", ".", cwd=tmp_path)
     assert "not run" not in default.stderr, default.stderr
+
+
+def test_a_config_mistake_is_located_on_its_own_line_whatever_the_header_carries(tmp_path):
+    """The header of [tool.layergen.check] with a comment (or TOML's spaces) was not found:
+    an unknown key was reported at line 1."""
+    for header in (
+        "[tool.layergen.check]  # layergen check's settings",
+        "[ tool . layergen . check ]",
+        '[tool."layergen".check]#settings',
+    ):
+        (tmp_path / "pyproject.toml").write_text(
+            f"[project]\nname = 'demo'\n\n{header}\nselect = ['ALL']\nslect = []\n"
+        )
+        with pytest.raises(DiagnosticError) as raised:
+            load_settings(tmp_path)
+        [diagnostic] = raised.value.diagnostics
+        assert (diagnostic.code, diagnostic.line) == ("unknown-config", 6), header
