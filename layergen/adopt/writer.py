@@ -4,6 +4,7 @@ reads as is), with a comment on each member the person keeps and why."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,11 @@ from .sublayers import yaml_lines
 SHAPES_TEST = "test_output_shapes_eager_symbolic_and_computed"
 WEIGHTS_TEST = "test_weights_match_declaration"
 GRADIENTS_TEST = "test_gradients_match_finite_differences"
+MIXED_TEST = "test_mixed_precision_matches_float32"
+# A cast to float32 (`ops.cast(x, float)`, keras-hub's RMSNormalization), and one back to
+# the policy's dtype: without it the outputs stay float32 under a mixed policy.
+TO_FLOAT32 = re.compile(r"\bcast\(.*?,\s*(?:float|[\"']float32[\"'])\s*\)", re.S)
+BACK = re.compile(r"compute_dtype|\.dtype\b")
 DEFAULT_SHAPE = [2, 4]
 
 
@@ -103,6 +109,12 @@ def declaration(
         lines += [f"  {line}" if line.strip() else "" for line in owner.call.splitlines()]
     if "call" in found.methods and "custom_gradient" in code(found.methods["call"]):
         skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
+    call_code = code(found.methods["call"]) if "call" in found.methods else ""
+    if TO_FLOAT32.search(call_code) and not BACK.search(call_code):
+        skip[MIXED_TEST] = (
+            "`call` casts to float32 and never back: its outputs stay float32 under a"
+            " mixed policy, as the adopted code's did"
+        )
     if owner.hand_written:
         lines.append("hand_written:  # yours, kept as written in the module")
         for name in owner.hand_written:

@@ -10,6 +10,7 @@ All classes of a run are adopted, or none (every reason said, located).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -487,3 +488,6 @@ def _report(a: Adopted, counted: Share, echo, done: str) -> None:
     for line in a.text.splitlines():  # where the example's values come from
         if line.startswith("example:  # "):
             echo(f"  {a.found.cls.name}'s example {line.split('# ', 1)[1]}")
+    skips = a.text.partition("\ntests:\n  skip:\n")[2]  # the deviations it states
+    for name, _, why in (line.strip().partition(": ") for line in skips.splitlines()):
+        echo(f"  {a.found.cls.name} skips {name}: {json.loads(why)}")

@@ -1,0 +1,60 @@
+"""`layergen adopt` of code that deviates from a Keras convention a generated test checks:
+the declaration states the deviation (a skip with its reason) and adopt prints it, so
+the generated suite is green for the code as it was (keras-hub's RMSNormalization returns
+float32 under any dtype policy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import cli
+
+RMS_NORM = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class RMSNorm(keras.layers.Layer):
+    def build(self, input_shape):
+        self.scale = self.add_weight(
+            name="scale", shape=(input_shape[-1],), initializer="ones"
+        )
+
+    def call(self, x):
+        x = ops.cast(x, {cast})
+        rrms = ops.rsqrt(ops.mean(ops.square(x), axis=-1, keepdims=True) + 1e-6)
+        return (x * rrms) * self.scale
+"""
+
+MIXED_TEST = "test_mixed_precision_matches_float32"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("cast", ["float", '"float32"'])
+def test_outputs_kept_float32_are_a_stated_and_printed_skip(project, cast):
+    (project / "layers" / "rms_norm.py").write_text(RMS_NORM.format(cast=cast))
+    result = cli("adopt", "layers/rms_norm.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "rms_norm.layer.yaml").read_text()
+    assert f"    {MIXED_TEST}: " in text and "stay float32 under a mixed" in text, text
+    assert f"RMSNorm skips {MIXED_TEST}: " in result.output, result.output
+
+
+def test_a_cast_back_to_the_compute_dtype_is_no_deviation(project):
+    code = RMS_NORM.format(cast="float").replace(
+        "return (x * rrms) * self.scale",
+        "return ops.cast((x * rrms) * self.scale, self.compute_dtype)",
+    )
+    (project / "layers" / "rms_norm.py").write_text(code)
+    result = cli("adopt", "layers/rms_norm.py")
+    assert result.exit_code == 0, result.output
+    assert MIXED_TEST not in (project / "layers" / "rms_norm.layer.yaml").read_text()
