@@ -58,7 +58,18 @@ class BlackStyle:
     unstable: bool = False
 
 
+@dataclass(frozen=True)
+class ImportStyle:
+    """How the project's isort (ruff's, else isort's own) writes imports: the imports layergen
+    adds to a package's `__init__.py` are written so, and pass its checks."""
+
+    # One name a statement (`force-single-line`), else the names of a module in one
+    # statement. A project that configures no isort gets one name a statement.
+    single_line: bool = True
+
+
 BLACK_DEFAULTS = BlackStyle()  # black's own, for a project that configures none
+IMPORT_DEFAULTS = ImportStyle()  # for a project that configures no isort
 # The axes of a device mesh, as keras-hub names them: data parallel, then model parallel.
 MESH_AXES = ("batch", "model")
 
@@ -71,6 +82,7 @@ class Config:
     package: str | None = None
     templates: Path | None = None
     black: BlackStyle = BLACK_DEFAULTS
+    imports: ImportStyle = IMPORT_DEFAULTS
     mesh_axes: tuple[str, ...] = MESH_AXES  # the names a weight's `layout` may use
     project_name: str = (
         ""  # [project] name, made an identifier: the registration package by default
@@ -285,6 +297,7 @@ def load_config(cwd: Path | None = None) -> Config:
                 )
             },
         ),
+        imports=_import_style(tool),
         project_name=_identifier(str(project.get("name") or root.name)),
         check=check,
         pyproject_text=text,
@@ -347,6 +360,23 @@ def _ruff_as_black(ruff: dict, format: dict) -> dict:
     if "skip-magic-trailing-comma" in formatting:
         settings["skip-magic-trailing-comma"] = formatting["skip-magic-trailing-comma"]
     return settings
+
+
+def _import_style(tool: dict) -> ImportStyle:
+    """The isort settings of `[tool.ruff.lint.isort]` (or ruff's older `[tool.ruff.isort]`)
+    in a project that configures ruff, else of `[tool.isort]`."""
+    ruff = tool.get("ruff")
+    if isinstance(ruff, dict):
+        lint = ruff.get("lint")
+        isort = lint.get("isort") if isinstance(lint, dict) else None
+        isort = isort if isinstance(isort, dict) else ruff.get("isort")
+        isort = {_dashed(str(k)): v for k, v in (isort if isinstance(isort, dict) else {}).items()}
+        return ImportStyle(single_line=isort.get("force-single-line") is True)
+    isort = tool.get("isort")
+    if isinstance(isort, dict):
+        isort = {_dashed(str(k)): v for k, v in isort.items()}
+        return ImportStyle(single_line=isort.get("force-single-line") is True)
+    return ImportStyle()
 
 
 def _dashed(key: str) -> str:

@@ -499,7 +499,9 @@ def package_inits(
         gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
             if folder in exports:
-                support[init] = package_init(None, exports[folder], style=config.black)
+                support[init] = package_init(
+                    None, exports[folder], style=config.black, imports=config.imports
+                )
         else:
             text, line_ends = split_line_ends(existing)
             package = import_path(init, config.root)
@@ -512,7 +514,15 @@ def package_inits(
                 ]
             )  # and the folders this run makes packages of
             new = package_init(
-                text, exports.get(folder, []), gone, config.black, init, package, present, elsewhere
+                text,
+                exports.get(folder, []),
+                gone,
+                config.black,
+                init,
+                package,
+                present,
+                elsewhere,
+                imports=config.imports,
             )
             support[init] = with_line_ends(new, line_ends)
     return support, read

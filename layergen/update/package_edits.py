@@ -4,10 +4,12 @@ other statement, comment and blank line stays as the person wrote it."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
+
+from ..config import BLACK_DEFAULTS, IMPORT_DEFAULTS, BlackStyle, ImportStyle
+from ..isort_order import import_key, relative_imports
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,8 @@ class InitEdits:
     exported: str | None
     # Modules deleted with their declarations: `from .module import *` of them goes.
     stars: frozenset[str] = frozenset()
+    style: BlackStyle = BLACK_DEFAULTS  # the project's black: a long import is wrapped so
+    imports: ImportStyle = IMPORT_DEFAULTS  # the project's isort: the imports are written so
 
     def applied(self, module: cst.Module) -> str:
         edited = module.visit(_ApplyEdits(self))
@@ -37,9 +41,18 @@ class _ApplyEdits(cst.CSTTransformer):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         config = updated.config_for_parsing
         body = _kept(updated.body, self._without_removed)
+        by_module: dict[str, list[str]] = {}
         for module, name in self.edits.add:
-            new = cst.parse_statement(f"from .{module} import {name}\n", config)
-            _insert_import(body, new, _import_key(1, module, name))
+            by_module.setdefault(module, []).append(name)
+        for module, names in by_module.items():
+            at = None if self.edits.imports.single_line else _import_of(body, module)
+            if at is not None:  # isort's one statement for the module's names
+                body[at] = _joined(body[at], names, self.edits, config)
+                continue
+            pairs = [(module, name) for name in names]
+            for text in relative_imports(pairs, self.edits.imports, self.edits.style):
+                new = cst.parse_statement(text, config)
+                _insert_import(body, new, _relative_key(new))
         if self.edits.exported is None:
             return updated.with_changes(body=body)
         exported = cst.parse_statement(self.edits.exported, config)
@@ -117,20 +130,37 @@ def _relative_key(statement: cst.BaseStatement) -> tuple | None:
         return None
     module = cst.Module([]).code_for_node(node.module) if node.module else ""
     first = "" if isinstance(node.names, cst.ImportStar) else node.names[0].evaluated_name
-    return _import_key(len(node.relative), module, first)
+    return import_key(len(node.relative), module, first)
 
 
-def _import_key(level: int, module: str, name: str) -> tuple:
-    """How ruff's isort orders `from {"." * level}{module} import {name}` in its section (its
-    defaults: furthest to closest, case-insensitive natural order, constants then classes
-    then the other names)."""
-    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
-    return (-level, _natural(module.lower()), _natural(module), kind, _natural(name.lower()))
+def _import_of(body: list[cst.BaseStatement], module: str) -> int | None:
+    """The top-level `from .module import A, ...` a name of `module` can join, if any (one
+    with comments among its names stays as written)."""
+    for at, statement in enumerate(body):
+        node = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+        if (
+            _is_relative_import(statement)
+            and node.module.value == module
+            and "#" not in cst.Module([]).code_for_node(node)
+        ):
+            return at
+    return None
 
 
-def _natural(text: str) -> tuple:
-    """`text` in natural order: the digits in it compared as numbers (`layer2` < `layer10`)."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+def _joined(statement: cst.SimpleStatementLine, names: list[str], edits: InitEdits, config):
+    """`statement` (`from .module import A, ...`) importing `names` too, as isort writes it."""
+    node = statement.body[0]
+    code = cst.Module([]).code_for_node
+    bound = [code(alias).rstrip(", ") for alias in node.names]
+    last = node.names[-1].comma
+    [text] = relative_imports(
+        [(node.module.value, name) for name in [*bound, *names]],
+        ImportStyle(single_line=False),
+        edits.style,
+        trailing_comma=isinstance(last, cst.Comma) and node.lpar is not None,
+    )
+    joined = cst.parse_statement(text, config)
+    return statement.with_changes(body=joined.body)
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from layergen.config import BlackStyle, load_config
+from layergen.config import BlackStyle, ImportStyle, load_config
 from layergen.package_init import package_init
 
 from helpers import cli
@@ -186,9 +186,7 @@ register_presets(backbone_presets, Backbone)
         ),
     ],
 )
-def test_imports_added_to_a_package_init_pass_the_projects_isort(
-    tmp_path, existing, names
-):
+def test_imports_added_to_a_package_init_pass_the_projects_isort(tmp_path, existing, names):
     (tmp_path / "pyproject.toml").write_text(RUFF)
     assert lint(tmp_path, "demo/__init__.py", existing) == ""
     edited = package_init(existing, names, package="demo")
@@ -200,3 +198,58 @@ def test_a_new_package_init_passes_the_projects_isort(tmp_path):
     (tmp_path / "pyproject.toml").write_text(RUFF)
     text = package_init(None, [("b_layer", "Second"), ("a_layer", "First"), ("a_layer", "AB")])
     assert lint(tmp_path, "demo/__init__.py", text) == "", text
+
+
+@pytest.mark.parametrize(
+    "pyproject, single_line",
+    [
+        ("", True),  # no isort configured: one name a statement, as layergen always wrote
+        ('[tool.ruff.lint]\nselect = ["I"]\n', False),  # ruff's isort default
+        ("[tool.ruff.lint.isort]\nforce-single-line = true\n", True),
+        ("[tool.ruff.isort]\nforce-single-line = true\n", True),  # ruff's older table
+        ("[tool.isort]\nforce_single_line = true\n", True),
+        ('[tool.isort]\nprofile = "black"\n', False),
+    ],
+)
+def test_the_projects_isort_style_is_read(tmp_path, pyproject, single_line):
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    assert load_config(tmp_path).imports == ImportStyle(single_line=single_line)
+
+
+MERGING = '[project]\nname = "demo"\n\n[tool.ruff.lint]\nselect = ["I"]\n'
+
+
+def test_classes_of_one_module_share_an_import_where_isort_merges_them(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(MERGING)
+    style = load_config(tmp_path)
+    names = [("b_layer", "Second"), ("a_layer", "First"), ("a_layer", "AB")]
+    text = package_init(None, names, style=style.black, imports=style.imports)
+    assert "from .a_layer import AB, First\n" in text
+    assert lint(tmp_path, "demo/__init__.py", text) == "", text
+    many = [("a_layer", f"ALongClassNameNumber{n}") for n in range(5)]
+    text = package_init(text, [*names, *many], style=style.black, imports=style.imports)
+    assert "from .a_layer import (\n    AB,\n    ALongClassNameNumber0,\n" in text
+    assert lint(tmp_path, "demo/__init__.py", text) == "", text
+
+
+@pytest.mark.parametrize(
+    "isort", ["", "\n[tool.ruff.lint.isort]\nforce-single-line = true\n"], ids=["merged", "single"]
+)
+def test_a_generated_package_of_several_layers_a_module_passes_the_projects_isort(
+    tmp_path, monkeypatch, isort
+):
+    from test_several_layers_per_module import TWO
+
+    (tmp_path / "pyproject.toml").write_text(MERGING + isort)
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "blocks.layer.yaml").write_text(TWO)
+    (tmp_path / "layers" / "more.layer.yaml").write_text(
+        TWO.replace("Sca", "Hea").replace("Shif", "Lif")
+    )
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # written new, then edited: a module of classes renamed
+        result = cli("generate", "layers")
+        assert result.exit_code == 0, result.output
+        init = (tmp_path / "layers" / "__init__.py").read_text()
+        assert lint(tmp_path, "layers/__init__.py", init) == "", init
+        (tmp_path / "layers" / "blocks.layer.yaml").write_text(TWO.replace("Sh", "Bh"))
