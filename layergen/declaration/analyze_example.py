@@ -19,9 +19,9 @@ from .model import OBJECT_TYPES, Output
 MAX_EXAMPLE_SIZE = 2**24  # elements in one example input: the generated tests allocate it
 
 
-def _evaluated(expression: str, names: dict[str, Any]) -> Any:
+def evaluated(expression: str, names: dict[str, Any]) -> Any:
     """The value of a shape or `when` expression over the example's params and input
-    shapes; None where it reads anything else (`self.x`, a call)."""
+    shapes (`names`); None where it reads anything else (`self.x`, a call)."""
     try:
         return eval(expression, {"__builtins__": {}}, dict(names))
     except Exception:  # it reads what only a built layer knows
@@ -32,7 +32,7 @@ def _shape_of(shape: Any, names: dict[str, Any]) -> tuple[int, ...] | None:
     """A declared weight shape (an int, an expression, or a list of dims) as a tuple for
     the example, or None where it cannot be told here."""
     dims = shape if isinstance(shape, list) else [shape]
-    values = [d if isinstance(d, int) else _evaluated(str(d), names) for d in dims]
+    values = [d if isinstance(d, int) else evaluated(str(d), names) for d in dims]
     if not isinstance(shape, list) and isinstance(values[0], (tuple, list)):
         values = list(values[0])  # one expression for the whole shape: `(x[-1], units)`
     if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
@@ -167,7 +167,7 @@ class ExampleChecks:
                 continue  # reported above
             loc = ("example", "weights", name)
             when = weight.when
-            if when is False or (isinstance(when, str) and _evaluated(when, names) is False):
+            if when is False or (isinstance(when, str) and evaluated(when, names) is False):
                 self.error(
                     loc,
                     "bad-example",

@@ -11,18 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..declaration.analyze_example import evaluated
 from ..declaration.code import Code
 from ..declaration.ir import Declared
-
-
-def evaluated(code: Code, args: dict[str, Any]) -> Any:
-    """The value of a `when` over the plain params `args`; None where it reads anything
-    else (an object param, an input's shape)."""
-    try:
-        return eval(code.text, {"__builtins__": {}}, dict(args))
-    except Exception:  # it reads what only a built layer knows
-        return None
-
 
 # A value other than the default, of each type of call input the tests can make up.
 OTHER_VALUE = {
@@ -77,14 +68,14 @@ def other_sides(ir: Declared) -> tuple[list[dict[str, Any]], list[str]]:
     and, in parts of a line, why the tests reach not every side (empty: they do)."""
     args = {k: v for k, v in ir.example.args.items() if not isinstance(v, Code)}
     whens = conditions(ir)
-    now = {key: evaluated(when, args) for key, when in whens.items()}
+    now = {key: evaluated(when.text, args) for key, when in whens.items()}
     sides, turned = [], set()
     read = dict.fromkeys(f.name for when in whens.values() for f in when.free)
     for param in read:
         if not isinstance(args.get(param), bool) or ir.params[param].type != "bool":
             continue
         flipped = {**args, param: not args[param]}
-        then = {key: evaluated(when, flipped) for key, when in whens.items()}
+        then = {key: evaluated(when.text, flipped) for key, when in whens.items()}
         changed = [k for k in whens if isinstance(then[k], bool) and then[k] != now[k]]
         if not changed:
             continue
