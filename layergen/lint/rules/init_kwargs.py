@@ -99,4 +99,22 @@ def _config_has_base_keys(source: SourceFile, cls: ClassInfo) -> bool:
     written = [o.methods["get_config"] for o in [cls, *cls.parents] if "get_config" in o.methods]
     if written:
         return read_config(written[0]).calls_super  # False: a config of its own keys only
-    return cls.kind == "loss" or cls.keras3 or keras_parent_config(cls)
+    if cls.kind == "loss" or keras_parent_config(cls):
+        return True
+    return cls.keras3 and not _object_argument(cls)
+
+
+def _object_argument(cls: ClassInfo) -> bool:
+    """An argument `__init__` reads fields of (`config.hidden_size`): Keras 3 writes a
+    plain Layer's config from its arguments only when they serialize, and refuses (raises)
+    for an object, so `from_config` is never reached."""
+    init = cls.methods["__init__"]
+    params = set(init_params(init))
+    called = {id(n.func) for n in walk(init) if isinstance(n, ast.Call)}
+    return any(
+        isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id in params
+        and id(n) not in called  # `options.get(...)`: a dict, perhaps
+        for n in walk(init)
+    )
