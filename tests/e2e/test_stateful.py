@@ -755,7 +755,8 @@ class EditingAProject(RuleBasedStateMachine):
             assert self.cli("resolve", module, "--ours").exit_code == 0
             self.settled_ours |= {member for member, _ in found}
             return
-        assert self.cli("resolve", module, "--theirs").exit_code == 0
+        assert self.cli("resolve", module, "--theirs").exit_code == 0  # the generated build,
+        self.lose_only({m for m in self.marks if m in build}, "--theirs")  # comments in it too
         self.owned_build = False
         self.write_declaration()
 
