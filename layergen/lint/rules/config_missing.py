@@ -133,7 +133,9 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
     if not missing:
         return None
     by_position = {n.id for a in _computed(call) for n in walk(a) if isinstance(n, ast.Name)}
-    if by_position & set(missing):
+    if by_position & set(missing) or any(_plain_object(init, p) for p in missing):
+        # A plain Python object (`likelihood: Likelihood`) is no value Keras can serialize:
+        # written into the config, it would make `model.save` raise where it saved before.
         # A config of its own would hold the argument beside the parent's key for its
         # result, which `__init__` does not take: no fix is known safe.
         target = None
@@ -245,6 +247,38 @@ def _computed(call: ast.Call | None) -> list[ast.expr]:
     """Arithmetic passed by position (`num_embeddings + offset`): the parent's config saves
     its result under the parent's own name, and the argument itself is not given back."""
     return [a for a in call.args if isinstance(a, ast.BinOp)] if call is not None else []
+
+
+# Annotations of values a config holds, or Keras serializes (`keras.initializers.get`, ...).
+PLAIN_TYPES = re.compile(
+    r"^(int|float|complex|str|bytes|bool|None|list|tuple|dict|set|frozenset|Optional|Union"
+    r"|List|Tuple|Dict|Set|Sequence|Mapping|Iterable|Literal|Any|typing|Text)$"
+    r"|Initializer|Regularizer|Constraint|Activation|Layer|Model|Loss|Metric|Optimizer"
+    r"|Policy|DType|Shape|Tensor|Array|Variable|Keras"
+)
+
+
+def _plain_object(init: ast.FunctionDef, param: str) -> bool:
+    """An argument annotated with a class of its own (`likelihood: Likelihood`): an object
+    Keras has no serializer for."""
+    arg = next(
+        a
+        for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]
+        if a.arg == param
+    )
+    if arg.annotation is None:
+        return False
+    names = [
+        n.id if isinstance(n, ast.Name) else n.attr
+        for n in walk(arg.annotation)
+        if isinstance(n, (ast.Name, ast.Attribute))
+    ]
+    names += [
+        n.value
+        for n in walk(arg.annotation)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+    return any(name[:1].isupper() and not PLAIN_TYPES.search(name) for name in names)
 
 
 def _needless(init: ast.FunctionDef, param: str, cls: ClassInfo) -> bool:
