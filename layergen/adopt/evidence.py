@@ -70,24 +70,69 @@ class Outer:
 
 
 def _calls(root: Path, name: str):
-    """(path, call, the class whose `__init__` makes it, or None) for each call of `name`."""
+    """(path, call, the class whose `__init__` makes it, or None) for each construction of
+    `name`: a call of it, its `**kwargs` taken from a dict literal the file assigns to that
+    name (`self.init_kwargs = {...}`), or a test helper handed the class and its
+    `init_kwargs` (Keras's and keras-hub's `run_layer_test(cls=X, init_kwargs=...)`)."""
     for path in _sources(root):
         text = _text(path)
-        if f"{name}(" not in text:
+        if name not in text:
             continue
         tree = _tree(path, text)
         if tree is None:
             continue
         inside: dict[int, Outer] = {}
+        dicts: dict[str, ast.Dict] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 for init in node.body:
                     if isinstance(init, ast.FunctionDef) and init.name == "__init__":
                         outer = _outer(node.name, init)
                         inside.update({id(n): outer for n in ast.walk(init)})
+            elif (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.value, ast.Dict)
+            ):
+                dicts[ast.unparse(node.targets[0])] = node.value
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _called(node.func) == name:
-                yield path, node, inside.get(id(node))
+            if not isinstance(node, ast.Call):
+                continue
+            if _called(node.func) == name:
+                call = _expanded(node, node.keywords, dicts)
+            else:
+                call = _handed(node, name, dicts)
+            if call is not None:
+                yield path, call, inside.get(id(node))
+
+
+def _expanded(call: ast.Call, keywords: list[ast.keyword], dicts) -> ast.Call:
+    """`call` with each `**name` of `keywords` replaced by the items of the dict literal the
+    file assigns to that name (left as it is where there is none: then nothing is known)."""
+    out = []
+    for keyword in keywords:
+        found = dicts.get(ast.unparse(keyword.value)) if keyword.arg is None else None
+        if isinstance(keyword.value, ast.Dict) and keyword.arg is None:
+            found = keyword.value
+        if found is None or any(
+            not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in found.keys
+        ):
+            out.append(keyword)
+            continue
+        out += [ast.keyword(arg=k.value, value=v) for k, v in zip(found.keys, found.values)]
+    return ast.Call(func=call.func, args=call.args, keywords=out, lineno=call.lineno)
+
+
+def _handed(call: ast.Call, name: str, dicts) -> ast.Call | None:
+    """A call handed the class `name` and `init_kwargs`, as the construction it makes."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    init = next((k.value for k in call.keywords if k.arg == "init_kwargs"), None)
+    if init is None or not any(
+        isinstance(v, (ast.Name, ast.Attribute)) and _called(v) == name for v in values
+    ):
+        return None
+    made = ast.Call(func=ast.Name(name), args=[], keywords=[], lineno=call.lineno)
+    return _expanded(made, [ast.keyword(arg=None, value=init)], dicts)
 
 
 def _outer(name: str, init: ast.FunctionDef) -> Outer:
@@ -209,8 +254,12 @@ def evidenced(root: Path, found, given: dict) -> dict:
     if call is None:
         return out
     out.update({k: v for k, v in call.values.items() if k not in given})
-    out.source = f"{call.path.relative_to(root.resolve()).as_posix()}:{call.line}" + "".join(
-        f", through `{name}`" for name in reversed(call.through)
+    where = f"{call.path.relative_to(root.resolve()).as_posix()}:{call.line}"
+    through = " -> ".join(f"`{name}`" for name in reversed(call.through))
+    out.source = (
+        f"{where}, a call of {through}, which passes them on"
+        if through
+        else f"{where}, a call of the class"
     )
     return out
 

@@ -156,7 +156,7 @@ def declaration(
     else:
         example.append(f"  input_shape: {_value(list(shape))}")
     source = getattr(examples, "source", None)  # a call of the class in the project
-    lines += [f"example:  # params from {source}, a call of the class" if source else "example:"]
+    lines += [f"example:  # params from {source}" if source else "example:"]
     lines += example
     if skip:
         lines += ["tests:", "  skip:"]

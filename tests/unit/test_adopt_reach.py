@@ -389,4 +389,25 @@ def test_example_values_passed_on_by_the_model_that_builds_the_layer(project):
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "attention.layer.yaml").read_text()
     assert "  params: {num_heads: 4, hidden_dim: 16}" in text
-    assert "params from tests/backbone_test.py:4, through `Backbone`" in text
+    assert "params from tests/backbone_test.py:4, a call of `Backbone`, which passes" in text
+
+
+def test_example_values_from_a_tests_init_kwargs(project):
+    """keras-hub's tests construct a layer through `self.init_kwargs = {...}` handed to
+    `run_layer_test(cls=..., init_kwargs=...)`, or spread into a call: those are calls of
+    the class too."""
+    write(project, "attention.py", ATTENTION)
+    (project / "tests").mkdir()
+    (project / "tests" / "attention_test.py").write_text(
+        "from layers.attention import Attention\n\n\n"
+        "class AttentionTest:\n"
+        "    def setUp(self):\n"
+        '        self.init_kwargs = {"hidden_dim": 6, "num_heads": 2}\n\n'
+        "    def test_basics(self):\n"
+        "        self.run_layer_test(cls=Attention, init_kwargs=self.init_kwargs)\n"
+    )
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attention.layer.yaml").read_text()
+    assert "  params: {num_heads: 2, hidden_dim: 6}" in text
+    assert "params from tests/attention_test.py:9, a call of the class" in text
