@@ -106,6 +106,11 @@ class Modules:
 
     def follow(self, source: SourceFile, name: str, seen: frozenset) -> set[str]:
         parts = absolute(source.path, name)
+        module = self.find(parts)
+        if module is not None and module is not source:  # `import pkg.keras2 as keras`
+            key = (module.path, "*")
+            stars = set() if key in seen else self.names(module, "*", seen | {key})
+            return {n.removesuffix(".*") for n in stars} or {name}  # a shim: what it re-exports
         for cut in range(len(parts) - 1, 0, -1):  # the module it is imported from
             module = self.find(parts[:cut])
             if module is None or module is source:

@@ -130,3 +130,21 @@ def test_an_ambiguous_keras_is_said_once_per_file_not_guessed(tmp_path):
             select=CheckSettings(root=tmp_path).select,
         )
     )
+
+
+def test_a_module_standing_in_for_keras_is_what_it_re_exports(tmp_path):
+    """keras-cv's backend: `import pkg.keras2 as keras` on Keras 2, `import keras` on 3,
+    where pkg/keras2.py does `from tensorflow.keras import *`: either one, not Keras 3."""
+    found = findings(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/keras2.py": "from tensorflow.keras import *\n",
+            "pkg/backend.py": "from pkg import config\n\nif not config.keras_3():\n"
+            "    import pkg.keras2 as keras\nelse:\n    import keras\n",
+            "pkg/config.py": "def keras_3():\n    return True\n",
+            "pkg/layers.py": LAYERS.format(imports="from pkg.backend import keras"),
+        },
+    )
+    assert ("keras-ambiguous", 3) in found["pkg/layers.py"]
+    assert not any(code == "untracked-variable" for code, _ in found["pkg/layers.py"])
