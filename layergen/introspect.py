@@ -10,12 +10,12 @@ from typing import Any
 
 import libcst as cst
 
+from .declaration.literals import PLAIN_TYPES, literal_type
 from .textfiles import parse_python
 
 REQUIRED = object()
 
 
-TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
 # How docstrings name types (`units: Integer, ...`, `rate (float): ...`), Keras's style first.
 DOC_TYPES = {
     "int": "int",
@@ -43,7 +43,7 @@ class Arg:
     @property
     def known_type(self) -> str | None:
         """The type the code states (annotation, docstring or default), or None."""
-        if self.annotation in TYPES:
+        if self.annotation in PLAIN_TYPES:
             return self.annotation
         if self.doc_type:
             return self.doc_type
@@ -52,24 +52,13 @@ class Arg:
     @property
     def type(self) -> str:
         """The declaration type: from the annotation, else from the default."""
-        if self.annotation in TYPES:
+        if self.annotation in PLAIN_TYPES:
             return self.annotation
         if self.doc_type and self.default is REQUIRED:
             return self.doc_type
-        value = self.default
-        if isinstance(value, bool):
-            return "bool"
-        if isinstance(value, int):
-            return "int"
-        if isinstance(value, float):
-            return "float"
-        if isinstance(value, str):
-            return "activation" if "activation" in self.name else "str"
-        if isinstance(value, (list, tuple)) and value:
-            return {int: "list[int]", float: "list[float]", str: "list[str]"}.get(
-                type(value[0]), "list[float]"
-            )
-        return "float"
+        if isinstance(self.default, str) and "activation" in self.name:
+            return "activation"
+        return literal_type(self.default) or "float"
 
 
 @dataclass

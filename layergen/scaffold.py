@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from .declaration.literals import literal_type
 from .declaration.model import ParamType
 from .diagnostics import Diagnostic, DiagnosticError
 from .render.context import snake
@@ -24,12 +25,14 @@ def parse_params(text: str) -> dict[str, tuple[str, str | None]]:
         if not match:
             errors.append(f"cannot read param `{item}`: write name:type or name:type=default")
             continue
-        name, kind, default = match.group(1), match.group(2) or "float", match.group(3)
+        name, kind, default = match.group(1), match.group(2), match.group(3)
+        value = _yaml_value(default) if default is not None else None
+        kind = kind or literal_type(value) or "float"  # `rates=[1, 0.5]`: list[float]
         if kind not in PARAM_TYPES:
             errors.append(
                 f"param `{name}` has unknown type `{kind}` (types: {', '.join(PARAM_TYPES)})"
             )
-        if default is not None and not _is_yaml_value(default):
+        if value is NOT_YAML:
             errors.append(
                 f"param `{name}` has default `{default}`, which is not a YAML value"
                 " (quote a string: name:str='text')"
@@ -40,15 +43,18 @@ def parse_params(text: str) -> dict[str, tuple[str, str | None]]:
     return params
 
 
-def _is_yaml_value(text: str) -> bool:
-    """Whether `text` reads as one plain YAML value (a number, a string, a flow list...)."""
+NOT_YAML = object()
+
+
+def _yaml_value(text: str):
+    """The one plain YAML value `text` reads as (a number, a string, a flow list...), or
+    NOT_YAML."""
     from ruamel.yaml import YAML
 
     try:
-        YAML(typ="safe", pure=True).load(f"value: {text}\n")
+        return YAML(typ="safe", pure=True).load(f"value: {text}\n")["value"]
     except Exception:  # any reading error means: not a value
-        return False
-    return True
+        return NOT_YAML
 
 
 def _split(text: str) -> list[str]:

@@ -10,13 +10,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..declaration.literals import PLAIN_TYPES, literal_type
 from ..diagnostics import Diagnostic
 from ..introspect import REQUIRED, Arg, LayerClass, read_classes, walk
 
 # Bases that need no `base:` key (the format's default, however the module imports it).
 PLAIN_BASES = ("keras.layers.Layer", "layers.Layer", "Layer", "keras.Layer")
-# Types whose generated `__init__` stores the argument as given (`self.x = x`).
-PLAIN_TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
 REGISTRARS = ("register_keras_serializable",)
 
 
@@ -479,19 +478,7 @@ def plain_type(arg: Arg) -> str | None:
     value = arg.default
     if value is REQUIRED or value is None or not arg.literal:
         return None
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, (list, tuple)) and value:
-        kinds = {type(v) for v in value}
-        if len(kinds) == 1 and kinds <= {int, float, str}:
-            return f"list[{kinds.pop().__name__}]"
-    return None
+    return literal_type(value)
 
 
 def _read_forwarded(item: Found, init: cst.FunctionDef) -> None:

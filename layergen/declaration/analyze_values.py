@@ -14,6 +14,7 @@ from ..keras_names import DTYPES, IDENTIFIERS
 from . import layouts
 from .code import Code
 from .ir import Construction, KerasObject, Shape
+from .literals import PLAIN_TYPES, holding_types
 from .model import BOUNDS, Param
 from .yamlfile import Pos
 
@@ -270,18 +271,6 @@ def _null_hint(value: Any) -> str | None:
 def value_problem(param: Param, value: Any) -> str | None:
     """Why `value` is not a valid value of `param`, or None."""
     kind = param.type
-    ok = {
-        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "bool": lambda v: isinstance(v, bool),
-        "str": lambda v: isinstance(v, str),
-        "list[int]": lambda v: isinstance(v, list)
-        and all(isinstance(i, int) and not isinstance(i, bool) for i in v),
-        "list[float]": lambda v: isinstance(v, list)
-        and all(isinstance(i, (int, float)) and not isinstance(i, bool) for i in v),
-        "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
-        "dtype": lambda v: v in DTYPES,
-    }
     if kind == "dtype" and not isinstance(value, str):
         return f"must be a dtype name, got {value!r}"
     if kind in IDENTIFIERS:
@@ -291,7 +280,8 @@ def value_problem(param: Param, value: Any) -> str | None:
             hint = did_you_mean(value, IDENTIFIERS[kind])
             return f"is not a Keras {kind}: {value!r}" + (f" ({hint})" if hint else "")
         return None
-    if not ok[kind](value):
+    held = value in DTYPES if kind == "dtype" else kind in holding_types(value)
+    if (kind == "dtype" or kind in PLAIN_TYPES) and not held:
         return f"must be of type {kind}, got {value!r}"
     for key, bound in param.bounds:
         if not _COMPARE[key](value, bound):

@@ -1,0 +1,103 @@
+"""Which param type a literal value is (layergen/declaration/literals.py), and the stages that
+read a hand-written default through it: `sync`, `adopt`'s reader, `introspect`, the checks of
+a declaration's values and `new --params`."""
+
+from __future__ import annotations
+
+import pytest
+
+from layergen.adopt.reader import plain_type
+from layergen.declaration.analyze_values import value_problem
+from layergen.declaration.literals import holding_types, literal_type
+from layergen.declaration.model import Param
+from layergen.introspect import Arg
+from layergen.scaffold import parse_params
+
+from helpers import cli as run
+from helpers import module, no_traceback, write
+
+CASES = [
+    (3, "int"),
+    (0.5, "float"),
+    (True, "bool"),
+    ("x", "str"),
+    ([1, 2], "list[int]"),
+    ([1, 0.5], "list[float]"),
+    ([0.5, 1], "list[float]"),
+    ((1, 0.5), "list[float]"),
+    (["a", "b"], "list[str]"),
+    ([], None),  # each list type holds it: the value does not say which
+    ([True, 1], None),
+    ([1, "a"], None),
+    ([[1]], None),
+    (None, None),
+    ({"a": 1}, None),
+]
+
+
+@pytest.mark.parametrize("value, kind", CASES)
+def test_literal_type_is_the_narrowest_type_that_holds_the_value(value, kind):
+    assert literal_type(value) == kind
+
+
+@pytest.mark.parametrize(
+    "value, kinds",
+    [
+        (3, ("int", "float")),
+        (True, ("bool",)),
+        ([1, 2], ("list[int]", "list[float]")),
+        ([1, 0.5], ("list[float]",)),
+        ([], ("list[int]", "list[float]", "list[str]")),
+        ([False], ()),
+    ],
+)
+def test_holding_types_lists_every_type_that_holds_the_value(value, kinds):
+    assert holding_types(value) == kinds
+
+
+@pytest.mark.parametrize(
+    "kind, value, holds",
+    [
+        ("list[float]", [1, 0.5], True),
+        ("list[int]", [1, 0.5], False),
+        ("list[int]", [True], False),
+        ("list[str]", [], True),
+        ("float", 1, True),
+        ("int", True, False),
+    ],
+)
+def test_a_declared_value_is_checked_by_the_same_answer(kind, value, holds):
+    assert (value_problem(Param(type=kind), value) is None) is holds
+
+
+@pytest.mark.parametrize("value, kind", [c for c in CASES if c[1] is not None])
+def test_adopt_and_introspect_read_a_default_as_its_literal_type(value, kind):
+    arg = Arg(name="values", default=value)
+    assert plain_type(arg) == kind
+    assert arg.type == kind
+
+
+def test_new_params_take_a_list_default_without_a_type_as_its_literal_type():
+    assert parse_params("rates=[1, 0.5],sizes=[2, 3]") == {
+        "rates": ("list[float]", "[1, 0.5]"),
+        "sizes": ("list[int]", "[2, 3]"),
+    }
+
+
+@pytest.mark.parametrize(
+    "default, declared",
+    [("[1, 0.5]", "list[float]"), ("[0.5, 1]", "list[float]"), ("[1, 2]", "list[int]")],
+)
+def test_sync_declares_an_added_list_argument_by_all_its_items(scaler_project, default, declared):
+    text = module(scaler_project).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        f"def __init__(self, gain=1.0, rates={default}, **kwargs):",
+    )
+    write(scaler_project, "layers/scaler.py", text)
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    yaml = (scaler_project / "layers/scaler.layer.yaml").read_text()
+    assert f"  rates:\n    type: {declared}\n    default: {default}\n" in yaml, yaml
+    result = run("generate", "--check", "layers")
+    assert result.exit_code == 0, result.output
