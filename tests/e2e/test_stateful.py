@@ -1086,3 +1086,18 @@ def test_a_class_renamed_in_a_subpackage_leaves_every_package_importable():
         state.generate()
     finally:
         state.teardown()
+
+
+def test_a_move_back_out_of_a_subpackage_after_a_class_rename_leaves_every_package_importable():
+    """Found by the machine at seed 3: `mv` into `layers/sub/`, the class renamed in the
+    declaration, `mv` back (exit 0): `layers/__init__.py` imported both the new and the old
+    class name, `layers/sub/__init__.py` was rewritten to `from ..scaler import Scaler`, and
+    `import layers` failed behind a green `--check`."""
+    state = EditingAProject()
+    try:
+        state.move_to_another_folder()
+        state.rename_the_class()
+        state.move_to_another_folder()
+        state.generate()
+    finally:
+        state.teardown()
