@@ -45,7 +45,7 @@ def constructed(
             return Evidence(values, path, call.lineno)
         if outer is None or depth == 0:
             continue
-        passed = _passed_on(call, params, {*params, *keywords}, set(outer.params))
+        passed = _passed_on(call, params, {*params, *keywords}, outer)
         missing = needed - values.keys()
         if not missing or not missing <= passed.keys():
             continue
@@ -67,6 +67,7 @@ class Outer:
     name: str
     params: list[str]
     defaults: dict[str, Any]
+    stored: dict[str, str]  # `self.attr = arg` in `__init__`: attr -> arg
 
 
 def _calls(root: Path, name: str):
@@ -84,11 +85,11 @@ def _calls(root: Path, name: str):
         inside: dict[int, Outer] = {}
         dicts: dict[str, ast.Dict] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef):  # its methods read its arguments as stored
                 for init in node.body:
                     if isinstance(init, ast.FunctionDef) and init.name == "__init__":
                         outer = _outer(node.name, init)
-                        inside.update({id(n): outer for n in ast.walk(init)})
+                        inside.update({id(n): outer for n in ast.walk(node)})
             elif (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -149,18 +150,29 @@ def _outer(name: str, init: ast.FunctionDef) -> Outer:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
         defaults[param] = list(value) if isinstance(value, tuple) else value
-    return Outer(name, [*params, *(a.arg for a in args.kwonlyargs)], defaults)
-
-
-def _passed_on(call: ast.Call, params: list[str], names: set[str], outer: set[str]) -> dict:
-    """Our params the call passes an argument of the enclosing `__init__` as it is, by name:
-    param -> that argument."""
-    pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords)]
-    return {
-        ours: node.id
-        for ours, node in pairs
-        if ours in names and isinstance(node, ast.Name) and node.id in outer
+    stored = {
+        ast.unparse(n.targets[0]).removeprefix("self."): n.value.id
+        for n in ast.walk(init)
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and ast.unparse(n.targets[0]).startswith("self.")
+        and isinstance(n.value, ast.Name)
     }
+    return Outer(name, [*params, *(a.arg for a in args.kwonlyargs)], defaults, stored)
+
+
+def _passed_on(call: ast.Call, params: list[str], names: set[str], outer: Outer) -> dict:
+    """Our params the call passes an argument of the enclosing class's `__init__` as it is,
+    by name (`num_heads`) or as `__init__` stored it (`self.num_heads`, in `build`): param ->
+    that argument."""
+    pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords)]
+    out = {}
+    for ours, node in pairs:
+        text = ast.unparse(node)
+        theirs = outer.stored.get(text.removeprefix("self.")) if text.startswith("self.") else text
+        if ours in names and theirs in outer.params:
+            out[ours] = theirs
+    return out
 
 
 def _called(func: ast.expr) -> str | None:
@@ -253,7 +265,14 @@ def evidenced(root: Path, found, given: dict) -> dict:
     call = constructed(root, found.cls.name, positional, needed, keywords)
     if call is None:
         return out
-    out.update({k: v for k, v in call.values.items() if k not in given})
+    defaults = {a.name: a.default for a in found.cls.args if a.default is not REQUIRED}
+    out.update(
+        {
+            k: v
+            for k, v in call.values.items()
+            if k not in given and (k not in defaults or _fits(v, defaults[k]))
+        }
+    )
     where = f"{call.path.relative_to(root.resolve()).as_posix()}:{call.line}"
     through = " -> ".join(f"`{name}`" for name in reversed(call.through))
     out.source = (
@@ -271,3 +290,10 @@ def _base_keywords(found) -> set[str]:
     if not found.base:
         return set()
     return set(layer_classes().get(found.base) or ()) - {"name", "dtype", "trainable"}
+
+
+def _fits(value: Any, default: Any) -> bool:
+    """`value` is of the type the param's default gives it (an int where a float is)."""
+    if default is None:
+        return True
+    return type(value) is type(default) or (type(value) is int and type(default) is float)

@@ -411,3 +411,51 @@ def test_example_values_from_a_tests_init_kwargs(project):
     text = (project / "layers" / "attention.layer.yaml").read_text()
     assert "  params: {num_heads: 2, hidden_dim: 6}" in text
     assert "params from tests/attention_test.py:9, a call of the class" in text
+
+
+def test_a_call_value_of_another_type_than_the_default_is_left_out(project):
+    """`dropout=0` in the code, `dropout=0.0` in the model's test: the param is an int as its
+    default says; the call's float would be refused, so the example leaves it at its default
+    and takes the call's other values."""
+    write(
+        project,
+        "attention.py",
+        ATTENTION.replace("hidden_dim, **kwargs", "hidden_dim, dropout=0, **kwargs"),
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "attention_test.py").write_text(
+        "from layers.attention import Attention\n\n"
+        "layer = Attention(hidden_dim=12, num_heads=3, dropout=0.0)\n"
+    )
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attention.layer.yaml").read_text()
+    assert "  params: {num_heads: 3, hidden_dim: 12}" in text
+
+
+def test_example_values_passed_on_from_build_as_stored(project):
+    """keras-hub builds sublayers in `build` from what `__init__` stored
+    (`Attention(hidden_dim=self.width)`): followed to the outer class's test as well."""
+    write(project, "attention.py", ATTENTION)
+    write(
+        project,
+        "block.py",
+        "import keras\n\nfrom .attention import Attention\n\n\n"
+        "class Block(keras.layers.Layer):\n"
+        "    def __init__(self, width, heads, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.width = width\n"
+        "        self.heads = heads\n\n"
+        "    def build(self, shape):\n"
+        "        self.inner = Attention(hidden_dim=self.width, num_heads=self.heads)\n\n"
+        "    def call(self, x):\n"
+        "        return self.inner(x)\n",
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "block_test.py").write_text(
+        "from layers.block import Block\n\n\nblock = Block(width=8, heads=2)\n"
+    )
+    result = cli("adopt", "layers/attention.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attention.layer.yaml").read_text()
+    assert "  params: {num_heads: 2, hidden_dim: 8}" in text
