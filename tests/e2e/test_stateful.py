@@ -1101,3 +1101,17 @@ def test_a_move_back_out_of_a_subpackage_after_a_class_rename_leaves_every_packa
         state.generate()
     finally:
         state.teardown()
+
+
+def test_a_file_rename_after_a_class_rename_leaves_the_package_importable():
+    """Found by the machine at seed 5: the class renamed in the declaration, then the file
+    renamed with `layergen mv` (exit 0, the module written with the new class):
+    `layers/__init__.py` imported the old class from the new module as well, and `import
+    layers` failed behind a green `--check`."""
+    state = EditingAProject()
+    try:
+        state.rename_the_class()
+        state.move_with_mv()
+        state.generate()
+    finally:
+        state.teardown()
