@@ -136,11 +136,6 @@ LAYER_ONLY_KEYS = (
 )
 
 
-def kind_of_file(name: str) -> Kind | None:
-    """The kind a file's name declares (`dense.layer.yaml` -> layer), or None."""
-    return next((k for k in KINDS.values() if name.endswith(k.suffix)), None)
-
-
 def declaration_files_pattern() -> str:
     """The regular expression of every file a `generate --check` depends on (pre-commit, watch)."""
     return rf"\.({'|'.join(KINDS)})\.yaml$|\.py$|(^|/)pyproject\.toml$"

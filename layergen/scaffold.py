@@ -10,9 +10,9 @@ from .declaration.model import ParamType
 from .diagnostics import Diagnostic, DiagnosticError
 from .render.context import snake
 
-# Conventional weights: what Keras's own layers call them, and how they act.
-ADDITIVE = {"bias", "beta"}  # added, zero-initialized
-MULTIPLICATIVE_DEFAULT_ONES = {"scale", "gamma"}
+# Conventional weights: what Keras's own layers call them, and how they act. These are
+# added and start at zeros; every other weight but the kernel scales and starts at ones.
+ADDITIVE = {"bias", "beta"}
 PARAM_TYPES = ParamType.__args__
 
 

@@ -285,14 +285,3 @@ def modeline(declaration: Path, root: Path) -> str:
     """The first line of a new declaration: where the YAML language server finds the schema."""
     relative = os.path.relpath(schema_path(root), declaration.parent).replace(os.sep, "/")
     return f"# yaml-language-server: $schema={relative}\n"
-
-
-def ensure_schema_file(root: Path) -> Path | None:
-    """Write the schema file if it is missing; return it when written."""
-    path = schema_path(root)
-    if path.is_file():
-        return None
-    from .writes import write
-
-    write({path: schema_text()})
-    return path

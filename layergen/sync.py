@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from .config import Config
     from .update.plan import Plan
 
-# Members layergen generates that a declaration describes only through other keys.
-_CARRIED = ("__init__", "call")
-
 
 def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, Path]:
     """{module: its declaration} for files and folders (a folder: every module with a declaration beside it)."""

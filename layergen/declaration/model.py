@@ -28,7 +28,6 @@ ParamType = Literal[
 ]
 # Types whose value is an object the caller makes (not a literal): see ParamType.
 OBJECT_TYPES = frozenset(["layer", "callable"])
-Scalar = str | int | float | bool | None
 ShapeValue = str | int | list[str | int]
 # A weight's layout: the device mesh axis each of its dims is split over (None: not split).
 Layout = list[str | None]

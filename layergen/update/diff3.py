@@ -5,12 +5,6 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 
-def merge3(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
-    """Merge two edits of `base`; None when they change the same lines differently."""
-    with_ours, with_theirs = merge3_sides(base, ours, theirs)
-    return with_ours if with_ours == with_theirs else None
-
-
 def merge3_sides(
     base: list[str], ours: list[str], theirs: list[str]
 ) -> tuple[list[str], list[str]]:

@@ -5,7 +5,6 @@ or None."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,9 +62,6 @@ class Run:
     subclasses: dict[int, list[ClassInfo]]  # by the id of their direct parent
     homes: dict[int, SourceFile]  # the file of each class, by its id
     select: frozenset[str] = frozenset()  # the rules to run (a rule off costs nothing)
-
-
-Check = Callable[["SourceFile", "ClassInfo", Run], Iterator[Finding]]
 
 
 def at(
