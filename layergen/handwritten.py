@@ -335,7 +335,7 @@ def plan_tests(
 
     generated.update(
         support_files(config.tests_dir, user_templates=config.user_templates)
-    )  # the tests import it (issue 13)
+    )  # the tests import it
     support = conftest(config, sorted(set(roots)))
     left = gone
     for module_path, name in chosen:

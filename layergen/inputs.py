@@ -1,4 +1,4 @@
-"""Digests of everything a declaration's generated files are made from (issue 15).
+"""Digests of everything a declaration's generated files are made from.
 
 Two runs that give a declaration the same digest render the same files for it, so a
 run whose digest matches the lock's record, with the files untouched since, can take

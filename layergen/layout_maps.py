@@ -1,5 +1,5 @@
 """The `layout_map.py` of a folder of declarations: one `get_layout_map(device_mesh)` that
-shards every layer of the folder as its declaration says (issue 26).
+shards every layer of the folder as its declaration says.
 
 A run knows the layouts of the declarations it renders or takes from the lock (their
 records keep them); the folder's other declarations, generated in earlier runs, are known

@@ -1,1 +1,1 @@
-"""`layergen adopt`: bring hand-written layers under a declaration (issue 36)."""
+"""`layergen adopt`: bring hand-written layers under a declaration."""

@@ -284,7 +284,7 @@ class ExampleChecks:
             )
 
     def _check_stated_numbers(self) -> tuple[Code | None, tuple[Statistic, ...]]:
-        """`example.inputs`, `expected`, `weights`, `reference` and `statistics` (issue 13);
+        """`example.inputs`, `expected`, `weights`, `reference` and `statistics`;
         the reference and the statistics come back parsed."""
         example, decl, inputs = self.decl.example, self.decl, self.result.inputs
         # The outputs every call returns: stated numbers leave those under a `when` out.

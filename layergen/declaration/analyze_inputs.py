@@ -88,7 +88,7 @@ class InputChecks:
 
     def _check_causal(self, name: str, spec: Input) -> None:
         """`causal: x`: a bool argument that, true, makes each step of the outputs depend on
-        the steps of the tensor input `x` up to it alone (issue 39)."""
+        the steps of the tensor input `x` up to it alone."""
         loc = ("inputs", name, "causal")
         if not spec.keyword or spec.type != "bool":
             self.error(
@@ -111,8 +111,7 @@ class InputChecks:
     def _check_cache(self, name: str, spec: Input) -> None:
         """`cache: {of: x, index: i, shape: ...}`: a keyword tensor through which `call`
         decodes `x` (or the inputs `of: [x, y]`, together) step by step, writing at the
-        keyword input `i`, and which it returns updated as the output of the same name
-        (issue 35)."""
+        keyword input `i`, and which it returns updated as the output of the same name."""
         loc = ("inputs", name, "cache")
         keywords = self.result.keywords
         if not spec.keyword or spec.type != "tensor":
@@ -157,7 +156,7 @@ class InputChecks:
 
     def _check_cache_of(self, loc: tuple, of: str | list[str]) -> bool:
         """Whether `of` names tensor inputs: the one a cache decodes, or a list of those it
-        decodes step by step together (issue 39); each unknown or repeated name is an error
+        decodes step by step together; each unknown or repeated name is an error
         at its place."""
         names = [(loc, of)] if isinstance(of, str) else [(loc + (i,), n) for i, n in enumerate(of)]
         if not names:
@@ -184,7 +183,7 @@ class InputChecks:
         return bool(names) and len(known) == len(names)
 
     def _check_masks(self, name: str, spec: Input) -> None:
-        """`masks: x`: a keyword tensor that hides steps of the tensor input `x` (issue 39)."""
+        """`masks: x`: a keyword tensor that hides steps of the tensor input `x`."""
         loc = ("inputs", name, "masks")
         if not spec.keyword or spec.type != "tensor":
             what = (

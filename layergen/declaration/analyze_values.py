@@ -75,7 +75,7 @@ class ValueChecks:
         return parsed
 
     def _star_argument(self, loc: tuple, index: int, args: list[str], what: str) -> None:
-        """`*args` or `**kwargs` in a method's args: one error that says what to write (issue 39)."""
+        """`*args` or `**kwargs` in a method's args: one error that says what to write."""
         named = [a for a in args if isinstance(a, str) and not a.lstrip().startswith("*")]
         taken = {a.split("=", 1)[0].strip() for a in named}
         example = ", ".join([*named, *([] if "training" in taken else ["training=None"])])

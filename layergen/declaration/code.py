@@ -398,7 +398,7 @@ def body(
 def inference_reads(code: Code) -> set[str]:
     """The free names `code` reads on an inference call: not those read only where
     `training` is true (`if training:`, `if training and rate > 0:`, the first branch of
-    `a if training else b`), such as a power-iteration step that moves state (issue 39)."""
+    `a if training else b`), such as a power-iteration step that moves state."""
     skipped = _training_only(code)
     return {f.name for f in code.free if id(f.node) not in skipped}
 

@@ -350,7 +350,7 @@ def _validation_diagnostics(doc: Document, errors: list[dict]) -> list[Diagnosti
 
 def _cut_by_comma(doc: Document, loc: tuple) -> tuple[str, str, bool] | None:
     """For a key that is the rest of a plain value a flow mapping's `,` cut short
-    (`{doc: a, b}` reads `b` as a key, issue 39): the key of that value, the value's whole
+    (`{doc: a, b}` reads `b` as a key): the key of that value, the value's whole
     text, and whether this is the first word cut from it; else None."""
     mapping, where = _value_at(doc.data, loc[:-1]), doc.values.get(loc[:-1])
     if not isinstance(mapping, dict) or where is None or where.source is None:

@@ -77,12 +77,12 @@ BOUNDS = {
 
 
 class Cache(Strict):
-    """A key/value cache that `call` takes and returns updated, for autoregressive decoding
-    (issue 35): given it, `call` decodes steps of the tensor input `of` written into it at
+    """A key/value cache that `call` takes and returns updated, for autoregressive decoding:
+    given it, `call` decodes steps of the tensor input `of` written into it at
     the keyword input `index`; `shape` is the cache's for the whole of `of` (an empty one is
     zeros). The generated tests decode `of` a step at a time through it. `of` may list
     several tensor inputs decoded step by step together (self-attention's `[query, value]`),
-    the steps counted along the first (issue 39)."""
+    the steps counted along the first."""
 
     of: str | list[str]
     index: str

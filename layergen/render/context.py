@@ -60,7 +60,8 @@ def docstring_text(
 
 
 def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list[str]:
-    """Docstring lines broken at spaces so that none passes `width` columns (issue 13).
+    """Docstring lines broken at spaces so that none passes `width` columns (black leaves a
+    docstring's text as it is).
 
     `first`: the column the first line starts at; `indent`: that of the others.
     """

@@ -226,13 +226,13 @@ def build_test_context(
         return build_object_test_context(ir, module=module, source=source)
     example = ir.example
     arg_rename = {p: _arg(p, example.args) for p in ir.params}
-    # `self.x` in a shape is the tested layer's attribute (issue 39).
+    # `self.x` in a shape is the tested layer's attribute.
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names} | {"self": "layer"}
     # The tests build the layer on its tensor inputs alone: a keyword input's shape is None.
     shape_rename |= {k: "None" for k in ir.tensor_keywords}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     # A param is the example's value (the Keras object for an activation and the like), not
-    # an attribute: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` (issue 39).
+    # an attribute: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero`.
     layer_rename |= {
         p: (
             f"keras.{param.type}s.get({arg_rename[p]})"
@@ -406,7 +406,7 @@ def build_test_context(
         reached_ops=sorted({op.name for op in ir.ops} & {f.name for c in code for f in c.free}),
         discrete=discrete,
         golden_state=bool(ir.updates) and not ir.random,
-        # A training call's losses, where they do not depend on random draws (issue 39).
+        # A training call's losses, where they do not depend on random draws.
         golden_losses=bool(ir.losses) and not ir.random and not sensitive,
         state_read_in_inference=bool(set(ir.updates) & inferred),
         # Those made under a `when` may be None: the keyword test makes them.
@@ -473,7 +473,7 @@ def _sublayer(ir: Declared, name: str) -> str:
 
 def _stopped_gradient(ir: Declared) -> str | None:
     """Where the layer stops a gradient on purpose (`ops.stop_gradient`, as Keras's
-    SpectralNormalization in its power iteration, issue 39): "inference" when an inference
+    SpectralNormalization in its power iteration): "inference" when an inference
     call may, "training" when only training calls do, else None. A method or op counts
     where `call` reaches it: Keras's `normalized_weights`, called under `if training:`, is
     training's."""
@@ -520,7 +520,7 @@ def _constructions(sublayer) -> list[Construction]:
 
 def _inert_in_training(ir: Declared, name: str, construction: Construction) -> list[str] | None:
     """Why (in parts of a line each) the example's training-sensitive sublayer leaves `training` alone (a dropout of
-    rate 0, as keras-hub's TransformerDecoder keeps by default: issue 39); None if it may not."""
+    rate 0, as keras-hub's TransformerDecoder keeps by default); None if it may not."""
     arg = TRAINING_SENSITIVE[construction.class_]
     value = construction.args.get(arg) if arg else None
     if isinstance(value, Code) and value.is_expression:
@@ -537,7 +537,7 @@ def _inert_in_training(ir: Declared, name: str, construction: Construction) -> l
 
 
 def _draws_hint(ir: Declared, forwards: list[Code | None]) -> list[str]:
-    """What to set when the example of a random layer draws nothing (issue 39): the params
+    """What to set when the example of a random layer draws nothing: the params
     `call` reads that the example leaves at 0 or false, such as `router_jitter_noise`."""
     read = {f.name for code in forwards if code is not None for f in code.free}
     zeros = [
@@ -562,7 +562,7 @@ def _reads(names: set[str], *codes: Code) -> bool:
 
 
 def stated_numbers(ir: Declared) -> dict[str, Any]:
-    """The test constants and checks of the numbers a declaration states (issue 13)."""
+    """The test constants and checks of the numbers a declaration states."""
     example = ir.example
     # Stated numbers are of the outputs every call returns (not those under a `when`).
     always = [n for n in ir.outputs or {} if n not in ir.output_when]

@@ -22,7 +22,7 @@ files are made from (its text, the templates, layergen's version, the configurat
 what a run needs of it besides its files (class name, package). When a declaration's
 inputs are as recorded and each of its files is exactly its base text, the files are
 what a new rendering would give: the run takes them as they are, nothing parsed,
-rendered or formatted (issue 15). A seal over the record and its files' entries keeps a
+rendered or formatted. A seal over the record and its files' entries keeps a
 record that does not belong with them (a lock merged by hand) from ever being used.
 
 `Lock.read` gives a frozen lock: planning and reconcile only read it, and say what should
