@@ -32,6 +32,7 @@ def environment(user_templates: str | None = None):
     env.filters["pyrepr"] = literal  # its 0.1 name, which templates people copied may still use
     env.filters["block"] = block
     env.filters["wrap"] = wrap
+    env.filters["comment"] = comment
     env.filters["import_block"] = import_block
     env.filters["imported_names"] = imported_names
     env.filters["reads_name"] = reads_name
@@ -119,6 +120,15 @@ def wrap(text: str, first: int, indent: int, width: int = 88) -> str:
         break_on_hyphens=False,
     )
     return "\n".join(lines)[first:]
+
+
+def comment(text: str, indent: int, width: int = 88) -> str:
+    """`# ` lines of `text` at `indent`: its own lines where each fits in `width` columns,
+    else the prose wrapped to fit (a project's line length narrower than black's)."""
+    lines = text.split("\n")
+    if any(indent + 2 + len(line) > width for line in lines):
+        lines = wrap(" ".join(lines), 0, 0, width - indent - 2).split("\n")
+    return "\n".join(f"{' ' * indent}# {line}" for line in lines)
 
 
 def import_block(lines: list[str]) -> str:

@@ -4,6 +4,7 @@ settings (as ruff reads them) accept them. Checked against the real `ruff check`
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ import pytest
 from layergen.config import BlackStyle, ImportStyle, load_config
 from layergen.package_init import package_init
 
-from helpers import cli
+from helpers import REPO, cli
 
 RUFF = """\
 [project]
@@ -253,3 +254,32 @@ def test_a_generated_package_of_several_layers_a_module_passes_the_projects_isor
         init = (tmp_path / "layers" / "__init__.py").read_text()
         assert lint(tmp_path, "layers/__init__.py", init) == "", init
         (tmp_path / "layers" / "blocks.layer.yaml").write_text(TWO.replace("Sh", "Bh"))
+
+
+def test_the_comments_a_layer_module_gets_keep_a_narrower_line_length(tmp_path, monkeypatch):
+    """Every example generated at ruff's line length 80: no comment line the layer template
+    writes passes it (a declaration's own code, comments included, is the person's)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n\n' + RUFF_80)
+    shutil.copytree(REPO / "examples", tmp_path / "layers", ignore=shutil.ignore_patterns("*.md"))
+    monkeypatch.chdir(tmp_path)
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    template = (REPO / "layergen" / "templates" / "layer.py.j2").read_text()
+    long = [
+        line
+        for module in (tmp_path / "layers").glob("*.py")
+        for line in module.read_text().splitlines()
+        if len(line) > 80
+        and line.lstrip().startswith("#")
+        and line.split("# ")[-1][:30] in template
+    ]
+    assert not long
+    written = {
+        line
+        for module in (tmp_path / "layers").glob("*.py")
+        for line in module.read_text().splitlines()
+    }
+    assert "        # Sublayers created here, where the input shape is known." in written
+
+
+RUFF_80 = "[tool.ruff]\nline-length = 80\n"
