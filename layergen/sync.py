@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .config import no_paths
+from .declaration.literals import PLAIN_TYPES, literal_type
 from .diagnostics import Diagnostic, DiagnosticError
 from .introspect import REQUIRED, read_classes
 from .kinds import KINDS
@@ -411,10 +412,14 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
         )
     implicit = {"seed"} if data.get("random") else set()
     args = [a for a in cls.args if a.name not in implicit]
-    unwritable = [_default_unwritable(module, a) for a in args if _default_problem(a)]
+    params = data.get("params")
+    new = {a.name for a in args} - set(params or {})  # typed by their default
+    problems = {a.name: _default_problem(a, typed_by_it=a.name in new) for a in args}
+    unwritable = [
+        _default_unwritable(module, a, problems[a.name]) for a in args if problems[a.name]
+    ]
     if unwritable:
         raise DiagnosticError(unwritable)
-    params = data.get("params")
     if params is None:
         params = CommentedMap()
         keys = list(data)
@@ -450,8 +455,9 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
     return _dump(data, yaml)
 
 
-def _default_problem(arg) -> str | None:
-    """Why a declaration cannot hold the argument's default as it is, or None."""
+def _default_problem(arg, *, typed_by_it: bool = False) -> str | None:
+    """Why a declaration cannot hold the argument's default as it is, or None.
+    `typed_by_it`: the param's type is read from the default (unless annotated)."""
     if arg.default is REQUIRED:
         return None
     if not arg.literal:
@@ -462,6 +468,14 @@ def _default_problem(arg) -> str | None:
             return f"{'holds' if listed else 'is'} {_kind(value)}, which no param type holds"
         if isinstance(value, float) and not math.isfinite(value):
             return "is not a finite number"
+    if typed_by_it and listed and arg.annotation not in PLAIN_TYPES:
+        if not arg.default:
+            return (
+                "is an empty list, which says no item type"
+                f" (annotate it: `{arg.name}: list[float] = []`)"
+            )
+        if literal_type(arg.default) is None:
+            return "mixes items no one param type holds"
     return None
 
 
@@ -470,13 +484,13 @@ def _kind(value) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
-def _default_unwritable(module: Path, arg) -> Diagnostic:
+def _default_unwritable(module: Path, arg, problem: str) -> Diagnostic:
     return Diagnostic(
         str(module),
         arg.line,
         arg.column,
         "cannot-sync",
-        f"the default of `{arg.name}` (`{arg.default_code}`) {_default_problem(arg)}",
+        f"the default of `{arg.name}` (`{arg.default_code}`) {problem}",
         "write it as a number, a string, True, False, None or a list of them; or edit the"
         " declaration by hand and undo the edit here",
     )

@@ -101,3 +101,38 @@ def test_sync_declares_an_added_list_argument_by_all_its_items(scaler_project, d
     assert f"  rates:\n    type: {declared}\n    default: {default}\n" in yaml, yaml
     result = run("generate", "--check", "layers")
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "default, why",
+    [
+        ("[]", "is an empty list, which says no item type (annotate it: `rates: list[float] = []`)"),
+        ("[True, 1]", "mixes items no one param type holds"),
+        ("[1, 'a']", "mixes items no one param type holds"),
+    ],
+)
+def test_sync_refuses_a_list_default_of_no_one_type_at_its_place(scaler_project, default, why):
+    text = module(scaler_project).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        f"def __init__(self, gain=1.0, rates={default}, **kwargs):",
+    )
+    write(scaler_project, "layers/scaler.py", text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "rates=" in t)
+    column = text.splitlines()[line - 1].index("rates") + 1
+    result = run("sync", "layers")
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    expected = f"layers/scaler.py:{line}:{column}: error: the default of `rates` (`{default}`) {why}"
+    assert expected in result.output, result.output
+
+
+def test_sync_takes_an_empty_list_default_its_annotation_types(scaler_project):
+    text = module(scaler_project).replace(
+        "def __init__(self, gain=1.0, **kwargs):",
+        "def __init__(self, gain=1.0, rates: list[float] = [], **kwargs):",
+    )
+    write(scaler_project, "layers/scaler.py", text)
+    result = run("sync", "layers")
+    assert result.exit_code == 0, result.output
+    yaml = (scaler_project / "layers/scaler.layer.yaml").read_text()
+    assert "  rates:\n    type: list[float]\n    default: []\n" in yaml, yaml
