@@ -16,7 +16,7 @@ first one (faithful). A class is worse when it constructed, round-tripped or was
 before the fix and not after; a module is worse when it imported before and not after.
 "worse" must be 0. Classes that round-trip (or are faithful) only after the fix are "helped".
 
-    python benchmarks/check_fix_corpus.py [--cache DIR] [--corpus old|new|all] [-v]
+    python benchmarks/check_fix_corpus.py [--cache DIR] [--corpus old|new|third|all] [-v]
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ def compare(before: dict, after: dict) -> tuple[str, list[str], list[str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/work/cache/check-corpus"))
-    parser.add_argument("--corpus", choices=("old", "new", "all"), default="all")
+    parser.add_argument("--corpus", choices=(*CORPORA, "all"), default="all")
     parser.add_argument("--only", help="one package folder name, such as keras_hub-0.32.0")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per import probe")
     parser.add_argument(
