@@ -231,17 +231,17 @@ def plan_run(
     texts: dict[Path, str] | None = None,
     renames: bool = True,
     follow: dict[Path, str] | None = None,
-    edited: dict[Path, str] | None = None,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
     `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
     layer that is none). `follow`: renames a person stated ({declaration: the lock's key of
     the one it was}, `layergen mv`). A declaration whose inputs and files are as the lock
-    recorded them is taken from it. `edited`: package `__init__.py` texts to start from
-    instead of what is on disk (`mv` rewrote their imports). The lock is only read: what
-    changes in it is in `Plan.changes`."""
+    recorded them is taken from it. A class or module renamed or moved is a refactoring: every
+    import of it in the project follows (`move_imports`). The lock is only read: what changes
+    in it is in `Plan.changes`."""
     from .inputs import run_inputs
+    from .move_imports import followed_imports
 
     lock = Lock.read(config.root)
     run = run_inputs(config)
@@ -278,8 +278,11 @@ def plan_run(
         taken.support_module(config, lock, run)
     left = unclaimed(lock, declarations, followed)
     taken.changes.extend(left.changes)
+    rewritten = followed_imports(
+        config.root, taken.renamed, {*taken.outputs, *taken.moved.values(), *left.removed}
+    )
     support, read = package_inits(
-        taken.exports, taken.unexported + left.unexported, config, edited or {}, taken.renamed
+        taken.exports, taken.unexported + left.unexported, config, rewritten
     )
     if taken.outputs:
         support.update(written := conftest(config, taken.roots, sharded=any(folders.values())))
@@ -475,15 +478,15 @@ def package_inits(
     exports: dict[Path, list[tuple[str, str]]],
     unexported: list[tuple[Path, str, str]],
     config: Config,
-    edited: dict[Path, str],
-    renamed: list[tuple[Path, str, Path, str]] = (),
+    rewritten: dict[Path, tuple[Seen, str]],
 ) -> tuple[dict[Path, str], dict[Path, Seen]]:
     """The `__init__.py` of each folder with classes to export (`exports`: folder -> (module,
-    class)) or to export no more (`unexported`: (folder, module, class)), and each as read
-    (its text taken from `edited` where it is there). The imports of a class `renamed` (or
-    moved) follow it, in whatever form they are written."""
-    from .move_imports import follow_renames, import_path
-    from .package_init import package_init
+    class)) or to export no more (`unexported`: (folder, module, class)), and each as read;
+    the files whose imports followed a rename (`rewritten`: as read, and rewritten), those
+    `__init__.py` included. No package of the project is left importing what the run deletes
+    or takes away (`package_init.other_packages_checked`)."""
+    from .move_imports import import_path
+    from .package_init import other_packages_checked, package_init
 
     support: dict[Path, str] = {}
     read: dict[Path, Seen] = {}
@@ -494,8 +497,8 @@ def package_inits(
     elsewhere = frozenset(filter(None, (import_path(m, config.root) for m in deleted)))
     for folder in dict.fromkeys([*exports, *(f for f, _, _ in unexported)]):
         init = folder / "__init__.py"
-        read[init] = Seen.read(init)
-        existing = follow_renames(edited.get(init, read[init].text), init, renamed, config.root)
+        read[init] = rewritten[init][0] if init in rewritten else Seen.read(init)
+        existing = rewritten[init][1] if init in rewritten else read[init].text
         gone = [(m, c) for f, m, c in unexported if f == folder]
         if existing is None:
             if folder in exports:
@@ -525,6 +528,13 @@ def package_inits(
                 imports=config.imports,
             )
             support[init] = with_line_ends(new, line_ends)
+    for path, (seen, text) in rewritten.items():
+        support.setdefault(path, text)
+        read.setdefault(path, seen)
+    declared = {(f, m, c) for f, items in exports.items() for m, c in items}
+    gone = {f"{import_path(f / f'{m}.py', config.root)}.{c}" for f, m, c in unexported}
+    gone -= {f"{import_path(f / f'{m}.py', config.root)}.{c}" for f, m, c in declared}
+    other_packages_checked(config.root, support, read, elsewhere, frozenset(gone))
     return support, read
 
 

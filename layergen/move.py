@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .config import Config, outside_paths
 from .diagnostics import Diagnostic, DiagnosticError
-from .renames import class_named, with_class
+from .renames import with_class
 from .textfiles import Seen, read_bytes
 from .update.lock import Lock
 from .update.plan import Plan
@@ -65,7 +65,7 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
                 raise fail(old, "no class name to rename", "give `--class` a Python name")
             text = renamed
         try:
-            run = _planned(config, key, record, new, class_name, text)
+            run = _planned(config, key, new, text)
         except DiagnosticError as exc:  # said of NEW's text, not written yet: OLD is the file
             raise DiagnosticError([_at(d, new, old) for d in exc.diagnostics]) from None
         run.support[new] = text
@@ -78,22 +78,16 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
         )
     if not new.is_file():
         raise fail(new, "no such declaration", f"rename {os.path.relpath(old)} first, or name it")
-    return _planned(config, key, record, new, class_named(read_bytes(new)), None)
+    return _planned(config, key, new, None)
 
 
-def _planned(config: Config, key: str, record, new: Path, class_name, text: str | None):
-    """The run that follows `key`'s declaration to `new` (its text: `text`, or on disk), with
-    every import of its module and class in the project rewritten (`move_imports`)."""
+def _planned(config: Config, key: str, new: Path, text: str | None):
+    """The run that follows `key`'s declaration to `new` (its text: `text`, or on disk); every
+    import of its module and class in the project follows it (`generate`, `move_imports`)."""
     from .generate import plan_run
 
-    rewritten = _imports(config, record, new, class_name)
-    inits = {p: t for p, (_, t) in rewritten.items() if p.name == "__init__.py"}
     texts = {new: text} if text is not None else None
-    run = plan_run([new], config, texts=texts, follow={new: key}, edited=inits)
-    for path, (seen, rewrite) in rewritten.items():
-        if path not in run.generated and path not in run.support:
-            run.support[path], run.read[path] = rewrite, seen
-    return run
+    return plan_run([new], config, texts=texts, follow={new: key})
 
 
 def _at(diagnostic: Diagnostic, new: Path, old: Path) -> Diagnostic:
@@ -101,19 +95,3 @@ def _at(diagnostic: Diagnostic, new: Path, old: Path) -> Diagnostic:
     if diagnostic.path != str(new):
         return diagnostic
     return dataclasses.replace(diagnostic, path=str(old))
-
-
-def _imports(config: Config, record, new: Path, class_name: str | None):
-    """The project's files that import the moved module, with their imports rewritten."""
-    from .move_imports import Moved, dotted, rewritten_imports
-    from .targets import module_of
-
-    old_module, new_module = config.root / record.outputs[0], module_of(new)
-    moved = Moved(
-        dotted(old_module, config.root),
-        dotted(new_module, config.root),
-        record.name,
-        class_name or record.name,
-    )
-    skip = {config.root / output for output in record.outputs} | {new_module}
-    return rewritten_imports(config.root, moved, skip)

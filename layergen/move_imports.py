@@ -1,5 +1,6 @@
 """A moved module's imports, rewritten across the project as an IDE's move does (rope's
-`MoveModule`): `layergen mv` moves a layer's module, and every import of it follows.
+`MoveModule`): `layergen mv` moves a layer's module, and every import of it follows; a class
+renamed in its declaration is renamed wherever it is imported, as an IDE's rename does.
 
 Each import of the old module, relative or absolute, in any statement (under `if`, `try`, in a
 function), names the new one in the same style; `from pkg import module` and attribute
@@ -74,31 +75,28 @@ def project_modules(root: Path) -> Iterator[Path]:
         yield from (Path(folder) / f for f in sorted(files) if f.endswith(".py"))
 
 
-def rewritten_imports(root: Path, moved: Moved, skip: set[Path]) -> dict[Path, tuple[Seen, str]]:
-    """The project's files (but `skip`) that import the moved module: as read, and rewritten."""
+def followed_imports(
+    root: Path, renamed: list[tuple[Path, str, Path, str]], skip: set[Path]
+) -> dict[Path, tuple[Seen, str]]:
+    """The project's files (but `skip`, those the run writes) that import a module or class
+    `renamed` ((old module, old class, new module, new class): a move, a class rename, or
+    both), each as read and rewritten to follow every one of them."""
+    moves = [
+        Moved(dotted(old, root), dotted(new, root), was, now) for old, was, new, now in renamed
+    ]
+    moves = [m for m in moves if (m.old, m.old_class) != (m.new, m.new_class)]
     found = {}
-    for path in project_modules(root):
+    for path in project_modules(root) if moves else ():
         if path in skip:
             continue
         seen = Seen.read(path)
-        if seen.text is None or moved.old_name not in seen.text:
-            continue
-        new = rewrite(seen.text, dotted(path, root), path.name == "__init__.py", moved, path)
-        if new != seen.text:
-            found[path] = (seen, new)
+        text = seen.text
+        for moved in moves:
+            if text is not None and moved.old_name in text:
+                text = rewrite(text, dotted(path, root), path.name == "__init__.py", moved, path)
+        if text != seen.text:
+            found[path] = (seen, text)
     return found
-
-
-def follow_renames(
-    text: str | None, init: Path, renamed: list[tuple[Path, str, Path, str]], root: Path
-) -> str | None:
-    """A package's `__init__.py` (`text`), its imports of each class of its folder that was
-    `renamed` ((old module, old class, new module, new class)) following it."""
-    for old, old_class, new, new_class in renamed:
-        if text is not None and old.parent == init.parent and old.stem in text:
-            moved = Moved(dotted(old, root), dotted(new, root), old_class, new_class)
-            text = rewrite(text, dotted(init, root), True, moved, init)
-    return text
 
 
 def rewrite(text: str, module: str, is_package: bool, moved: Moved, path: Path) -> str:
@@ -122,7 +120,7 @@ def rewrite(text: str, module: str, is_package: bool, moved: Moved, path: Path) 
                     1,
                     "bad-move",
                     f"cannot rewrite this file's imports of `{moved.old}` ({exc})",
-                    f"change them to `{moved.new}` by hand, then run `layergen mv` again",
+                    f"change them to `{moved.new}` by hand, then run layergen again",
                 )
             ]
         ) from None

@@ -29,19 +29,22 @@ def verified(
     present: frozenset[str] | None,
     package: str | None = None,
     elsewhere: frozenset[str] = frozenset(),
+    taken: frozenset[str] = frozenset(),
 ) -> str:
     """`text`, the file as the run leaves it, if what it imports and lists exists; else the
     located errors. `gone`: (module, class) pairs no declaration declares any more;
     `deleted`: the folder's modules the run deletes; `present`: the folder's modules and
     packages (None: not known, not checked); `package`: the folder's import path;
-    `elsewhere`: the import paths of every module the run deletes, in any folder."""
-    if not gone and present is None and not elsewhere:
+    `elsewhere`: the import paths of every module the run deletes, in any folder; `taken`:
+    those of every name the run takes away from a module it writes (`module.Name`)."""
+    if not gone and present is None and not elsewhere and not taken:
         return text
     tree = ast.parse(text)
     found = [
         *_imports(tree, gone, deleted, present),
         *_listed(tree, gone, present),
         *_deleted_elsewhere(tree, package, elsewhere),
+        *_taken_elsewhere(tree, package, taken),
     ]
     found = list({id(node): (node, *rest) for node, *rest in reversed(found)}.values())[::-1]
     if found:
@@ -82,24 +85,38 @@ def _deleted_elsewhere(tree: ast.Module, package: str | None, deleted: frozenset
     """Imports, relative or absolute, of a module the run deletes in another folder."""
     if not deleted:
         return
-    parts = package.split(".") if package else []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level <= len(parts):
-            base = (
-                ".".join(
-                    [*parts[: len(parts) - node.level + 1], *([node.module] if node.module else [])]
-                )
-                if node.level
-                else node.module or ""
-            )
+        elif isinstance(node, ast.ImportFrom) and (base := _source(node, package)) is not None:
             targets = [base, *(f"{base}.{a.name}" for a in node.names)]
         else:
             continue
         hit = next((t for t in targets for d in deleted if t == d or t.startswith(f"{d}.")), None)
         if hit is not None:
             yield node, f"imports from `{hit}`, a module deleted with its declaration", "remove the import, or change it"
+
+
+def _taken_elsewhere(tree: ast.Module, package: str | None, taken: frozenset[str]):
+    """Imports, relative or absolute, of a name the run takes away from a module (a class
+    renamed or declared no more, a name a rewritten package binds no more)."""
+    for node in ast.walk(tree) if taken else ():
+        if isinstance(node, ast.ImportFrom) and (base := _source(node, package)) is not None:
+            for alias in node.names:
+                if f"{base}.{alias.name}" in taken:
+                    yield node, f"imports `{alias.name}` from `{base}`, which no longer defines it", "import the name it has now, or remove the import"
+
+
+def _source(node: ast.ImportFrom, package: str | None) -> str | None:
+    """The import path a `from ... import` reads from (None: above the project's top)."""
+    parts = package.split(".") if package else []
+    if not node.level:
+        return node.module or ""
+    if node.level > len(parts):
+        return None
+    return ".".join(
+        [*parts[: len(parts) - node.level + 1], *([node.module] if node.module else [])]
+    )
 
 
 def _listed(tree: ast.Module, gone, present):
@@ -112,7 +129,7 @@ def _listed(tree: ast.Module, gone, present):
         isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
         for n in ast.walk(tree)
     )
-    bound = _bound(tree) | set(present or ())
+    bound = bound_names(tree) | set(present or ())
     classes = {name for _, name in gone}
     for node in ast.walk(tree):
         if not binds_all(node) or node.value is None:
@@ -141,7 +158,7 @@ def binds_all(node: ast.AST) -> bool:
     return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
 
 
-def _bound(tree: ast.Module) -> set[str]:
+def bound_names(tree: ast.Module) -> set[str]:
     """Every name the module binds, wherever (but through a star import)."""
     bound = set()
     for node in ast.walk(tree):
