@@ -137,9 +137,9 @@ def ruff_project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_an_adopted_module_keeps_the_projects_line_length(ruff_project):
+def test_an_adopted_module_keeps_the_projects_style(ruff_project):
     package = ruff_project / "demo"
-    (package / "__init__.py").write_text("")
+    (package / "__init__.py").write_text(REGISTERS)  # keras-hub's form
     (package / "wide.py").write_text(WIDE)
     assert ruff(ruff_project, "demo").returncode == 0  # the original passes
     result = cli("adopt", "demo/wide.py:Wide")
