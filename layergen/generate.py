@@ -272,9 +272,9 @@ def plan_run(
         errors.extend(name_clashes(folder, items, {t.module for t, _, _ in slots}))
     if errors:
         raise DiagnosticError(errors)
-    for folder, items in folders.items():  # issue 26: `get_layout_map` of the folder's layers
+    for folder, items in folders.items():  # `get_layout_map` of the folder's layers
         taken.layout_map(folder, items, config, lock, run)
-    if slots:  # issue 13: the tests' shared helpers, merged and updated like generated files
+    if slots:  # the tests' shared helpers, merged and updated like generated files
         taken.support_module(config, lock, run)
     left = unclaimed(lock, declarations, followed)
     taken.changes.extend(left.changes)

@@ -1,4 +1,4 @@
-"""`layergen mv OLD NEW`: a person says a declaration was renamed or moved (issue 34).
+"""`layergen mv OLD NEW`: a person says a declaration was renamed or moved.
 
 A rename with other changes (a new param, a new class name and a new weight) leaves no
 evidence layergen may follow on its own: the gone declaration's edited files would stay as

@@ -1,5 +1,5 @@
 """A package's `__init__.py`: importing it registers every generated class of the folder, and
-`__all__` lists them (issue 13: linters see them exported).
+`__all__` lists them (linters see them exported).
 
 The file is edited as code: what changes is queued (`update.package_edits.InitEdits`) and
 made by one libcst transformer; `__all__` is written as the project's black writes it (its
