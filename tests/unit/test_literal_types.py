@@ -106,7 +106,10 @@ def test_sync_declares_an_added_list_argument_by_all_its_items(scaler_project, d
 @pytest.mark.parametrize(
     "default, why",
     [
-        ("[]", "is an empty list, which says no item type (annotate it: `rates: list[float] = []`)"),
+        (
+            "[]",
+            "is an empty list, which says no item type (annotate it: `rates: list[float] = []`)",
+        ),
         ("[True, 1]", "mixes items no one param type holds"),
         ("[1, 'a']", "mixes items no one param type holds"),
     ],
@@ -122,7 +125,9 @@ def test_sync_refuses_a_list_default_of_no_one_type_at_its_place(scaler_project,
     result = run("sync", "layers")
     no_traceback(result)
     assert result.exit_code == 2, result.output
-    expected = f"layers/scaler.py:{line}:{column}: error: the default of `rates` (`{default}`) {why}"
+    expected = (
+        f"layers/scaler.py:{line}:{column}: error: the default of `rates` (`{default}`) {why}"
+    )
     assert expected in result.output, result.output
 
 
