@@ -7,11 +7,13 @@ problem of every file. Reconciling and writing come after (`commands/run.py`).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .base_history import rendered_base
 from .claims import unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
@@ -303,6 +305,7 @@ def plan_run(
         orphans={**left.kept, **taken.orphans},
         unsettled=unsettled,
         changes=taken.changes,
+        rebase=functools.partial(rendered_base, plan=plan_run),
     )
 
 

@@ -119,10 +119,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         # A file put back as it was before a run that wrote conflicts into it is merged again
         # against the base that run used: the conflicts come back, and so does what merged.
         base = lock.merge_base(origin, current)
-        if base is None and lock.key(origin) in lock.lost:  # rendered again, where proved
-            from .history import rendered_base
-
-            found = rendered_base(plan.lock, lock.key(origin))
+        if base is None and lock.key(origin) in lock.lost and plan.rebase is not None:
+            found = plan.rebase(plan.lock, lock.key(origin))  # rendered again, where proved
             if found is not None:
                 base, base_from[path] = found.text, (found.declaration, found.when)
         if base is None and (lock.key(origin) in lock.lost or _GENERATED.search(current[:300])):

@@ -6,8 +6,10 @@ below both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..textfiles import Seen
 from .changes import LockChanges
@@ -48,6 +50,9 @@ class Plan:
     # What planning changes in the lock (records of what it rendered, of gone declarations,
     # members settled by `sync`): reconcile reads the lock with them, and adds its own.
     changes: LockChanges = field(default_factory=LockChanges)
+    # How a lost base is rendered again from its declaration (the planner's stage renders;
+    # `base_history.rendered_base`), or None: a lost base stays lost.
+    rebase: Callable[[Lock, str], Any] | None = None
 
     def planned_lock(self) -> Lock:
         """The lock as planning leaves it, read-only (the lock as read when nothing changed)."""

@@ -38,6 +38,7 @@ STAGES = [
         "package_check",  # every name a package __init__.py imports or lists exists
         "move_imports",  # `mv` rewrites every import of the moved module and class
         "generate",
+        "base_history",  # a lost base rendered again from its declaration, for the run
         "move",  # `layergen mv`: a run planned by generate, on the person's word
         "golden",
         "introspect",

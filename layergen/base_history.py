@@ -1,4 +1,5 @@
 """A lost base rendered again from its declaration (`.layergen/base/` lost, the file edited).
+The planner hands `rendered_base` to the run (`Plan.rebase`): rendering is its stage.
 
 Nothing in the file tells the person's lines from the generation's, but the lock's record of
 its declaration keeps the digest of the declaration's text but its class name
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .lock import Lock
+from .update.lock import Lock
 
 _VERSIONS = 50  # of the declaration in git history, newest first
 
@@ -27,15 +30,16 @@ class Found:
     when: str  # "as it is now", or "as committed in 3f2a1b0 on 2026-12-01"
 
 
-def rendered_base(lock: Lock, key: str) -> Found | None:
-    """The base of the generated file `key` rendered again from its declaration, or None."""
+def rendered_base(lock: Lock, key: str, *, plan: Callable[..., Any]) -> Found | None:
+    """The base of the generated file `key` rendered again from its declaration (by `plan`,
+    the planner: `generate.plan_run`), or None."""
     entry = lock.entries.get(key)
     owners = [(k, r) for k, r in lock.records.items() if key in r.outputs and r.content]
     if entry is None or len(owners) != 1:
         return None
     declaration, record = owners[0]
     for raw, when in _texts(lock.root, declaration):
-        text = _rendered(lock.root, declaration, raw, record.name, record.content).get(key)
+        text = _rendered(plan, lock.root, declaration, raw, record.name, record.content).get(key)
         if text is not None and hashlib.sha256(text.encode()).hexdigest() == entry.digest:
             return Found(text, declaration, when)
     return None
@@ -54,14 +58,15 @@ def _texts(root: Path, declaration: str):
             yield raw, f"as committed in {commit[:7]} on {day}"
 
 
-def _rendered(root: Path, declaration: str, raw: bytes, name: str, content: str) -> dict:
+def _rendered(
+    plan_run: Callable[..., Any], root: Path, declaration: str, raw: bytes, name: str, content: str
+) -> dict:
     """{key: text} of the files the declaration's text renders to, with the class `name`;
     nothing when its text is another than the one recorded (`content`) or does not render."""
-    from ..config import load_config
-    from ..diagnostics import DiagnosticError
-    from ..generate import plan_run
-    from ..renames import content as content_of
-    from ..renames import with_class
+    from .config import load_config
+    from .diagnostics import DiagnosticError
+    from .renames import content as content_of
+    from .renames import with_class
 
     if content_of(raw) != content:
         return {}
