@@ -373,6 +373,18 @@ class EditingAProject(RuleBasedStateMachine):
         found = re.search(r"    def call\(self.*?\n        return ([^\n]*)\n", code, re.DOTALL)
         return found.group(1) if found else None
 
+    def sync_stated_the_call(self) -> bool:
+        """Whether `sync` wrote the code's call into the declaration (it may carry only the
+        class name: a hand-edited call then stays a hand edit)."""
+        call = YAML(typ="safe").load(read(self.declaration_path)).get("call")
+        return call is not None and str(call).strip() != declared_call(self.spec)
+
+    def note_the_call(self) -> None:
+        """After a run that wrote the module: a call as declared is layergen's (a hand edit on
+        it afterwards stands while the declaration keeps that call)."""
+        if "call" not in self.settled_ours and self.code_call() == rendered_call(self.spec):
+            self.base_call, self.call_by_hand = rendered_call(self.spec), False
+
     def edit_module(self, change) -> None:
         if self.module.exists():
             edit(self.module, change)
@@ -630,7 +642,7 @@ class EditingAProject(RuleBasedStateMachine):
         synced = YAML(typ="safe").load(read(self.declaration_path))
         frozen = set(synced.get("hand_written") or ()) - ({"build"} if self.owned_build else set())
         assert not frozen, f"sync froze members: {sorted(frozen)}"
-        if read(self.declaration_path) != before:  # the code's call now stated: the person's
+        if self.sync_stated_the_call():  # the code's call now stated: the person's
             self.synced = True
         elif result.exit_code == 0 and self.code_call() == rendered_call(self.spec):
             # sync regenerated the module from an unchanged declaration: the call is layergen's
@@ -742,6 +754,7 @@ class EditingAProject(RuleBasedStateMachine):
         self.write_declaration()
         if self.cli("generate", "layers").exit_code != 0 or self.has_markers():
             return  # other pending work: the rule below is for a settled project
+        self.note_the_call()
         build = read(self.module).split("def build")[1].split("    def ")[0]
         self.spec["offset"] = not self.spec["offset"]
         self.write_declaration()
@@ -749,6 +762,7 @@ class EditingAProject(RuleBasedStateMachine):
             result = self.cli(*args)
             assert result.exit_code == 1 and "[hand-written]" in result.output, result.output
             assert read(self.module).split("def build")[1].split("    def ")[0] == build
+        self.note_the_call()
         module = str(self.module.relative_to(self.root))
         if self.has_markers():  # the weight changed a hand-edited call too: keep their side,
             found = self.conflicted()  # and the build as it is (it stays owned)
@@ -847,8 +861,8 @@ class EditingAProject(RuleBasedStateMachine):
         if result.exit_code == 2:
             return  # (the declaration's own file was renamed and not generated yet)
         if f"layer: {new}\n" in read(self.declaration_path):
+            self.synced = self.synced or (result.exit_code == 0 and self.sync_stated_the_call())
             self.spec["cls"] = new
-            self.synced = self.synced or result.exit_code == 0
         else:  # back to the name it had before the last run renamed it: read as an undo
             assert f"class {old}(" in read(self.module), read(self.module)
 
@@ -934,6 +948,7 @@ class EditingAProject(RuleBasedStateMachine):
         own base, so the next declaration change merges as ever, nothing called a hand edit."""
         if self.cli("generate", "layers").exit_code != 0 or self.has_markers():
             return
+        self.note_the_call()
         files = [self.module, self.test_module]
         bases = [
             self.root / ".layergen" / "base" / f"{f.relative_to(self.root)}.base" for f in files
@@ -948,6 +963,7 @@ class EditingAProject(RuleBasedStateMachine):
         said = [line for line in result.output.splitlines() if line.startswith(tuple(ours))]
         assert not any("[conflict]" in s or "[no-base]" in s for s in said), result.output
         assert result.exit_code in (0, 1), result.output
+        self.note_the_call()
 
     @precondition(lambda self: not self.has_markers() and self.init_form is None)
     @rule(form=st.sampled_from(INIT_FORMS))
