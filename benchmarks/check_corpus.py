@@ -92,6 +92,8 @@ THIRD_PACKAGES = [
     ("keras-sig", "1.0.2"),
     ("tkan", "0.4.3"),
     ("keras-efficient-kan", "0.1.10"),
+    ("tf-explain", "0.3.1"),
+    ("tensorflow-privacy", "0.9.0"),
 ]
 CORPORA = {"old": PACKAGES, "new": NEW_PACKAGES, "third": THIRD_PACKAGES}
 LABELS = Path(__file__).with_name("check_corpus_labels.txt")
