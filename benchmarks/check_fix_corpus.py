@@ -15,6 +15,10 @@ For each exercised class: `json.loads(json.dumps(obj.get_config()))`, then
 first one (faithful). A class is worse when it constructed, round-tripped or was faithful
 before the fix and not after; a module is worse when it imported before and not after.
 "worse" must be 0. Classes that round-trip (or are faithful) only after the fix are "helped".
+The package's subclasses of a fixed class (by class name, in any of its files, directly or
+through other subclasses) are exercised the same way: they inherit the fixed `get_config`
+(a base that now saves an argument a subclass passes to it itself breaks that subclass's
+`from_config`), and count in the same columns ("subclasses" says how many were probed).
 
     python benchmarks/check_fix_corpus.py [--cache DIR] [--corpus old|new|third|all] [-v]
 """
@@ -69,6 +73,10 @@ BY_NAME = {
     "epsilon": 1e-3,
     "momentum": 0.9,
     "layer": "@Dense",  # a wrapper's layer: made in the probe (a config cannot say it)
+    "from_logits": False,
+    "dilation_rates": [1, 2],
+    "project_dim": 8,
+    "spatial_dims": 2,
 }
 BY_SUFFIX = {"dim": 4, "size": 4, "units": 4, "filters": 4, "channels": 4, "rate": 0.1}
 
@@ -256,6 +264,36 @@ def fix_package(folder: Path, copy: Path) -> tuple[dict, dict, dict]:
     return fixed, classes, originals
 
 
+def subclasses(copy: Path, classes: dict) -> dict[Path, dict[str, str]]:
+    """{path: {class: the fixed class it inherits from}}: the package's top-level classes
+    whose bases name a fixed class, or such a subclass, by its last name part."""
+    fixed = {q.rsplit(".", 1)[-1] for found in classes.values() for q in found if q != "<module>"}
+    bases: dict[tuple[Path, str], list[str]] = {}
+    for path in sorted(copy.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                names = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
+                bases[(path, node.name)] = names
+    origin = {name: name for name in fixed}
+    grew = True
+    while grew:  # subclasses of subclasses
+        grew = False
+        for (_, name), names in bases.items():
+            parent = next((n for n in names if n in origin), None)
+            if parent is not None and name not in origin:
+                origin[name] = origin[parent]
+                grew = True
+    found: dict[Path, dict[str, str]] = {}
+    for path, name in bases:
+        if name in origin and name not in fixed and name not in classes.get(path, {}):
+            found.setdefault(path, {})[name] = origin[name]
+    return found
+
+
 def import_roots(root: Path) -> list[Path]:
     """The folders of an unpacked wheel that go on sys.path: its root, and the
     `NAME.data/purelib|platlib` folders pip would install at the root (tensorflow-gnn)."""
@@ -375,7 +413,16 @@ def main() -> int:
 
 
 OUTCOMES = ("exercised", "rt_before", "rt_after", "worse", "helped")  # per class
-NUMBERS = ("files", "classes", "exercised", "rt_before", "rt_after", "worse", "helped")
+NUMBERS = (
+    "files",
+    "classes",
+    "subclasses",
+    "exercised",
+    "rt_before",
+    "rt_after",
+    "worse",
+    "helped",
+)
 
 
 def unpack(cache: Path, folder: Path, into: Path) -> None:
@@ -406,6 +453,22 @@ def run_package(corpus, name, copy, roots, fixed, classes, originals, args, deta
             jobs[module][qualname] = {"qualname": qualname, "args": guessed[0]}
             if guessed[1] != guessed[0]:
                 jobs[module][qualname + " (varied)"] = {"qualname": qualname, "args": guessed[1]}
+    for path, inherited in subclasses(copy, classes).items():
+        module = module_name(path, copy)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for qualname, parent in inherited.items():
+            row["subclasses"] += 1
+            guessed = guessed_args(text, path, qualname)
+            if guessed is None:
+                details.append(
+                    f"    {qualname} (subclass of {parent}): not exercised: a required argument"
+                    " not guessed"
+                )
+                continue
+            label = f"{qualname} (subclass of {parent})"
+            jobs.setdefault(module, {})[label] = {"qualname": qualname, "args": guessed[0]}
+            if guessed[1] != guessed[0]:
+                jobs[module][label + " (varied)"] = {"qualname": qualname, "args": guessed[1]}
     if not jobs:
         return row
     deps = [args.cache / "src" / d for d in DEPS if d != name] + args.extra_path
@@ -453,13 +516,14 @@ def _named(found: dict[str, set[str]]) -> list[str]:
 def print_row(row: dict, header: bool = False) -> None:
     if header:
         print(
-            f"{'corpus':6} {'package':36} {'files':>5} {'classes':>7} {'imported':>8} "
+            f"{'corpus':6} {'package':36} {'files':>5} {'classes':>7} {'subclasses':>10} "
+            f"{'imported':>8} "
             f"{'exercised':>9} {'rt before':>9} {'rt after':>8} {'worse':>5} {'helped':>6}"
         )
     print(
         f"{row['corpus']:6} {row['package']:36} {row['files']:5} {row['classes']:7} "
-        f"{row['imported']:>8} {row['exercised']:9} {row['rt_before']:9} {row['rt_after']:8} "
-        f"{row['worse']:5} {row['helped']:6}"
+        f"{row['subclasses']:10} {row['imported']:>8} {row['exercised']:9} {row['rt_before']:9} "
+        f"{row['rt_after']:8} {row['worse']:5} {row['helped']:6}"
     )
 
 
