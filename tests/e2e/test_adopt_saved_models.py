@@ -1,4 +1,4 @@
-"""`layergen adopt` on real hand-written layers (issue 36): for each class, a model saved
+"""`layergen adopt` on real hand-written layers: for each class, a model saved
 with the original class loads with the adopted one in a fresh process and gives the same
 outputs (inference and training), losses, weights and weight paths; `generate --check` is
 clean afterwards; the generated tests pass on TensorFlow, JAX and torch; a class adopt cannot carry gets a located error.
@@ -89,8 +89,19 @@ OWN = {
 }
 # What adopt cannot carry, and says where.
 REFUSED = {
-    "hub/masked_lm_head.py": r"masked_lm_head\.py:164:9: error: `call` takes 2 tensor arguments",
-    "hub/mixtral_moe.py": r"mixtral_moe\.py:165:7: error: the module holds 2 layers",
+    "refused/star_args.py": r"star_args\.py:7:9: error: `call` takes `\*args`.*\[adopt-call\]",
+    "refused/broken.py": r"broken\.py:\d+:\d+: error: cannot adopt this file: invalid Python",
+}
+REFUSED_TEXTS = {  # written into the project: a call whose inputs are not stated, bad Python
+    "refused/star_args.py": (
+        "import keras\n\n\nclass SumAll(keras.layers.Layer):\n"
+        '    """Adds every tensor it is given."""\n\n'
+        "    def call(self, *tensors):\n        return sum(tensors[1:], tensors[0])\n"
+    ),
+    "refused/broken.py": (
+        "import keras\n\n\nclass Broken(keras.layers.Layer):\n"
+        "    def call(self, x)\n        return x\n"
+    ),
 }
 # Layers whose code does not say their input's rank: `layergen tests` was told once, and
 # adopt takes what it remembers (and replaces those tests, keeping the one added by hand).
@@ -145,6 +156,9 @@ def make_project(root: Path) -> tuple[list[dict], list[str]]:
     for module, (name, args, extra) in OWN.items():
         specs.append({**_spec("own", module, name, args, [2, 3, 4]), **extra})
         targets.append(f"own/{module}.py")
+    for target, text in REFUSED_TEXTS.items():
+        (root / target).parent.mkdir(exist_ok=True)
+        (root / target).write_text(text)
     (root / "specs.json").write_text(json.dumps(specs))
     return specs, targets
 
