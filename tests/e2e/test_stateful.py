@@ -888,13 +888,15 @@ class EditingAProject(RuleBasedStateMachine):
     # -- the new ways in of issue 48: adopt, mv across folders, a lost base, __init__ forms ----
 
     @precondition(lambda self: self.handmade is None)
-    @rule()
-    def write_a_layer_by_hand(self):
-        """A layer of the package written by hand (no declaration yet)."""
+    @rule(adopt=st.sampled_from([None, "keep", "undo"]))
+    def write_a_layer_by_hand(self, adopt):
+        """A layer of the package written by hand (no declaration yet), maybe adopted at once."""
         first, second = self.mark(), self.mark()
         self.marks |= {first, second}
         (self.root / "layers" / HANDMADE).write_text(HANDMADE_CODE.format(first, second))
         self.handmade = "hand"
+        if adopt and not self.has_markers():
+            self.adopt_the_layer_written_by_hand(undo=adopt == "undo")
 
     @precondition(lambda self: self.handmade == "hand" and not self.has_markers())
     @rule(undo=st.booleans())
