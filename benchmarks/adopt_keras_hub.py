@@ -207,6 +207,11 @@ def main() -> int:
     parser.add_argument("--tests", choices=["changed", "none"], default="changed")
     parser.add_argument("--backend", default="torch")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument(
+        "--tests-under",
+        default="",
+        help="keras-hub's tests only under this folder (e.g. keras_hub/src/layers): 2 cores",
+    )
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="adopt-keras-hub-"))
     original, adopted = work / "original", work / "adopted"
@@ -233,7 +238,11 @@ def main() -> int:
         )
     print(f"  keras-hub ruff errors: before {ruff_errors(original)}, after {ruff_errors(adopted)}")
     if args.tests == "changed" and took:
-        tests = keras_hub_tests(original, {r["module"] for r in took})
+        tests = [
+            t
+            for t in keras_hub_tests(original, {r["module"] for r in took})
+            if t.startswith(args.tests_under)
+        ]
         before = run_tests(original, tests, args.backend, work / "before.xml")
         after = run_tests(adopted, tests, args.backend, work / "after.xml")
         changed = {
@@ -247,8 +256,10 @@ def main() -> int:
         )
         for key, (was, now) in sorted(changed.items()):
             print(f"    {key}: {was} -> {now}")
-        generated = sorted(
-            str(p.relative_to(adopted)) for p in (adopted / "tests").glob("test_*.py")
+        generated = sorted(  # the generated test modules of the classes under that folder
+            str(p.relative_to(adopted))
+            for p in (adopted / "tests").glob("test_*.py")
+            if args.tests_under in p.read_text(encoding="utf-8")
         )
         outcome = run_tests(adopted, generated, args.backend, work / "generated.xml")
         red = Counter(k.split("::")[0] for k, v in outcome.items() if v in {"failure", "error"})
