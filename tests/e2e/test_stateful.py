@@ -766,8 +766,8 @@ class EditingAProject(RuleBasedStateMachine):
         module = str(self.module.relative_to(self.root))
         if self.has_markers():  # the weight changed a hand-edited call too: keep their side,
             found = self.conflicted()  # and the build as it is (it stays owned)
-            assert self.cli("resolve", module, "--ours").exit_code == 0
-            self.settled_ours |= {member for member, _ in found}
+            assert self.cli("resolve", module, "--ours").exit_code == 0  # the build's change
+            self.settled_ours |= {member for member, _ in found} | {"build"}  # seen: theirs
             return
         assert self.cli("resolve", module, "--theirs").exit_code == 0  # the generated build,
         self.lose_only({m for m in self.marks if m in build}, "--theirs")  # comments in it too
@@ -884,6 +884,8 @@ class EditingAProject(RuleBasedStateMachine):
         if self.refused_for_the_init(result, before):
             return
         assert result.exit_code in (0, 1), result.output
+        if result.exit_code == 0:
+            self.note_the_call()
 
     # -- the new ways in of issue 48: adopt, mv across folders, a lost base, __init__ forms ----
 
