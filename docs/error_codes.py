@@ -109,6 +109,8 @@ ERRORS = {
     "name-taken": "a class renamed to a name its module already binds (a helper, an import)",
     "renamed-by-hand": "a class renamed in its module and not in its declaration: run `layergen sync`",
     "bad-move": "a `layergen mv` that cannot be followed",
+    "stale-import": "a package `__init__.py` that would import a module or name the run deletes or renames, in a form layergen cannot rewrite: change the line it names",
+    "base-from-declaration": "a lost base rendered again from the declaration (on disk, or as committed in git history) that gives the digest the lock records: said, with the text it came from",
     # new, sync, tests and adopt.
     "exists": "`new` for a declaration that exists (`--force` overwrites it)",
     "bad-option": "a command-line option with a value it cannot take",
