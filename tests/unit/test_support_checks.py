@@ -258,6 +258,31 @@ def test_a_fit_step_counts_a_weight_the_gradient_reaches_at_seeded_weights(suppo
     support.assert_fit_step_trains_every_weight(example(support, KeyBiased))
 
 
+class Cancelled(keras.layers.Layer):
+    """A weight the call reads whose effect the math cancels (its gradient is exactly
+    zero at any weights, as an attention key's bias is but for rounding)."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], 3))
+        self.shift = self.add_weight(name="shift", shape=(3,))
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel) + 0.0 * self.shift
+
+
+class CutOff(Cancelled):
+    """`shift` moves the outputs, but no gradient flows to it: it never trains."""
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel) + ops.stop_gradient(self.shift)
+
+
+def test_a_fit_step_counts_a_weight_inert_by_the_math_not_one_cut_off_from_training(support):
+    support.assert_fit_step_trains_every_weight(example(support, Cancelled))
+    with pytest.raises(AssertionError, match=r"no gradient reaches weight .*shift"):
+        support.assert_fit_step_trains_every_weight(example(support, CutOff))
+
+
 class Reversible(keras.layers.Layer):
     """Projects 4 features to 3, or with `reverse=True` 3 back to 4 through a weight of
     its own, which the default call never reads (as an untied ReversibleEmbedding);

@@ -518,6 +518,7 @@ def assert_fit_step_trains_every_weight(example, has_trainable=True, cases=()):
     left = [w for w in layer.trainable_weights if path_in_layer(w, layer) not in moved]
     if left:
         moved |= weights_the_gradient_reaches(layer, inputs)
+        moved |= weights_inert_by_the_math(layer, inputs)
     for weight in left:
         message = f"no gradient reaches weight {weight.path}{through}"
         assert path_in_layer(weight, layer) in moved, message
@@ -533,6 +534,31 @@ def weights_the_gradient_reaches(layer, inputs):
         for weight, grad in zip(layer.trainable_weights, grads)
         if np.any(numpy(grad))
     }
+
+
+def weights_inert_by_the_math(layer, inputs, seed=0):
+    """The paths in `layer` of the trainable weights a training call on `inputs` reads
+    (set to NaN, the weight makes the outputs NaN) while its outputs do not depend on
+    them (a random change of the weight leaves them as they were, but for rounding): a
+    gradient of zero there is the math's, as an attention key's bias gets (softmax
+    ignores what it adds to every key), not a weight left out of the call (it reads no
+    NaN) or cut off from training (`stop_gradient`: the outputs still move with it)."""
+    loss, values, _, magnitude = call_loss(layer, inputs, seed=seed)
+    rng = np.random.default_rng(seed)
+    base = float(numpy(loss(*values)))
+    inert = set()
+    for index, weight in enumerate(layer.trainable_weights):
+        value = values[index]
+
+        def swapped(new):
+            return float(numpy(loss(*values[:index], new, *values[index + 1 :])))
+
+        nan = ops.full(ops.shape(value), float("nan"), dtype=value.dtype)
+        noise = ops.cast(rng.standard_normal(tuple(ops.shape(value))), value.dtype)
+        moved = abs(swapped(value + noise) - base)
+        if np.isnan(swapped(nan)) and moved <= 1e-4 * max(magnitude, 1e-30):
+            inert.add(path_in_layer(weight, layer))
+    return inert
 
 
 def weights_a_fit_step_moves(example, layer, model, inputs):
