@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .base_history import rendered_base
-from .claims import unclaimed
+from .claims import Unclaimed, unclaimed
 from .config import MESH_AXES, Config
 from .declaration.layouts import LAYOUT_MODULE
 from .diagnostics import Diagnostic, DiagnosticError
@@ -233,13 +233,16 @@ def plan_run(
     texts: dict[Path, str] | None = None,
     renames: bool = True,
     follow: dict[Path, str] | None = None,
+    gone: bool = True,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
     `renames`: follow declarations renamed or moved since the last run (`new` scaffolds a
     layer that is none). `follow`: renames a person stated ({declaration: the lock's key of
-    the one it was}, `layergen mv`). A declaration whose inputs and files are as the lock
-    recorded them is taken from it. A class or module renamed or moved is a refactoring: every
+    the one it was}, `layergen mv`). `gone`: settle the declarations gone from disk (their
+    files removed, their classes exported no more); a run that changes only what it names
+    (`adopt`) leaves them, and the renames it cannot see, to the next run. A declaration
+    whose inputs and files are as the lock recorded them is taken from it. A class or module renamed or moved is a refactoring: every
     import of it in the project follows (`move_imports`). The lock is only read: what changes
     in it is in `Plan.changes`."""
     from .inputs import run_inputs
@@ -278,7 +281,7 @@ def plan_run(
         taken.layout_map(folder, items, config, lock, run)
     if slots:  # the tests' shared helpers, merged and updated like generated files
         taken.support_module(config, lock, run)
-    left = unclaimed(lock, declarations, followed)
+    left = unclaimed(lock, declarations, followed) if gone else Unclaimed()
     taken.changes.extend(left.changes)
     rewritten = followed_imports(
         config.root, taken.renamed, {*taken.outputs, *taken.moved.values(), *left.removed}

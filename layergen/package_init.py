@@ -70,6 +70,10 @@ def package_init(
         for alias in node.names
     } - imported.keys()
     remove = frozenset(g for g in gone if g in imported)
+    # A gone class's name that an import staying binds (a star import of the module the run
+    # writes it in: its module renamed, the star import followed) is no stale name
+    live = {name for key, name in imported.items() if key not in remove}
+    gone = [(module, name) for module, name in gone if name not in live]
     add = tuple(n for n in sorted(names) if n not in imported and n not in guarded)
     bindings = [node for node in ast.walk(tree) if binds_all(node)]
     if not bindings:  # the person's package: touched only where registration needs it

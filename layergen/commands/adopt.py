@@ -410,7 +410,9 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
     for a in adopted:
         texts[a.declaration] = then(texts[a.declaration], a.text)
         names[a.declaration].append(a.found.cls.name)
-    run = plan_run(list(texts), config, texts=texts)
+    # adopt writes what it adopts: a declaration gone from disk (deleted, or renamed and not
+    # generated yet) is the next `generate`'s, which sees the whole folder
+    run = plan_run(list(texts), config, texts=texts, gone=False)
     tests = {
         id(a): target(a.declaration, config).test_of(
             a.found.cls.name, names[a.declaration].index(a.found.cls.name)
