@@ -44,7 +44,12 @@ def test_generated_tests_and_checks_pass(outcomes, backend):
     results = outcomes(backend)
     # A layer without trainable weights skips the fit test (its gradient test checks it);
     # the comparison with keras-hub's own TransformerDecoder needs keras-hub 0.32.
-    skippable = {"test_attend::test_compiled_fit_step_trains_every_weight"}
+    # The decoder's example gives no cache-update index other than its default: its suite
+    # says so as a skip naming the key to set (`example.call_args`), as designed.
+    skippable = {
+        "test_attend::test_compiled_fit_step_trains_every_weight",
+        "test_transformer_decoder::test_every_declared_branch_is_reached",
+    }
     if importlib.util.find_spec("keras_hub") is None:
         skippable.add(
             "test_check_layers::"
