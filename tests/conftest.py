@@ -54,6 +54,16 @@ def shared_jax_cache(tmp_path_factory):
 
 
 @pytest.fixture
+def project(tmp_path, monkeypatch):
+    """An empty project with a `layers` package, as the working directory (adopt's tests)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
 def scaler_project(tmp_path, monkeypatch):
     """A project with one generated layer, Scaler, as the working directory."""
     from typer.testing import CliRunner

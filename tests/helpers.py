@@ -173,6 +173,13 @@ def module(root: Path) -> str:
     return (root / "layers" / "scaler.py").read_text()
 
 
+def write_layer(project: Path, name: str, text: str) -> Path:
+    """`text` as the module `layers/<name>` of `project` (the `project` fixture)."""
+    path = project / "layers" / name
+    path.write_text(text)
+    return path
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under root, by relative path: to assert that a run wrote nothing."""
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}

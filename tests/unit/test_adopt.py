@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from helpers import cli
+from helpers import cli, snapshot
+from helpers import write_layer as write
 
 SCALED = """\
 import keras
@@ -33,29 +34,6 @@ class ScaledDense(keras.layers.Layer):
         config["units"] = self.units
         return config
 """
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "__init__.py").write_text("")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def write(project, name: str, text: str):
-    path = project / "layers" / name
-    path.write_text(text)
-    return path
-
-
-def snapshot(project):
-    return {
-        p: p.read_bytes()
-        for p in project.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
 
 
 def test_adopt_writes_the_declaration_from_the_code(project):

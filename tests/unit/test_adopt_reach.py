@@ -5,33 +5,8 @@ reached through an import, example values found in the project)."""
 
 from __future__ import annotations
 
-import pytest
-
-from helpers import cli
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "__init__.py").write_text("")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def write(project, name: str, text: str):
-    path = project / "layers" / name
-    path.write_text(text)
-    return path
-
-
-def snapshot(project):
-    return {
-        p: p.read_bytes()
-        for p in project.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
+from helpers import cli, snapshot
+from helpers import write_layer as write
 
 TAGGED = """\
 import keras
