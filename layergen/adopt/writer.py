@@ -150,18 +150,28 @@ def declaration(
         example.append(f"  params: {_flow(values)}")
     rank = cls.rank or cls.min_rank
     shape = input_shape or ([2, *([4] * (rank - 1))] if rank else DEFAULT_SHAPE)
-    if found.separate:  # one shape each, as the format asks of several inputs
+    if isinstance(shape, dict):  # one shape each, as the project's call gives them
+        example.append(f"  input_shape: {_value({n: list(s) for n, s in shape.items()})}")
+    elif found.separate:  # one shape each, as the format asks of several inputs
         tensors = [name for name, default in found.inputs if default is None]
         example.append(f"  input_shape: {_value({n: list(shape) for n in tensors})}")
     else:
         example.append(f"  input_shape: {_value(list(shape))}")
-    source = getattr(examples, "source", None)  # a call of the class in the project
-    lines += [f"example:  # params from {source}" if source else "example:"]
+    lines.append(_said(getattr(examples, "source", None), getattr(shape, "source", None)))
     lines += example
     if skip:
         lines += ["tests:", "  skip:"]
         lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]
     return "\n".join(lines) + "\n", errors
+
+
+def _said(values: str | None, shape: str | None) -> str:
+    """The `example:` line, with where its values and its input shape come from."""
+    if values and values == shape:
+        return f"example:  # params and input_shape from {values}"
+    said = [f"params from {values}"] if values else []
+    said += [f"input_shape from {shape}"] if shape else []
+    return "example:  # " + "; ".join(said) if said else "example:"
 
 
 def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:

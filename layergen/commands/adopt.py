@@ -23,6 +23,7 @@ from ..adopt.module import Share, adopted_module, share
 from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
 from ..adopt.reader import Found, code, output_shape, read_module
+from ..adopt.shapes import shaped
 from ..adopt.writer import declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
@@ -240,7 +241,9 @@ def _read(
         memory = _remembered(path, item.cls.name, lock)
         # values the project's own calls of the class pass, where none is given
         given = evidenced(config.root, item, {**memory.get("examples", {}), **examples})
+        person = {**memory.get("examples", {}), **examples}
         shape = input_shape or memory.get("input_shape")
+        given, shape = shaped(config.root, item, given, person, shape)  # inputs by evidence
         _, problems = declaration(path, item, decide(item), item.package, given, shape)
         if problems:  # located in the file as it is
             errors.extend(problems)

@@ -1,0 +1,316 @@
+"""Example inputs for an adopted class, by evidence: the shapes of the inputs the project's
+own code calls the layer on, with the values of that same construction (one call's, so they
+fit together), else the rank the class's code reads.
+
+A call of the layer is a test helper handed the class and its inputs (Keras's and
+keras-hub's `run_layer_test(cls=X, init_kwargs={...}, input_data=...)`), or a layer
+`X(...)` (bound to a name, or called at once) called on tensors or built on a shape:
+`layer(x)`, `layer(query=q, value=v)`, `layer.build((4, 10))`. A tensor is one made with a
+literal shape (`random.uniform(shape=(2, 4, 6))`, `np.ones((2, 4))`), whose dims may be
+names the test binds to integers (`batch_size = 2`, `self.seq_len = 5` in `setUp`)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..introspect import REQUIRED
+from .evidence import Given, _called, _fits, _sources, _text, _tree
+from .reader import Found, code
+
+# Functions that make a tensor of the shape given first (`np.ones((2, 4))`).
+MAKERS = {"ones", "zeros", "empty", "full", "uniform", "normal", "randint", "rand", "randn"}
+MAKERS |= {"truncated_normal", "random", "integers", "standard_normal"}
+
+
+class Shape(list):
+    """An example input shape, with where it comes from (`source`)."""
+
+    source: str | None = None
+
+
+class Shapes(dict):
+    """One example input shape per separate input, with where they come from."""
+
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Called:
+    shape: list[int] | dict[str, list[int]]
+    values: dict[str, Any]  # the literal arguments of the construction the call is made on
+    where: str  # path:line of the call
+
+
+def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
+    """The example's values and input shape: `input_shape` where the person gave one, else
+    those of the project's first call of the layer on inputs whose construction agrees with
+    the values the person gave and passes what the class requires (the call the values
+    were found at first, where it calls the layer); else `given` as it is, with the rank
+    the class's code reads."""
+    if input_shape:
+        return given, input_shape
+    params, required = _signature(found)
+    tensors = [name for name, default in found.inputs if default is None]
+    calls = list(_called_on(root, found.cls.name, params, tensors, found.separate))
+    at = getattr(given, "source", None) or ""
+    calls.sort(key=lambda c: not at.startswith(f"{c.where},"))
+    defaults = {a.name: a.default for a in found.cls.args if a.default is not REQUIRED}
+    for call in calls:
+        values = {
+            k: v for k, v in call.values.items() if k not in defaults or _fits(v, defaults[k])
+        }
+        if any(values.get(k, v) != v for k, v in person.items()):
+            continue
+        values.update(person)
+        if not required <= values.keys():
+            continue
+        out = Given(values)
+        shape = Shapes(call.shape) if isinstance(call.shape, dict) else Shape(call.shape)
+        shape.source = f"{call.where}, a call of the layer"
+        out.source = shape.source if values.keys() - person.keys() else None
+        return out, shape
+    return given, _read_rank(found)
+
+
+def _signature(found: Found) -> tuple[list[str], set[str]]:
+    """The constructor's params in order and those it requires: the class's, or for a class
+    whose constructor is its Keras base's, the base's (Keras is imported for these only)."""
+    if "__init__" in found.methods or not found.base:
+        params = [a.name for a in found.cls.args]
+        return params, {a.name for a in found.cls.args if a.default is REQUIRED}
+    import importlib
+
+    module, _, name = found.base.rpartition(".")
+    try:
+        base = getattr(importlib.import_module(module), name)
+        signature = inspect.signature(base.__init__)
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return [], set()
+    named = [
+        p
+        for p in list(signature.parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    return [p.name for p in named], {p.name for p in named if p.default is p.empty}
+
+
+def _called_on(root: Path, name: str, params: list[str], tensors: list[str], separate: bool):
+    """Each call of the layer `name` on inputs in the project (tests first)."""
+    for path in _sources(root.resolve()):
+        text = _text(path)
+        if name not in text:
+            continue
+        tree = _tree(path, text)
+        if tree is None:
+            continue
+        where = path.relative_to(root.resolve()).as_posix()
+        for scope, ints in _scopes(tree):
+            for call in _calls(scope, ints, name, params, tensors, separate):
+                if call is not None:
+                    yield Called(call[0], call[1], f"{where}:{call[2]}")
+
+
+def _scopes(tree: ast.Module):
+    """Each function of the module, with the integers its names and `self.` attributes are
+    bound to (its own, its class's, the module's)."""
+    module = _ints(n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            attributes = _ints(ast.walk(node), attributes=True)
+            for function in node.body:
+                if isinstance(function, ast.FunctionDef):
+                    yield function, {**module, **attributes, **_ints(ast.walk(function))}
+    for function in tree.body:
+        if isinstance(function, ast.FunctionDef):
+            yield function, {**module, **_ints(ast.walk(function))}
+
+
+def _ints(nodes, attributes: bool = False) -> dict[str, Any]:
+    """`name = <literal>` (`self.name = ...` with `attributes`): name -> the value."""
+    out = {}
+    for node in nodes:
+        for statement in ast.walk(node) if not attributes else [node]:
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+                continue
+            target = ast.unparse(statement.targets[0])
+            if attributes != target.startswith("self."):
+                continue
+            try:
+                out[target] = ast.literal_eval(statement.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+    return out
+
+
+def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separate):
+    """(shape, values, line) of each call of the layer in the function."""
+    bound: dict[str, ast.Call] = {}  # `layer = X(...)`
+    made: dict[str, ast.expr] = {}  # `x = random.uniform(shape=...)`
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = ast.unparse(node.targets[0])
+            if isinstance(node.value, ast.Call) and _called(node.value.func) == name:
+                bound[target] = node.value
+            else:
+                made[target] = node.value
+
+    def shape_of(node) -> list[int] | None:
+        if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in made:
+            node = made[ast.unparse(node)]
+        if not isinstance(node, ast.Call) or _called(node.func) == "Input":
+            return None
+        keywords = {k.arg: k.value for k in node.keywords}
+        dims = keywords.get("shape", keywords.get("size"))
+        if dims is None and node.args and _called(node.func) in MAKERS:
+            dims = node.args[0]
+        return _dims(dims, ints)
+
+    def inputs(args: list[ast.expr], keywords: list[ast.keyword]):
+        if len(args) == 1 and isinstance(args[0], ast.Dict) and separate:
+            pairs = [(ast.literal_eval(k), v) for k, v in zip(args[0].keys, args[0].values)]
+        else:
+            pairs = [*zip(tensors, args), *((k.arg, k.value) for k in keywords)]
+        shapes = {n: shape_of(v) for n, v in pairs if n in tensors}
+        if set(shapes) != set(tensors) or None in shapes.values():
+            return None
+        return shapes if separate else shapes[tensors[0]]
+
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        keywords = {k.arg: k.value for k in node.keywords}
+        if "input_data" in keywords and any(_is(v, name) for v in keywords.values()):
+            made_by = keywords.get("init_kwargs")
+            if isinstance(made_by, ast.Name) and made_by.id in made:
+                made_by = made[made_by.id]
+            shape = inputs([keywords["input_data"]], [])
+            yield _found(shape, ast.Call(func, [], [ast.keyword(None, made_by)]), node, params)
+            continue
+        maker = None
+        if isinstance(func, ast.Call) and _called(func.func) == name:
+            maker = func  # `X(...)(x)`
+        elif isinstance(func, ast.Name) and func.id in bound:
+            maker = bound[func.id]  # `layer(x)`
+        if maker is not None:
+            shape = inputs(node.args, [k for k in node.keywords if k.arg in tensors])
+            yield _found(shape, maker, node, params)
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr == "build"
+            and ast.unparse(func.value) in bound
+            and len(node.args) == 1
+            and not separate
+        ):
+            yield _found(_dims(node.args[0], ints), bound[ast.unparse(func.value)], node, params)
+
+
+def _found(shape, maker: ast.Call, node: ast.Call, params: list[str]):
+    if shape is None:
+        return None
+    values = _values(maker, params)
+    return None if values is None else (shape, values, node.lineno)
+
+
+def _values(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
+    """The literal arguments of a construction (`**{...}` of a dict literal included);
+    None where it passes what is not known (`*args`, `**config`)."""
+    if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    pairs = list(zip(params, call.args))
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            pairs.append((keyword.arg, keyword.value))
+        elif isinstance(keyword.value, ast.Dict) and all(
+            isinstance(k, ast.Constant) for k in keyword.value.keys
+        ):
+            pairs += [(k.value, v) for k, v in zip(keyword.value.keys, keyword.value.values)]
+        elif keyword.value is not None:
+            return None
+    out = {}
+    for name, node in pairs:
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        out[name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _dims(node, ints: dict) -> list[int] | None:
+    """A literal shape (its dims literal, or names bound to integers), else None."""
+    if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+        ints.get(ast.unparse(node)), tuple
+    ):
+        return list(ints[ast.unparse(node)])
+    if not isinstance(node, (ast.Tuple, ast.List)) or not node.elts:
+        return None
+    dims = []
+    for element in node.elts:
+        value = (
+            ints.get(ast.unparse(element))
+            if not isinstance(element, ast.Constant)
+            else element.value
+        )
+        if type(value) is not int or value < 1:
+            return None
+        dims.append(value)
+    return dims
+
+
+def _is(node: ast.expr, name: str) -> bool:
+    return isinstance(node, (ast.Name, ast.Attribute)) and _called(node) == name
+
+
+def _read_rank(found: Found) -> Shape | None:
+    """The shape of the rank the class's code reads of its input, where it reads more than
+    `introspect` does (`len(shape) != 4` in `call`, `batch, steps, dim = ops.shape(x)`)."""
+    call = found.methods.get("call")
+    tensors = [name for name, default in found.inputs if default is None]
+    if call is None or not tensors:
+        return None
+    exact, least, said = found.cls.rank, found.cls.min_rank or 0, None
+    tree = ast.parse(code(call).strip())
+    shapes = {f"ops.shape({tensors[0]})", f"keras.ops.shape({tensors[0]})", f"{tensors[0]}.shape"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and ast.unparse(node.value) in shapes:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                shapes.add(target.id)
+            elif isinstance(target, ast.Tuple) and not any(
+                isinstance(e, ast.Starred) for e in target.elts
+            ):
+                exact, said = len(target.elts), ast.unparse(node)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Call)
+            and ast.unparse(node.left.func) == "len"
+            and node.left.args
+            and ast.unparse(node.left.args[0]) in shapes
+            and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+            and isinstance(node.comparators[0], ast.Constant)
+            and type(node.comparators[0].value) is int
+        ):
+            exact, said = node.comparators[0].value, ast.unparse(node)
+        elif (
+            isinstance(node, ast.Subscript)
+            and ast.unparse(node.value) in shapes
+            and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
+        ):
+            try:
+                index = ast.literal_eval(node.slice)
+            except ValueError:
+                continue
+            if type(index) is int and (index + 1 if index >= 0 else -index) > least:
+                least, said = (index + 1 if index >= 0 else -index), ast.unparse(node)
+    rank = exact or (least if least >= 2 else None)
+    if rank is None or said is None:
+        return None
+    shape = Shape([2, *([4] * (rank - 1))])
+    shape.source = f"the rank `call` reads (`{said}`)"
+    return shape

@@ -1,0 +1,183 @@
+"""`layergen adopt` shapes the example's inputs as the project's own code calls the layer
+(a test's `run_layer_test(cls=..., input_data=...)`, `layer(x)` on a tensor made with a
+literal shape, `layer.build(shape)`), with that construction's values, and says where they
+come from; without such a call, with the rank the class's code reads."""
+
+from __future__ import annotations
+
+from helpers import cli
+from helpers import write_layer as write
+
+BIAS = """\
+import keras
+from keras import ops
+
+
+class Bias(keras.layers.Layer):
+    def __init__(self, scale=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+
+    def call(self, scores):
+        shape = ops.shape(scores)
+        if len(shape) != 4:
+            raise ValueError("scores must be (batch, heads, query, key)")
+        return scores * self.scale
+"""
+
+
+def _declaration(project, name: str) -> str:
+    return (project / "layers" / f"{name}.layer.yaml").read_text()
+
+
+def test_the_input_shape_of_the_projects_run_layer_test(project):
+    """keras-hub's tests hand the class to `run_layer_test` with `input_data` made from a
+    literal shape (its dims named by the test's locals): the example's inputs are those."""
+    write(project, "bias.py", BIAS)
+    (project / "tests").mkdir()
+    (project / "tests" / "bias_test.py").write_text(
+        "from keras import random\n"
+        "from layers.bias import Bias\n\n\n"
+        "class BiasTest:\n"
+        "    def test_layer_behaviors(self):\n"
+        "        batch_size = 2\n"
+        "        num_heads = 3\n"
+        "        self.run_layer_test(\n"
+        "            cls=Bias,\n"
+        '            init_kwargs={"scale": 2.0},\n'
+        "            input_data=random.uniform(shape=(batch_size, num_heads, 5, 5)),\n"
+        "        )\n"
+    )
+    result = cli("adopt", "layers/bias.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "bias")
+    assert "  input_shape: [2, 3, 5, 5]\n" in text, text
+    assert (
+        "example:  # params and input_shape from tests/bias_test.py:9, a call of the layer" in text
+    ), text
+    assert "Bias's example params and input_shape from tests/bias_test.py:9" in result.output
+
+
+def test_the_input_shape_of_a_tensor_the_layer_is_called_on(project):
+    write(project, "bias.py", BIAS)
+    (project / "tests").mkdir()
+    (project / "tests" / "bias_test.py").write_text(
+        "import numpy as np\n"
+        "from layers.bias import Bias\n\n\n"
+        "def test_it():\n"
+        "    layer = Bias()\n"
+        "    x = np.ones((1, 2, 4, 4))\n"
+        "    layer(x)\n"
+    )
+    result = cli("adopt", "layers/bias.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "bias")
+    assert "  input_shape: [1, 2, 4, 4]\n" in text, text
+    assert "example:  # input_shape from tests/bias_test.py:8, a call of the layer" in text
+
+
+def test_without_a_call_the_rank_the_code_reads(project):
+    """No call of the layer in the project: the rank its `call` requires (`len(shape) != 4`
+    raises; `batch, steps, dim = ops.shape(x)` unpacks three), never a rank-2 default."""
+    write(project, "bias.py", BIAS)
+    write(
+        project,
+        "mix.py",
+        "import keras\nfrom keras import ops\n\n\n"
+        "class Mix(keras.layers.Layer):\n"
+        "    def call(self, x):\n"
+        "        batch, steps, dim = ops.shape(x)\n"
+        "        return ops.reshape(x, (batch, steps * dim))\n",
+    )
+    assert cli("adopt", "layers/bias.py").exit_code == 0
+    assert cli("adopt", "layers/mix.py").exit_code == 0
+    assert "  input_shape: [2, 4, 4, 4]\n" in _declaration(project, "bias")
+    assert "  input_shape: [2, 4, 4]\n" in _declaration(project, "mix")
+
+
+HEAD = """\
+import keras
+from keras import ops
+
+
+class Head(keras.layers.Layer):
+    def __init__(self, vocabulary_size=None, embedding=None, **kwargs):
+        super().__init__(**kwargs)
+        if vocabulary_size is None and embedding is None:
+            raise ValueError("One of `vocabulary_size` or `embedding` must be set.")
+        self.vocabulary_size = vocabulary_size
+        self.embedding = embedding
+
+    def build(self, inputs_shape, positions_shape=None):
+        self.dense = keras.layers.Dense(self.vocabulary_size)
+        self.dense.build(inputs_shape)
+
+    def call(self, inputs, positions):
+        x = ops.take_along_axis(inputs, ops.expand_dims(positions, -1), axis=1)
+        return self.dense(x)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"vocabulary_size": self.vocabulary_size})
+        return config
+"""
+
+
+def test_separate_inputs_and_the_values_of_the_same_construction(project):
+    """No argument is required, yet the layer needs one of two: the example takes the values
+    of the construction whose inputs it takes, one per separate input."""
+    write(project, "head.py", HEAD)
+    (project / "tests").mkdir()
+    (project / "tests" / "head_test.py").write_text(
+        "from keras import random\n"
+        "from layers.head import Head\n\n\n"
+        "class HeadTest:\n"
+        "    def test_layer_behaviors(self):\n"
+        "        self.run_layer_test(\n"
+        "            cls=Head,\n"
+        '            init_kwargs={"vocabulary_size": 10},\n'
+        "            input_data={\n"
+        '                "inputs": random.uniform(shape=(2, 6, 8)),\n'
+        '                "positions": random.randint(minval=0, maxval=6, shape=(2, 3)),\n'
+        "            },\n"
+        "        )\n"
+    )
+    result = cli("adopt", "layers/head.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "head")
+    assert '  input_shape: {"inputs": [2, 6, 8], "positions": [2, 3]}\n' in text, text
+    assert "  params: {vocabulary_size: 10}\n" in text, text
+
+
+REVERSIBLE = """\
+import keras
+
+
+class ReversibleEmbedding(keras.layers.ReversibleEmbedding):
+    pass
+"""
+
+
+def test_a_subclass_of_its_base_alone_gets_the_bases_required_arguments(project):
+    """A call that passes the base's required arguments by position (`input_dim`,
+    `output_dim`) is the evidence; one that passes only an optional keyword is none."""
+    write(project, "reversible_embedding.py", REVERSIBLE)
+    (project / "models").mkdir()
+    (project / "models" / "model.py").write_text(
+        "from layers.reversible_embedding import ReversibleEmbedding\n\n\n"
+        "def make(vocabulary, dim):\n"
+        "    return ReversibleEmbedding(vocabulary, dim, tie_weights=True)\n"
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "head_test.py").write_text(
+        "from layers.reversible_embedding import ReversibleEmbedding\n\n\n"
+        "def test_it():\n"
+        "    embedding = ReversibleEmbedding(100, 16)\n"
+        "    embedding.build((4, 10))\n"
+    )
+    result = cli("adopt", "layers/reversible_embedding.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "reversible_embedding")
+    assert "  params: {input_dim: 100, output_dim: 16}\n" in text, text
+    assert "  input_shape: [4, 10]\n" in text, text
+    assert "example:  # params and input_shape from tests/head_test.py:6" in text, text
