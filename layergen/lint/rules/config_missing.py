@@ -91,18 +91,26 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
         return None
     call = super_init(init)
     forwarded = _forwarded(init, call)
-    # `rank` of BaseConv: every subclass sets it, so it is not the user's to save.
+    # An argument a subclass fixes in its own `super().__init__` call (`rank` of BaseConv,
+    # `has_generator=False`): were the base to save it, that subclass's `from_config` would
+    # pass it twice ("got multiple values"), so it is not the base's to save.
     children = [c for c in run.subclasses.get(id(cls), []) if "__init__" in c.methods]
-    set_by_children = (
-        set.intersection(*(_bound(init, super_init(c.methods["__init__"])) for c in children))
-        if children
-        else set()
+    set_by_children = set().union(
+        *(_bound(init, super_init(c.methods["__init__"])) for c in children)
     )
     rebuilt = rebuilt_by_from_config(init, [cls, *cls.parents])
+    # A functional model's arguments that only make its inputs (`input_tensor`): covered by
+    # a config that saves the inputs as built; otherwise no fix (a tensor is no config value).
+    values = _assigned(init)
+    built_inputs = (
+        _inputs_only(init, call, values)
+        if _saves_built_inputs(init, [cls, *cls.parents])
+        else set()
+    )
     params = [
         p
         for p in init_params(init)
-        if p not in BASE_ARGUMENTS | forwarded | set_by_children | rebuilt
+        if p not in BASE_ARGUMENTS | forwarded | set_by_children | rebuilt | built_inputs
     ]
     if not params:
         return None
@@ -133,7 +141,11 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
     if not missing:
         return None
     by_position = {n.id for a in _computed(call) for n in walk(a) if isinstance(n, ast.Name)}
-    if by_position & set(missing) or any(_plain_object(init, p) for p in missing):
+    if (
+        by_position & set(missing)
+        or _given_as_inputs(call, values) & set(missing)
+        or any(_plain_object(init, p) for p in missing)
+    ):
         # A plain Python object (`likelihood: Likelihood`) is no value Keras can serialize:
         # written into the config, it would make `model.save` raise where it saved before.
         # A config of its own would hold the argument beside the parent's key for its
@@ -152,6 +164,88 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
         # Only starting values of weights: a loaded model takes its weights from the file.
         all(initializer_only(init, p, owners) for p in missing),
     )
+
+
+# What a functional model holds of its inputs once built.
+BUILT_INPUTS = frozenset(["input_shape", "inputs", "input", "_inputs"])
+
+
+def _saves_built_inputs(init: ast.FunctionDef, owners: list[ClassInfo]) -> bool:
+    """Whether a `get_config` saves a functional model's inputs as built
+    (`"input_shape": self.input_shape[1:]`): that shape rebuilds the same input, whatever
+    made it (Keras clones a tensor given as `inputs` into a new `Input`)."""
+    me = self_name(init)
+    own = {
+        self_attribute(t, me) for n in walk(init) if isinstance(n, ast.Assign) for t in n.targets
+    }
+    return any(
+        self_attribute(n, self_name(o.methods["get_config"])) in BUILT_INPUTS - own
+        for o in owners
+        if "get_config" in o.methods
+        for n in walk(o.methods["get_config"])
+        if isinstance(n, ast.Attribute)
+    )
+
+
+def _assigned(init: ast.FunctionDef) -> dict[str, list[ast.expr]]:
+    """Each local name of `init` -> the values assigned to it."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in walk(init):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(node.value)
+    return values
+
+
+def _inputs(call: ast.Call | None) -> ast.expr | None:
+    """What a functional model's `super().__init__(inputs=..., outputs=...)` gets as inputs."""
+    return next((k.value for k in call.keywords if k.arg == "inputs"), None) if call else None
+
+
+def _given_as_inputs(call: ast.Call | None, values: dict[str, list[ast.expr]]) -> set[str]:
+    """The names whose value itself can be a functional model's inputs (`inputs = ... if
+    input_tensor is None else input_tensor`): a Keras tensor, which no fix may write into a
+    config."""
+    found, todo = set(), [_inputs(call)] if _inputs(call) is not None else []
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and node.id not in found:
+            found.add(node.id)
+            todo.extend(values.get(node.id, []))
+        elif isinstance(node, ast.IfExp):
+            todo += [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            todo += node.values
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            todo += node.elts
+        elif isinstance(node, ast.Starred):
+            todo.append(node.value)
+    return found
+
+
+def _inputs_only(
+    init: ast.FunctionDef, call: ast.Call | None, values: dict[str, list[ast.expr]]
+) -> set[str]:
+    """The arguments of a functional model (`super().__init__(inputs=..., outputs=...)`)
+    read only to make its inputs (`input_tensor`, through `inputs = ... else input_tensor`
+    or a helper's call)."""
+    inputs = _inputs(call)
+    if inputs is None:
+        return set()
+    feeding, todo, seen = set(), [inputs], set()
+    while todo:  # the expressions whose value can become the inputs
+        expression = todo.pop()
+        for node in walk(expression):
+            feeding.add(id(node))
+            if isinstance(node, ast.Name) and node.id not in seen:
+                seen.add(node.id)
+                todo.extend(values.get(node.id, []))
+    reads = {}
+    for node in walk(init):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.id, []).append(id(node) in feeding)
+    return {p for p in init_params(init) if reads.get(p) and all(reads[p])}
 
 
 def _restored_through_kwargs(init: ast.FunctionDef, keys: set[str]) -> set[str]:

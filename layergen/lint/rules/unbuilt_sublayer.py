@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..source import ClassInfo, SourceFile, self_attribute, self_name, walk
+from ..source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from .base import Finding, Rule, Run, at
 from .common import sublayer_classes, weight_calls
 
@@ -32,24 +32,8 @@ def check(source: SourceFile, cls: ClassInfo, run: Run) -> Iterator[Finding]:
         return  # a Keras parent other than Layer (or one we cannot read) may build them
     if not any({"compute_output_shape", "compute_output_spec"} & o.methods.keys() for o in owners):
         return  # Keras traces `call` when it loads the model, which builds every sublayer
-    methods = {name: f for o in reversed(owners) for name, f in o.methods.items()}
     builds = [o.methods["build"] for o in owners if "build" in o.methods]
-    built, reflective = set(), False
-    todo, seen = list(builds), set()
-    while todo:  # what `build` and the methods it calls read from `self`
-        function = todo.pop()
-        if id(function) in seen:
-            continue
-        seen.add(id(function))
-        me = self_name(function)
-        for node in walk(function):
-            attr = self_attribute(node, me) if isinstance(node, ast.Attribute) else None
-            if attr and isinstance(node.ctx, ast.Load):
-                built.add(attr)
-                if attr in methods:
-                    todo.append(methods[attr])
-            elif isinstance(node, ast.Name) and node.id in ("getattr", "vars", "setattr"):
-                reflective = True
+    built, reflective = _run_on_load(owners)
     init = cls.methods.get("__init__")
     for node in walk(init) if init is not None else ():  # built where it is made
         if (
@@ -110,6 +94,55 @@ WEIGHTED_LAYERS = frozenset(
         "PReLU",
     ]
 )
+
+
+OUTPUT_SHAPE = ("compute_output_shape", "compute_output_spec")
+
+
+def _run_on_load(owners: list[ClassInfo]) -> tuple[set[str], bool]:
+    """What loading builds: every attribute `build` reads, and what the methods it runs
+    read (`self.call(...)`, and the parent's through `super().call(...)`); of
+    `compute_output_shape`, only what it runs (`self.call(zeros)` builds every sublayer
+    `call` uses, `self.dense(x)` builds `dense`; `self.dense.compute_output_shape(...)`
+    builds nothing). Also whether one of them reads `self` by name (`getattr`)."""
+
+    def method(name: str, after: int = -1):
+        """The owner index and function `self.name` (or, from owner `after`, `super().name`) runs."""
+        return next(
+            ((i, o.methods[name]) for i, o in enumerate(owners) if i > after and name in o.methods),
+            None,
+        )
+
+    built, reflective, seen = set(), False, set()
+    todo = [(i, o.methods["build"], True) for i, o in enumerate(owners) if "build" in o.methods]
+    todo += [
+        (i, o.methods[m], False)
+        for i, o in enumerate(owners)
+        for m in OUTPUT_SHAPE
+        if m in o.methods
+    ]
+    while todo:
+        index, function, reads = todo.pop()
+        if (id(function), reads) in seen:
+            continue
+        seen.add((id(function), reads))
+        me = self_name(function)
+        calls = {id(c.func): c for c in walk(function) if isinstance(c, ast.Call)}
+        for node in walk(function):
+            if isinstance(node, ast.Name) and node.id in ("getattr", "vars", "setattr"):
+                reflective = reflective or reads
+            if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+                continue
+            attr = self_attribute(node, me)
+            call = calls.get(id(node))
+            if attr and (reads or call is not None):
+                built.add(attr)
+                runs = method(attr)
+            else:
+                runs = method(node.attr, index) if is_super_call(call, node.attr) else None
+            if runs is not None:
+                todo.append((*runs, True))
+    return built, reflective
 
 
 def _has_weights(name: str, cls: ClassInfo | None, run: Run, seen: frozenset = frozenset()) -> bool:
