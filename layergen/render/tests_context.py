@@ -21,6 +21,7 @@ from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .other_sides import other_sides, other_values
 from .render import literal
+from .test_builders import build_tests
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
 # leave it alone at 0 (a dropout of rate 0), where there is one.
@@ -139,6 +140,7 @@ def layer_test_context(
         [context["shape_params"], *context["output_shape_keywords"]]
     )
     context["shape_layer"] = "layer, " if layer else ""
+    context["tests"] = build_tests(context)
     return context
 
 
