@@ -241,7 +241,7 @@ def plan_tests(
     gone = tests_of_gone_modules(lock) if path is None else Unclaimed()
     changes = gone.changes
     # The lock's table of what `tests` wrote each test module from, as this run leaves it.
-    handwritten = dict(changes.applied(lock).handwritten)
+    handwritten = changes.handwritten_table(lock)
     if path is None:
         chosen = remembered(lock, config, within)
         if not wrote_any:

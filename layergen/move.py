@@ -68,10 +68,12 @@ def plan_move(old: Path, new: Path, config: Config, class_name: str | None = Non
             run = _planned(config, key, new, text)
         except DiagnosticError as exc:  # said of NEW's text, not written yet: OLD is the file
             raise DiagnosticError([_at(d, new, old) for d in exc.diagnostics]) from None
-        run.support[new] = text
-        run.read[new] = Seen.read(new)
-        run.removed[old] = Seen.read(old)
-        return run
+        return dataclasses.replace(
+            run,
+            support={**run.support, new: text},
+            read={**run.read, new: Seen.read(new)},
+            removed={**run.removed, old: Seen.read(old)},
+        )
     if class_name is not None:
         raise fail(
             old, "the declaration is gone already", "edit the class name in NEW, without --class"

@@ -14,6 +14,7 @@ import ast
 import functools
 import io
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from .targets import SUFFIXES, module_of
 from .textfiles import Seen, parse_python, parsed, read_text, split_line_ends, with_line_ends
 from .update import conflicts as markers
 from .update import members
+from .update.changes import LockChanges
 from .update.merge import code
 
 if TYPE_CHECKING:
@@ -117,17 +119,21 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             frozen[module] += [f"{name}.{m}" for m in hand]
         texts[declaration] = with_line_ends("---\n".join(parts), line_ends)
     run = plan_run(list(modules.values()), config, texts=texts)
-    run.carried.update(carried)
-    run.handed.update({module: names for module, names in frozen.items() if names})
+    settled = LockChanges()
     for module, names in frozen.items():  # the person's code is what the declaration now says
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
-            run.changes.settle_owned(module, {**run.lock.owned(module), **new})
+            settled.settle_owned(module, {**run.lock.owned(module), **new})
     texts = {**renamed, **texts}  # a module with a conflict still carries its class's rename
     rewritten = {d: t for d, t in texts.items() if t != declared[d].text}
-    run.support.update(rewritten)
-    run.read.update({d: declared[d] for d in rewritten})
-    return run
+    return replace(
+        run,
+        carried={**run.carried, **carried},
+        handed={**run.handed, **{module: names for module, names in frozen.items() if names}},
+        changes=run.changes + settled,
+        support={**run.support, **rewritten},
+        read={**run.read, **{d: declared[d] for d in rewritten}},
+    )
 
 
 def _class_renames(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -403,6 +403,7 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
     from ..generate import plan_run
     from ..targets import target
     from ..update.apply import reconcile
+    from ..update.changes import LockChanges
     from ..writes import write
     from .report import report_unsettled, unified_diff
 
@@ -430,21 +431,22 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
     if theirs:  # a test module of the person's own: never merged into
         raise DiagnosticError(theirs)
     finals: dict[Path, str] = {}
+    changes, moved = LockChanges(), dict(run.moved)  # what adopting adds to the run
     for a in adopted:  # one class after the other, in the module as the ones before left it
         generated = run.generated[a.module]
         before = finals.get(a.module, a.source)
         finals[a.module] = adopted_module(before, a.found.cls.name, generated, a.owner)
         for key, entry in run.lock.handwritten.items():  # its tests are the declaration's
             if entry["module"] == run.lock.key(a.module) and entry["class"] == a.found.cls.name:
-                run.changes.handwritten(key, None)
+                changes.handwritten(key, None)
                 old = config.root / key
                 new = tests[id(a)]
                 if old != new and old.is_file():
-                    run.moved[new] = old
+                    moved[new] = old
     for module in finals:  # written as adopted, not merged: its new base has nothing to undo
         if run.lock.key(module) in run.lock.entries:  # (a class of it adopted before)
-            run.changes.forget(module)
-    outcome = reconcile(run)
+            changes.forget(module)
+    outcome = reconcile(replace(run, changes=run.changes + changes, moved=moved))
     for a in adopted:  # the module as adopted over the merge of a file it had no base for
         outcome.files[a.module] = finals[a.module]
         outcome.conflicts.pop(a.module, None)

@@ -91,9 +91,7 @@ def new(
 
     def planned():
         run = plan_run([path], config, texts={path: text}, renames=False)
-        run.support.update(scaffold)
-        run.read.update(read)
-        return run
+        return replace(run, support={**run.support, **scaffold}, read={**run.read, **read})
 
     with one_run(config, "write", echo):
         run = planned()

@@ -76,10 +76,11 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     file that still holds markers is left alone and its conflicts reported again, until a
     person settles them (or `--force` takes the generated side).
 
-    The lock is only read (as planning leaves it); what changes in it is said in `changes`
-    and made once, on a copy, when its files are written with the run's.
+    The lock is only read (as planning leaves it: `Plan.planned_lock`); what reconcile
+    changes in it is said in `changes` and made once, on a copy of that, which is written
+    with the run's files.
     """
-    lock = plan.planned_lock()
+    lock = plan.planned_lock
     changes = LockChanges()
     files: dict[Path, str] = dict(plan.support)
     read: dict[Path, Seen] = dict(plan.read)
@@ -174,7 +175,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         deleted.append(path)
         read[path] = seen
         changes.forget(path)
-    done = (plan.changes + changes).applied(plan.lock)  # the lock as the run leaves it
+    done = changes.applied(lock)  # the lock as the run leaves it: each change made once
     if plan.generated or plan.removed:
         files.update(done.files())
         deleted.extend(done.stale())

@@ -10,6 +10,7 @@ stays as it was, so a run planned again (a file saved meanwhile) starts from it 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,16 +93,20 @@ Step = Remember | KeepRecord | Forget | RecordText | SettleOwned | Handwritten
 
 @dataclass
 class LockChanges:
-    steps: list[Step] = field(default_factory=list)
+    steps: Sequence[Step] = field(default_factory=list)  # a tuple once `fixed`
+
+    def fixed(self) -> LockChanges:
+        """These changes, to be read only (a planned run's): adding to them raises."""
+        return self if isinstance(self.steps, tuple) else LockChanges(tuple(self.steps))
 
     def remember(self, declaration: Path, record: Record, files: dict[Path, str]) -> None:
-        self.steps.append(Remember(declaration, record, tuple(files.items())))
+        self._add(Remember(declaration, record, tuple(files.items())))
 
     def keep_record(self, key: str, outputs: tuple[str, ...]) -> None:
-        self.steps.append(KeepRecord(key, outputs))
+        self._add(KeepRecord(key, outputs))
 
     def forget(self, path: Path) -> None:
-        self.steps.append(Forget(path))
+        self._add(Forget(path))
 
     def record(
         self,
@@ -111,26 +116,42 @@ class LockChanges:
         owned: dict[str, str] | None = None,
         conflicted: tuple[str, str] | None = None,
     ) -> None:
-        self.steps.append(
+        self._add(
             RecordText(path, generated, source_digest, tuple((owned or {}).items()), conflicted)
         )
 
     def settle_owned(self, path: Path, owned: dict[str, str]) -> None:
-        self.steps.append(SettleOwned(path, tuple(owned.items())))
+        self._add(SettleOwned(path, tuple(owned.items())))
 
     def handwritten(self, key: str, entry: dict | None) -> None:
-        self.steps.append(Handwritten(key, entry))
+        self._add(Handwritten(key, entry))
 
     def extend(self, other: LockChanges) -> LockChanges:
         """These changes, then `other`'s (returns self)."""
-        self.steps.extend(other.steps)
+        self._add(*other.steps)
         return self
+
+    def _add(self, *steps: Step) -> None:
+        if isinstance(self.steps, tuple):
+            raise AttributeError("a planned run's lock changes are fixed: add to `changes + more`")
+        self.steps.extend(steps)
 
     def __add__(self, other: LockChanges) -> LockChanges:
         return LockChanges([*self.steps, *other.steps])
 
     def __bool__(self) -> bool:
         return bool(self.steps)
+
+    def handwritten_table(self, lock: Lock) -> dict[str, dict]:
+        """`lock.handwritten` as these changes leave it (what `layergen tests` plans from),
+        the lock itself not changed: the changes are made once, by `applied`."""
+        table = dict(lock.handwritten)
+        for step in self.steps:
+            if isinstance(step, Handwritten) and step.entry is None:
+                table.pop(step.key, None)
+            elif isinstance(step, Handwritten):
+                table[step.key] = step.entry
+        return table
 
     def applied(self, lock: Lock) -> Lock:
         """A copy of `lock` with these changes made, in order; `lock` is left as it is."""
