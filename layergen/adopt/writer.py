@@ -23,6 +23,7 @@ MIXED_TEST = "test_mixed_precision_matches_float32"
 # the policy's dtype: without it the outputs stay float32 under a mixed policy.
 TO_FLOAT32 = re.compile(r"\bcast\(.*?,\s*(?:float|[\"']float32[\"'])\s*\)", re.S)
 BACK = re.compile(r"compute_dtype|\.dtype\b")
+WHILE = re.compile(r"\bwhile_loop\(")
 DEFAULT_SHAPE = [2, 4]
 
 
@@ -110,10 +111,18 @@ def declaration(
     if "call" in found.methods and "custom_gradient" in code(found.methods["call"]):
         skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
     call_code = code(found.methods["call"]) if "call" in found.methods else ""
-    if TO_FLOAT32.search(call_code) and not BACK.search(call_code):
+    reached = _reached(found.module_text, call_code)
+    casting = next((f for f, text in reached.items() if TO_FLOAT32.search(text)), None)
+    if casting is not None and not BACK.search(call_code):
         skip[MIXED_TEST] = (
-            "`call` casts to float32 and never back: its outputs stay float32 under a"
-            " mixed policy, as the adopted code's did"
+            f"`call` casts to float32{_in(casting)} and never back: its outputs stay float32"
+            " under a mixed policy, as the adopted code's did"
+        )
+    looping = next((f for f, text in reached.items() if WHILE.search(text)), None)
+    if looping is not None:
+        skip[GRADIENTS_TEST] = (
+            f"`call` runs `ops.while_loop`{_in(looping)}, which reverse-mode"
+            " differentiation does not go through (JAX refuses it)"
         )
     if owner.hand_written:
         lines.append("hand_written:  # yours, kept as written in the module")
@@ -163,6 +172,31 @@ def declaration(
         lines += ["tests:", "  skip:"]
         lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]
     return "\n".join(lines) + "\n", errors
+
+
+def _reached(module_text: str, call_code: str) -> dict[str, str]:
+    """The code `call` runs: its own (key ""), then each function of its module it calls,
+    by name, and those they call in turn."""
+    import ast
+
+    functions = {
+        node.name: ast.get_source_segment(module_text, node) or ""
+        for node in ast.parse(module_text).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    out = {"": call_code}
+    pending = [call_code]
+    while pending:
+        text = pending.pop()
+        for name in re.findall(r"\b(\w+)\(", text):
+            if name in functions and name not in out:
+                out[name] = functions[name]
+                pending.append(functions[name])
+    return out
+
+
+def _in(function: str | None) -> str:
+    return f" (in `{function}`)" if function else ""
 
 
 def _said(values: str | None, shape: str | None) -> str:

@@ -58,3 +58,48 @@ def test_a_cast_back_to_the_compute_dtype_is_no_deviation(project):
     result = cli("adopt", "layers/rms_norm.py")
     assert result.exit_code == 0, result.output
     assert MIXED_TEST not in (project / "layers" / "rms_norm.layer.yaml").read_text()
+
+
+SELECT = """\
+import keras
+from keras import ops
+
+
+def select(scores, steps):
+    scores = ops.cast(scores, "float32")
+
+    def body(i, s):
+        return i + 1, s * 0.5
+
+    _, scores = ops.while_loop(lambda i, s: i < steps, body, (0, scores))
+    return scores
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Select(keras.layers.Layer):
+    def __init__(self, steps=2, **kwargs):
+        super().__init__(**kwargs)
+        self.steps = steps
+
+    def call(self, scores):
+        return select(scores, self.steps)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"steps": self.steps})
+        return config
+"""
+
+
+def test_deviations_in_the_modules_functions_call_reaches(project):
+    """keras-hub's NonMaxSuppression: its `call` calls a function of its module that casts to
+    float32 and loops with `ops.while_loop` (which reverse-mode differentiation does not go
+    through): both deviations stated, each naming the function."""
+    (project / "layers" / "select.py").write_text(SELECT)
+    result = cli("adopt", "layers/select.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "select.layer.yaml").read_text()
+    assert f"    {MIXED_TEST}: " in text and "(in `select`)" in text, text
+    assert "    test_gradients_match_finite_differences: " in text, text
+    assert "ops.while_loop" in text, text
+    assert "Select skips test_gradients_match_finite_differences: " in result.output
