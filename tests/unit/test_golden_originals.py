@@ -125,3 +125,84 @@ def test_an_original_that_does_not_import_is_located_at_its_key(tmp_path):
     assert (name, line, code) == ("scale.layer.yaml", LINE, "record-failed")
     assert "ref.scale.Missing" in result.stderr
     assert not (root / "tests" / "test_scale.golden.json").exists()
+
+
+MIXING = """\
+import keras
+
+
+class Mix(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, x_shape, context_shape=None):
+        self.kernel = self.add_weight(shape=(x_shape[-1], self.units))
+        self.context_kernel = None
+        if context_shape is not None:
+            self.context_kernel = self.add_weight(shape=(context_shape[-1], self.units))
+
+    def call(self, x, context=None):
+        y = keras.ops.matmul(x, self.kernel)
+        if context is not None:
+            y = y + keras.ops.matmul(context, self.context_kernel)
+        return y
+"""
+MIXING_DECLARATION = """\
+layer: Mix
+params:
+  units: int
+inputs:
+  x:
+  context: {{default: null}}
+weights:
+  kernel: (x[-1], units)
+  context_kernel: {{shape: "(context[-1], units)", when: context is not None}}
+call: |
+  y = ops.matmul(x, kernel)
+  if context is not None:
+      y = y + {factor} * ops.matmul(context, context_kernel)
+  return y
+output_shape: (*x[:-1], units)
+example:
+  params: {{units: 3}}
+  input_shape: [2, 4]
+  call_args:
+    context: [[0.1, -0.2, 0.3, 0.5], [1.0, 0.4, -0.7, 0.2]]
+  original: ref.mix.Mix
+"""
+
+
+@pytest.mark.e2e
+def test_a_call_case_that_adds_weights_is_recorded_and_catches_a_twin_that_differs_there(
+    tmp_path,
+):
+    """A call case whose keyword builds weights the example's layer lacks (a cross-attention
+    over an encoder's sequence) is recorded too: the weights the layer has keep the seeded
+    values, the ones the case adds get values drawn from their shapes alone, the same in the
+    original and the twin; so a twin wrong only in that branch fails its golden test."""
+    from helpers import project
+
+    def generated(factor: str) -> Path:
+        root = project(
+            tmp_path / factor,
+            {
+                "ref/__init__.py": "",
+                "ref/mix.py": MIXING,
+                "layers/mix.layer.yaml": MIXING_DECLARATION.format(factor=factor),
+            },
+        )
+        result = layergen("generate", "layers", cwd=root)
+        assert result.returncode == 0, result.stderr
+        return root
+
+    wrong, right = generated("2.0"), generated("1.0")
+    golden = json.loads((wrong / "tests" / "test_mix.golden.json").read_text())
+    assert sorted(golden["runs"]) == ["outputs", "outputs with context"]
+    again = json.loads((right / "tests" / "test_mix.golden.json").read_text())
+    assert again == golden  # the original's numbers, whoever records them
+    test = "tests/test_mix.py::test_outputs_match_the_recorded_golden"
+    failed = pytest_in(wrong, "-q", "-p", "no:cacheprovider", test, KERAS_BACKEND="torch")
+    assert failed.returncode == 1 and "outputs with context" in failed.stdout, failed.stdout
+    passed = pytest_in(right, "-q", "-p", "no:cacheprovider", test, KERAS_BACKEND="torch")
+    assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout

@@ -1730,9 +1730,10 @@ def assert_cache_decodes_step_by_step(
 def golden_runs(example, layer, cases=(), losses=False, mask=None, state=(), masks=()):
     """What a recorded golden holds, computed by the built `layer`: its inference
     outputs; those of each call case (`call_cases`) on a layer built by it with the same
-    weights; with `losses`, the losses of a training call (of each case's too); with
-    `mask`, the outputs with it attached; with `state` (names), that state after two
-    training calls and the outputs after them. `masks`: the keyword arguments declared
+    weights (and values for the ones it adds: `set_case_weights`); with `losses`, the
+    losses of a training call (of each case's too); with `mask`, the outputs with it
+    attached; with `state` (names), that state after two training calls and the outputs
+    after them. `masks`: the keyword arguments declared
     to hide steps of the tensor inputs (`masks:`): the steps a case's mask keeps go
     with its outputs (`kept steps of ...`), and only those are compared."""
     inputs = example.make_inputs()
@@ -1740,17 +1741,16 @@ def golden_runs(example, layer, cases=(), losses=False, mask=None, state=(), mas
     for name, keywords, case_inputs in cases:
         case = example.make_layer()
         case(*arguments(case_inputs), **keywords)
-        if same_weight_shapes(case, layer):  # else the argument adds weights
-            case.set_weights(layer.get_weights())
-            outputs = example.call(case, case_inputs, training=False, **keywords)
-            runs[f"outputs with {name}"] = outputs
-            hiding = [np.asarray(keywords[k]) for k in masks if k in keywords]
-            if hiding:
-                kept = np.logical_and.reduce([m.astype(bool) for m in hiding])
-                runs[f"kept steps of outputs with {name}"] = [kept.astype("float32")]
-            if losses:
-                case(*arguments(case_inputs), training=True, **keywords)
-                runs[f"losses with {name}"] = list(case.losses)
+        set_case_weights(case, layer)
+        outputs = example.call(case, case_inputs, training=False, **keywords)
+        runs[f"outputs with {name}"] = outputs
+        hiding = [np.asarray(keywords[k]) for k in masks if k in keywords]
+        if hiding:
+            kept = np.logical_and.reduce([m.astype(bool) for m in hiding])
+            runs[f"kept steps of outputs with {name}"] = [kept.astype("float32")]
+        if losses:
+            case(*arguments(case_inputs), training=True, **keywords)
+            runs[f"losses with {name}"] = list(case.losses)
     if losses:
         layer(*arguments(inputs), training=True)  # the losses of a training call
         runs["losses"] = list(layer.losses)
@@ -1805,6 +1805,38 @@ def assert_same_where_kept(outputs, again, mask):
         theirs, _ = kept_steps(numpy(theirs), mask)
         message = f"output {index} changed when only masked steps of the inputs did"
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6, err_msg=message)
+
+
+def set_case_weights(case, layer):
+    """Give a call case's layer the weights of the example's built `layer`: each by its
+    path inside the layer (a sublayer's automatic name, `dense_3`, read as `dense`; the
+    ones of one path in order), all in order where the shapes are the same. The weights
+    the case adds (a cross-attention built for an encoder's sequence) get a seeded draw
+    from their shapes and order alone, never from their initial values, so the class a
+    declaration twins and the generated one, recording or checking a golden, get the
+    same numbers there too: uniform within +-1 over the square root of the fan-in (of 1
+    for a vector)."""
+    if same_weight_shapes(case, layer):
+        case.set_weights(layer.get_weights())
+        return
+    given = {}
+    for weight in layer.weights:
+        given.setdefault(generic_path(weight, layer), []).append(weight)
+    rng = np.random.default_rng(1)
+    for weight in case.weights:
+        same = given.get(generic_path(weight, case), [])
+        if same and tuple(same[0].shape) == tuple(weight.shape):
+            weight.assign(numpy(same.pop(0)))
+        elif is_float(weight):
+            shape = tuple(weight.shape)
+            fan_in = math.prod(shape[:-1]) if len(shape) > 1 else 1
+            value = rng.uniform(-1.0, 1.0, shape) / math.sqrt(fan_in or 1)
+            weight.assign(value.astype(keras.backend.standardize_dtype(weight.dtype)))
+
+
+def generic_path(weight, layer):
+    """A weight's path inside `layer`, each automatic name's number dropped."""
+    return re.sub(r"_\d+(?=/|$)", "", path_in_layer(weight, layer))
 
 
 def same_weight_shapes(layer, other):
