@@ -59,3 +59,12 @@ def body(*lines: str) -> str:
 def test_names(tests: list[GeneratedTest]) -> list[str]:
     """The names of the tests (the fixtures left out), in the module's order."""
     return [t.name for t in tests if not t.fixture]
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A definition of a generated test module the tests (or the support module) call:
+    `code`, whole, without the trailing newline."""
+
+    name: str
+    code: str

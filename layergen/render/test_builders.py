@@ -23,7 +23,7 @@ def _as_list(f: Facts) -> str:
     return "as_list" if f["output_names"] else "support.as_list"
 
 
-def _cased(f: Facts) -> bool:
+def cased(f: Facts) -> bool:
     return bool(f["call_args"] or f["call_cases"])
 
 
@@ -279,8 +279,7 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
         tests.append(GeneratedTest(name, body(line), "example.expected"))
     reference = f["reference"]
     if reference:
-        cased = _cased(f)
-        keywords = ", **keywords" if cased else ""
+        keywords = ", **keywords" if cased(f) else ""
         lines = [
             f"def expected(layer, inputs{keywords}):",
             '    """The declared reference of the layer\'s outputs on `inputs`."""',
@@ -291,7 +290,7 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
                 "EXAMPLE",
                 "expected",
                 "ATOL",
-                *(["make_call_cases()"] if cased else []),
+                *(["make_call_cases()"] if cased(f) else []),
                 weights="WEIGHTS" if weights and "INPUTS" not in f["constants"] else None,
                 state_moves_first="True" if f["updates"] else None,
             ),
@@ -303,7 +302,7 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
 
 def keyword_arguments(f: Facts) -> list[GeneratedTest]:
     tests = []
-    if _cased(f):
+    if cased(f):
         line = call(
             "support.assert_each_keyword_argument_runs",
             "EXAMPLE",

@@ -22,6 +22,7 @@ from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .other_sides import other_sides, other_values
 from .render import literal
 from .test_builders import build_tests
+from .test_helpers import constants, from_imports, helpers, output_helpers
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
 # leave it alone at 0 (a dropout of rate 0), where there is one.
@@ -140,6 +141,10 @@ def layer_test_context(
         [context["shape_params"], *context["output_shape_keywords"]]
     )
     context["shape_layer"] = "layer, " if layer else ""
+    context["constant_lines"] = constants(context)
+    context["helpers"] = helpers(context)
+    context["output_helpers"] = output_helpers(context)
+    context["from_imports"] = from_imports(context)
     context["tests"] = build_tests(context)
     return context
 

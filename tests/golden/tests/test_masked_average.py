@@ -26,10 +26,6 @@ def make_inputs(seed=0):
     return arrays[0]
 
 
-def make_model(layer):
-    return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES)
-
-
 # The layer and its example, as the checks of the support module take them.
 EXAMPLE = support.Example(make_layer, make_inputs, INPUT_SHAPES, INPUT_DTYPES)
 
