@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from .renames import (
     taken_origins,
 )
 from .render.support import HOST_DEVICES
-from .render_many import Job, render_all
+from .render_many import Job, Rendered, render_all
 from .targets import SUFFIXES, Target, module_of, second_writer, target, tests_kept
 from .textfiles import Seen, split_line_ends, with_line_ends
 from .update.changes import LockChanges
@@ -234,6 +234,7 @@ def plan_run(
     renames: bool = True,
     follow: dict[Path, str] | None = None,
     gone: bool = True,
+    lock: Lock | None = None,
 ) -> Plan:
     """`progress`: an iterable wrapper shown while the declarations are rendered (a progress bar).
     `texts`: declarations' texts to use instead of what is on disk (`sync` tries its edits).
@@ -242,13 +243,14 @@ def plan_run(
     the one it was}, `layergen mv`). `gone`: settle the declarations gone from disk (their
     files removed, their classes exported no more); a run that changes only what it names
     (`adopt`) leaves them, and the renames it cannot see, to the next run. A declaration
-    whose inputs and files are as the lock recorded them is taken from it. A class or module renamed or moved is a refactoring: every
+    whose inputs and files are as the lock recorded them is taken from it. `lock`: the lock
+    as the caller read it for this run (else read here). A class or module renamed or moved is a refactoring: every
     import of it in the project follows (`move_imports`). The lock is only read: what changes
     in it is in `Plan.changes`."""
     from .inputs import run_inputs
     from .move_imports import followed_imports
 
-    lock = Lock.read(config.root)
+    lock = lock if lock is not None else Lock.read(config.root)
     run = run_inputs(config)
     raws = {
         d: texts[d].encode() if texts and d in texts else read_declaration(d) for d in declarations
@@ -326,25 +328,59 @@ def _slots(
 ) -> list[Slot]:
     """Each declaration: its target and either its files from the lock or a job to render
     (a declaration whose target cannot be told: its error, in `errors`)."""
-    from .inputs import declaration_inputs
-
     slots: list[Slot] = []
     for declaration in declarations:
         try:
-            recorded = lock.records.get(renamed.get(declaration) or lock.key(declaration))
-            registered = recorded and (recorded.default_package or recorded.package)
-            t = target(declaration, config, registered or None)
+            job = _job(declaration, raws[declaration], renamed.get(declaration), lock, config, run)
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue
-        raw = raws[declaration]
-        golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
-        inputs = declaration_inputs(
-            run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
-        )
-        reused = lock.reusable(declaration, inputs) if raw is not None else None
-        slots.append((t, reused, None if reused else Job(t, raw, golden, inputs)))
+        reused = lock.reusable(declaration, job.inputs) if job.raw is not None else None
+        slots.append((job.target, reused, None if reused else job))
     return slots
+
+
+def _job(
+    declaration: Path, raw: bytes | None, was: str | None, lock: Lock, config: Config, run: str
+) -> Job:
+    """What rendering the declaration takes: its target (its package as the lock registered
+    it, under its key or the one it was renamed from: `was`), its text and its inputs."""
+    from .inputs import declaration_inputs
+
+    recorded = lock.records.get(was or lock.key(declaration))
+    registered = recorded and (recorded.default_package or recorded.package)
+    t = target(declaration, config, registered or None)
+    golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
+    inputs = declaration_inputs(
+        run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
+    )
+    return Job(t, raw, golden, inputs)
+
+
+def render(
+    texts: Mapping[Path, str | None], config: Config, lock: Lock | None = None
+) -> dict[Path, Rendered]:
+    """{declaration: its `Rendered` files}, each declaration rendered from its text in
+    `texts` (None: as on disk): the render step alone, no run planned (nothing taken from the lock, no renames
+    followed, no packages, conftest or support module). What `sync` and `adopt` try an edit
+    with; the run they write is planned once, by `plan_run`. Raises every declaration's
+    errors together."""
+    from .inputs import run_inputs
+
+    lock = lock if lock is not None else Lock.read(config.root)
+    run = run_inputs(config)
+    jobs, errors = [], []
+    for declaration, text in texts.items():
+        try:
+            raw = text.encode() if text is not None else read_declaration(declaration)
+            jobs.append(_job(declaration, raw, None, lock, config, run))
+        except DiagnosticError as exc:
+            errors.extend(exc.diagnostics)
+    rendered = {job.target.declaration: r for job, r in zip(jobs, render_all(jobs, config, lock))}
+    errors.extend(e for r in rendered.values() for e in r.errors)
+    if errors:
+        raise DiagnosticError(errors)
+    return rendered
 
 
 @dataclass

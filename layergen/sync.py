@@ -34,6 +34,7 @@ from .update.merge import code
 
 if TYPE_CHECKING:
     from .config import Config
+    from .update.lock import Lock
     from .update.plan import Plan
 
 
@@ -66,7 +67,8 @@ def modules_to_sync(paths: list[Path], *, skip_undeclared: bool) -> dict[Path, P
 
 def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) -> Plan | None:
     """The run that regenerates the synced declarations, their new texts among its files."""
-    from .generate import plan_run
+    from .generate import plan_run, render
+    from .update.lock import Lock
 
     if not paths:
         raise DiagnosticError(
@@ -76,18 +78,21 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     if not modules:
         return None
     declared: dict[Path, Seen] = {d: Seen.read(d) for d in modules.values()}  # as read
-    renamed = _class_renames(modules, declared, config)
-    before = plan_run(list(modules.values()), config, texts=renamed)
+    lock = Lock.read(config.root)  # read once: the trials and the run read the same lock
+    renamed = _class_renames(modules, declared, lock)
+    # What each declaration generates now (its class renamed as its module has it).
+    before = render({d: renamed.get(d, seen.text) for d, seen in declared.items()}, config, lock)
     texts: dict[Path, str] = {}
     carried: dict[Path, frozenset[str]] = {}
     frozen: dict[Path, list[str]] = {}  # members it lists under hand_written now
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
-        base = before.lock.merge_base(module, current)
+        base = lock.merge_base(module, current)
         if markers.blocks(current, base):
             continue  # an unsettled conflict: the run reports it; nothing is carried until it is settled
         parse_python(module, current, "sync")
-        new = before.generated[module]
+        new = before[declaration].files[module]
+        kept = {f"{n}.{m}" for n, _, owned in before[declaration].record.declared() for m in owned}
         original, line_ends = split_line_ends(
             renamed.get(declaration, declared[declaration].text or "")
         )
@@ -95,11 +100,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         places = [j for j, part in enumerate(parts) if _declares(part)]  # one a class, in order
         carried[module], frozen[module] = frozenset(), []
         for j, name in zip(places, _classes(new)):  # the module's other classes are the person's
-            owned = {
-                m.split(".", 1)[1]
-                for m in before.hand_written.get(module, ())
-                if m.startswith(f"{name}.")
-            }
+            owned = {m.split(".", 1)[1] for m in kept if m.startswith(f"{name}.")}
             edited = _edited_members(base, current, new, name) - owned
             whole = functools.partial(_with_document, parts, j)
             text = parts[j]
@@ -108,9 +109,9 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             written = _methods(current, name)
             if "call" in edited:
                 text = _with_call_if_it_renders(
-                    module, declaration, text, written["call"], name, config, whole
+                    module, declaration, text, written["call"], name, config, lock, whole
                 )
-            rendered = _methods(_render(module, declaration, whole(text), config), name)
+            rendered = _methods(_render(module, declaration, whole(text), config, lock), name)
             hand = sorted(
                 m for m in edited if m not in rendered or not same(rendered[m], written[m])
             )
@@ -118,7 +119,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             carried[module] |= {f"{name}.{m}" for m in edited if m not in hand}
             frozen[module] += [f"{name}.{m}" for m in hand]
         texts[declaration] = with_line_ends("---\n".join(parts), line_ends)
-    run = plan_run(list(modules.values()), config, texts=texts)
+    run = plan_run(list(modules.values()), config, texts=texts, lock=lock)
     settled = LockChanges()
     for module, names in frozen.items():  # the person's code is what the declaration now says
         if names and run.lock.base(module) is not None:
@@ -137,14 +138,12 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
 
 
 def _class_renames(
-    modules: dict[Path, Path], declared: dict[Path, Seen], config: Config
+    modules: dict[Path, Path], declared: dict[Path, Seen], lock: Lock
 ) -> dict[Path, str]:
     """{declaration: its text declaring the class under the name its module gave it}, for the
     classes renamed in their modules (an IDE's rename, read from the module)."""
     from .renames import class_named, renamed_in_module, with_class
-    from .update.lock import Lock
 
-    lock = Lock.read(config.root)
     out = {}
     for module, declaration in modules.items():
         text = declared[declaration].text
@@ -166,6 +165,7 @@ def _with_call_if_it_renders(
     written: cst.FunctionDef,
     name: str,
     config: Config,
+    lock: Lock,
     whole=lambda text: text,
 ) -> str:
     """The declaration (`text`, the document of class `name`, which `whole` makes the whole
@@ -174,18 +174,18 @@ def _with_call_if_it_renders(
     """
     with_call = _with_call(text, written)
     try:
-        rendered = _methods(_render(module, declaration, whole(with_call), config), name)
+        rendered = _methods(_render(module, declaration, whole(with_call), config, lock), name)
     except DiagnosticError:  # the body names what the declaration cannot (an import of its own)
         return text
     return with_call if "call" in rendered and same(rendered["call"], written) else text
 
 
-def _render(module: Path, declaration: Path, text: str, config: Config) -> str:
+def _render(module: Path, declaration: Path, text: str, config: Config, lock: Lock) -> str:
     """The module that the declaration in `text` generates; its errors are located in the module."""
-    from .generate import plan_run
+    from .generate import render
 
     try:
-        return plan_run([declaration], config, texts={declaration: text}).generated[module]
+        return render({declaration: text}, config, lock)[declaration].files[module]
     except DiagnosticError as exc:
         raise DiagnosticError(
             [

@@ -376,11 +376,13 @@ def _tested_by_tests(path: Path, adopted: set[str], lock, layers: dict) -> Diagn
 def _renderer(decl: Path, module: Path, config, before: str = ""):
     """Renders a trial declaration's module (nothing written), its class declared after the
     documents `before` (those of the module's classes declared already)."""
-    from ..generate import plan_run
+    from ..generate import render as rendered
+    from ..update.lock import Lock
+
+    lock = Lock.read(config.root)  # once for every trial
 
     def render(text: str) -> str | None:
-        text = then(before, text)
-        return plan_run([decl], config, texts={decl: text}).generated.get(module)
+        return rendered({decl: then(before, text)}, config, lock)[decl].files.get(module)
 
     return render
 

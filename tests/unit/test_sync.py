@@ -334,3 +334,26 @@ def test_sync_hands_an_edited_op_to_the_person(tmp_path, monkeypatch):
     )
     assert floor in path.read_text()
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_sync_plans_one_run_and_reads_the_lock_once(scaler_project, monkeypatch):
+    """Its trials (the module before, a carried `call`, the declaration's members) are renders
+    of the declaration alone (`generate.render`); the planner runs once, for the run it writes."""
+    import layergen.generate
+    from layergen.update.lock import Lock
+
+    planned, reads = [], []
+    plan_run, read = layergen.generate.plan_run, Lock.read.__func__
+    monkeypatch.setattr(
+        layergen.generate, "plan_run", lambda *a, **k: planned.append(a) or plan_run(*a, **k)
+    )
+    monkeypatch.setattr(
+        Lock, "read", classmethod(lambda cls, root: reads.append(root) or read(cls, root))
+    )
+    code = module(scaler_project).replace(
+        "return x * self.scale * self.gain", "return (x + 1.0) * self.scale * self.gain"
+    )
+    (scaler_project / "layers" / "scaler.py").write_text(code)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert "call: (x + 1.0) * scale * gain\n" in declaration(scaler_project)
+    assert (len(planned), len(reads)) == (1, 1)
