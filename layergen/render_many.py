@@ -146,15 +146,24 @@ def _render_class(
     test = t.test_of(ir.name, index)
     golden = job.golden if index == 0 else test.with_suffix(".golden.json").is_file()
     test_context = build_test_context(ir, module=t.dotted, source=source, golden=golden)
+    edit = None
+    if ir.skips and "tests" in test_context:  # a layer's tests, as data
+        from .render.skips import skip_tests
 
-    def skipped(text: str) -> str:
-        from .render.skips import apply_skips
-
-        text, errors = apply_skips(text, ir.skips, str(t.declaration))
+        test_context["tests"], errors = skip_tests(
+            test_context["tests"], ir.skips, str(t.declaration)
+        )
         out.errors += errors
-        return text
+    elif ir.skips:
 
-    edit = skipped if ir.skips else None
+        def skipped(text: str) -> str:
+            from .render.skips import apply_skips
+
+            text, errors = apply_skips(text, ir.skips, str(t.declaration))
+            out.errors += errors
+            return text
+
+        edit = skipped
     out.sources[test], out.files[test] = render_file(
         test, ir.kind.test_template, test_context, config, lock, edit
     )
