@@ -10,71 +10,183 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .values import Unknown, bind, evaluate, first, forget, plain
+
 SKIPPED = {".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", ".layergen"}
 
 
 @dataclass(frozen=True)
 class Evidence:
-    values: dict[str, Any]  # param -> the literal the call passes
+    values: dict[str, Any]  # param -> the value the call passes
     path: Path
     line: int
     through: list[str] = field(default_factory=list)  # classes that pass the values on
 
 
+@dataclass(frozen=True)
+class Signature:
+    """How a call's arguments bind to a constructor's params."""
+
+    positional: tuple[str, ...]  # in order, `self` left out
+    names: frozenset[str]  # every param a keyword may name
+
+
 def constructed(
     root: Path,
     name: str,
-    params: list[str],
+    signature: Signature,
     needed: set[str],
     keywords: set[str] = frozenset(),
-    depth: int = 2,
+    depth: int = 3,
 ) -> Evidence | None:
-    """The first call of `name(...)` in the project (tests first) that passes a literal for
-    each param in `needed` (and for a class whose constructor is its base's, one of the
-    base's `keywords`), with every literal argument it passes; None when none does.
+    """The first construction of `name` in the project (tests first) that passes a value
+    for each param in `needed` (and for a class whose constructor is its base's, one of
+    the base's `keywords`), with every value it passes; None when none does.
 
-    A call inside another class's `__init__` that passes that `__init__`'s own arguments on
-    (`DeiTEmbeddings(image_size=image_size)` in `DeiTBackbone`) takes their values from a
-    call of that class in turn (`DeiTBackbone(image_size=(16, 16))` in its test), or from
-    their literal defaults there, up to `depth` classes out."""
-    for path, call, outer in _calls(root.resolve(), name):
-        values = _literals(call, params, {*params, *keywords})
-        if values is None:
-            continue
-        if needed <= values.keys() and (values or not keywords):
-            return Evidence(values, path, call.lineno)
-        if outer is None or depth == 0:
-            continue
-        passed = _passed_on(call, params, {*params, *keywords}, outer)
-        missing = needed - values.keys()
-        if not missing or not missing <= passed.keys():
-            continue
-        wanted = {passed[m] for m in missing} - outer.defaults.keys()
-        up = constructed(root, outer.name, outer.params, wanted, depth=depth - 1)
-        if up is None and wanted:
-            continue
-        known = {**outer.defaults, **(up.values if up else {})}
-        values.update({ours: known[theirs] for ours, theirs in passed.items() if theirs in known})
-        where = up or Evidence({}, path, call.lineno)
-        return Evidence(values, where.path, where.line, [outer.name, *where.through])
+    A construction inside another class (`Embedding(image_size=height)` in a backbone's
+    `__init__`, after `height, width = image_shape[0], image_shape[1]`) passes what its
+    arguments evaluate to from that class's own: those a construction of it in turn passes
+    (its test's `Backbone(16, 64)`), else its literal defaults, up to `depth` classes out.
+    One construction's values, never mixed across constructions."""
+    for found in _constructions(root.resolve(), name, signature, depth, {}):
+        if needed <= found.values.keys() and (found.values or not keywords):
+            return found
     return None
 
 
 @dataclass(frozen=True)
 class Outer:
-    """The class whose `__init__` a call is made in: its arguments and literal defaults."""
+    """The class whose method a construction is made in: its constructor and defaults."""
 
     name: str
-    params: list[str]
+    signature: Signature
     defaults: dict[str, Any]
-    stored: dict[str, str]  # `self.attr = arg` in `__init__`: attr -> arg
+    init: ast.FunctionDef
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a construction is made: the function around it, and its class's `__init__`."""
+
+    function: ast.FunctionDef | None
+    outer: Outer | None
+
+
+def _constructions(root: Path, name: str, signature: Signature, depth: int, memo: dict):
+    """Every construction of `name` whose arguments bind to `signature`, as Evidence."""
+    key = (name, signature, depth)
+    if key not in memo:
+        memo[key] = []  # a class built inside itself: no evidence from there
+        memo[key] = [
+            Evidence(values, path, line, through)
+            for path, call, site in _calls(root, name)
+            for known, path, line, through in _scopes(root, path, call, site, depth, memo)
+            if (values := _arguments(call, signature, known)) is not None
+        ]
+    return memo[key]
+
+
+def _scopes(root: Path, path: Path, call: ast.Call, site: Site, depth: int, memo: dict):
+    """(the names known at the call, where their values come from, the classes between)
+    for each construction of the class the call is made in, then for its defaults alone;
+    for a call in no such class, what the function around it binds before the call."""
+    outer, at = site.outer, getattr(call, "original", call)  # the node in the tree
+    if outer is None:
+        known: dict[str, Any] = {}
+        if site.function is not None:
+            _run(site.function.body, at, known)
+        yield known, path, call.lineno, []
+        return
+    ups = _constructions(root, outer.name, outer.signature, depth - 1, memo) if depth else []
+    for up in [*ups, Evidence({}, path, call.lineno)]:
+        known = {**outer.defaults, **up.values}
+        if site.function is outer.init:
+            _run(outer.init.body, at, known)
+        else:  # `build` or another method: after `__init__`, what it stored
+            _run(outer.init.body, None, known)
+            _run(site.function.body, at, known)
+        yield known, up.path, up.line, [outer.name, *up.through]
+
+
+def _run(body: list[ast.stmt], call: ast.Call | None, known: dict[str, Any]) -> None:
+    """The assignments of `body` made before `call` (all of them for None) into `known`,
+    down the blocks that hold the call: a loop binds its first item (the first layer it
+    builds), an `if` the branch its test takes. A name bound where the value is not known
+    is forgotten, so a stale value never stands for it."""
+    for statement in body:
+        holds = call is not None and _within(call, statement)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and not holds:
+            _assign(statement, known)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            if not holds:
+                forget(statement, known)
+                continue
+            try:
+                bind(statement.target, first(evaluate(statement.iter, known)), known)
+            except Unknown:
+                forget(statement.target, known)
+            _run(statement.body, call, known)
+        elif isinstance(statement, ast.If):
+            try:
+                branch = statement.body if evaluate(statement.test, known) else statement.orelse
+            except Unknown:
+                if not holds:
+                    forget(statement, known)
+                    continue
+                branch = statement.body if _inside(call, statement.body) else statement.orelse
+            _run(branch, call, known)
+        elif isinstance(statement, (ast.With, ast.Try)) and holds:
+            _run(statement.body, call, known)
+        elif not holds:
+            forget(statement, known)
+        if holds:
+            _comprehended(statement, call, known)
+            return
+
+
+def _assign(statement: ast.stmt, known: dict[str, Any]) -> None:
+    if isinstance(statement, ast.AugAssign):
+        value_node = ast.BinOp(left=statement.target, op=statement.op, right=statement.value)
+        targets = [statement.target]
+    else:
+        value_node = statement.value
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    try:
+        value = evaluate(value_node, known) if value_node is not None else None
+    except Unknown:
+        for target in targets:
+            forget(target, known)
+        return
+    for target in targets:
+        bind(target, value, known)
+
+
+def _comprehended(statement: ast.stmt, call: ast.Call, known: dict[str, Any]) -> None:
+    """The loop variables of the comprehensions around `call`, at their first item."""
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            if not _within(call, node):
+                continue
+            for generator in node.generators:
+                try:
+                    bind(generator.target, first(evaluate(generator.iter, known)), known)
+                except Unknown:
+                    forget(generator.target, known)
+
+
+def _within(call: ast.AST, node: ast.AST) -> bool:
+    return any(inner is call for inner in ast.walk(node))
+
+
+def _inside(call: ast.AST, body: list[ast.stmt]) -> bool:
+    return any(_within(call, statement) for statement in body)
 
 
 def _calls(root: Path, name: str):
-    """(path, call, the class whose `__init__` makes it, or None) for each construction of
-    `name`: a call of it, its `**kwargs` taken from a dict literal the file assigns to that
-    name (`self.init_kwargs = {...}`), or a test helper handed the class and its
-    `init_kwargs` (Keras's and keras-hub's `run_layer_test(cls=X, init_kwargs=...)`)."""
+    """(path, call, where it is made) for each construction of `name`: a call of it, its
+    `**kwargs` taken from a dict literal the file assigns to that name
+    (`self.init_kwargs = {...}`), or a test helper handed the class and its `init_kwargs`
+    (Keras's and keras-hub's `run_layer_test(cls=X, init_kwargs=...)`)."""
     for path in _sources(root):
         text = _text(path)
         if name not in text:
@@ -82,14 +194,24 @@ def _calls(root: Path, name: str):
         tree = _tree(path, text)
         if tree is None:
             continue
-        inside: dict[int, Outer] = {}
+        sites: dict[int, Site] = {}
         dicts: dict[str, ast.Dict] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):  # its methods read its arguments as stored
-                for init in node.body:
-                    if isinstance(init, ast.FunctionDef) and init.name == "__init__":
-                        outer = _outer(node.name, init)
-                        inside.update({id(n): outer for n in ast.walk(node)})
+        for node in ast.walk(tree):  # outer functions first: the innermost one stays
+            if isinstance(node, ast.ClassDef):
+                init = next(
+                    (
+                        f
+                        for f in node.body
+                        if isinstance(f, ast.FunctionDef) and f.name == "__init__"
+                    ),
+                    None,
+                )
+                outer = _outer(node.name, init) if init is not None else None
+                for method in node.body:
+                    if isinstance(method, ast.FunctionDef):
+                        sites.update({id(n): Site(method, outer) for n in ast.walk(method)})
+            elif isinstance(node, ast.FunctionDef) and id(node) not in sites:
+                sites.update({id(n): Site(node, None) for n in ast.walk(node)})
             elif (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -104,7 +226,7 @@ def _calls(root: Path, name: str):
             else:
                 call = _handed(node, name, dicts)
             if call is not None:
-                yield path, call, inside.get(id(node))
+                yield path, call, sites.get(id(node), Site(None, None))
 
 
 def _expanded(call: ast.Call, keywords: list[ast.keyword], dicts) -> ast.Call:
@@ -121,7 +243,9 @@ def _expanded(call: ast.Call, keywords: list[ast.keyword], dicts) -> ast.Call:
             out.append(keyword)
             continue
         out += [ast.keyword(arg=k.value, value=v) for k, v in zip(found.keys, found.values)]
-    return ast.Call(func=call.func, args=call.args, keywords=out, lineno=call.lineno)
+    made = ast.Call(func=call.func, args=call.args, keywords=out, lineno=call.lineno)
+    made.original = getattr(call, "original", call)  # the node of the tree, for `_within`
+    return made
 
 
 def _handed(call: ast.Call, name: str, dicts) -> ast.Call | None:
@@ -133,46 +257,25 @@ def _handed(call: ast.Call, name: str, dicts) -> ast.Call | None:
     ):
         return None
     made = ast.Call(func=ast.Name(name), args=[], keywords=[], lineno=call.lineno)
+    made.original = call
     return _expanded(made, [ast.keyword(arg=None, value=init)], dicts)
 
 
 def _outer(name: str, init: ast.FunctionDef) -> Outer:
     args = init.args
-    params = [a.arg for a in [*args.posonlyargs, *args.args][1:]]
-    defaults = {}
+    positional = tuple(a.arg for a in [*args.posonlyargs, *args.args][1:])
+    names = frozenset([*positional, *(a.arg for a in args.kwonlyargs)])
     pairs = [
-        *zip(params[len(params) - len(args.defaults) :], args.defaults),
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults),
         *((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None),
     ]
+    defaults = {}
     for param, node in pairs:
         try:
-            value = ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            defaults[param] = evaluate(node, {})
+        except Unknown:
             continue
-        defaults[param] = list(value) if isinstance(value, tuple) else value
-    stored = {
-        ast.unparse(n.targets[0]).removeprefix("self."): n.value.id
-        for n in ast.walk(init)
-        if isinstance(n, ast.Assign)
-        and len(n.targets) == 1
-        and ast.unparse(n.targets[0]).startswith("self.")
-        and isinstance(n.value, ast.Name)
-    }
-    return Outer(name, [*params, *(a.arg for a in args.kwonlyargs)], defaults, stored)
-
-
-def _passed_on(call: ast.Call, params: list[str], names: set[str], outer: Outer) -> dict:
-    """Our params the call passes an argument of the enclosing class's `__init__` as it is,
-    by name (`num_heads`) or as `__init__` stored it (`self.num_heads`, in `build`): param ->
-    that argument."""
-    pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords)]
-    out = {}
-    for ours, node in pairs:
-        text = ast.unparse(node)
-        theirs = outer.stored.get(text.removeprefix("self.")) if text.startswith("self.") else text
-        if ours in names and theirs in outer.params:
-            out[ours] = theirs
-    return out
+    return Outer(name, Signature(positional, names), defaults, init)
 
 
 def _called(func: ast.expr) -> str | None:
@@ -183,26 +286,26 @@ def _called(func: ast.expr) -> str | None:
     return None
 
 
-def _literals(call: ast.Call, params: list[str], names: set[str]) -> dict[str, Any] | None:
-    """The literal arguments of the call of `names` (positional ones bound to `params` in
-    order); None when it unpacks arguments (`*args`, `**config`) or passes more positional
-    ones than `params`: what it passes is not known."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
+def _arguments(call: ast.Call, signature: Signature, known: dict) -> dict[str, Any] | None:
+    """The values of the call's arguments known from `known`, by param (positional ones
+    bound in order; none where it unpacks `*args`, whose length is not known); None when it
+    passes more positional arguments than the constructor takes. A keyword the call names
+    is certain even beside `**kwargs`: Python refuses the same argument twice."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        pairs = []
+    elif len(call.args) > len(signature.positional):
         return None
+    else:
+        pairs = list(zip(signature.positional, call.args))
+    pairs += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
     out = {}
-    pairs = [*zip(params, call.args), *((k.arg, k.value) for k in call.keywords)]
-    if len(call.args) > len(params):
-        return None
     for name, node in pairs:
-        if name not in names:
+        if name not in signature.names:
             continue
         try:
-            value = ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            out[name] = plain(evaluate(node, known))
+        except Unknown:
             continue
-        out[name] = list(value) if isinstance(value, tuple) else value
     return out
 
 
@@ -255,14 +358,13 @@ def evidenced(root: Path, found, given: dict) -> dict:
     required argument `given` lacks, where there is one (its place in `.source`)."""
     from ..introspect import REQUIRED
 
-    params = [a.name for a in found.cls.args]
+    params = {a.name for a in found.cls.args}
     needed = {a.name for a in found.cls.args if a.default is REQUIRED} - set(given)
     out = Given(given)
     keywords = _base_keywords(found) if "__init__" not in found.methods else set()
     if not needed and not keywords:
         return out
-    positional = [] if found.forwarded or keywords else params
-    call = constructed(root, found.cls.name, positional, needed, keywords)
+    call = constructed(root, found.cls.name, _signature(found, keywords), needed, keywords)
     if call is None:
         return out
     defaults = {a.name: a.default for a in found.cls.args if a.default is not REQUIRED}
@@ -270,7 +372,9 @@ def evidenced(root: Path, found, given: dict) -> dict:
         {
             k: v
             for k, v in call.values.items()
-            if k not in given and (k not in defaults or _fits(v, defaults[k]))
+            if k in params | keywords
+            and k not in given
+            and (k not in defaults or _fits(v, defaults[k]))
         }
     )
     where = f"{call.path.relative_to(root.resolve()).as_posix()}:{call.line}"
@@ -281,6 +385,19 @@ def evidenced(root: Path, found, given: dict) -> dict:
         else f"{where}, a call of the class"
     )
     return out
+
+
+def _signature(found, keywords: set[str]) -> Signature:
+    """The class's constructor as written (its forwarded `dtype` and `name` included, so a
+    positional argument binds to its own param), or its base's keywords where it has none."""
+    init = found.methods.get("__init__")
+    if init is None:
+        return Signature((), frozenset(keywords))
+    params = init.params
+    positional = tuple(p.name.value for p in [*params.posonly_params, *params.params][1:])
+    return Signature(
+        positional, frozenset([*positional, *(p.name.value for p in params.kwonly_params)])
+    )
 
 
 def _base_keywords(found) -> set[str]:

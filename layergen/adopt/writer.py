@@ -214,8 +214,9 @@ def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:
 
     said = owner.types[arg.name]
     if plain_type(arg) is None and said == "float" and arg.name in examples:
-        value = examples[arg.name]
-        return {bool: "bool", int: "int", float: "float", str: "str"}.get(type(value), said)
+        from ..declaration.literals import literal_type
+
+        return literal_type(examples[arg.name]) or said  # `[16, 16]`: list[int]
     return said
 
 

@@ -1,0 +1,198 @@
+"""What an expression of the project's code evaluates to, from values known to one call:
+a safe evaluator over literals, names bound to known values, subscripts, arithmetic,
+comparisons, tuples and a few pure builtins (`int`, `len`, `range`...). Anything else
+(a call of the project's code, an attribute of an object, a name not known) is unknown:
+never guessed, never executed."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+
+class Unknown(Exception):
+    """The expression's value is not known from the values given."""
+
+
+BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+COMPARE = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+PURE = {
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "abs": abs,
+    "round": round,
+    "min": min,
+    "max": max,
+    "sum": sum,
+    "len": len,
+    "tuple": tuple,
+    "list": list,
+    "range": range,
+    "enumerate": enumerate,
+    "zip": zip,
+}
+LARGEST = 10**12  # a number or length beyond is no example value: unknown
+SEQUENCES = (tuple, list, str, range, dict)
+
+
+def evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
+    """The value of `node`, names (`width`, `self.width`) read from `known`; raises Unknown."""
+    value = _evaluate(node, known)
+    _check(value)
+    return value
+
+
+def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        key = ast.unparse(node)
+        if key in known:
+            return known[key]
+        raise Unknown(key)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            raise Unknown("starred")
+        return tuple(evaluate(e, known) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise Unknown("**")
+        return {evaluate(k, known): evaluate(v, known) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.Subscript):
+        container = evaluate(node.value, known)
+        index = _index(node.slice, known)
+        if not isinstance(container, SEQUENCES):
+            raise Unknown("subscript")
+        try:
+            return container[index]
+        except (IndexError, KeyError, TypeError) as error:
+            raise Unknown("subscript") from error
+    if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
+        left, right = evaluate(node.left, known), evaluate(node.right, known)
+        if isinstance(node.op, ast.Pow) and _number(right) and abs(right) > 64:
+            raise Unknown("power")
+        return _apply(BINARY[type(node.op)], left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
+        return _apply(UNARY[type(node.op)], evaluate(node.operand, known))
+    if isinstance(node, ast.BoolOp):
+        value = evaluate(node.values[0], known)
+        for other in node.values[1:]:
+            if isinstance(node.op, ast.And) != bool(value):
+                return value
+            value = evaluate(other, known)
+        return value
+    if isinstance(node, ast.Compare):
+        left = evaluate(node.left, known)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = evaluate(right_node, known)
+            if not _apply(COMPARE[type(op)], left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.IfExp):
+        test = evaluate(node.test, known)
+        return evaluate(node.body if test else node.orelse, known)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE:
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise Unknown("call")
+        if node.func.id in known:  # shadowed by the code: not the builtin
+            raise Unknown(node.func.id)
+        return _apply(PURE[node.func.id], *(evaluate(a, known) for a in node.args))
+    raise Unknown(type(node).__name__)
+
+
+def _index(node: ast.expr, known: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Slice):
+        parts = (node.lower, node.upper, node.step)
+        return slice(*(None if p is None else evaluate(p, known) for p in parts))
+    return evaluate(node, known)
+
+
+def _apply(function, *args) -> Any:
+    try:
+        value = function(*args)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError) as error:
+        raise Unknown(str(error)) from error
+    if isinstance(value, (enumerate, zip)):
+        value = tuple(value) if _small(args) else None
+        if value is None:
+            raise Unknown("too long")
+    return value
+
+
+def _small(args) -> bool:
+    return all(not hasattr(a, "__len__") or len(a) <= 10_000 for a in args)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check(value: Any) -> None:
+    if _number(value) and abs(value) > LARGEST:
+        raise Unknown("too large")
+    if isinstance(value, (str, tuple, list, range, dict)) and len(value) > 10_000:
+        raise Unknown("too long")
+
+
+def plain(value: Any) -> Any:
+    """`value` as an example holds it (tuples as lists); Unknown for what YAML cannot say."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: plain(v) for k, v in value.items()}
+    raise Unknown(type(value).__name__)
+
+
+def first(iterable: Any) -> Any:
+    """The first item a loop over `iterable` binds (the first layer a loop builds)."""
+    if not isinstance(iterable, SEQUENCES) or isinstance(iterable, dict) or not iterable:
+        raise Unknown("loop")
+    return iterable[0]
+
+
+def bind(target: ast.expr, value: Any, known: dict[str, Any]) -> None:
+    """`target = value` into `known` (tuples unpacked); a target not bound is forgotten."""
+    if isinstance(target, (ast.Name, ast.Attribute)):
+        known[ast.unparse(target)] = value
+        return
+    if isinstance(target, (ast.Tuple, ast.List)):
+        items = list(value) if isinstance(value, (tuple, list)) else None
+        if items is None or len(items) != len(target.elts):
+            forget(target, known)
+            return
+        for element, item in zip(target.elts, items):
+            bind(element, item, known)
+        return
+    forget(target, known)
+
+
+def forget(target: ast.expr, known: dict[str, Any]) -> None:
+    """No value is known any more for the names `target` binds."""
+    for node in ast.walk(target):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            known.pop(ast.unparse(node), None)
