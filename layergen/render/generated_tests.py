@@ -56,7 +56,7 @@ def body(*lines: str) -> str:
     return "\n".join(f"    {line}" if line else "" for line in lines)
 
 
-def test_names(tests: list[GeneratedTest]) -> list[str]:
+def names_of(tests: list[GeneratedTest]) -> list[str]:
     """The names of the tests (the fixtures left out), in the module's order."""
     return [t.name for t in tests if not t.fixture]
 

@@ -14,7 +14,7 @@ import re
 
 from ..declaration.ir import Skip
 from ..diagnostics import Diagnostic, did_you_mean
-from .generated_tests import GeneratedTest, skip_mark, test_names
+from .generated_tests import GeneratedTest, names_of, skip_mark
 from .render import literal
 
 TEST = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
@@ -33,7 +33,7 @@ def skip_tests(
         )
         for t in tests
     ]
-    return marked, unknown_tests(test_names(tests), skips, path)
+    return marked, unknown_tests(names_of(tests), skips, path)
 
 
 def unknown_tests(names: list[str], skips: tuple[Skip, ...], path: str) -> list[Diagnostic]:
