@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..textfiles import Seen, parse_python, same_text, split_line_ends, with_line_ends
 from . import conflicts as markers
 from .changes import LockChanges
-from .lock import Lock
+from .lock import Lock, LockReader
 
 if TYPE_CHECKING:
     from .conflicts import Prefer
@@ -81,6 +81,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     with the run's files.
     """
     lock = plan.planned_lock
+    bases = LockReader(lock)  # this run's reading of it: each base read once
     changes = LockChanges()
     files: dict[Path, str] = dict(plan.support)
     read: dict[Path, Seen] = dict(plan.read)
@@ -89,7 +90,7 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
     deleted: list[Path] = []
     no_base: list[Path] = []
     base_from: dict[Path, tuple[str, str]] = {}
-    renames = _renames(plan, lock)
+    renames = _renames(plan, bases)
     for path, new in plan.generated.items():
         reject = path.with_name(path.name + ".rej")
         if reject.is_file() and reject.read_bytes().startswith(_REJECT_HEADER.encode()):
@@ -119,12 +120,13 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         current, line_ends = split_line_ends(as_stored)  # merged with `\n`, written with its own
         # A file put back as it was before a run that wrote conflicts into it is merged again
         # against the base that run used: the conflicts come back, and so does what merged.
-        base = lock.merge_base(origin, current)
-        if base is None and lock.key(origin) in lock.lost and plan.rebase is not None:
+        base = bases.merge_base(origin, current)
+        lost = base is None and bases.lost(origin)
+        if lost and plan.rebase is not None:
             found = plan.rebase(plan.lock, lock.key(origin))  # rendered again, where proved
             if found is not None:
                 base, base_from[path] = found.text, (found.declaration, found.when)
-        if base is None and (lock.key(origin) in lock.lost or _GENERATED.search(current[:300])):
+        if base is None and (lost or _GENERATED.search(current[:300])):
             no_base.append(path)
         settled = _renamed_keys(lock.owned(origin), renames.get(path, {}))
         unsettled = markers.blocks(current, base)
@@ -258,7 +260,7 @@ def _origin(plan: Plan, path: Path, here: Seen) -> tuple[Path, dict[Path, Seen]]
     return (old if seen.text is not None else path), {old: seen}
 
 
-def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
+def _renames(plan: Plan, bases: LockReader) -> dict[Path, dict[str, str]]:
     """A class renamed in its declaration, for its module and its test module: {old: new}."""
     renames: dict[Path, dict[str, str]] = {}
     for module, test in plan.companions.items():
@@ -267,14 +269,14 @@ def _renames(plan: Plan, lock: Lock) -> dict[Path, dict[str, str]]:
         source = module if module.is_file() else plan.moved.get(module, module)
         current = Seen.read(source).text
         # The base it is merged against: an undone run's, whose class had the old name.
-        base = lock.merge_base(source, split_line_ends(current)[0]) if current else None
+        base = bases.merge_base(source, split_line_ends(current)[0]) if current else None
         if current is None or module not in plan.generated:
             continue
         if base is not None:
             old = set(_CLASS.findall(base)) - set(_CLASS.findall(plan.generated[module]))
             new = set(_CLASS.findall(plan.generated[module])) - set(_CLASS.findall(base))
         else:  # the base is lost: the lock's records name the class before and after
-            old, new = {_class_of(plan.lock, source)}, {_class_of(lock, module)}
+            old, new = {_class_of(plan.lock, source)}, {_class_of(bases.lock, module)}
             if old & new or "" in old | new or old - set(_CLASS.findall(current)):
                 continue
         if len(old) == 1 and len(new) == 1:

@@ -27,7 +27,9 @@ record that does not belong with them (a lock merged by hand) from ever being us
 
 `Lock.read` gives a frozen lock: planning and reconcile only read it, and say what should
 change as `update.changes.LockChanges`, applied to a copy (`LockChanges.applied`) just
-before the write. A frozen lock raises `FrozenLock` on any change.
+before the write. A frozen lock raises `FrozenLock` on any change, and reading it writes
+nothing: what a run reads of it once and asks again (base texts, merge bases) is kept by
+the run's `LockReader`, which also says which bases are lost.
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ class Record:
     # The module's further classes, its declaration file's further documents, in order:
     # (class, registration package, members kept as written) each.
     classes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # What rendering warned of in the declaration (line, col, code, message, hint each): a
+    # run that takes its files from the lock says it again.
+    warnings: tuple[tuple[int, int, str, str, str], ...] = ()
 
     def declared(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
         """Every class the declaration declares: (class, package, hand_written) each."""
@@ -106,6 +111,8 @@ class Record:
             parts.append(f"content {self.content}")
         if self.classes:  # (likewise)
             parts.append(json.dumps(self.classes))
+        if self.warnings:  # (likewise)
+            parts.append(json.dumps(self.warnings))
         parts.append("|")
         for key in self.outputs:
             parts += [key, entries[key].digest, entries[key].tie or ""]
@@ -123,6 +130,7 @@ class Record:
             **({"orphaned": True} if self.orphaned else {}),
             **({"content": self.content} if self.content else {}),
             **({"classes": [list(c) for c in self.classes]} if self.classes else {}),
+            **({"warnings": [list(w) for w in self.warnings]} if self.warnings else {}),
             "seal": self.seal,
         }
 
@@ -140,6 +148,7 @@ class Record:
             bool(data.get("orphaned", False)),
             data.get("content", ""),
             tuple((c, p, tuple(h)) for c, p, h in data.get("classes", ())),
+            tuple(tuple(w) for w in data.get("warnings", ())),
         )
 
 
@@ -162,7 +171,7 @@ class Lock:
         self.frozen = frozen
         view = MappingProxyType if frozen else dict
         self.entries = view(dict(entries or {}))
-        self._texts = dict(texts or {})  # key -> text, read lazily or recorded in this run
+        self._texts = dict(texts or {})  # key -> text generated in this run (or a v1 lock's)
         self.records = view(dict(records or {}))  # declaration key -> Record
         # test module key -> what `layergen tests` wrote it from: the hand-written module,
         # the class, and the flags given once (handwritten.py), so a rerun needs none
@@ -170,10 +179,6 @@ class Lock:
         self._rendered: dict[str, dict[str, str]] = {}  # key -> its files' rendered digests
         # key -> the texts of `Entry.undo` recorded now: the file before the run, its base
         self._undo_texts: dict[str, tuple[str, str]] = {}
-        self._merge_bases: dict[tuple[str, ...], str | None] = {}  # see merge_base
-        # Keys whose base text is missing or altered (`.layergen/` not restored with the lock):
-        # merged as never generated, and said.
-        self.lost: set[str] = set()
         self._recorded: set[str] = set()  # keys of the texts generated in this run
         # Files of `.layergen/` that `files()` writes again from what proves them (the file
         # itself, or a base under an earlier name): no change a `--check` reports (a clone
@@ -185,7 +190,7 @@ class Lock:
         return self.root / NAME
 
     def copy(self, *, frozen: bool = False) -> Lock:
-        """A lock of the same state (and the same texts read so far) to change, or to read."""
+        """A lock of the same state (and the texts generated so far) to change, or to read."""
         other = Lock(
             self.root,
             dict(self.entries),
@@ -196,8 +201,6 @@ class Lock:
         )
         other._rendered = {key: dict(files) for key, files in self._rendered.items()}
         other._undo_texts = dict(self._undo_texts)
-        other._merge_bases = dict(self._merge_bases)
-        other.lost = set(self.lost)
         other._recorded = set(self._recorded)
         return other
 
@@ -256,32 +259,26 @@ class Lock:
         return cls(root, entries, records=records, handwritten=handwritten, frozen=True)
 
     def base(self, path: Path) -> str | None:
-        """The text generated last time for `path`, or None if it never was."""
+        """The text generated last time for `path` (read each time: a run's `LockReader`
+        reads it once), or None if it never was or its text is lost."""
         key = self._key(path)
-        if key not in self._texts:
-            entry = self.entries.get(key)
-            if entry is None:
-                return None
-            text = self._stored(key, entry.digest) or self._as_generated(key, entry.digest)
-            if text is None:
-                self.lost.add(key)
-                return None
-            self._texts[key] = text
-        return self._texts[key]
+        if key in self._texts:
+            return self._texts[key]
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        return self._stored(key, entry.digest) or self._as_generated(key, entry.digest)
 
     def merge_base(self, path: Path, text: str) -> str | None:
         """The base to merge `text`, the file as it is, against: the text generated last time,
         or, when `text` is the file put back as it was before the run that made that text (an
         undo), wholly or member by member, the base that run merged against (`Entry.undo`).
-        Asked for each file by several steps of a run: worked out once."""
+        Worked out each time: a run's `LockReader` works it out once."""
         key = self._key(path)
         entry = self.entries.get(key)
         if entry is None or entry.undo is None:
             return self.base(path)
-        asked = (key, entry.digest, *entry.undo, _digest(text))
-        if asked not in self._merge_bases:
-            self._merge_bases[asked] = self._undone_base(key, entry, text)
-        return self._merge_bases[asked]
+        return self._undone_base(key, entry, text)
 
     def _undone_base(self, key: str, entry: Entry, text: str) -> str | None:
         old = self._undo_text(key, entry.undo[1])
@@ -440,13 +437,18 @@ class Lock:
         out: dict[Path, str] = {}
         for key, entry in sorted(self.entries.items()):
             file = self._base_file(key)
+            base = self._texts.get(key)
             if key in self._recorded:
                 out[file] = self._texts[key]
-            elif not file.exists() and self.base(self.root / key) is not None:
-                out[file] = self._texts[key]
+            elif not file.exists() and (base := self.base(self.root / key)) is not None:
+                out[file] = base
                 self.rebuilt.add(file)
             undo = self._undo_file(key)
-            if entry.undo is None or key not in self._texts:
+            if entry.undo is None:
+                continue
+            if base is None and (key in self._undo_texts or not undo.exists()):
+                base = self.base(self.root / key)
+            if base is None:
                 continue
             if key in self._undo_texts:
                 texts = dict(zip(entry.undo, self._undo_texts[key]))
@@ -457,7 +459,7 @@ class Lock:
                 if None in texts.values():
                     continue
                 self.rebuilt.add(undo)
-            out[undo] = undo_file.render(key, self._texts[key], texts)
+            out[undo] = undo_file.render(key, base, texts)
         index = {
             k: {
                 "digest": e.digest,
@@ -521,6 +523,41 @@ class Lock:
         # (a tests folder outside the project) are spelled so the base file stays inside.
         relative = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(self.root)))
         return "/".join("__up__" if part == ".." else part for part in relative.parts)
+
+
+class LockReader:
+    """One run's reading of a lock: each base text read from `.layergen/` once, each merge
+    base worked out once, and whether a base is lost. The run keeps what it read; the lock
+    is never written by reading it."""
+
+    def __init__(self, lock: Lock):
+        self.lock = lock
+        self._bases: dict[str, str | None] = {}
+        self._merge_bases: dict[tuple[str, ...], str | None] = {}
+
+    def base(self, path: Path) -> str | None:
+        """`Lock.base`, read once in the run."""
+        key = self.lock.key(path)
+        if key not in self._bases:
+            self._bases[key] = self.lock.base(path)
+        return self._bases[key]
+
+    def merge_base(self, path: Path, text: str) -> str | None:
+        """`Lock.merge_base`, worked out once in the run for each text of the file."""
+        key = self.lock.key(path)
+        entry = self.lock.entries.get(key)
+        if entry is None or entry.undo is None:
+            return self.base(path)
+        asked = (key, entry.digest, *entry.undo, _digest(text))
+        if asked not in self._merge_bases:
+            self._merge_bases[asked] = self.lock.merge_base(path, text)
+        return self._merge_bases[asked]
+
+    def lost(self, path: Path) -> bool:
+        """Whether layergen generated `path` (the lock has its digest) and its base text is
+        missing or altered (`.layergen/` not restored with the lock): merged as never
+        generated, and said."""
+        return self.lock.key(path) in self.lock.entries and self.base(path) is None
 
 
 def _read(file: Path) -> str | None:

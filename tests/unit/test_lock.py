@@ -120,3 +120,45 @@ def test_a_lock_that_is_not_utf8_is_a_located_error_and_a_bad_base_is_said(scale
         assert result.exit_code == 1 and "[no-base]" in result.output, args
     result = run("generate", "layers")  # the conflict sync wrote, said until it is settled
     assert result.exit_code == 1 and "[conflict]" in result.output
+
+
+def lock_state(lock) -> dict:
+    """Every attribute of the lock, copied: what reading it must leave as it was."""
+    import copy
+    from collections.abc import Mapping
+
+    return {
+        name: dict(value) if isinstance(value, Mapping) else copy.copy(value)
+        for name, value in vars(lock).items()
+    }
+
+
+def test_reading_the_lock_writes_nothing_in_it(scaler_project):
+    from layergen.update.lock import Lock
+
+    lock = Lock.read(scaler_project)
+    module = scaler_project / "layers" / "scaler.py"
+    before = lock_state(lock)
+    assert lock.base(module) == module.read_text()
+    assert lock.merge_base(module, module.read_text()) == module.read_text()
+    (scaler_project / ".layergen" / "base" / "layers" / "scaler.py.base").unlink()
+    module.write_text(module.read_text() + "# mine\n")
+    assert lock.base(module) is None  # lost: the lock says so each time it is asked
+    assert lock_state(lock) == before
+
+
+def test_a_run_reads_each_base_once_and_says_which_are_lost(scaler_project, monkeypatch):
+    from layergen.update import lock as lock_module
+    from layergen.update.lock import Lock, LockReader
+
+    reads = []
+    read = lock_module._read
+    monkeypatch.setattr(lock_module, "_read", lambda file: reads.append(file) or read(file))
+    bases = LockReader(Lock.read(scaler_project))
+    module, tests = scaler_project / "layers" / "scaler.py", scaler_project / "tests"
+    assert bases.base(module) == bases.merge_base(module, module.read_text()) is not None
+    assert len(reads) == 1 and not bases.lost(module)
+    (scaler_project / ".layergen" / "base" / "tests" / "test_scaler.py.base").unlink()
+    (tests / "test_scaler.py").write_text("# mine\n")
+    assert bases.lost(tests / "test_scaler.py")  # generated, its base gone
+    assert not bases.lost(tests / "conftest.py")  # never generated: nothing lost
