@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,18 +25,22 @@ from .reader import Found, code
 # Functions that make a tensor of the shape given first (`np.ones((2, 4))`).
 MAKERS = {"ones", "zeros", "empty", "full", "uniform", "normal", "randint", "rand", "randn"}
 MAKERS |= {"truncated_normal", "random", "integers", "standard_normal"}
+INTEGERS = {"randint", "integers"}  # makers of integers (token ids, positions)
 
 
 class Shape(list):
-    """An example input shape, with where it comes from (`source`)."""
+    """An example input shape, with where it comes from (`source`) and the dtype of each
+    input that is not float32 (`dtypes`)."""
 
     source: str | None = None
+    dtypes: dict[str, str] | None = None
 
 
 class Shapes(dict):
     """One example input shape per separate input, with where they come from."""
 
     source: str | None = None
+    dtypes: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Called:
     shape: list[int] | dict[str, list[int]]
     values: dict[str, Any]  # the literal arguments of the construction the call is made on
     where: str  # path:line of the call
+    dtypes: dict[str, str]  # input -> its dtype, where not float
 
 
 def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
@@ -71,9 +77,10 @@ def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
         out = Given(values)
         shape = Shapes(call.shape) if isinstance(call.shape, dict) else Shape(call.shape)
         shape.source = f"{call.where}, a call of the layer"
+        shape.dtypes = call.dtypes
         out.source = shape.source if values.keys() - person.keys() else None
         return out, shape
-    return given, _read_rank(found)
+    return given, _documented(found, given) or _read_rank(found)
 
 
 def _signature(found: Found) -> tuple[list[str], set[str]]:
@@ -111,7 +118,8 @@ def _called_on(root: Path, name: str, params: list[str], tensors: list[str], sep
         for scope, ints in _scopes(tree):
             for call in _calls(scope, ints, name, params, tensors, separate):
                 if call is not None:
-                    yield Called(call[0], call[1], f"{where}:{call[2]}")
+                    shape, values, line, dtypes = call
+                    yield Called(shape, values, f"{where}:{line}", dtypes)
 
 
 def _scopes(tree: ast.Module):
@@ -158,7 +166,9 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             else:
                 made[target] = node.value
 
-    def shape_of(node) -> list[int] | None:
+    dtypes: dict[str, str] = {}  # of the inputs of the call last read
+
+    def shape_of(name: str, node) -> list[int] | None:
         if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in made:
             node = made[ast.unparse(node)]
         if not isinstance(node, ast.Call) or _called(node.func) == "Input":
@@ -167,6 +177,11 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
         dims = keywords.get("shape", keywords.get("size"))
         if dims is None and node.args and _called(node.func) in MAKERS:
             dims = node.args[0]
+        dtype = keywords.get("dtype")
+        if isinstance(dtype, ast.Constant) and "int" in str(dtype.value):
+            dtypes[name] = str(dtype.value)
+        elif _called(node.func) in INTEGERS:
+            dtypes[name] = "int32"
         return _dims(dims, ints)
 
     def inputs(args: list[ast.expr], keywords: list[ast.keyword]):
@@ -174,7 +189,8 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             pairs = [(ast.literal_eval(k), v) for k, v in zip(args[0].keys, args[0].values)]
         else:
             pairs = [*zip(tensors, args), *((k.arg, k.value) for k in keywords)]
-        shapes = {n: shape_of(v) for n, v in pairs if n in tensors}
+        dtypes.clear()
+        shapes = {n: shape_of(n, v) for n, v in pairs if n in tensors}
         if set(shapes) != set(tensors) or None in shapes.values():
             return None
         return shapes if separate else shapes[tensors[0]]
@@ -189,7 +205,8 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             if isinstance(made_by, ast.Name) and made_by.id in made:
                 made_by = made[made_by.id]
             shape = inputs([keywords["input_data"]], [])
-            yield _found(shape, ast.Call(func, [], [ast.keyword(None, made_by)]), node, params)
+            made_as = ast.Call(func, [], [ast.keyword(None, made_by)])
+            yield _found(shape, made_as, node, params, dtypes)
             continue
         maker = None
         if isinstance(func, ast.Call) and _called(func.func) == name:
@@ -198,7 +215,7 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             maker = bound[func.id]  # `layer(x)`
         if maker is not None:
             shape = inputs(node.args, [k for k in node.keywords if k.arg in tensors])
-            yield _found(shape, maker, node, params)
+            yield _found(shape, maker, node, params, dtypes)
         elif (
             isinstance(func, ast.Attribute)
             and func.attr == "build"
@@ -206,14 +223,15 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             and len(node.args) == 1
             and not separate
         ):
-            yield _found(_dims(node.args[0], ints), bound[ast.unparse(func.value)], node, params)
+            shape = _dims(node.args[0], ints)
+            yield _found(shape, bound[ast.unparse(func.value)], node, params, {})
 
 
-def _found(shape, maker: ast.Call, node: ast.Call, params: list[str]):
+def _found(shape, maker: ast.Call, node: ast.Call, params: list[str], dtypes: dict):
     if shape is None:
         return None
     values = _values(maker, params)
-    return None if values is None else (shape, values, node.lineno)
+    return None if values is None else (shape, values, node.lineno, dict(dtypes))
 
 
 def _values(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
@@ -264,6 +282,36 @@ def _dims(node, ints: dict) -> list[int] | None:
 
 def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, (ast.Name, ast.Attribute)) and _called(node) == name
+
+
+def _documented(found: Found, values: dict) -> Shape | Shapes | None:
+    """The shape `call`'s docstring states of each tensor input (`x: Input tensor of shape
+    (batch_size, input_dim).`), its dims the example's values where they are params of it
+    (`input_dim`), literal ones as written, the others 2 for the batch, else 4."""
+    call = found.methods.get("call")
+    tensors = [name for name, default in found.inputs if default is None]
+    doc = ast.get_docstring(ast.parse(code(call).strip()).body[0]) if call else None
+    if not doc or not tensors:
+        return None
+    shapes = {}
+    for name in tensors:
+        said = re.search(
+            rf"^\s*{name}:(?:(?!^\s*\w+:).)*?shape\s*(?:of\s*)?[\(\[]([^\)\]]*)[\)\]]",
+            doc,
+            flags=re.MULTILINE | re.DOTALL,
+        )
+        if said is None:
+            return None
+        dims = []
+        for index, dim in enumerate(d.strip() for d in said.group(1).split(",") if d.strip()):
+            value = values.get(dim, int(dim) if dim.isdigit() else None)
+            if type(value) is not int or value < 1:
+                value = 2 if index == 0 else 4
+            dims.append(value)
+        shapes[name] = dims
+    shape = Shapes(shapes) if found.separate else Shape(shapes[tensors[0]])
+    shape.source = f"the shape `call`'s docstring states of `{'`, `'.join(tensors)}`"
+    return shape
 
 
 def _read_rank(found: Found) -> Shape | None:

@@ -166,6 +166,9 @@ def declaration(
         example.append(f"  input_shape: {_value({n: list(shape) for n in tensors})}")
     else:
         example.append(f"  input_shape: {_value(list(shape))}")
+    dtypes = getattr(shape, "dtypes", None)  # inputs of the project's call that are not float
+    if dtypes:
+        example.append(f"  input_dtype: {_value(dtypes)}")
     lines.append(_said(getattr(examples, "source", None), getattr(shape, "source", None)))
     lines += example
     if skip:

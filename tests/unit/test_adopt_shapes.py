@@ -181,3 +181,62 @@ def test_a_subclass_of_its_base_alone_gets_the_bases_required_arguments(project)
     assert "  params: {input_dim: 100, output_dim: 16}\n" in text, text
     assert "  input_shape: [4, 10]\n" in text, text
     assert "example:  # params and input_shape from tests/head_test.py:6" in text, text
+
+
+NORM = """\
+import keras
+from keras import ops
+
+
+class Norm(keras.layers.Layer):
+    def __init__(self, input_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.input_dim = input_dim
+        self.scale = self.add_weight(name="scale", shape=(input_dim,), initializer="ones")
+
+    def call(self, x):
+        \"\"\"Normalizes `x`.
+
+        Args:
+            x: Input tensor of shape (batch_size, input_dim).
+        \"\"\"
+        return x * ops.rsqrt(ops.mean(ops.square(x), axis=-1, keepdims=True)) * self.scale
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"input_dim": self.input_dim})
+        return config
+"""
+
+
+def test_without_a_call_the_shape_the_docstring_states_in_the_examples_values(project):
+    """keras-hub's RMSNormalization: `x: Input tensor of shape (batch_size, input_dim)`:
+    the example's last dim is the example's `input_dim`, so its weight fits the input."""
+    write(project, "norm.py", NORM)
+    (project / "tests").mkdir()
+    (project / "tests" / "model_test.py").write_text(
+        "from layers.norm import Norm\n\n\nnorm = Norm(input_dim=6)\n"
+    )
+    result = cli("adopt", "layers/norm.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "norm")
+    assert "  params: {input_dim: 6}\n  input_shape: [2, 6]\n" in text, text
+    assert "input_shape from the shape `call`'s docstring states of `x`" in text, text
+
+
+def test_integer_inputs_of_the_projects_call_are_the_examples_dtype(project):
+    """`random.randint(...)` makes the positions keras-hub's MaskedLMHead gathers at: the
+    example's input of that name is int32 (a float index does not gather)."""
+    write(project, "head.py", HEAD)
+    (project / "tests").mkdir()
+    (project / "tests" / "head_test.py").write_text(
+        "from keras import random\n"
+        "from layers.head import Head\n\n\n"
+        "def test_it():\n"
+        "    layer = Head(vocabulary_size=10)\n"
+        "    layer(random.uniform(shape=(2, 6, 8)), random.randint(shape=(2, 3), minval=0, maxval=6))\n"
+    )
+    result = cli("adopt", "layers/head.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "head")
+    assert '  input_dtype: {"positions": "int32"}\n' in text, text
