@@ -164,7 +164,7 @@ def load_config(cwd: Path | None = None) -> Config:
         errors.append(
             Diagnostic(
                 str(pyproject),
-                _line_of(text, key, dotted.rpartition(".")[0]),
+                line_of(text, key, dotted.rpartition(".")[0]),
                 1,
                 "bad-config",
                 f"`{dotted}` must be a table, not {_toml_kind(value)}",
@@ -191,7 +191,7 @@ def load_config(cwd: Path | None = None) -> Config:
     black_length = black.get("line-length", 88)
     for key in written:
         if _dashed(key) not in KEYS:
-            line = _line_of(text, key)
+            line = line_of(text, key)
             errors.append(
                 Diagnostic(
                     str(pyproject),
@@ -209,7 +209,7 @@ def load_config(cwd: Path | None = None) -> Config:
     line_length = section.get("line-length", black_length)
 
     def bad(key: str, message: str, hint: str, section: str = "tool.layergen") -> None:
-        line = _line_of(text, key, section)
+        line = line_of(text, key, section)
         errors.append(Diagnostic(str(pyproject), line, 1, "bad-config", f"`{key}` {message}", hint))
 
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
@@ -318,7 +318,7 @@ def no_paths(
     )
     if not pyproject.is_file():
         return Diagnostic(f"layergen {command}", None, None, "no-paths", what, hint)
-    line = _line_of(read_text(pyproject), "layergen", "tool")
+    line = line_of(read_text(pyproject), "layergen", "tool")
     return Diagnostic(str(pyproject), line, 1, "no-paths", what, hint)
 
 
@@ -383,19 +383,34 @@ def _dashed(key: str) -> str:
     return key.replace("_", "-")
 
 
-def _line_of(text: str, key: str, section: str = "tool.layergen") -> int:
-    """The line that sets `key` in `section` ("": the top level), or that opens `[section.key]`."""
-    in_section = section == ""
-    table = f"{section}.{key}" if section else key
+# A table header as TOML writes it (`[a.b]`, `[[a.b]]`): spaces around its dots, quoted
+# parts, a comment after.
+_HEADER = re.compile(r"^\[\[?\s*([^\[\]]*?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def line_of(text: str, key: str, section: str = "tool.layergen") -> int:
+    """The line of pyproject.toml's `text` that sets `key` in `section` ("": the top level),
+    or that opens `[section.key]`; 1 when none does. Dashes and underscores in a key are
+    one; a header's spaces, quotes and comment aside. The one place a key's line is looked
+    up ([tool.layergen], [tool.layergen.check], `init`)."""
+    want = _parts(section)
+    in_section = not want
     for number, line in enumerate(text.split("\n"), 1):
-        header = re.match(r"\s*\[\[?\s*([^\]]*?)\s*\]", line)
-        if header:
-            if header[1] == table:
+        stripped = line.strip()
+        if stripped.startswith("["):
+            header = _HEADER.match(stripped)
+            parts = _parts(header[1]) if header else None
+            if parts == [*want, key]:
                 return number
-            in_section = header[1] == section
-        elif in_section and _dashed(line.split("=")[0].strip().strip('"')) == _dashed(key):
+            in_section = parts == want
+        elif in_section and _dashed(stripped.split("=")[0].strip().strip("\"'")) == _dashed(key):
             return number
     return 1
+
+
+def _parts(dotted: str) -> list[str]:
+    """A dotted TOML key's parts, unquoted (`tool . "layergen"`: tool, layergen)."""
+    return [part.strip().strip("\"'") for part in dotted.split(".")] if dotted else []
 
 
 def _toml_kind(value: object) -> str:

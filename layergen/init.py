@@ -333,7 +333,7 @@ def merge_pyproject(
         raise DiagnosticError(
             [Diagnostic(where, 1, 1, "bad-config", "`tool` and `tool.layergen` must be tables")]
         )
-    from .config import _dashed, _line_of
+    from .config import _dashed, line_of
 
     # Keys with dashes or underscores, as `load_config` reads them (`mesh_axes` = `mesh-axes`).
     unknown = [key for key in section if _dashed(key) not in KEYS]
@@ -343,7 +343,7 @@ def merge_pyproject(
             [
                 Diagnostic(
                     where,
-                    _line_of(text or "", key),
+                    line_of(text or "", key),
                     1,
                     "unknown-config",
                     f"unknown key `{key}` in [tool.layergen]",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import BLACK_DEFAULTS, BlackStyle
+from ..config import BLACK_DEFAULTS, BlackStyle, line_of
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from .rules import DEFAULT_RULES, RULES
 
+_SECTION = "tool.layergen.check"
 KEYS = {
     "select": "rule codes to run, or ALL (default: the rules on by default; see `--explain`)",
     "ignore": "rule codes to skip",
@@ -41,7 +41,7 @@ def load_settings(
     errors = [
         Diagnostic(
             where,
-            _line_of(text, key),
+            line_of(text, key, _SECTION),
             1,
             "unknown-config",
             f"unknown key `{key}` in [tool.layergen.check]",
@@ -56,7 +56,7 @@ def load_settings(
             errors.append(
                 Diagnostic(
                     where,
-                    _line_of(text, key),
+                    line_of(text, key, _SECTION),
                     1,
                     "bad-config",
                     f"`{key}` must be a list of strings",
@@ -79,7 +79,7 @@ def load_settings(
             [
                 Diagnostic(
                     w,
-                    _line_of(text, "select") if w == where else 1,
+                    line_of(text, "select", _SECTION) if w == where else 1,
                     1,
                     "unknown-rule",
                     f"unknown rule `{code}`",
@@ -98,21 +98,3 @@ def load_settings(
         exclude=tuple(section.get("exclude", [])),
         style=config.black,
     )
-
-
-# A table header as TOML writes it: spaces around its dots, quoted parts, a comment after.
-HEADER = re.compile(r"^\[\s*([^\[\]]*?)\s*\]\s*(?:#.*)?$")
-
-
-def _line_of(text: str, key: str) -> int:
-    """The line of `key` in [tool.layergen.check]; 1 when it cannot be found."""
-    in_section = False
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            header = HEADER.match(stripped)
-            parts = header.group(1).split(".") if header else []
-            in_section = [p.strip().strip("\"'") for p in parts] == ["tool", "layergen", "check"]
-        elif in_section and stripped.split("=")[0].strip().strip("\"'") == key:
-            return number
-    return 1

@@ -169,3 +169,28 @@ def test_good_config_values_load(tmp_path):
         100,
         "my_pkg.layers",
     )
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["[tool . layergen]  # ours", '[tool."layergen"]', "[ 'tool'.layergen ]"],
+)
+def test_a_key_is_located_under_any_spelling_of_its_header(tmp_path, header):
+    """pyproject.toml's line of a key is looked up in one place (`config.line_of`), for
+    [tool.layergen] as for [tool.layergen.check]: a header written with spaces, quotes or a
+    comment is still the header."""
+    root = project(tmp_path, {}, f"[project]\nname = 'demo'\n\n{header}\npahts = ['layers']\n")
+    with pytest.raises(DiagnosticError) as info:
+        load_config(root)
+    assert [(d.line, d.code) for d in info.value.diagnostics] == [(5, "unknown-config")]
+
+
+def test_line_of_finds_a_key_and_a_table():
+    from layergen.config import line_of
+
+    text = "[tool.layergen]\npaths = []\n\n[tool . layergen . check]  # lint\nselect = []\n"
+    assert line_of(text, "paths") == 2
+    assert line_of(text, "check") == 4  # the table it opens
+    assert line_of(text, "select", "tool.layergen.check") == 5
+    assert line_of(text, "layergen", "tool") == 1
+    assert line_of(text, "missing") == 1
