@@ -19,10 +19,15 @@ SHAPES_TEST = "test_output_shapes_eager_symbolic_and_computed"
 WEIGHTS_TEST = "test_weights_match_declaration"
 GRADIENTS_TEST = "test_gradients_match_finite_differences"
 MIXED_TEST = "test_mixed_precision_matches_float32"
-# A cast to float32 (`ops.cast(x, float)`, keras-hub's RMSNormalization), and one back to
-# the policy's dtype: without it the outputs stay float32 under a mixed policy.
-TO_FLOAT32 = re.compile(r"\bcast\(.*?,\s*(?:float|[\"']float32[\"'])\s*\)", re.S)
+# A cast to float32 (`ops.cast(x, float)`, keras-hub's RMSNormalization) or a tensor made
+# in float32 (`ops.arange(n, dtype="float32")`, its AnchorGenerator), and one back to the
+# policy's dtype (`compute_dtype` anywhere, an input's `x.dtype` in `call`): without it the
+# outputs stay float32 under a mixed policy.
+TO_FLOAT32 = re.compile(
+    r"\bcast\(.*?,\s*(?:float|[\"']float32[\"'])\s*\)|\bdtype=[\"']float32[\"']", re.S
+)
 BACK = re.compile(r"compute_dtype|\.dtype\b")
+COMPUTE = re.compile(r"compute_dtype")
 WHILE = re.compile(r"\bwhile_loop\(")
 DEFAULT_SHAPE = [2, 4]
 
@@ -111,9 +116,10 @@ def declaration(
     if "call" in found.methods and "custom_gradient" in code(found.methods["call"]):
         skip[GRADIENTS_TEST] = "`call` has a custom gradient, which is not the derivative"
     call_code = code(found.methods["call"]) if "call" in found.methods else ""
-    reached = _reached(found.module_text, call_code)
+    reached = _reached(found, call_code)
     casting = next((f for f, text in reached.items() if TO_FLOAT32.search(text)), None)
-    if casting is not None and not BACK.search(call_code):
+    back = BACK.search(call_code) or any(COMPUTE.search(text) for text in reached.values())
+    if casting is not None and not back:
         skip[MIXED_TEST] = (
             f"`call` casts to float32{_in(casting)} and never back: its outputs stay float32"
             " under a mixed policy, as the adopted code's did"
@@ -177,21 +183,23 @@ def declaration(
     return "\n".join(lines) + "\n", errors
 
 
-def _reached(module_text: str, call_code: str) -> dict[str, str]:
-    """The code `call` runs: its own (key ""), then each function of its module it calls,
-    by name, and those they call in turn."""
+def _reached(found: Found, call_code: str) -> dict[str, str]:
+    """The code `call` runs: its own (key ""), then each function of its module and method
+    of its class it calls, by name (`select(...)`, `self.centers(...)`), and so on."""
     import ast
 
     functions = {
-        node.name: ast.get_source_segment(module_text, node) or ""
-        for node in ast.parse(module_text).body
+        node.name: ast.get_source_segment(found.module_text, node) or ""
+        for node in ast.parse(found.module_text).body
         if isinstance(node, ast.FunctionDef)
     }
+    methods = {f"self.{name}": code(method) for name, method in found.methods.items()}
+    functions.update({name: text for name, text in methods.items() if name != "self.call"})
     out = {"": call_code}
     pending = [call_code]
     while pending:
         text = pending.pop()
-        for name in re.findall(r"\b(\w+)\(", text):
+        for name in re.findall(r"\b((?:self\.)?\w+)\(", text):
             if name in functions and name not in out:
                 out[name] = functions[name]
                 pending.append(functions[name])
@@ -199,7 +207,7 @@ def _reached(module_text: str, call_code: str) -> dict[str, str]:
 
 
 def _in(function: str | None) -> str:
-    return f" (in `{function}`)" if function else ""
+    return f" (in `{function.removeprefix('self.')}`)" if function else ""
 
 
 def _said(values: str | None, shape: str | None) -> str:

@@ -103,3 +103,29 @@ def test_deviations_in_the_modules_functions_call_reaches(project):
     assert "    test_gradients_match_finite_differences: " in text, text
     assert "ops.while_loop" in text, text
     assert "Select skips test_gradients_match_finite_differences: " in result.output
+
+
+GRID = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Grid(keras.layers.Layer):
+    def call(self, images):
+        steps = ops.shape(images)[1]
+        return self.centers(steps) + ops.zeros_like(images[:, :, 0])
+
+    def centers(self, steps):
+        return ops.arange(0, steps, dtype="float32") * 2.0
+"""
+
+
+def test_outputs_made_in_float32_by_a_method_call_reaches(project):
+    """keras-hub's AnchorGenerator makes its outputs with `ops.arange(..., dtype="float32")`
+    in a method `call` calls: they stay float32 under a mixed policy, a stated skip."""
+    (project / "layers" / "grid.py").write_text(GRID)
+    result = cli("adopt", "layers/grid.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "grid.layer.yaml").read_text()
+    assert f"    {MIXED_TEST}: " in text and "(in `centers`)" in text, text
