@@ -229,10 +229,18 @@ def _inputs_only(
 ) -> set[str]:
     """The arguments of a functional model (`super().__init__(inputs=..., outputs=...)`)
     read only to make its inputs (`input_tensor`, through `inputs = ... else input_tensor`
-    or a helper's call)."""
+    or a helper's call), never to describe an `Input(...)` (its shape is saved as built,
+    its `dtype=` or `sparse=` is not)."""
     inputs = _inputs(call)
     if inputs is None:
         return set()
+    described = {
+        id(n)
+        for c in walk(init)
+        if isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", "")) == "Input"
+        for a in [*c.args, *(k.value for k in c.keywords if k.arg != "tensor")]
+        for n in walk(a)
+    }
     feeding, todo, seen = set(), [inputs], set()
     while todo:  # the expressions whose value can become the inputs
         expression = todo.pop()
@@ -244,7 +252,7 @@ def _inputs_only(
     reads = {}
     for node in walk(init):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            reads.setdefault(node.id, []).append(id(node) in feeding)
+            reads.setdefault(node.id, []).append(id(node) in feeding and id(node) not in described)
     return {p for p in init_params(init) if reads.get(p) and all(reads[p])}
 
 
