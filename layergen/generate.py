@@ -311,6 +311,7 @@ def plan_run(
         unsettled=unsettled,
         changes=taken.changes,
         rebase=functools.partial(rendered_base, plan=plan_run),
+        warnings=tuple(taken.warnings),
     )
 
 
@@ -411,6 +412,7 @@ class _Taken:
     dropped: dict[Path, Seen] = field(default_factory=dict)
     orphans: dict[Path, str] = field(default_factory=dict)
     changes: LockChanges = field(default_factory=LockChanges)
+    warnings: list[Diagnostic] = field(default_factory=list)  # said, as the records keep them
 
     def add(self, t: Target, reused, result, raws, renamed, lock: Lock, config, errors) -> None:
         """A declaration's files, taken from the lock (`reused`) or rendered (`result`)."""
@@ -434,6 +436,10 @@ class _Taken:
         )
         self.roots.add(t.import_root)
         self.outputs.update(files)
+        self.warnings += [
+            Diagnostic(str(t.declaration), line, col, code, message, hint, severity="warning")
+            for line, col, code, message, hint in record.warnings
+        ]
         if reused:
             self.reused.update(files)
         elif not self._follow(t, record, files, raws, renamed, lock, config, errors):

@@ -118,8 +118,17 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
         layouts=tuple(analyses[0].ir.layouts.items()),
         content=content(job.raw) if job.raw is not None else "",
         classes=tuple(more),
+        warnings=_warnings(str(t.declaration), analyses),
     )
     return out
+
+
+def _warnings(path: str, analyses) -> tuple[tuple[int, int, str, str, str], ...]:
+    """What the declaration's classes warn of, as their record keeps it."""
+    from .declaration.branches import unreached_warning
+
+    said = [unreached_warning(path, u) for a in analyses for u in a.ir.unreached]
+    return tuple((d.line, d.col, d.code, d.message, d.hint or "") for d in said)
 
 
 def _render_class(

@@ -29,6 +29,16 @@ def report(diagnostics: list[Diagnostic], echo: Echo) -> int:
     return 2
 
 
+def report_warnings(warnings, echo: Echo) -> None:
+    """Print what the declarations warn of (located, with a hint); the exit status is not
+    theirs to change."""
+    from dataclasses import replace
+
+    for d in warnings:
+        where = shown(Path(d.path)) if Path(d.path).is_absolute() else d.path
+        echo(replace(d, path=str(where)).format(), err=True)
+
+
 def reporting(command: Callable[..., int], echo: Echo) -> Callable[..., int]:
     """`command` with its mistakes printed as located errors (status 2) instead of raised."""
 

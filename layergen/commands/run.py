@@ -11,7 +11,7 @@ from typing import Literal
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..update.conflicts import Prefer
-from .report import Echo, report_unsettled, shown, unified_diff
+from .report import Echo, report_unsettled, report_warnings, shown, unified_diff
 
 Mode = Literal["write", "check", "diff"]  # write the files; exit 1 if any would change; print diffs
 
@@ -45,6 +45,8 @@ def apply(
     from ..update.apply import reconcile
     from ..writes import Changed, write
 
+    if not quiet:
+        report_warnings(run.warnings, echo)
     for attempt in range(SAVE_RETRIES + 1):
         outcome = reconcile(run, prefer=prefer)
         changed = outcome.changed()

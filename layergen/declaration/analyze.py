@@ -24,6 +24,7 @@ from .analyze_inputs import InputChecks
 from .analyze_layer import LayerChecks
 from .analyze_names import NameChecks
 from .analyze_values import ValueChecks, _private, name_problem
+from .branches import with_branches
 from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Input, Param
 from .yamlfile import Document, Pos
@@ -147,6 +148,7 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
             methods=methods,
             example=example,
         )
+        declared = with_branches(declared, lambda loc: self.doc.pos(loc, key=True))
         return Checked(**vars(self.result), ir=declared)
 
     def _input_records(self) -> tuple[ir.Input, ...]:

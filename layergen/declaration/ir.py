@@ -163,6 +163,29 @@ class Noise:
 
 
 @dataclass(frozen=True)
+class Side:
+    """The example's layer with one bool param flipped (`args`): the declared `when`s it
+    turns, each attribute made or left out (`made`), and its key (`weights.bias.when`)."""
+
+    args: dict[str, bool]
+    made: dict[str, bool]
+    keys: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """A declared `when` (`key`: `weights.bias`) no flip of a bool param turns: the tests
+    build only the side the example is on (`value`, None where it cannot be told); the
+    params it reads (`params`) are what to set in `example.params`. `pos`: its `when:` key."""
+
+    key: str
+    when: str
+    value: Any
+    params: tuple[str, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
 class Skip:
     """A generated test the declaration turns off, with the reason shown in every run."""
 
@@ -251,6 +274,10 @@ class Declared:
     skips: tuple[Skip, ...] = ()
     # The tensor inputs are arguments of `call` of their own, not one list.
     separate_inputs: bool = False
+    # The sides of the declared `when`s the tests build by flipping a bool param, and the
+    # `when`s none turns (`declaration/branches.py`): the one place both are decided.
+    sides: tuple[Side, ...] = ()
+    unreached: tuple[Unreached, ...] = ()
 
     @property
     def input_names(self) -> list[str]:

@@ -1,18 +1,18 @@
-"""The other side of each declared `when`: the params that flip it, for the generated tests.
+"""What the generated tests pass that the example does not: the other side of each
+declared `when`, and a value other than its default for each call input.
 
 The example builds the layer on one side of each `when` (a bias made with `use_bias: true`);
 the tests build it once more on the other side of each, a bool param flipped at a time, and
 check that it calls, makes and leaves out what the `when`s say, and round-trips its config.
-A `when` no flip of a bool param turns is a side the tests cannot reach: the tests say so,
-with the params to set.
+Which sides those are, and which `when`s no flip reaches, the IR decides
+(`declaration/branches.py`): the tests skip a branch test naming the params to set, as
+`generate` warns.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..declaration.analyze_example import evaluated
-from ..declaration.code import Code
 from ..declaration.ir import Declared
 
 # A value other than the default, of each type of call input the tests can make up.
@@ -50,52 +50,19 @@ def other_values(ir: Declared) -> tuple[dict[str, Any], list[str]]:
     return values, unmade
 
 
-def conditions(ir: Declared) -> dict[str, Code]:
-    """Each declared weight's and sublayer's `when` over the params, by its key."""
-    params = set(ir.params)
-    found = {f"weights.{w.name}": w.created for w in ir.weights}
-    found |= {f"sublayers.{s.name}": s.created for s in ir.sublayers}
-    return {
-        key: when
-        for key, when in found.items()
-        if isinstance(when, Code) and {f.name for f in when.free} <= params
-    }
-
-
 def other_sides(ir: Declared) -> tuple[list[dict[str, Any]], list[str]]:
     """The sides to test, each `{"args": overrides, "made": {attribute: made, ...},
     "keys": {attribute: key}}`, one per bool param a `when` reads whose flip turns one;
-    and, in parts of a line, why the tests reach not every side (empty: they do)."""
-    args = {k: v for k, v in ir.example.args.items() if not isinstance(v, Code)}
-    whens = conditions(ir)
-    now = {key: evaluated(when.text, args) for key, when in whens.items()}
-    sides, turned = [], set()
-    read = dict.fromkeys(f.name for when in whens.values() for f in when.free)
-    for param in read:
-        if not isinstance(args.get(param), bool) or ir.params[param].type != "bool":
-            continue
-        flipped = {**args, param: not args[param]}
-        then = {key: evaluated(when.text, flipped) for key, when in whens.items()}
-        changed = [k for k in whens if isinstance(then[k], bool) and then[k] != now[k]]
-        if not changed:
-            continue
-        turned.update(changed)
-        sides.append(
-            {
-                "args": {param: not args[param]},
-                "made": {key.split(".", 1)[1]: then[key] for key in changed},
-                "keys": {key.split(".", 1)[1]: f"{key}.when" for key in changed},
-            }
-        )
+    and, in parts of a line, why the tests reach not every side (empty: they do). Both as
+    the IR decides them (`Declared.sides`, `Declared.unreached`), which `generate` says too."""
+    sides = [{"args": s.args, "made": s.made, "keys": s.keys} for s in ir.sides]
     unreached = []
-    for key, when in whens.items():
-        if key in turned:
-            continue
-        names = ", ".join(f"`{f}`" for f in dict.fromkeys(f.name for f in when.free))
-        other = not now[key] if isinstance(now[key], bool) else "change"
+    for u in ir.unreached:
+        names = ", ".join(f"`{name}`" for name in u.params)
+        other = not u.value if isinstance(u.value, bool) else "change"
         unreached += [
             *(["; "] if unreached else []),
-            f"`{key}.when: {when.text.strip()}` is {now[key]} in the example",
+            f"`{u.key}.when: {u.when}` is {u.value} in the example",
             " and no bool param flips it: to test its other side, give the example",
             f" values of {names} that make it {other}",
         ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..diagnostics import Diagnostic
 from ..textfiles import Seen
 from .changes import LockChanges
 from .lock import Lock
@@ -57,6 +58,9 @@ class Plan:
     # How a lost base is rendered again from its declaration (the planner's stage renders;
     # `base_history.rendered_base`), or None: a lost base stays lost.
     rebase: Callable[[Lock, str], Any] | None = None
+    # What the declarations warn of (a `when` the tests build one side of): said, not
+    # settled; the exit status stays what the files make it.
+    warnings: tuple[Diagnostic, ...] = ()
 
     def __post_init__(self) -> None:
         for each in fields(self):

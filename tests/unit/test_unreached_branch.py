@@ -1,0 +1,95 @@
+"""A declared `when` the generated tests cannot reach the other side of is said when
+generating, at its `when:` key, with the params to set: a warning (exit status as it was,
+files written), decided once in the IR (`Declared.unreached`), which the generated tests'
+skip reads too."""
+
+from __future__ import annotations
+
+import re
+
+from helpers import layergen, project
+
+DENSE = """\
+layer: ScaledDense
+params:
+  units: {type: int, min: 1}
+  use_bias: {type: bool, default: true}
+  heads: {type: int, default: 1}
+inputs:
+  x: {min_rank: 2}
+weights:
+  kernel: {shape: "(x[-1], units)"}
+  bias: {shape: units, when: use_bias and units > 8}
+  mix: {shape: "(heads, heads)", when: heads > 1}
+  scale: {shape: units, when: use_bias}
+call: ops.matmul(x, kernel)
+output_shape: (*x[:-1], units)
+example:
+  params: {units: 4}
+  input_shape: [2, 3]
+"""
+LINES = DENSE.splitlines()
+BIAS = next(i for i, line in enumerate(LINES, 1) if line.startswith("  bias:"))
+MIX = next(i for i, line in enumerate(LINES, 1) if line.startswith("  mix:"))
+WARNING = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): warning: (?P<message>.*) \[(?P<code>[\w-]+)\]$"
+)
+
+
+def test_the_ir_holds_each_when_no_bool_flip_reaches_with_the_params_to_set():
+    """`use_bias and units > 8` with `units: 4`: no flip of `use_bias` makes it true;
+    `heads > 1` reads an int; `use_bias` alone is flipped, so it is reached."""
+    from layergen.declaration.load import parse_declaration
+
+    ir = parse_declaration("a.layer.yaml", DENSE.encode()).ir
+    found = {u.key: (u.when, u.value, u.params, u.pos.line) for u in ir.unreached}
+    assert found == {
+        "weights.bias": ("use_bias and units > 8", False, ("use_bias", "units"), BIAS),
+        "weights.mix": ("heads > 1", False, ("heads",), MIX),
+    }
+    assert [side.args for side in ir.sides] == [{"use_bias": False}]
+
+
+def test_generate_says_an_unreached_branch_at_its_when_key_and_still_writes(tmp_path):
+    root = project(tmp_path, {"layers/scaled_dense.layer.yaml": DENSE})
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert (root / "layers" / "scaled_dense.py").is_file()
+    assert (root / "tests" / "test_scaled_dense.py").is_file()
+    said = _warnings(result.stderr)
+    assert [(line, code) for line, _, code, _, _ in said] == [
+        (BIAS, "unreached-branch"),
+        (MIX, "unreached-branch"),
+    ]
+    _, col, _, message, hint = said[0]
+    assert col == LINES[BIAS - 1].index("when:") + 1
+    assert "use_bias and units > 8" in message and "False" in message, message
+    assert "`use_bias`" in hint and "`units`" in hint and "example.params" in hint, hint
+    # A run that takes every file from the lock says it again; so does `--check`.
+    again = layergen("generate", "layers", cwd=root)
+    assert again.returncode == 0 and _warnings(again.stderr) == said, again.stderr
+    check = layergen("generate", "--check", "layers", cwd=root)
+    assert check.returncode == 0 and _warnings(check.stderr) == said, check.stderr
+
+
+def test_a_declaration_whose_branches_are_all_reached_says_nothing(tmp_path):
+    text = DENSE.replace("  bias: {shape: units, when: use_bias and units > 8}\n", "")
+    text = text.replace('  mix: {shape: "(heads, heads)", when: heads > 1}\n', "")
+    root = project(tmp_path, {"layers/scaled_dense.layer.yaml": text})
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+
+
+def _warnings(stderr: str) -> list[tuple[int, int, str, str, str]]:
+    """(line, col, code, message, hint) of each located warning printed."""
+    lines = stderr.splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        m = WARNING.match(line)
+        if m:
+            hint = lines[index + 1] if index + 1 < len(lines) else ""
+            assert hint.startswith("  hint: "), stderr
+            found.append(
+                (int(m["line"]), int(m["col"]), m["code"], m["message"], hint[len("  hint: ") :])
+            )
+    return found
