@@ -78,8 +78,10 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
         trees = [parsed(text) for text in (old, new, before, current)]
     except cst.ParserSyntaxError:  # markers still in it: the merge reports them
         return new
-    classes = [{n.name.value for n in t.body if isinstance(n, cst.ClassDef)} for t in trees]
-    if classes[0] - classes[1] and classes[0] - classes[1] <= classes[3] - classes[1]:
+    from ..renames import class_changes, module_classes
+
+    gone = (class_changes(old, new) or (set(), set()))[0]
+    if gone and gone <= (module_classes(current) or set()) - (module_classes(new) or set()):
         return old  # the run renamed a class, and the file has it by its old name: undone
     was, now, then, here = (_leaves(tree) for tree in trees)
 

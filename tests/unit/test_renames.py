@@ -544,3 +544,26 @@ def test_content_is_the_text_but_for_the_class_name():
     text = "layer: Scaler\ncall: x * 2\n"
     assert content(with_class(text, "Gain").encode()) == content(text.encode())
     assert content(b"layer: Scaler\ncall: x * 3\n") != content(text.encode())
+
+
+# -- a class renamed, told in one place (renames.class_changes) ----------------------------------
+
+
+def test_a_class_renamed_is_one_class_gone_and_one_new():
+    from layergen.renames import class_changes, class_renamed
+
+    before = "class A:\n    pass\n\n\nclass B:\n    pass\n"
+    assert class_renamed(before, before.replace("class B", "class C")) == ("B", "C")
+    assert class_changes(before, "class A:\n    pass\n") == ({"B"}, set())
+    assert class_renamed(before, "class A:\n    pass\n") is None  # removed: no rename
+    two = before.replace("class A", "class X").replace("class B", "class Y")
+    assert class_renamed(before, two) is None  # two gone, two new: which is which?
+    assert class_changes(before, "class (:\n") is None  # a text that does not parse
+
+
+def test_a_class_in_a_string_or_a_function_is_no_class_of_the_module():
+    from layergen.renames import class_renamed
+
+    before = "class A:\n    pass\n"
+    after = 'EXAMPLE = """\nclass Shown:\n"""\n\n\ndef f():\n    class Inner:\n        pass\n\n\nclass B:\n    pass\n'
+    assert class_renamed(before, after) == ("A", "B")
