@@ -13,51 +13,47 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .generated_tests import GeneratedTest, body, call, skip_mark
+from .layer_facts import LayerFacts
 from .render import literal
 
-Facts = Mapping[str, Any]
-Builder = Callable[[Facts], list[GeneratedTest]]
+Builder = Callable[[LayerFacts], list[GeneratedTest]]
 
 
-def _as_list(f: Facts) -> str:
-    return "as_list" if f["output_names"] else "support.as_list"
-
-
-def cased(f: Facts) -> bool:
-    return bool(f["call_args"] or f["call_cases"])
+def _as_list(f: LayerFacts) -> str:
+    return "as_list" if f.output_names else "support.as_list"
 
 
 def _literals(parts: list[str]) -> str:
     return " ".join(map(literal, parts))
 
 
-def shapes(f: Facts) -> list[GeneratedTest]:
+def shapes(f: LayerFacts) -> list[GeneratedTest]:
     line = "support.assert_output_shapes(EXAMPLE)"
-    if f["output_shapes"]:
+    if f.output_shapes:
         line = call(
             "support.assert_output_shapes",
             "EXAMPLE",
             "declared_output_shapes",
-            declared_reads_layer="True" if f["shape_layer"] else None,
+            declared_reads_layer="True" if f.shapes_read_layer else None,
         )
     return [GeneratedTest("test_output_shapes_eager_symbolic_and_computed", body(line), "outputs")]
 
 
-def weights(f: Facts) -> list[GeneratedTest]:
-    lines = ["layer = make_layer()", f"layer({f['star']}make_inputs())"]
-    if f["weights"]:
-        lines.append(f"{f['shape_targets']} = INPUT_SHAPES.values()")
+def weights(f: LayerFacts) -> list[GeneratedTest]:
+    lines = ["layer = make_layer()", f"layer({f.star}make_inputs())"]
+    if f.weights:
+        lines.append(f"{f.shape_targets} = INPUT_SHAPES.values()")
     lines.append("# name: (shape, trainable), or None where the example's arguments leave it out")
-    if f["weights"]:
+    if f.weights:
         lines.append("declared = {")
-        for w in f["weights"]:
+        for w in f.weights:
             value = f"({w['shape']}, {w['trainable']})"
             value += f" if {w['when']} else None" if w["when"] else ""
             lines.append(f"    {literal(w['name'])}: {value},")
         lines.append("}")
     else:
         lines.append("declared = {}")
-    aggregated = [w for w in f["weights"] if w["aggregation"] and not w["when"]]
+    aggregated = [w for w in f.weights if w["aggregation"] and not w["when"]]
     aggregations = ", ".join(
         f"{literal(w['name'])}: {literal(w['aggregation'])}" for w in aggregated
     )
@@ -67,44 +63,44 @@ def weights(f: Facts) -> list[GeneratedTest]:
             "layer",
             "declared",
             aggregations=f"{{{aggregations}}}" if aggregated else None,
-            exact_count="True" if f["exact_weight_count"] else None,
-            sublayers=literal(f["sublayers"]) if f["sublayers"] else None,
+            exact_count="True" if f.exact_weight_count else None,
+            sublayers=literal(f.sublayers) if f.sublayers else None,
         )
     )
     return [GeneratedTest("test_weights_match_declaration", body(*lines), "weights")]
 
 
-def branches(f: Facts) -> list[GeneratedTest]:
+def branches(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if f["other_sides"]:
+    if f.other_sides:
         lines = [
             "# Params flipped one at a time to the other side of declared `when`s: what",
             "# the layer then makes (True) or leaves out (False), and where it is declared.",
-            f"sides = {literal(f['other_sides'])}",
+            f"sides = {literal(f.other_sides)}",
             "support.assert_other_sides_call_and_round_trip(EXAMPLE, sides)",
         ]
         name = "test_the_other_side_of_each_when_calls_and_round_trips"
         tests.append(GeneratedTest(name, body(*lines), "when"))
-    if f["unreached_sides"]:
+    if f.unreached_sides:
         doc = [
             '"""A side of a declared `when`, or a call input, the example cannot reach: the',
             'reason says which, and what to give the example."""',
         ]
-        marks = (skip_mark(*f["unreached_sides"]),)
+        marks = (skip_mark(*f.unreached_sides),)
         tests.append(
             GeneratedTest(
                 "test_every_declared_branch_is_reached", body(*doc), "example", marks=marks
             )
         )
-    if f["other_values"]:
+    if f.other_values:
         lines = [
-            f"values = {literal(f['other_values'])}",
+            f"values = {literal(f.other_values)}",
             "cases = support.keyword_cases(EXAMPLE, values)",
             call(
                 "support.assert_each_keyword_argument_runs",
                 "EXAMPLE",
                 "cases",
-                symbolic_shapes="True" if f["keywords_shape_outputs"] else None,
+                symbolic_shapes="True" if f.keywords_shape_outputs else None,
             ),
         ]
         name = "test_each_call_input_with_a_value_other_than_its_default"
@@ -112,13 +108,13 @@ def branches(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def weights_read(f: Facts) -> list[GeneratedTest]:
-    if not f["weights_read"]:
+def weights_read(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.weights_read:
         return []
-    star, read = f["star"], literal(f["weights_read"])
+    star, read = f.star, literal(f.weights_read)
     lines = ["layer = make_layer()", "inputs = make_inputs()", f"layer({star}inputs)"]
     lines.append("support.set_seeded_weights(layer)")
-    if f["call_cases"]:
+    if f.call_cases:
         lines += [
             "# The default call and the declared call cases: a weight only a call case reads",
             "# (an untied reverse projection) changes the outputs of that case.",
@@ -145,30 +141,30 @@ def weights_read(f: Facts) -> list[GeneratedTest]:
     return [GeneratedTest(name, body(*lines), "weights")]
 
 
-def base_arguments(f: Facts) -> list[GeneratedTest]:
+def base_arguments(f: LayerFacts) -> list[GeneratedTest]:
     line = "support.assert_base_layer_arguments_pass_through(EXAMPLE)"
     return [GeneratedTest("test_base_layer_arguments_pass_through", body(line), "params")]
 
 
-def config_round_trip(f: Facts) -> list[GeneratedTest]:
-    args = "[*ARGS, *make_objects()]" if f["objects"] else "ARGS"
+def config_round_trip(f: LayerFacts) -> list[GeneratedTest]:
+    args = "[*ARGS, *make_objects()]" if f.objects else "ARGS"
     line = f"support.assert_config_round_trip(EXAMPLE, {args})"
     return [GeneratedTest("test_config_round_trip", body(line), "params")]
 
 
-def save_load(f: Facts) -> list[GeneratedTest]:
+def save_load(f: LayerFacts) -> list[GeneratedTest]:
     line = "support.assert_saves_and_loads_without_custom_objects(EXAMPLE, tmp_path)"
     name = "test_save_and_load_without_custom_objects"
     return [GeneratedTest(name, body(line), "params", params=("tmp_path",))]
 
 
-def fit_step(f: Facts) -> list[GeneratedTest]:
+def fit_step(f: LayerFacts) -> list[GeneratedTest]:
     lines = []
-    if not f["has_trainable"]:
+    if not f.has_trainable:
         lines.append(
             "# No trainable weight is declared: the layer may have some (in sublayers) or none."
         )
-    if f["call_cases"]:
+    if f.call_cases:
         lines += [
             "# Through the default call and each declared call case: a weight only a call case",
             "# reads (an untied reverse projection) is trained through that case.",
@@ -179,26 +175,26 @@ def fit_step(f: Facts) -> list[GeneratedTest]:
         call(
             "support.assert_fit_step_trains_every_weight",
             "EXAMPLE",
-            has_trainable=None if f["has_trainable"] else "False",
-            cases="cases" if f["call_cases"] else None,
+            has_trainable=None if f.has_trainable else "False",
+            cases="cases" if f.call_cases else None,
         )
     )
     return [GeneratedTest("test_compiled_fit_step_trains_every_weight", body(*lines), "weights")]
 
 
-def mixed_precision(f: Facts) -> list[GeneratedTest]:
+def mixed_precision(f: LayerFacts) -> list[GeneratedTest]:
     lines = []
-    if f["discrete"]:
+    if f.discrete:
         lines.append(
-            f"# The layer makes discrete choices (`{f['discrete']}`): rounding may flip some."
+            f"# The layer makes discrete choices (`{f.discrete}`): rounding may flip some."
         )
     lines.append(
         call(
             "support.assert_mixed_precision_matches_float32",
             "EXAMPLE",
             "policy",
-            policy_sublayers=literal(f["policy_sublayers"]) if f["policy_sublayers"] else None,
-            discrete=literal(f["discrete"]) if f["discrete"] else None,
+            policy_sublayers=literal(f.policy_sublayers) if f.policy_sublayers else None,
+            discrete=literal(f.discrete) if f.discrete else None,
         )
     )
     marks = ('pytest.mark.parametrize("policy", sorted(support.MIXED_PRECISION_EPS))',)
@@ -206,13 +202,13 @@ def mixed_precision(f: Facts) -> list[GeneratedTest]:
     return [GeneratedTest(name, body(*lines), "call", params=("policy",), marks=marks)]
 
 
-def training_vs_inference(f: Facts) -> list[GeneratedTest]:
+def training_vs_inference(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if f["deterministic_inference"]:
+    if f.deterministic_inference:
         line = "support.assert_inference_is_deterministic(EXAMPLE)"
         tests.append(GeneratedTest("test_inference_is_deterministic", body(line), "call"))
-    if f["training_sensitive"] or f["training_inert"]:
-        marks = (skip_mark(*f["training_inert"]),) if f["training_inert"] else ()
+    if f.training_sensitive or f.training_inert:
+        marks = (skip_mark(*f.training_inert),) if f.training_inert else ()
         line = "support.assert_training_changes_the_output(EXAMPLE)"
         tests.append(
             GeneratedTest("test_training_changes_the_output", body(line), "call", marks=marks)
@@ -220,26 +216,26 @@ def training_vs_inference(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def random_draws(f: Facts) -> list[GeneratedTest]:
+def random_draws(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if f["random"]:
+    if f.random:
         lines = [
             "# What to give an example that draws nothing: the test is then skipped, saying so.",
-            f"hint = {_literals(f['draws_hint'])}",
+            f"hint = {_literals(f.draws_hint)}",
             'support.assert_the_seed_decides_the_random_draws(EXAMPLE, ARGS["seed"], hint)',
         ]
         tests.append(
             GeneratedTest("test_the_seed_decides_the_random_draws", body(*lines), "random")
         )
-    if f["statistics"]:
+    if f.statistics:
         lines = [
             "def statistics(inputs, outputs):",
             '    """Each declared statistic of a training call: its values, their mean, what."""',
-            f"    {f['input_targets']} = inputs",
+            f"    {f.input_targets} = inputs",
             "    return [",
             *(
                 f"        ({s['of']}, {literal(s['mean'])}, {literal(s['what'])}),"
-                for s in f["statistics"]
+                for s in f.statistics
             ),
             "    ]",
             "",
@@ -247,25 +243,25 @@ def random_draws(f: Facts) -> list[GeneratedTest]:
         ]
         name = "test_random_draws_have_the_declared_statistics"
         tests.append(GeneratedTest(name, body(*lines), "example.statistics"))
-    if f["unbiased"]:
+    if f.unbiased:
         line = "support.assert_inference_is_the_mean_of_training(EXAMPLE)"
         tests.append(GeneratedTest("test_inference_is_the_mean_of_training", body(line), "noise"))
-    if f["noise_shape"]:
+    if f.noise_shape:
         line = call(
             "support.assert_noise_is_drawn_once_per_cell",
             "EXAMPLE",
             "declared_noise_shape",
-            declared_reads_layer="True" if f["shape_layer"] else None,
+            declared_reads_layer="True" if f.shapes_read_layer else None,
         )
         name = "test_noise_is_drawn_once_per_cell_of_its_declared_shape"
         tests.append(GeneratedTest(name, body(line), "noise"))
     return tests
 
 
-def stated_numbers(f: Facts) -> list[GeneratedTest]:
+def stated_numbers(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    weights = "WEIGHTS" in f["constants"]
-    for training, constant in f["stated_outputs"]:
+    weights = "WEIGHTS" in f.constants
+    for training, constant in f.stated_outputs:
         line = call(
             "support.assert_stated_outputs",
             "EXAMPLE",
@@ -277,9 +273,9 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
         )
         name = f"test_{'training' if training else 'inference'}_outputs_are_the_stated_values"
         tests.append(GeneratedTest(name, body(line), "example.expected"))
-    reference = f["reference"]
+    reference = f.reference
     if reference:
-        keywords = ", **keywords" if cased(f) else ""
+        keywords = ", **keywords" if f.cased else ""
         lines = [
             f"def expected(layer, inputs{keywords}):",
             '    """The declared reference of the layer\'s outputs on `inputs`."""',
@@ -290,9 +286,9 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
                 "EXAMPLE",
                 "expected",
                 "ATOL",
-                *(["make_call_cases()"] if cased(f) else []),
-                weights="WEIGHTS" if weights and "INPUTS" not in f["constants"] else None,
-                state_moves_first="True" if f["updates"] else None,
+                *(["make_call_cases()"] if f.cased else []),
+                weights="WEIGHTS" if weights and "INPUTS" not in f.constants else None,
+                state_moves_first="True" if f.updates else None,
             ),
         ]
         name = "test_inference_outputs_match_the_numpy_reference"
@@ -300,17 +296,17 @@ def stated_numbers(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def keyword_arguments(f: Facts) -> list[GeneratedTest]:
+def keyword_arguments(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if cased(f):
+    if f.cased:
         line = call(
             "support.assert_each_keyword_argument_runs",
             "EXAMPLE",
             "make_call_cases()",
-            symbolic_shapes="True" if f["keywords_shape_outputs"] else None,
+            symbolic_shapes="True" if f.keywords_shape_outputs else None,
         )
         tests.append(GeneratedTest("test_each_keyword_argument_of_call", body(line), "call"))
-    if f["call_args"] and f["keywords_build"]:
+    if f.call_args and f.keywords_build:
         lines = [
             '"""What `build` creates depends on these tensors: each structure saves and loads."""',
             "support.assert_saves_and_loads_built_with_each_keyword_tensor(EXAMPLE, make_call_args(), tmp_path)",
@@ -320,9 +316,9 @@ def keyword_arguments(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def keyword_masks(f: Facts) -> list[GeneratedTest]:
+def keyword_masks(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    for m in f["mask_args"]:
+    for m in f.mask_args:
         lines = []
         keyword = m["keyword"]
         if keyword:
@@ -333,7 +329,7 @@ def keyword_masks(f: Facts) -> list[GeneratedTest]:
         if m["given"]:
             lines.append(f"mask = make_call_args()[{literal(m['name'])}]")
         else:
-            of = "masked.shape" if keyword else f"INPUT_SHAPES[{literal(f['inputs'][m['index']])}]"
+            of = "masked.shape" if keyword else f"INPUT_SHAPES[{literal(f.inputs[m['index']])}]"
             lines += [
                 f"shape = {of}[:2]",
                 "# Left padding: a hidden step before a kept one (a causal layer that ignores the",
@@ -349,9 +345,9 @@ def keyword_masks(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def caches(f: Facts) -> list[GeneratedTest]:
+def caches(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    for c in f["cache_args"]:
+    for c in f.cache_args:
         mask = (
             [f"    mask={literal(c['mask'])},", f"    mask_dtype={literal(c['mask_dtype'])},"]
             if c["mask"]
@@ -360,7 +356,7 @@ def caches(f: Facts) -> list[GeneratedTest]:
         lines = [
             '"""Each step decoded through the cache gives what the whole sequence gives there,',
             'and the cache left is what one call over the whole sequence writes."""',
-            f"{f['shape_targets']} = INPUT_SHAPES.values()",
+            f"{f.shape_targets} = INPUT_SHAPES.values()",
             f'empty = np.zeros({c["shape"]}, "float32")',
             "support.assert_cache_decodes_step_by_step(",
             "    EXAMPLE,",
@@ -377,7 +373,7 @@ def caches(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def causal(f: Facts) -> list[GeneratedTest]:
+def causal(f: LayerFacts) -> list[GeneratedTest]:
     return [
         GeneratedTest(
             f"test_{c['name']}_makes_each_step_depend_on_earlier_steps_only",
@@ -387,34 +383,34 @@ def causal(f: Facts) -> list[GeneratedTest]:
             ),
             "call.causal",
         )
-        for c in f["causal_args"]
+        for c in f.causal_args
     ]
 
 
-def golden(f: Facts) -> list[GeneratedTest]:
-    if not f["golden"]:
+def golden(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.golden:
         return []
     line = "support.assert_matches_golden(EXAMPLE, golden_run, __file__)"
     return [GeneratedTest("test_outputs_match_the_recorded_golden", body(line), "golden")]
 
 
-def losses(f: Facts) -> list[GeneratedTest]:
-    if not f["losses"]:
+def losses(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.losses:
         return []
-    inference = f["inference_losses"]
-    if f["losses_read_call"]:
+    inference = f.inference_losses
+    if f.losses_read_call:
         lines = [
             "# The losses read values `call` computes: their number and finiteness are checked.",
             "support.assert_declared_losses(EXAMPLE, inference_losses="
-            f"{inference}, count={len(f['losses'])})",
+            f"{inference}, count={len(f.losses)})",
         ]
     else:
         lines = [
             "def expected_losses(layer, inputs):",
             '    """The declared losses of a training call on `inputs`, after it."""',
-            *([f"    {f['input_targets']} = inputs"] if f["losses_read_inputs"] else []),
+            *([f"    {f.input_targets} = inputs"] if f.losses_read_inputs else []),
             "    return [",
-            *(f"        {loss}," for loss in f["losses"]),
+            *(f"        {loss}," for loss in f.losses),
             "    ]",
             "",
             "support.assert_declared_losses(EXAMPLE, inference_losses="
@@ -423,29 +419,29 @@ def losses(f: Facts) -> list[GeneratedTest]:
     return [GeneratedTest("test_declared_losses", body(*lines), "losses")]
 
 
-def state_updates(f: Facts) -> list[GeneratedTest]:
-    if not f["updates"]:
+def state_updates(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.updates:
         return []
-    names = literal([u["name"] for u in f["updates"]])
+    names = literal([u["name"] for u in f.updates])
     lines = [
         "def expected_state(layer, inputs, before):",
         '    """The state a training call on `inputs` moves `before` to, as declared."""',
-        *([f"    {f['input_targets']} = inputs"] if f["updates_read_inputs"] else []),
+        *([f"    {f.input_targets} = inputs"] if f.updates_read_inputs else []),
         "    return {",
-        *(f"        {literal(u['name'])}: {u['expected']}," for u in f["updates"]),
+        *(f"        {literal(u['name'])}: {u['expected']}," for u in f.updates),
         "    }",
         "",
         f"support.assert_state_updates(EXAMPLE, {names}, expected_state)",
     ]
     name = "test_state_updates_follow_their_formulas_from_a_moved_state"
     tests = [GeneratedTest(name, body(*lines), "updates")]
-    if f["state_read_in_inference"]:
+    if f.state_read_in_inference:
         line = "support.assert_inference_follows_the_moved_state(EXAMPLE)"
         name = "test_inference_follows_the_state_that_training_moved"
         tests.append(GeneratedTest(name, body(line), "updates"))
     lines = [
         'layer = make_layer(dtype="mixed_float16")',
-        f"layer({f['star']}make_inputs(), training=True)",
+        f"layer({f.star}make_inputs(), training=True)",
         f"support.assert_float32_and_finite(layer, {names})",
     ]
     tests.append(
@@ -454,22 +450,22 @@ def state_updates(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def masking(f: Facts) -> list[GeneratedTest]:
+def masking(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if f["masking"] == "mask":
+    if f.masking == "mask":
         line = "support.assert_masking(EXAMPLE, make_mask())  # the mask passes through"
         tests.append(GeneratedTest("test_masking", body(line), "masking"))
-    elif f["masking"]:
+    elif f.masking:
         lines = [
             "def output_mask(layer, inputs, mask):",
             '    """The mask the outputs carry, as declared (None: none)."""',
-            *([f"    {f['input_targets']} = inputs"] if f["masking_reads_inputs"] else []),
-            f"    return {f['masking']}",
+            *([f"    {f.input_targets} = inputs"] if f.masking_reads_inputs else []),
+            f"    return {f.masking}",
             "",
             "support.assert_masking(EXAMPLE, make_mask(), output_mask)",
         ]
         tests.append(GeneratedTest("test_masking", body(*lines), "masking"))
-    if f["call_reads_mask"]:
+    if f.call_reads_mask:
         line = "support.assert_masked_steps_do_not_change_the_output(EXAMPLE, make_mask())"
         tests.append(
             GeneratedTest("test_masked_steps_do_not_change_the_output", body(line), "masking")
@@ -477,11 +473,11 @@ def masking(f: Facts) -> list[GeneratedTest]:
     return tests
 
 
-def gradients(f: Facts) -> list[GeneratedTest]:
-    if not f["gradient_check"]:
+def gradients(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.gradient_check:
         return []
     lines = []
-    if not f["gradient_training"]:
+    if not f.gradient_training:
         lines.append(
             "# A training call stops a gradient on purpose (`ops.stop_gradient`): inference's."
         )
@@ -489,26 +485,26 @@ def gradients(f: Facts) -> list[GeneratedTest]:
         call(
             "support.assert_gradients_match_finite_differences",
             "EXAMPLE",
-            precision='"float32"' if f["gradient_check"] == "float32" else None,
-            training=None if f["gradient_training"] else "False",
+            precision='"float32"' if f.gradient_check == "float32" else None,
+            training=None if f.gradient_training else "False",
         )
     )
-    marks = (skip_mark(*f["gradient_stopped"]),) if f["gradient_stopped"] else ()
+    marks = (skip_mark(*f.gradient_stopped),) if f.gradient_stopped else ()
     name = "test_gradients_match_finite_differences"
     return [GeneratedTest(name, body(*lines), "call", marks=marks)]
 
 
-def declared_ops(f: Facts) -> list[GeneratedTest]:
+def declared_ops(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
-    if f["op_methods"]:
-        names = literal([op["name"] for op in f["op_methods"]])
+    if f.op_methods:
+        names = literal([op["name"] for op in f.op_methods])
         line = (
             "support.assert_gradients_come_from_the_declared_ops(EXAMPLE, DeclaredOps, "
-            f"{names}, reached={literal(f['reached_ops'])})"
+            f"{names}, reached={literal(f.reached_ops)})"
         )
         name = "test_call_takes_its_gradients_from_the_declared_ops"
         tests.append(GeneratedTest(name, body(line), "ops"))
-    return tests + [op_test(op, "layer", f["star"]) for op in f["ops"]]
+    return tests + [op_test(op, "layer", f.star) for op in f.ops]
 
 
 def op_test(op: Mapping[str, Any], owner: str, star: str = "") -> GeneratedTest:
@@ -532,8 +528,8 @@ def op_test(op: Mapping[str, Any], owner: str, star: str = "") -> GeneratedTest:
     return GeneratedTest(f"test_op_{op['name']}_gradient_matches_its_formula", body(*lines), "ops")
 
 
-def layouts(f: Facts) -> list[GeneratedTest]:
-    if not f["layouts"]:
+def layouts(f: LayerFacts) -> list[GeneratedTest]:
+    if not f.layouts:
         return []
     line = (
         "support.assert_layout_map_keys_the_declared_weights"
@@ -602,6 +598,6 @@ BUILDERS: tuple[Builder, ...] = (
 )
 
 
-def build_tests(facts: Facts) -> list[GeneratedTest]:
+def build_tests(facts: LayerFacts) -> list[GeneratedTest]:
     """Every generated test of a layer, in the module's order."""
     return [test for build in BUILDERS for test in build(facts)]

@@ -4,45 +4,45 @@ a helper or the support module calls it."""
 from __future__ import annotations
 
 from .generated_tests import Helper, body, call
+from .layer_facts import LayerFacts
 from .render import block, imported_names, literal
-from .test_builders import Facts, cased
 
 
-def constants(f: Facts) -> list[str]:
+def constants(f: LayerFacts) -> list[str]:
     """The module's constants: the example's arguments, inputs and stated numbers."""
-    lines = [f"ARGS = {literal(f['args'])}"]
-    if f["input_shape_note"]:
-        lines.append(f"# {f['input_shape_note']}")
+    lines = [f"ARGS = {literal(f.args)}"]
+    if f.input_shape_note:
+        lines.append(f"# {f.input_shape_note}")
     lines += [
-        f"INPUT_SHAPES = {literal(f['input_shapes'])}",
-        f"INPUT_DTYPES = {literal(f['input_dtypes'])}",
+        f"INPUT_SHAPES = {literal(f.input_shapes)}",
+        f"INPUT_DTYPES = {literal(f.input_dtypes)}",
     ]
-    if f["input_range"] is not None:
-        lines.append(f"INPUT_RANGE = {literal(f['input_range'])}")
-    if f["output_names"]:
-        lines.append(f"OUTPUT_NAMES = {literal(f['output_names'])}")
-    if f["call_args"]:
-        lines.append(f"CALL_ARGS = {literal(f['call_args'])}")
-    if f["call_cases"]:
+    if f.input_range is not None:
+        lines.append(f"INPUT_RANGE = {literal(f.input_range)}")
+    if f.output_names:
+        lines.append(f"OUTPUT_NAMES = {literal(f.output_names)}")
+    if f.call_args:
+        lines.append(f"CALL_ARGS = {literal(f.call_args)}")
+    if f.call_cases:
         lines.append(
             "# Calls with keyword arguments on inputs of their own (the reverse of an embedding)."
         )
-        lines.append(f"CALL_CASES = {literal(f['call_cases'])}")
-    lines += [f"{name} = {literal(value)}" for name, value in f["constants"].items()]
-    if f["layouts"]:
+        lines.append(f"CALL_CASES = {literal(f.call_cases)}")
+    lines += [f"{name} = {literal(value)}" for name, value in f.constants.items()]
+    if f.layouts:
         lines.append(
             "# The mesh axis of each dim of the weights declared sharded, by path in the layer."
         )
-        lines.append(f"LAYOUTS = {literal(f['layouts'])}")
+        lines.append(f"LAYOUTS = {literal(f.layouts)}")
     return lines
 
 
-def from_imports(f: Facts) -> list[str]:
+def from_imports(f: LayerFacts) -> list[str]:
     """The module's `from ... import` lines: the layer (and the names its example's object
     params are made with) from its module, and the folder's layout map where it has one."""
-    lines = [f"from {f['module']} import {imported_names([f['name'], *f['from_module']])}"]
-    if f["layouts"]:
-        lines.append(f"from {f['layout_module']} import MESH_AXES, get_layout_map")
+    lines = [f"from {f.module} import {imported_names([f.name, *f.from_module])}"]
+    if f.layouts:
+        lines.append(f"from {f.layout_module} import MESH_AXES, get_layout_map")
     return sorted(lines)
 
 
@@ -50,12 +50,12 @@ def _def(signature: str, *lines: str) -> str:
     return f"def {signature}:\n{body(*lines)}"
 
 
-def helpers(f: Facts) -> list[Helper]:
+def helpers(f: LayerFacts) -> list[Helper]:
     """The helpers before the declared ops: the layer, its inputs and example, and what
     the declaration states of its outputs, mask and noise."""
-    separate = ", separate=True" if f["separate_inputs"] else None
+    separate = ", separate=True" if f.separate_inputs else None
     made = []
-    if f["objects"]:
+    if f.objects:
         made.append(
             Helper(
                 "make_objects",
@@ -68,14 +68,14 @@ def helpers(f: Facts) -> list[Helper]:
                     "keras.config.set_dtype_policy(dtype or policy)",
                     "try:",
                     "    return {",
-                    *(f"        {literal(k)}: {v}," for k, v in f["objects"].items()),
+                    *(f"        {literal(k)}: {v}," for k, v in f.objects.items()),
                     "    }",
                     "finally:",
                     "    keras.config.set_dtype_policy(policy)",
                 ),
             )
         )
-    objects = '**make_objects(overrides.get("dtype")), ' if f["objects"] else ""
+    objects = '**make_objects(overrides.get("dtype")), ' if f.objects else ""
     made.append(
         Helper(
             "make_layer",
@@ -83,14 +83,14 @@ def helpers(f: Facts) -> list[Helper]:
                 "make_layer(**overrides)",
                 "# The same initial weights whatever ran before: each test sees one layer.",
                 "keras.utils.set_random_seed(0)",
-                f"return {f['name']}(**{{**ARGS, {objects}**overrides}})",
+                f"return {f.name}(**{{**ARGS, {objects}**overrides}})",
             ),
         )
     )
-    value_range = "INPUT_RANGE" if f["input_range"] is not None else "None"
+    value_range = "INPUT_RANGE" if f.input_range is not None else "None"
     arrays = "arrays[0]"
-    if f["several_inputs"]:
-        arrays = "tuple(arrays)" if f["separate_inputs"] else "arrays"
+    if f.several_inputs:
+        arrays = "tuple(arrays)" if f.separate_inputs else "arrays"
     made.append(
         Helper(
             "make_inputs",
@@ -101,7 +101,7 @@ def helpers(f: Facts) -> list[Helper]:
             ),
         )
     )
-    if f["layouts"]:  # the support module's model-parallel checks call it back
+    if f.layouts:  # the support module's model-parallel checks call it back
         made.append(
             Helper(
                 "make_model",
@@ -118,7 +118,7 @@ def helpers(f: Facts) -> list[Helper]:
         "make_inputs",
         "INPUT_SHAPES",
         "INPUT_DTYPES",
-        output_names="OUTPUT_NAMES" if f["output_names"] else None,
+        output_names="OUTPUT_NAMES" if f.output_names else None,
         separate="True" if separate else None,
     )
     made.append(
@@ -130,7 +130,7 @@ def helpers(f: Facts) -> list[Helper]:
             ),
         )
     )
-    if f["call_args"]:
+    if f.call_args:
         made.append(
             Helper(
                 "make_call_args",
@@ -141,12 +141,12 @@ def helpers(f: Facts) -> list[Helper]:
                 ),
             )
         )
-    if cased(f):
+    if f.cased:
         cases = call(
             "support.call_cases",
             "EXAMPLE",
-            *(["make_call_args()"] if f["call_args"] else []),
-            cases="CALL_CASES" if f["call_cases"] else None,
+            *(["make_call_args()"] if f.call_args else []),
+            cases="CALL_CASES" if f.call_cases else None,
         )
         made.append(
             Helper(
@@ -158,7 +158,7 @@ def helpers(f: Facts) -> list[Helper]:
                 ),
             )
         )
-    if f["output_names"]:
+    if f.output_names:
         made.append(
             Helper(
                 "as_list",
@@ -175,51 +175,51 @@ def helpers(f: Facts) -> list[Helper]:
                 ),
             )
         )
-    if f["output_shapes"]:
+    if f.output_shapes:
         made.append(
             Helper(
                 "declared_output_shapes",
                 _def(
-                    f"declared_output_shapes({f['output_shape_params']})",
-                    f"return [{', '.join(f['output_shapes'])}]",
+                    f"declared_output_shapes({f.output_shape_params})",
+                    f"return [{', '.join(f.output_shapes)}]",
                 ),
             )
         )
-    if f["masking"]:
+    if f.masking:
         made.append(
             Helper(
                 "make_mask",
                 _def(
                     "make_mask()",
-                    f"return support.make_mask(INPUT_SHAPES[{literal(f['inputs'][0])}][:2])",
+                    f"return support.make_mask(INPUT_SHAPES[{literal(f.inputs[0])}][:2])",
                 ),
             )
         )
-    if f["noise_shape"]:
+    if f.noise_shape:
         made.append(
             Helper(
                 "declared_noise_shape",
                 _def(
-                    f"declared_noise_shape({f['shape_params']})",
-                    f"return {f['noise_shape']}",
+                    f"declared_noise_shape({f.shape_params})",
+                    f"return {f.noise_shape}",
                 ),
             )
         )
     return made
 
 
-def output_helpers(f: Facts) -> list[Helper]:
+def output_helpers(f: LayerFacts) -> list[Helper]:
     """What a recorded golden holds, and the declared NumPy reference: after the ops."""
-    hiding = [m["name"] for m in f["mask_args"] if m["keyword"] is None]
+    hiding = [m["name"] for m in f.mask_args if m["keyword"] is None]
     run = call(
         "support.golden_runs",
         "EXAMPLE",
         "layer",
-        *(["make_call_cases()"] if cased(f) else []),
-        losses="True" if f["golden_losses"] else None,
-        mask="make_mask()" if f["masking"] else None,
-        state=literal([u["name"] for u in f["updates"]]) if f["golden_state"] else None,
-        masks=literal(hiding) if hiding and cased(f) else None,
+        *(["make_call_cases()"] if f.cased else []),
+        losses="True" if f.golden_losses else None,
+        mask="make_mask()" if f.masking else None,
+        state=literal([u["name"] for u in f.updates]) if f.golden_state else None,
+        masks=literal(hiding) if hiding and f.cased else None,
     )
     made = [
         Helper(
@@ -231,7 +231,7 @@ def output_helpers(f: Facts) -> list[Helper]:
             ),
         )
     ]
-    reference = f["reference"]
+    reference = f.reference
     if reference:
         made.append(
             Helper(

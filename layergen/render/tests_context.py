@@ -19,6 +19,7 @@ from ..declaration.code import (
 from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
+from .layer_facts import LayerFacts
 from .other_sides import other_sides, other_values
 from .render import literal
 from .test_builders import build_tests
@@ -38,70 +39,6 @@ TRAINING_SENSITIVE = {
 }
 
 
-# What the layer test template checks beyond shapes, config, saving and fit; a layer
-# whose code was only read (`layergen tests`) knows none of it, and these check nothing.
-UNKNOWN_LAYER_FACTS = {
-    "output_shapes": None,
-    "weights": [],
-    "exact_weight_count": False,
-    "has_trainable": False,
-    "losses": [],
-    "updates": [],
-    "training_sensitive": False,
-    "training_inert": None,  # why the example's training call changes nothing, in parts
-    "deterministic_inference": True,
-    "masking": None,
-    "ops": [],
-    "losses_read_inputs": False,
-    "losses_read_call": False,  # the losses read names `call` binds: counted, not computed
-    "inference_losses": 0,  # losses an inference call adds (the others are training-only)
-    "updates_read_inputs": False,
-    "random": False,
-    "draws_hint": [],  # what to give the example of a random layer that never draws, in parts
-    "statistics": [],
-    "constants": {},
-    "stated_outputs": [],
-    "reference": None,
-    "golden": False,
-    "output_names": None,  # a layer that returns its outputs as a dict: their names
-    "input_shape_note": None,  # why INPUT_SHAPES is what it is, when the code does not say
-    "call_args": {},  # keyword arguments of `call` the example gives a value
-    "call_cases": [],  # calls with keyword arguments on inputs of their own, by name
-    "mask_args": [],  # keyword masks (`masks: x`): what they hide must change nothing kept
-    "output_shape_keywords": [],  # `declared_output_shapes` takes these tensors' shapes too
-    "causal_args": [],  # bools that make the layer causal (`causal: x`) along an input
-    "cache_args": [],  # caches (`cache: {of: x, ...}`) that decode an input step by step
-    "gradient_check": None,  # the precision to check gradients in, by finite differences
-    "gradient_training": True,  # of a training call (else inference: a gradient stopped in training)
-    "gradient_stopped": None,  # why finite differences cannot check the gradient, in parts
-    "op_methods": [],  # the declared ops, as the module writes them
-    "reached_ops": [],  # the ops its `call` must reach
-    "discrete": None,  # an op that makes a discrete choice, such as `ops.top_k`
-    "golden_state": False,  # the golden records the state after training calls
-    "golden_losses": False,  # the golden records the losses of a training call
-    "state_read_in_inference": False,
-    "unbiased": False,  # the mean of training outputs is the inference output
-    "noise_shape": None,  # the declared shape of the noise, over the input shapes
-    "masking_reads_inputs": False,
-    "call_reads_mask": False,  # the layer handles masked steps: they must not matter
-    "sublayers": [],  # declared sublayers: each must be built
-    "policy_sublayers": [],  # sublayers given the layer's dtype policy: they must keep it
-    "weights_read": [],  # weights the inference call reads: each changes the output
-    "shapes_read_layer": False,  # an output or noise shape reads `self.x` of the layer
-    "layouts": {},  # declared layouts by weight path: tested under ModelParallel
-    "layout_module": None,  # the module of the folder's `get_layout_map`
-    # Names the module imports that the example's object params are made with (`imports`).
-    "from_module": [],
-    # What `build` creates depends on the keyword tensors `call` is given: a layer for each.
-    "keywords_build": False,
-    # The output shapes depend on keyword arguments: the keyword test checks the symbolic ones.
-    "keywords_shape_outputs": False,
-    # The params that flip declared `when`s, and what each side makes (`other_sides.py`).
-    "other_sides": [],
-    "unreached_sides": [],  # why the tests reach not every branch declared, in parts
-    "other_values": {},  # call inputs no other test passes: a value other than the default
-}
-
 # keras.ops whose output jumps where the input crosses a boundary: under mixed precision,
 # rounding may flip such a choice.
 DISCRETE_OPS = re.compile(r"\bops\.(top_k|argmax|argmin|argsort|round|floor|ceil|one_hot)\b")
@@ -116,14 +53,18 @@ def layer_test_context(
     inputs: dict[str, Any],
     **facts: Any,
 ) -> dict[str, Any]:
-    """Every key of the layer test template, for declared and hand-written layers alike.
+    """The layer test template's context, for a layer known by its code alone (`layergen
+    tests`): `inputs` from `inputs_context`, `facts` what is known of `LayerFacts`."""
+    return template_context(
+        LayerFacts(**example_facts(name, module, source, args, inputs), **facts)
+    )
 
-    `inputs`: from `inputs_context`; `facts`: what is known of `UNKNOWN_LAYER_FACTS`.
-    """
-    unknown = set(facts) - set(UNKNOWN_LAYER_FACTS)
-    if unknown:
-        raise TypeError(f"not keys of the layer test template: {sorted(unknown)}")
-    context = {
+
+def example_facts(
+    name: str, module: str, source: str, args: dict[str, Any], inputs: dict[str, Any]
+) -> dict[str, Any]:
+    """The facts every layer has: its name, module, source, example arguments and inputs."""
+    return {
         "name": name,
         "module": module,
         "source": docstring_text(source),
@@ -131,22 +72,23 @@ def layer_test_context(
         "args": {k: v for k, v in args.items() if not isinstance(v, Code)},
         "objects": {k: v.render() for k, v in args.items() if isinstance(v, Code)},
         **inputs,
-        **UNKNOWN_LAYER_FACTS,
-        **facts,
     }
-    # `declared_output_shapes` and `declared_noise_shape` take the layer when they read it.
-    layer = ["layer"] if context["shapes_read_layer"] else []
-    context["shape_params"] = ", ".join([*layer, *context["shape_names"]])
-    context["output_shape_params"] = ", ".join(
-        [context["shape_params"], *context["output_shape_keywords"]]
-    )
-    context["shape_layer"] = "layer, " if layer else ""
-    context["constant_lines"] = constants(context)
-    context["helpers"] = helpers(context)
-    context["output_helpers"] = output_helpers(context)
-    context["from_imports"] = from_imports(context)
-    context["tests"] = build_tests(context)
-    return context
+
+
+def template_context(facts: LayerFacts) -> dict[str, Any]:
+    """What the layer test template writes: the module's constants, helpers and tests, all
+    built from the `facts` (kept under "facts" for whoever reads them)."""
+    return {
+        "facts": facts,
+        "name": facts.name,
+        "source": facts.source,
+        "op_methods": facts.op_methods,
+        "constant_lines": constants(facts),
+        "helpers": helpers(facts),
+        "output_helpers": output_helpers(facts),
+        "from_imports": from_imports(facts),
+        "tests": build_tests(facts),
+    }
 
 
 def inputs_context(
@@ -326,13 +268,15 @@ def build_test_context(
         masking = ir.compute_mask.render(layer_rename)
     elif ir.masking:
         masking = "mask"
-    return layer_test_context(
-        name=ir.name,
-        module=module,
-        source=source,
-        args=example.args,
-        inputs=inputs_context(
-            example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
+    facts = LayerFacts(
+        **example_facts(
+            ir.name,
+            module,
+            source,
+            example.args,
+            inputs_context(
+                example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
+            ),
         ),
         output_shapes=output_shapes,
         output_shape_keywords=[f"{k}_shape=None" for k in shaped_keywords],
@@ -448,6 +392,7 @@ def build_test_context(
         from_module=_imported_by_objects(ir),
         **stated_numbers(ir),
     )
+    return template_context(facts)
 
 
 def _imported_by_objects(ir: Declared) -> list[str]:

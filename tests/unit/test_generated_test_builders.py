@@ -10,21 +10,17 @@ from layergen.declaration.ir import Skip
 from layergen.declaration.yamlfile import Pos
 from layergen.render import test_builders as builders
 from layergen.render.generated_tests import GeneratedTest, names_of
+from layergen.render.layer_facts import LayerFacts
 from layergen.render.skips import skip_tests
 from layergen.render.test_helpers import helpers
-from layergen.render.tests_context import inputs_context, layer_test_context
+from layergen.render.tests_context import example_facts, inputs_context
 
 
-def facts(**known):
-    """The template facts of a layer `Probe` on one input `x`, with what is `known`."""
-    return layer_test_context(
-        name="Probe",
-        module="layers.probe",
-        source="probe.layer.yaml",
-        args={"units": 3},
-        inputs=inputs_context({"x": (2, 4)}, {"x": "float32"}),
-        **known,
-    )
+def facts(**known) -> LayerFacts:
+    """The facts of a layer `Probe` on one input `x`, with what is `known`."""
+    inputs = inputs_context({"x": (2, 4)}, {"x": "float32"})
+    example = example_facts("Probe", "layers.probe", "probe.layer.yaml", {"units": 3}, inputs)
+    return LayerFacts(**{**example, **known})
 
 
 def source(test: GeneratedTest) -> str:
@@ -167,7 +163,7 @@ def test_gradients_are_checked_in_the_declared_precision_unless_a_gradient_is_st
 
 
 def test_config_round_trip_reads_the_object_params_too():
-    (test,) = builders.config_round_trip({**facts(), "objects": {"act": "keras.layers.ReLU()"}})
+    (test,) = builders.config_round_trip(facts(objects={"act": "keras.layers.ReLU()"}))
     assert "[*ARGS, *make_objects()]" in test.body
     (test,) = builders.config_round_trip(facts())
     assert test.body.strip() == "support.assert_config_round_trip(EXAMPLE, ARGS)"

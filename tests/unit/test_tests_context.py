@@ -14,9 +14,9 @@ from layergen.render.tests_context import build_test_context
 from helpers import module_code, repro
 
 
-def context(text: str) -> dict:
+def context(text: str, golden: bool = False) -> dict:
     ir = parse_declaration("layers/real.layer.yaml", textwrap.dedent(text).encode()).ir
-    return build_test_context(ir, module="layers.real", source="real.layer.yaml")
+    return build_test_context(ir, module="layers.real", source="real.layer.yaml", golden=golden)
 
 
 def test_module(text: str) -> str:
@@ -92,14 +92,14 @@ example:
 def test_a_weight_read_only_under_if_training_is_not_read_by_inference():
     """Issue 39: a power-iteration vector assigned under `if training:` was reported as
     "the output ignores weight u"."""
-    assert context(POWER_ITERATION)["weights_read"] == ["kernel"]
+    assert context(POWER_ITERATION)["facts"].weights_read == ["kernel"]
     for inference_reads_u in (
         "if not training:\n      w = w * u\n  ",
         "w = w * (1.0 if training else u)\n  ",
         "if training and units > 1:\n      pass\n  else:\n      w = w * u\n  ",
     ):
         text = POWER_ITERATION.replace("return ops", inference_reads_u + "return ops")
-        assert context(text)["weights_read"] == ["kernel", "u"], inference_reads_u
+        assert context(text)["facts"].weights_read == ["kernel", "u"], inference_reads_u
 
 
 ZERO_DROPOUT = repro("drop_block")
@@ -154,10 +154,10 @@ output_shape: (*x, dim)
 def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
     """Issue 39: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` attribute, so
     the mask formula read as `layer.mask_zero` failed against the original class."""
-    facts = context(MASK_ZERO)
-    assert facts["masking"] == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
+    facts = context(MASK_ZERO)["facts"]
+    assert facts.masking == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
     loss = 'ops.mean(keras.activations.get(ARGS["activation"])(layer.table)) * ARGS["dim"]'
-    assert facts["losses"] == [loss]
+    assert facts.losses == [loss]
 
 
 def test_each_call_case_builds_its_own_layer_with_its_argument():
@@ -225,8 +225,7 @@ def test_recorded_goldens_hold_each_call_case():
         "  input_shape: [2, 4, 3]\n  call_args:\n"
         "    padding_mask: [[true, true, false, false], [true, true, true, false]]\n",
     )
-    facts = context(given)
-    facts["golden"] = True
+    facts = context(given, golden=True)
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
     # Its steps the declared mask hides are not compared: backends compute them apart.
     assert 'EXAMPLE, layer, make_call_cases(), masks=["padding_mask"]\n' in run
@@ -275,13 +274,11 @@ def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output
 def test_recorded_goldens_hold_the_losses_of_a_training_call():
     """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was missed
     with recorded outputs too: they held no loss."""
-    facts = context(MASK_ZERO)
-    facts["golden"] = True
+    facts = context(MASK_ZERO, golden=True)
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
     assert "losses=True" in run
     random = MASK_ZERO.replace("masking:", "random: true\nmasking:")
-    facts = context(random)
-    facts["golden"] = True
+    facts = context(random, golden=True)
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
     assert "losses" not in run  # random draws differ across backends
 
@@ -423,7 +420,7 @@ example:
 def test_a_call_case_brings_its_own_inputs():
     """Issue 39: `reverse=True` takes float hidden states, not the example's token ids;
     a call case with inputs of its own is run by the reference, keyword and golden tests."""
-    (case,) = context(REVERSIBLE)["call_cases"]
+    (case,) = context(REVERSIBLE)["facts"].call_cases
     assert case == {
         "name": "reverse=True",
         "args": {"reverse": True},
@@ -469,8 +466,8 @@ example:
 def test_each_when_a_bool_param_flips_is_built_and_called_on_its_other_side():
     """`bias: {when: use_bias}`: the example makes it; the tests also make the layer with
     `use_bias=False`, where a call that adds `bias` unconditionally fails."""
-    ctx = context(SCALED_DENSE)
-    assert ctx["other_sides"] == [
+    ctx = context(SCALED_DENSE)["facts"]
+    assert ctx.other_sides == [
         {
             "args": {"use_bias": False},
             "made": {"bias": False},
@@ -482,7 +479,7 @@ def test_each_when_a_bool_param_flips_is_built_and_called_on_its_other_side():
 
 
 def test_a_when_no_bool_param_flips_is_said_with_the_params_to_set():
-    parts = context(SCALED_DENSE)["unreached_sides"]
+    parts = context(SCALED_DENSE)["facts"].unreached_sides
     reason = "".join(parts)
     assert "`weights.mix.when: heads > 1` is False" in reason and "`heads`" in reason, reason
     code = test_module(SCALED_DENSE)
@@ -508,12 +505,12 @@ example:
 def test_each_call_input_is_passed_once_with_a_value_other_than_its_default():
     """`start_index: {type: int, default: 0}`: a `call` that does not take it failed no
     test; now one passes `start_index=1` (and `scaled=True`)."""
-    ctx = context(START_INDEX)
-    assert ctx["other_values"] == {"start_index": 1, "scaled": True}
+    ctx = context(START_INDEX)["facts"]
+    assert ctx.other_values == {"start_index": 1, "scaled": True}
     code = test_module(START_INDEX)
     assert "support.keyword_cases(EXAMPLE, values)" in code
 
 
 def test_a_call_input_the_tests_cannot_make_a_value_of_is_said():
-    reason = "".join(context(START_INDEX)["unreached_sides"])
+    reason = "".join(context(START_INDEX)["facts"].unreached_sides)
     assert "call input `context` (a tensor)" in reason and "`example.call_args`" in reason
