@@ -22,7 +22,7 @@ from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .layer_facts import LayerFacts
 from .other_sides import other_sides, other_values
 from .render import literal
-from .test_builders import build_tests
+from .test_builders import build_tests, op_test
 from .test_helpers import constants, from_imports, helpers, output_helpers
 
 # Built-in layers whose output depends on `training`, with the argument that makes them
@@ -162,7 +162,7 @@ def build_object_test_context(ir: Declared, *, module: str, source: str) -> dict
         "shape": ir.example.input_shape or ir.kind.test_shape,
         "signature": ", ".join(ir.kind.arguments),
         "declared": body(ir.call, {m: f"obj.{m}" for m in members if m not in ir.input_names}),
-        "ops": op_tests(ir, "object", "SHAPE"),
+        "op_tests": [op_test(op, "object") for op in op_tests(ir, "object", "SHAPE")],
         "skipping": bool(ir.skips),  # the skip marks need pytest
     }
 
