@@ -224,3 +224,97 @@ def test_a_skip_marks_its_test_above_its_own_marks_and_an_unknown_name_is_an_err
     (error,) = errors
     assert (error.line, error.col, error.code) == (4, 5, "unknown-test")
     assert "test_mixed_precision_matches_float32" in error.hint
+
+
+def test_a_weight_only_a_call_case_reads_is_checked_through_that_case():
+    (plain,) = builders.weights_read(facts(weights_read=["kernel"]))
+    assert "lambda: support.as_list(layer(inputs, training=False))" in plain.body
+    cases = [{"name": "reverse=True", "args": {"reverse": True}}]
+    (cased,) = builders.weights_read(facts(weights_read=["kernel"], call_cases=cases))
+    assert "make_call_cases()" in cased.body and "def outputs():" in cased.body
+    assert builders.weights_read(facts()) == []
+
+
+def test_the_fit_step_says_when_no_trainable_weight_is_declared():
+    (test,) = builders.fit_step(facts(has_trainable=False))
+    assert "has_trainable=False)" in test.body and "No trainable weight" in test.body
+    (test,) = builders.fit_step(facts(has_trainable=True))
+    assert test.body.strip() == "support.assert_fit_step_trains_every_weight(EXAMPLE)"
+
+
+def test_random_draws_tests_follow_what_the_declaration_states_of_them():
+    assert builders.random_draws(facts()) == []
+    (seed,) = builders.random_draws(facts(random=True, draws_hint=["set `rate`", " above 0"]))
+    assert 'hint = "set `rate`" " above 0"' in seed.body
+    (noise,) = builders.random_draws(facts(noise_shape="(x_shape[0], 1)", shapes_read_layer=True))
+    assert "declared_noise_shape, declared_reads_layer=True)" in noise.body
+    (mean,) = builders.random_draws(facts(unbiased=True))
+    assert mean.name == "test_inference_is_the_mean_of_training"
+
+
+def test_stated_weights_go_to_the_reference_only_without_stated_inputs():
+    reference = {"signature": "x, *, units", "body": "return x", "call": "inputs"}
+    (test,) = builders.stated_numbers(
+        facts(reference=reference, constants={"WEIGHTS": {}, "ATOL": 1e-6})
+    )
+    assert "ATOL, weights=WEIGHTS)" in test.body
+    stated = {"INPUTS": [], "WEIGHTS": {}, "EXPECTED_IN_TRAINING": [], "ATOL": 1e-6}
+    tests = builders.stated_numbers(
+        facts(
+            reference=reference, constants=stated, stated_outputs=[(True, "EXPECTED_IN_TRAINING")]
+        )
+    )
+    assert names(tests) == [
+        "test_training_outputs_are_the_stated_values",
+        "test_inference_outputs_match_the_numpy_reference",
+    ]
+    assert "training=True, weights=WEIGHTS)" in tests[0].body
+    assert "weights=" not in tests[1].body
+
+
+def test_keyword_tensors_that_shape_the_build_save_and_load_each_structure():
+    assert builders.keyword_arguments(facts(keywords_build=True)) == []
+    tests = builders.keyword_arguments(facts(call_args={"context": [1.0]}, keywords_build=True))
+    assert names(tests) == [
+        "test_each_keyword_argument_of_call",
+        "test_saves_and_loads_built_with_each_keyword_tensor",
+    ]
+    assert tests[1].params == ("tmp_path",)
+
+
+def test_a_keyword_mask_over_a_keyword_tensor_masks_that_tensor():
+    mask = {"name": "context_mask", "index": None, "keyword": "context", "given": False}
+    (test,) = builders.keyword_masks(facts(mask_args=[mask | {"dtype": "bool"}]))
+    assert 'masked = make_call_args()["context"]' in test.body
+    assert 'keyword=("context", masked))' in test.body
+    given = RICH["mask_args"][0] | {"given": True}
+    (test,) = builders.keyword_masks(facts(mask_args=[given]))
+    assert 'mask = make_call_args()["padding_mask"]' in test.body and "index=0)" in test.body
+
+
+def test_masking_passes_the_mask_through_or_computes_the_declared_one():
+    (through,) = builders.masking(facts(masking="mask"))
+    assert "# the mask passes through" in through.body
+    computed = builders.masking(
+        facts(masking="ops.not_equal(x, 0)", masking_reads_inputs=True, call_reads_mask=True)
+    )
+    assert names(computed) == ["test_masking", "test_masked_steps_do_not_change_the_output"]
+    assert "        x = inputs" in computed[0].body
+
+
+def test_the_golden_test_is_written_only_where_outputs_were_recorded():
+    assert builders.golden(facts()) == []
+    assert names(builders.golden(facts(golden=True))) == ["test_outputs_match_the_recorded_golden"]
+
+
+def test_declared_ops_are_checked_as_reached_and_each_against_its_formula():
+    tests = builders.declared_ops(
+        facts(**{k: RICH[k] for k in ("op_methods", "reached_ops", "ops")})
+    )
+    assert names(tests) == [
+        "test_call_takes_its_gradients_from_the_declared_ops",
+        "test_op_sign_ste_gradient_matches_its_formula",
+    ]
+    assert 'DeclaredOps, ["sign_ste"], reached=["sign_ste"])' in tests[0].body
+    assert "layer(make_inputs())" in tests[1].body
+    assert "layer(" not in builders.op_test(RICH["ops"][0], "object").body
