@@ -6,14 +6,13 @@ import json
 import re
 
 from .declaration.literals import literal_type
-from .declaration.model import ParamType
+from .declaration.param_types import NAMES as PARAM_TYPES
 from .diagnostics import Diagnostic, DiagnosticError
 from .render.context import snake
 
 # Conventional weights: what Keras's own layers call them, and how they act. These are
 # added and start at zeros; every other weight but the kernel scales and starts at ones.
 ADDITIVE = {"bias", "beta"}
-PARAM_TYPES = ParamType.__args__
 
 
 def parse_params(text: str) -> dict[str, tuple[str, str | None]]:

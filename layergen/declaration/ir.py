@@ -18,6 +18,7 @@ from .code import Code, bound_names
 from .model import BOUNDS as BOUNDS
 from .model import OBJECT_TYPES as OBJECT_TYPES
 from .model import Param as Param
+from .param_types import BY_NAME
 from .yamlfile import Pos
 
 if TYPE_CHECKING:
@@ -447,18 +448,7 @@ def example_value(param: Param) -> Any:
                 return (low + high) / 2
             return low + 1.0 if low is not None else high - 1.0
         return value
-    return {
-        "bool": True,
-        "str": "a",
-        "list[int]": [4, 4],
-        "list[float]": [0.5, 0.5],
-        "list[str]": ["a"],
-        "activation": "relu",
-        "initializer": "glorot_uniform",
-        "regularizer": "l2",
-        "constraint": "non_neg",
-        "dtype": "float32",
-    }[param.type]
+    return BY_NAME[param.type].example_value()
 
 
 def build_example(

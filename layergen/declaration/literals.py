@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .param_types import PARAM_TYPES
+
 # The param types whose value is a literal, stored as given (`self.x = x`).
-PLAIN_TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
+PLAIN_TYPES = tuple(row.name for row in PARAM_TYPES if row.literal)
 # A type and the wider one that also holds each of its values.
 _WIDER = {"int": "float", "list[int]": "list[float]"}
 

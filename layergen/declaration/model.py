@@ -9,25 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from .. import kinds
+from .param_types import NAMES, PARAM_TYPES
 
-ParamType = Literal[
-    "int",
-    "float",
-    "bool",
-    "str",
-    "list[int]",
-    "list[float]",
-    "list[str]",
-    "activation",
-    "initializer",
-    "regularizer",
-    "constraint",
-    "dtype",
-    "layer",  # a Keras layer, serialized with `keras.saving.serialize_keras_object`
-    "callable",  # a function or other callable object, serialized the same way
-]
+ParamType = Literal[NAMES]  # one row each in param_types.py
 # Types whose value is an object the caller makes (not a literal): see ParamType.
-OBJECT_TYPES = frozenset(["layer", "callable"])
+OBJECT_TYPES = frozenset(row.name for row in PARAM_TYPES if row.made)
 ShapeValue = str | int | list[str | int]
 # A weight's layout: the device mesh axis each of its dims is split over (None: not split).
 Layout = list[str | None]

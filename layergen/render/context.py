@@ -23,11 +23,12 @@ from ..declaration.ir import (
     Param,
     Sublayer,
 )
-from ..keras_names import IDENTIFIERS
+from ..declaration.param_types import BY_NAME, PARAM_TYPES
 from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
-KERAS_OBJECT_TYPES = tuple(IDENTIFIERS)  # activation, initializer, regularizer, constraint
+# activation, initializer, regularizer, constraint: got and saved by a Keras module
+KERAS_OBJECT_TYPES = tuple(row.name for row in PARAM_TYPES if row.keras_module)
 
 
 def snake(name: str) -> str:
@@ -95,17 +96,11 @@ def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list
 
 
 def param_store(name: str, param: Param) -> str:
-    if param.type in KERAS_OBJECT_TYPES:
-        return f"keras.{param.type}s.get({name})"
-    return name
+    return BY_NAME[param.type].stored(name)
 
 
 def param_config(name: str, param: Param) -> str:
-    if param.type in KERAS_OBJECT_TYPES:
-        return f"keras.{param.type}s.serialize(self.{name})"
-    if param.type in OBJECT_TYPES:  # as keras.layers.Wrapper does; `from_config` undoes it
-        return f"keras.saving.serialize_keras_object(self.{name})"
-    return f"self.{name}"
+    return BY_NAME[param.type].saved(name)
 
 
 # The comparison that fails a bound: `units < 1` for `min: 1`, `rate >= 1.0` for `lt: 1.0`.
@@ -159,14 +154,7 @@ def _raise(condition: str, name: str, expected: str) -> str:
 
 
 def param_doc(name: str, param: Param) -> str:
-    text = param.doc or {
-        "layer": "a Keras layer",
-        "callable": "a callable",
-        "activation": "activation function; `None` means linear",
-        "initializer": "initializer",
-        "regularizer": "regularizer, or `None`",
-        "constraint": "constraint, or `None`",
-    }.get(param.type, param.type)
+    text = param.doc or BY_NAME[param.type].said
     text = text.rstrip(".")
     limits = [f"{BOUNDS[k][1]} {v!r}" for k, v in param.bounds]
     if param.choices is not None:

@@ -1,0 +1,75 @@
+"""The param types of a declaration (`params: {rate: {type: float}}`, spec-format.md `params`):
+one frozen row each, which every stage reads. The pydantic model takes the names, the
+example and `new --params` the values, the generated class stores, saves and documents a
+param by its row, and `sync`, `adopt` and `tests` read a literal type back from Python code
+(`literals.py`, over the rows that are literal). A new param type is a new row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ParamKind:
+    name: str  # as a declaration writes it
+    doc: str = ""  # how the class's docstring says it ("": its name)
+    # A required param's value in the generated example, a list as a tuple (None for the
+    # numbers: their bounds decide it, `ir.example_value`).
+    example: Any = None
+    # Its values are literals: stored as given (`self.rate = rate`), saved as they are, and
+    # read back from a Python default (`literals.literal_type`).
+    literal: bool = False
+    # The Keras module that gets and saves it (`keras.activations`): stored with its `get`,
+    # saved with its `serialize`; its names are those `check` and the declaration's checks know.
+    keras_module: str | None = None
+    # An object the caller makes (a layer, a function), not a literal: saved with
+    # `keras.saving.serialize_keras_object` (as `keras.layers.Wrapper` does), which
+    # `from_config` undoes; its example is code, its only default null.
+    made: bool = False
+
+    @property
+    def said(self) -> str:
+        return self.doc or self.name
+
+    def example_value(self) -> Any:
+        """The example's value, a new list for a list type (the row stays as it is)."""
+        return list(self.example) if isinstance(self.example, tuple) else self.example
+
+    def stored(self, name: str) -> str:
+        """What `__init__` keeps of the argument `name`."""
+        return f"keras.{self.keras_module}.get({name})" if self.keras_module else name
+
+    def saved(self, name: str) -> str:
+        """What `get_config` writes of the attribute `name`."""
+        if self.keras_module:
+            return f"keras.{self.keras_module}.serialize(self.{name})"
+        if self.made:
+            return f"keras.saving.serialize_keras_object(self.{name})"
+        return f"self.{name}"
+
+
+PARAM_TYPES = (
+    ParamKind("int", literal=True),
+    ParamKind("float", literal=True),
+    ParamKind("bool", example=True, literal=True),
+    ParamKind("str", example="a", literal=True),
+    ParamKind("list[int]", example=(4, 4), literal=True),
+    ParamKind("list[float]", example=(0.5, 0.5), literal=True),
+    ParamKind("list[str]", example=("a",), literal=True),
+    ParamKind(
+        "activation",
+        "activation function; `None` means linear",
+        "relu",
+        keras_module="activations",
+    ),
+    ParamKind("initializer", "initializer", "glorot_uniform", keras_module="initializers"),
+    ParamKind("regularizer", "regularizer, or `None`", "l2", keras_module="regularizers"),
+    ParamKind("constraint", "constraint, or `None`", "non_neg", keras_module="constraints"),
+    ParamKind("dtype", example="float32"),
+    ParamKind("layer", "a Keras layer", made=True),
+    ParamKind("callable", "a callable", made=True),
+)
+BY_NAME = {row.name: row for row in PARAM_TYPES}
+NAMES = tuple(BY_NAME)

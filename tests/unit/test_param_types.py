@@ -1,0 +1,57 @@
+"""layergen/declaration/param_types.py: each param type is one row, which every stage reads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import keras
+import pytest
+
+from layergen.declaration.literals import PLAIN_TYPES, literal_type
+from layergen.declaration.model import OBJECT_TYPES, Param, ParamType
+from layergen.declaration.param_types import NAMES, PARAM_TYPES
+from layergen.keras_names import IDENTIFIERS
+from layergen.render.context import param_config, param_doc, param_store
+from layergen.scaffold import parse_params
+
+SPEC = Path(__file__).parents[2] / "docs" / "spec-format.md"
+
+
+def test_the_stages_take_the_types_from_the_rows():
+    assert ParamType.__args__ == NAMES  # the model, and so the JSON Schema
+    assert tuple(row.name for row in PARAM_TYPES if row.literal) == PLAIN_TYPES
+    assert {row.name for row in PARAM_TYPES if row.made} == OBJECT_TYPES
+    for name in NAMES:  # `new --params` takes each
+        assert parse_params(f"x:{name}") == {"x": (name, None)}
+
+
+@pytest.mark.parametrize("row", [r for r in PARAM_TYPES if r.literal and r.example is not None])
+def test_a_literal_types_example_reads_back_as_that_type(row):
+    assert literal_type(row.example_value()) == row.name  # as sync and adopt read it
+    if isinstance(row.example, tuple):  # a list: one of its own each time
+        assert row.example_value() is not row.example_value()
+
+
+@pytest.mark.parametrize("row", [r for r in PARAM_TYPES if r.keras_module])
+def test_a_keras_object_type_is_got_and_saved_by_its_keras_module(row):
+    module = getattr(keras, row.keras_module)
+    value = module.get(row.example)
+    assert module.get(module.serialize(value)) is not None
+    assert row.stored("x") == f"keras.{row.keras_module}.get(x)"
+    assert row.saved("x") == f"keras.{row.keras_module}.serialize(self.x)"
+    assert set(IDENTIFIERS) == {r.name for r in PARAM_TYPES if r.keras_module}  # check's names
+
+
+@pytest.mark.parametrize("row", PARAM_TYPES, ids=lambda r: r.name)
+def test_the_generated_class_stores_saves_and_documents_a_param_by_its_row(row):
+    param = Param(type=row.name)
+    assert param_store("x", param) == row.stored("x")
+    assert param_config("x", param) == row.saved("x")
+    assert param_doc("x", param) == f"x: {row.said.rstrip('.')}."
+
+
+def test_the_spec_lists_every_param_type():
+    (line,) = [line for line in SPEC.read_text().splitlines() if line.startswith("| `params` |")]
+    listed = re.findall(r"`([\w\[\]]+)`", line.split("Types:", 1)[1])
+    assert set(NAMES) <= set(listed)
