@@ -155,15 +155,26 @@ def _render_class(
     test = t.test_of(ir.name, index)
     golden = job.golden if index == 0 else test.with_suffix(".golden.json").is_file()
     test_context = build_test_context(ir, module=t.dotted, source=source, golden=golden)
-    if ir.skips:
+    edit = None
+    if ir.skips and "tests" in test_context:  # a layer's tests, as data
         from .render.skips import skip_tests
 
         test_context["tests"], errors = skip_tests(
             test_context["tests"], ir.skips, str(t.declaration)
         )
         out.errors += errors
+    elif ir.skips:
+
+        def skipped(text: str) -> str:
+            from .render.skips import apply_skips
+
+            text, errors = apply_skips(text, ir.skips, str(t.declaration))
+            out.errors += errors
+            return text
+
+        edit = skipped
     out.sources[test], out.files[test] = render_file(
-        test, ir.kind.test_template, test_context, config, lock
+        test, ir.kind.test_template, test_context, config, lock, edit
     )
     return ir.kind.template, context
 
@@ -214,15 +225,19 @@ def render_file(
     context: dict,
     config: Config,
     lock: Lock,
+    edit: Callable[[str], str] | None = None,
 ) -> tuple[str, str]:
     """A file's source digest and its formatted text. A source rendered before formats as it
-    did then, and the lock has that text: black runs only for a new source."""
+    did then, and the lock has that text: black runs only for a new source. `edit`: applied
+    to the rendered source before it is formatted."""
     from .render.render import format_code, render_source, source_digest, template_error
 
     try:
         text = render_source(
             template, context, user_templates=config.user_templates, line_length=config.line_length
         )
+        if edit is not None:
+            text = edit(text)
         digest = source_digest(text, config.black)
         return digest, lock.formatted(path, digest) or format_code(text, config.black)
     except Exception as exc:  # a project template's mistake, located; layergen's own raise on

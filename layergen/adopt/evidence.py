@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .values import Unknown, bind, evaluate, first, forget, plain
+from .values import Known, Unknown, bind, evaluate, first, forget, plain
 
 SKIPPED = {".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", ".layergen"}
 
@@ -91,15 +91,16 @@ def _scopes(root: Path, path: Path, call: ast.Call, site: Site, depth: int, memo
     for each construction of the class the call is made in, then for its defaults alone;
     for a call in no such class, what the function around it binds before the call."""
     outer, at = site.outer, getattr(call, "original", call)  # the node in the tree
+    module = _module(root, path, memo)
     if outer is None:
-        known: dict[str, Any] = {}
+        known: dict[str, Any] = dict(module)
         if site.function is not None:
             _run(site.function.body, at, known)
         yield known, path, call.lineno, []
         return
     ups = _constructions(root, outer.name, outer.signature, depth - 1, memo) if depth else []
     for up in [*ups, Evidence({}, path, call.lineno)]:
-        known = {**outer.defaults, **up.values}
+        known = {**module, **outer.defaults, **up.values}
         if site.function is outer.init:
             _run(outer.init.body, at, known)
         else:  # `build` or another method: after `__init__`, what it stored
@@ -130,8 +131,8 @@ def _run(body: list[ast.stmt], call: ast.Call | None, known: dict[str, Any]) -> 
             try:
                 branch = statement.body if evaluate(statement.test, known) else statement.orelse
             except Unknown:
-                if not holds:
-                    forget(statement, known)
+                if not holds:  # what either branch leaves: the values both agree on
+                    _agreed(statement, known)
                     continue
                 branch = statement.body if _inside(call, statement.body) else statement.orelse
             _run(branch, call, known)
@@ -142,6 +143,125 @@ def _run(body: list[ast.stmt], call: ast.Call | None, known: dict[str, Any]) -> 
         if holds:
             _comprehended(statement, call, known)
             return
+
+
+KERAS_GETTERS = ("config.image_data_format", "backend.image_data_format")
+
+
+def _module(root: Path, path: Path, memo: dict, depth: int = 3) -> dict[str, Known]:
+    """The functions a module's code may call that `evaluate` computes: the project's own
+    it defines or imports by name (read by their bodies), and Keras's configuration
+    getters (what they return in this process)."""
+    key = ("module", path, depth)
+    if key in memo:
+        return memo[key]
+    memo[key] = out = {}
+    import keras
+
+    for name in KERAS_GETTERS:
+        getter = Known(lambda name=name: _keras_getter(keras, name))
+        out[f"keras.{name}"] = getter
+    tree = _tree(path, _text(path)) if depth else None
+    for node in tree.body if tree is not None else []:
+        if isinstance(node, ast.FunctionDef):
+            out[node.name] = _function(root, path, node, memo, depth)
+        elif isinstance(node, ast.ImportFrom):
+            source = _imported(root, path, node)
+            found = _tree(source, _text(source)) if source is not None else None
+            defined = {
+                f.name: f for f in (found.body if found else []) if isinstance(f, ast.FunctionDef)
+            }
+            for alias in node.names:
+                if alias.name in defined:
+                    function = _function(root, source, defined[alias.name], memo, depth - 1)
+                    out[alias.asname or alias.name] = function
+    return out
+
+
+def _keras_getter(keras, name: str) -> Any:
+    value = keras
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value()
+
+
+def _imported(root: Path, path: Path, node: ast.ImportFrom) -> Path | None:
+    """The project's file a `from X import name` reads, or None (not the project's)."""
+    if node.level:
+        base = path.parent
+        for _ in range(node.level - 1):
+            base = base.parent
+    else:
+        base = root
+    stem = base.joinpath(*(node.module or "").split(".")) if node.module else base
+    for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+        if candidate.is_file() and candidate.resolve().is_relative_to(root):
+            return candidate.resolve()
+    return None
+
+
+def _function(root: Path, path: Path, node: ast.FunctionDef, memo: dict, depth: int) -> Known:
+    """`node`, evaluated by its body on its arguments: assignments, the `if` its test takes,
+    `return`; anything else (a loop, a raise, a call not known) is Unknown."""
+
+    def call(*args, **kwargs):
+        if depth <= 0 or node.args.vararg or node.args.kwonlyargs:
+            raise Unknown(node.name)
+        known = dict(_module(root, path, memo, depth - 1))
+        params = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+        defaults = dict(zip(params[len(params) - len(node.args.defaults) :], node.args.defaults))
+        if len(args) > len(params) or (kwargs.keys() - set(params) and not node.args.kwarg):
+            raise Unknown(node.name)
+        bound = {**dict(zip(params, args)), **kwargs}
+        for param in params:
+            if param not in bound:
+                if param not in defaults:
+                    raise Unknown(param)
+                bound[param] = evaluate(defaults[param], known)
+        known.update(bound)
+        return _returned(node.body, known)
+
+    return Known(call)
+
+
+def _returned(body: list[ast.stmt], known: dict[str, Any]) -> Any:
+    for statement in body:
+        if isinstance(statement, ast.Return):
+            return None if statement.value is None else evaluate(statement.value, known)
+        if isinstance(statement, ast.If):
+            branch = statement.body if evaluate(statement.test, known) else statement.orelse
+            if any(isinstance(n, ast.Return) for b in branch for n in ast.walk(b)):
+                return _returned(branch, known)
+            for inner in branch:
+                _step(inner, known)
+        else:
+            _step(statement, known)
+    return None
+
+
+def _step(statement: ast.stmt, known: dict[str, Any]) -> None:
+    """One statement of a function read for its value: an assignment, or a docstring."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        _assign(statement, known)
+    elif not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)):
+        raise Unknown(type(statement).__name__)
+
+
+def _agreed(statement: ast.If, known: dict[str, Any]) -> None:
+    """After an `if` whose test is not known: a name keeps the value both branches give
+    it (`height = image_shape[0]` either way), and is forgotten where they differ."""
+    body, orelse = dict(known), dict(known)
+    _run(statement.body, None, body)
+    _run(statement.orelse, None, orelse)
+    for name in known.keys() | body.keys() | orelse.keys():
+        if name in body and name in orelse and _same(body[name], orelse[name]):
+            known[name] = body[name]
+        else:
+            known.pop(name, None)
+
+
+def _same(one: Any, other: Any) -> bool:
+    return type(one) is type(other) and (one is other or one == other)
 
 
 def _assign(statement: ast.stmt, known: dict[str, Any]) -> None:

@@ -15,6 +15,17 @@ class Unknown(Exception):
     """The expression's value is not known from the values given."""
 
 
+class Known:
+    """A function whose value `evaluate` may compute from its arguments: one of the
+    project's own, read by its body, or a pure getter of Keras's configuration."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
+
+
 BINARY = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -69,7 +80,7 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
         return node.value
     if isinstance(node, (ast.Name, ast.Attribute)):
         key = ast.unparse(node)
-        if key in known:
+        if key in known and not isinstance(known[key], Known):
             return known[key]
         raise Unknown(key)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -114,6 +125,14 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
     if isinstance(node, ast.IfExp):
         test = evaluate(node.test, known)
         return evaluate(node.body if test else node.orelse, known)
+    if isinstance(node, ast.Call) and isinstance(known.get(ast.unparse(node.func)), Known):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            raise Unknown("call")
+        args = [evaluate(a, known) for a in node.args]
+        kwargs = {k.arg: evaluate(k.value, known) for k in node.keywords}
+        return _apply(known[ast.unparse(node.func)], *args, **kwargs)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise Unknown("call")
@@ -130,9 +149,9 @@ def _index(node: ast.expr, known: dict[str, Any]) -> Any:
     return evaluate(node, known)
 
 
-def _apply(function, *args) -> Any:
+def _apply(function, *args, **kwargs) -> Any:
     try:
-        value = function(*args)
+        value = function(*args, **kwargs)
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError) as error:
         raise Unknown(str(error)) from error
     if isinstance(value, (enumerate, zip)):
@@ -191,8 +210,16 @@ def bind(target: ast.expr, value: Any, known: dict[str, Any]) -> None:
     forget(target, known)
 
 
-def forget(target: ast.expr, known: dict[str, Any]) -> None:
-    """No value is known any more for the names `target` binds."""
-    for node in ast.walk(target):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            known.pop(ast.unparse(node), None)
+def forget(node: ast.AST, known: dict[str, Any]) -> None:
+    """No value is known any more for what `node` binds or may change: its assignment
+    targets (`x`, `self.x`, the `x` of `x[0] = ...`) and the objects it calls a method of
+    (`dims.append(...)`)."""
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Name, ast.Attribute)) and isinstance(
+            inner.ctx, (ast.Store, ast.Del)
+        ):
+            known.pop(ast.unparse(inner), None)
+        elif isinstance(inner, ast.Subscript) and isinstance(inner.ctx, (ast.Store, ast.Del)):
+            known.pop(ast.unparse(inner.value), None)
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+            known.pop(ast.unparse(inner.func.value), None)

@@ -2,17 +2,22 @@
 
 Each named test gets `@pytest.mark.skip(reason=...)` above its decorators, so the
 reason shows in every run. The names are checked against the tests generated for the
-declaration (`test_builders.py`, `object_builders.py`), never read back from rendered
-text: a name that is not one is a located error.
+declaration: a name that is not one is a located error. A layer's tests are data
+(`test_builders.py`) and are marked there; the other kinds' templates write their tests
+whole, and their names are read from the text.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ..declaration.ir import Skip
 from ..diagnostics import Diagnostic, did_you_mean
 from .generated_tests import GeneratedTest, names_of, skip_mark
+from .render import literal
+
+TEST = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
 
 
 def skip_tests(
@@ -42,3 +47,17 @@ def unknown_tests(names: list[str], skips: tuple[Skip, ...], path: str) -> list[
                 Diagnostic(path, skip.pos.line, skip.pos.col, "unknown-test", message, hint)
             )
     return errors
+
+
+def apply_skips(text: str, skips: tuple[Skip, ...], path: str) -> tuple[str, list[Diagnostic]]:
+    """The test module `text` of a kind other than layer with the skip marks added, and
+    an error per unknown test."""
+    lines = text.split("\n")
+    starts = {m.group(1): text.count("\n", 0, m.start()) for m in TEST.finditer(text)}
+    for skip in sorted(skips, key=lambda s: -starts.get(s.test, -1)):  # bottom up
+        if skip.test in starts:
+            line = starts[skip.test]
+            while line > 0 and lines[line - 1].startswith("@"):
+                line -= 1
+            lines.insert(line, f"@pytest.mark.skip(reason={literal(skip.reason)})")
+    return "\n".join(lines), unknown_tests(list(starts), skips, path)

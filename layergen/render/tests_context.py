@@ -20,7 +20,6 @@ from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .layer_facts import LayerFacts
-from .object_builders import build_object_tests
 from .other_sides import other_sides, other_values
 from .render import literal
 from .test_builders import build_tests, op_test
@@ -163,10 +162,8 @@ def build_object_test_context(ir: Declared, *, module: str, source: str) -> dict
         "shape": ir.example.input_shape or ir.kind.test_shape,
         "signature": ", ".join(ir.kind.arguments),
         "declared": body(ir.call, {m: f"obj.{m}" for m in members if m not in ir.input_names}),
-        "tests": [
-            *build_object_tests(ir.kind.name, ir.name),
-            *(op_test(op, "object") for op in op_tests(ir, "object", "SHAPE")),
-        ],
+        "op_tests": [op_test(op, "object") for op in op_tests(ir, "object", "SHAPE")],
+        "skipping": bool(ir.skips),  # the skip marks need pytest
     }
 
 

@@ -114,3 +114,56 @@ def test_a_layer_built_in_a_loop_over_a_literal_list_takes_its_first_value(proje
     )
     text, _ = adopted(project)
     assert "  params: {hidden_dim: 0, patch_size: 2, image_size: 32}" in text
+
+
+def test_after_an_if_of_unknown_test_a_value_both_branches_agree_on_is_known(project):
+    """`if data_format == "channels_last": height, width = shape[0], shape[1] else:
+    height, width = shape[1], shape[2]` with `data_format` unknown: for a square image
+    `height` is the same either way; `width` differs, and stays unknown."""
+    write(project, "embedding.py", EMBEDDING)
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\nfrom .embedding import Embedding\n\n\n"
+        "class Encoder(keras.Model):\n"
+        "    def __init__(self, data_format, image_shape=(32, 32, 3), **kwargs):\n"
+        '        if data_format == "channels_last":\n'
+        "            height, width = image_shape[0], image_shape[1]\n"
+        "        else:\n"
+        "            height, width = image_shape[1], image_shape[2]\n"
+        "        self.embedding = Embedding(hidden_dim=8, patch_size=4, image_size=height)\n"
+        "        self.other = Embedding(hidden_dim=8, patch_size=4, image_size=width)\n"
+        "        super().__init__(**kwargs)\n",
+    )
+    text, _ = adopted(project)
+    assert "  params: {hidden_dim: 8, patch_size: 4, image_size: 32}" in text
+
+
+def test_a_function_of_the_project_is_evaluated_by_its_body(project):
+    """keras-hub's backbones call its own `standardize_data_format(data_format)`, which
+    returns Keras's configured format for None: the function's body is read (never run),
+    and Keras's configuration getter gives what it gives in this process."""
+    write(project, "embedding.py", EMBEDDING)
+    write(
+        project,
+        "utils.py",
+        "import keras\n\n\n"
+        "def standardize(data_format):\n"
+        "    if data_format is None:\n"
+        "        return keras.config.image_data_format()\n"
+        "    return str(data_format).lower()\n",
+    )
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\nfrom layers.embedding import Embedding\n"
+        "from layers.utils import standardize\n\n\n"
+        "class Encoder(keras.Model):\n"
+        "    def __init__(self, image_shape=(32, 16, 3), data_format=None, **kwargs):\n"
+        "        data_format = standardize(data_format)\n"
+        '        h_axis = -3 if data_format == "channels_last" else -2\n'
+        "        self.embedding = Embedding(8, 4, image_shape[h_axis])\n"
+        "        super().__init__(**kwargs)\n",
+    )
+    text, _ = adopted(project)
+    assert "  params: {hidden_dim: 8, patch_size: 4, image_size: 32}" in text

@@ -11,7 +11,6 @@ from layergen.declaration.yamlfile import Pos
 from layergen.render import test_builders as builders
 from layergen.render.generated_tests import GeneratedTest, names_of
 from layergen.render.layer_facts import LayerFacts
-from layergen.render.object_builders import KIND_TESTS, build_object_tests
 from layergen.render.skips import skip_tests
 from layergen.render.test_helpers import helpers
 from layergen.render.tests_context import example_facts, inputs_context
@@ -319,23 +318,3 @@ def test_declared_ops_are_checked_as_reached_and_each_against_its_formula():
     assert 'DeclaredOps, ["sign_ste"], reached=["sign_ste"])' in tests[0].body
     assert "layer(make_inputs())" in tests[1].body
     assert "layer(" not in builders.op_test(RICH["ops"][0], "object").body
-
-
-def test_every_kind_but_layer_has_its_checks_and_each_parses():
-    from layergen.kinds import KINDS
-
-    assert set(KIND_TESTS) == {kind for kind in KINDS if kind != "layer"}
-    for kind in KIND_TESTS:
-        tests = build_object_tests(kind, "Probe")
-        assert names(tests)[:2] == [
-            "test_config_round_trip",
-            "test_serialization_finds_the_registered_class",
-        ]
-        for test in tests:
-            ast.parse(source(test))
-
-
-def test_a_loss_runs_its_reduction_test_once_per_reduction():
-    (reduction,) = [t for t in build_object_tests("loss", "Probe") if t.name == "test_reduction"]
-    assert reduction.params == ("reduction",)
-    assert reduction.marks == ('pytest.mark.parametrize("reduction", ["none", "sum"])',)
