@@ -46,8 +46,9 @@ def from_imports(f: LayerFacts) -> list[str]:
     return sorted(lines)
 
 
-def _def(signature: str, *lines: str) -> str:
-    return f"def {signature}:\n{body(*lines)}"
+def _def(signature: str, *lines: str) -> Helper:
+    """The helper `def signature:` with these statements, named as it defines."""
+    return Helper(signature.split("(")[0], f"def {signature}:\n{body(*lines)}")
 
 
 def helpers(f: LayerFacts) -> list[Helper]:
@@ -57,34 +58,28 @@ def helpers(f: LayerFacts) -> list[Helper]:
     made = []
     if f.objects:
         made.append(
-            Helper(
-                "make_objects",
-                _def(
-                    "make_objects(dtype=None)",
-                    '"""The params that hold objects, made anew for each layer (none is shared),',
-                    "under the layer's dtype policy, as whoever wraps a layer under mixed precision",
-                    'makes them."""',
-                    "policy = keras.config.dtype_policy()",
-                    "keras.config.set_dtype_policy(dtype or policy)",
-                    "try:",
-                    "    return {",
-                    *(f"        {literal(k)}: {v}," for k, v in f.objects.items()),
-                    "    }",
-                    "finally:",
-                    "    keras.config.set_dtype_policy(policy)",
-                ),
+            _def(
+                "make_objects(dtype=None)",
+                '"""The params that hold objects, made anew for each layer (none is shared),',
+                "under the layer's dtype policy, as whoever wraps a layer under mixed precision",
+                'makes them."""',
+                "policy = keras.config.dtype_policy()",
+                "keras.config.set_dtype_policy(dtype or policy)",
+                "try:",
+                "    return {",
+                *(f"        {literal(k)}: {v}," for k, v in f.objects.items()),
+                "    }",
+                "finally:",
+                "    keras.config.set_dtype_policy(policy)",
             )
         )
     objects = '**make_objects(overrides.get("dtype")), ' if f.objects else ""
     made.append(
-        Helper(
-            "make_layer",
-            _def(
-                "make_layer(**overrides)",
-                "# The same initial weights whatever ran before: each test sees one layer.",
-                "keras.utils.set_random_seed(0)",
-                f"return {f.name}(**{{**ARGS, {objects}**overrides}})",
-            ),
+        _def(
+            "make_layer(**overrides)",
+            "# The same initial weights whatever ran before: each test sees one layer.",
+            "keras.utils.set_random_seed(0)",
+            f"return {f.name}(**{{**ARGS, {objects}**overrides}})",
         )
     )
     value_range = "INPUT_RANGE" if f.input_range is not None else "None"
@@ -92,24 +87,18 @@ def helpers(f: LayerFacts) -> list[Helper]:
     if f.several_inputs:
         arrays = "tuple(arrays)" if f.separate_inputs else "arrays"
     made.append(
-        Helper(
-            "make_inputs",
-            _def(
-                "make_inputs(seed=0)",
-                f"arrays = support.make_inputs(INPUT_SHAPES, INPUT_DTYPES, {value_range}, seed)",
-                f"return {arrays}",
-            ),
+        _def(
+            "make_inputs(seed=0)",
+            f"arrays = support.make_inputs(INPUT_SHAPES, INPUT_DTYPES, {value_range}, seed)",
+            f"return {arrays}",
         )
     )
     if f.layouts:  # the support module's model-parallel checks call it back
         made.append(
-            Helper(
-                "make_model",
-                _def(
-                    "make_model(layer)",
-                    "return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES"
-                    f"{', separate=True' if separate else ''})",
-                ),
+            _def(
+                "make_model(layer)",
+                "return support.make_model(layer, INPUT_SHAPES, INPUT_DTYPES"
+                f"{', separate=True' if separate else ''})",
             )
         )
     example = call(
@@ -132,13 +121,10 @@ def helpers(f: LayerFacts) -> list[Helper]:
     )
     if f.call_args:
         made.append(
-            Helper(
-                "make_call_args",
-                _def(
-                    "make_call_args()",
-                    '"""The example\'s value of each keyword argument of `call`; tensors as arrays."""',
-                    "return support.call_args(CALL_ARGS, INPUT_DTYPES)",
-                ),
+            _def(
+                "make_call_args()",
+                '"""The example\'s value of each keyword argument of `call`; tensors as arrays."""',
+                "return support.call_args(CALL_ARGS, INPUT_DTYPES)",
             )
         )
     if f.cased:
@@ -149,60 +135,45 @@ def helpers(f: LayerFacts) -> list[Helper]:
             cases="CALL_CASES" if f.call_cases else None,
         )
         made.append(
-            Helper(
-                "make_call_cases",
-                _def(
-                    "make_call_cases()",
-                    '"""Each call case: its name, its keyword arguments and the inputs it takes."""',
-                    f"return {cases}",
-                ),
+            _def(
+                "make_call_cases()",
+                '"""Each call case: its name, its keyword arguments and the inputs it takes."""',
+                f"return {cases}",
             )
         )
     if f.output_names:
         made.append(
-            Helper(
-                "as_list",
-                _def(
-                    "as_list(outputs)",
-                    '"""The layer returns its outputs by name: here in the declared order."""',
-                    "if isinstance(outputs, dict):",
-                    "    assert sorted(outputs) == sorted(OUTPUT_NAMES), (",
-                    '        f"the layer returns {sorted(outputs)}, declared {sorted(OUTPUT_NAMES)}"',
-                    '        " (see `outputs`)"',
-                    "    )",
-                    "    return [outputs[name] for name in OUTPUT_NAMES]",
-                    "return support.as_list(outputs)",
-                ),
+            _def(
+                "as_list(outputs)",
+                '"""The layer returns its outputs by name: here in the declared order."""',
+                "if isinstance(outputs, dict):",
+                "    assert sorted(outputs) == sorted(OUTPUT_NAMES), (",
+                '        f"the layer returns {sorted(outputs)}, declared {sorted(OUTPUT_NAMES)}"',
+                '        " (see `outputs`)"',
+                "    )",
+                "    return [outputs[name] for name in OUTPUT_NAMES]",
+                "return support.as_list(outputs)",
             )
         )
     if f.output_shapes:
         made.append(
-            Helper(
-                "declared_output_shapes",
-                _def(
-                    f"declared_output_shapes({f.output_shape_params})",
-                    f"return [{', '.join(f.output_shapes)}]",
-                ),
+            _def(
+                f"declared_output_shapes({f.output_shape_params})",
+                f"return [{', '.join(f.output_shapes)}]",
             )
         )
     if f.masking:
         made.append(
-            Helper(
-                "make_mask",
-                _def(
-                    "make_mask()",
-                    f"return support.make_mask(INPUT_SHAPES[{literal(f.inputs[0])}][:2])",
-                ),
+            _def(
+                "make_mask()",
+                f"return support.make_mask(INPUT_SHAPES[{literal(f.inputs[0])}][:2])",
             )
         )
     if f.noise_shape:
         made.append(
-            Helper(
-                "declared_noise_shape",
-                _def(
-                    f"declared_noise_shape({f.shape_params})",
-                    f"return {f.noise_shape}",
-                ),
+            _def(
+                f"declared_noise_shape({f.shape_params})",
+                f"return {f.noise_shape}",
             )
         )
     return made
@@ -222,13 +193,10 @@ def output_helpers(f: LayerFacts) -> list[Helper]:
         masks=literal(hiding) if hiding and f.cased else None,
     )
     made = [
-        Helper(
-            "golden_run",
-            _def(
-                "golden_run(layer)",
-                '"""What a recorded golden holds, computed by the built layer."""',
-                f"return {run}",
-            ),
+        _def(
+            "golden_run(layer)",
+            '"""What a recorded golden holds, computed by the built layer."""',
+            f"return {run}",
         )
     ]
     reference = f.reference
