@@ -99,13 +99,6 @@ CONSTRAINTS = frozenset(
     ]
 )
 
-IDENTIFIERS = {
-    "activation": ACTIVATIONS,
-    "initializer": INITIALIZERS,
-    "regularizer": REGULARIZERS,
-    "constraint": CONSTRAINTS,
-}
-
 DTYPES = frozenset(
     [
         "float16",

@@ -10,12 +10,13 @@ from typing import Any
 
 from ..diagnostics import did_you_mean
 from ..keras_classes import layer_classes
-from ..keras_names import DTYPES, IDENTIFIERS
+from ..keras_names import DTYPES
 from . import layouts
 from .code import Code
 from .ir import Construction, KerasObject, Shape
 from .literals import PLAIN_TYPES, holding_types
 from .model import BOUNDS, Param
+from .param_types import IDENTIFIERS
 from .yamlfile import Pos
 
 MAX_RANK = 16

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..keras_names import ACTIVATIONS, CONSTRAINTS, INITIALIZERS, REGULARIZERS
+
 
 @dataclass(frozen=True)
 class ParamKind:
@@ -22,8 +24,10 @@ class ParamKind:
     # read back from a Python default (`literals.literal_type`).
     literal: bool = False
     # The Keras module that gets and saves it (`keras.activations`): stored with its `get`,
-    # saved with its `serialize`; its names are those `check` and the declaration's checks know.
+    # saved with its `serialize`, the module `check` reads a config's helper from; and the
+    # names of it a declaration may write (`keras_names.py`: generating never imports Keras).
     keras_module: str | None = None
+    names: frozenset[str] = frozenset()
     # An object the caller makes (a layer, a function), not a literal: saved with
     # `keras.saving.serialize_keras_object` (as `keras.layers.Wrapper` does), which
     # `from_config` undoes; its example is code, its only default null.
@@ -63,13 +67,34 @@ PARAM_TYPES = (
         "activation function; `None` means linear",
         "relu",
         keras_module="activations",
+        names=ACTIVATIONS,
     ),
-    ParamKind("initializer", "initializer", "glorot_uniform", keras_module="initializers"),
-    ParamKind("regularizer", "regularizer, or `None`", "l2", keras_module="regularizers"),
-    ParamKind("constraint", "constraint, or `None`", "non_neg", keras_module="constraints"),
+    ParamKind(
+        "initializer",
+        "initializer",
+        "glorot_uniform",
+        keras_module="initializers",
+        names=INITIALIZERS,
+    ),
+    ParamKind(
+        "regularizer",
+        "regularizer, or `None`",
+        "l2",
+        keras_module="regularizers",
+        names=REGULARIZERS,
+    ),
+    ParamKind(
+        "constraint",
+        "constraint, or `None`",
+        "non_neg",
+        keras_module="constraints",
+        names=CONSTRAINTS,
+    ),
     ParamKind("dtype", example="float32"),
     ParamKind("layer", "a Keras layer", made=True),
     ParamKind("callable", "a callable", made=True),
 )
 BY_NAME = {row.name: row for row in PARAM_TYPES}
 NAMES = tuple(BY_NAME)
+# The types a Keras module gets and saves, each with the names of it a declaration may write.
+IDENTIFIERS = {row.name: row.names for row in PARAM_TYPES if row.keras_module}

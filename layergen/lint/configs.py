@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..declaration.param_types import PARAM_TYPES
 from .source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 
-CONFIG_HELPERS = ("activations", "initializers", "regularizers", "constraints")
+# The Keras modules whose `serialize` saves what their `get` made: one a param type's.
+CONFIG_HELPERS = tuple(row.keras_module for row in PARAM_TYPES if row.keras_module)
 
 
 @dataclass

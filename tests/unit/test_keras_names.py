@@ -6,15 +6,9 @@ from __future__ import annotations
 import keras
 import pytest
 
-from layergen.keras_names import ACTIVATIONS, DTYPES, IDENTIFIERS
+from layergen.declaration.param_types import BY_NAME, IDENTIFIERS
+from layergen.keras_names import ACTIVATIONS, DTYPES
 from layergen.kinds import KINDS
-
-GETTERS = {
-    "activation": keras.activations.get,
-    "initializer": keras.initializers.get,
-    "regularizer": keras.regularizers.get,
-    "constraint": keras.constraints.get,
-}
 
 
 @pytest.mark.parametrize("kind", sorted(IDENTIFIERS))
@@ -22,7 +16,7 @@ def test_every_identifier_resolves_in_keras(kind):
     unresolved = []
     for name in sorted(IDENTIFIERS[kind]):
         try:
-            GETTERS[kind](name)
+            getattr(keras, BY_NAME[kind].keras_module).get(name)
         except KeyError:
             pass  # found, but needs arguments to be built (`constant` needs a value)
         except (ValueError, TypeError):
