@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..declaration.literals import PLAIN_TYPES, literal_type
+from ..declaration.literals import PLAIN_TYPES, holding_types, literal_type
 from ..diagnostics import Diagnostic
 from ..introspect import REQUIRED, Arg, LayerClass, read_classes, walk
 
@@ -473,12 +473,12 @@ def plain_type(arg: Arg) -> str | None:
     """The declaration type that stores `arg` as given, or None when the code does not say."""
     if arg.annotation in PLAIN_TYPES:
         return arg.annotation
-    if arg.doc_type in PLAIN_TYPES:
-        return arg.doc_type
     value = arg.default
-    if value is REQUIRED or value is None or not arg.literal:
-        return None
-    return literal_type(value)
+    written = value is not REQUIRED and value is not None and arg.literal
+    # the docstring's type, unless the code's own default says otherwise (`int.` with -1.0)
+    if arg.doc_type in PLAIN_TYPES and (not written or arg.doc_type in holding_types(value)):
+        return arg.doc_type
+    return literal_type(value) if written else None
 
 
 def _read_forwarded(item: Found, init: cst.FunctionDef) -> None:

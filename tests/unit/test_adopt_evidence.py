@@ -167,3 +167,29 @@ def test_a_function_of_the_project_is_evaluated_by_its_body(project):
     )
     text, _ = adopted(project)
     assert "  params: {hidden_dim: 8, patch_size: 4, image_size: 32}" in text
+
+
+def test_a_default_the_docstring_type_cannot_hold_is_typed_by_the_code(project):
+    """keras-hub's `background_class: int.` documented, `background_class=-1.0` written: the
+    code runs with the float, so the declaration's type is the default's, not the
+    docstring's (which would refuse the class's own default)."""
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\n\n"
+        "class Encoder(keras.layers.Layer):\n"
+        '    """Encodes.\n\n'
+        "    Args:\n"
+        "        background_class: int. The background's class id.\n"
+        "        width: int. The width.\n"
+        '    """\n\n'
+        "    def __init__(self, background_class=-1.0, width=2, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.background_class = background_class\n"
+        "        self.width = width\n\n"
+        "    def call(self, x):\n"
+        "        return x * self.width + self.background_class\n",
+    )
+    text, _ = adopted(project, "layers/encoder.py")
+    assert 'background_class: {type: "float", default: -1.0}' in text
+    assert 'width: {type: "int", default: 2}' in text
