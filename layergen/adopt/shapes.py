@@ -34,6 +34,7 @@ class Shape(list):
 
     source: str | None = None
     dtypes: dict[str, str] | None = None
+    input_range: list[int] | None = None  # of integer inputs, where the call states it
 
 
 class Shapes(dict):
@@ -41,6 +42,7 @@ class Shapes(dict):
 
     source: str | None = None
     dtypes: dict[str, str] | None = None
+    input_range: list[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Called:
     values: dict[str, Any]  # the literal arguments of the construction the call is made on
     where: str  # path:line of the call
     dtypes: dict[str, str]  # input -> its dtype, where not float
+    input_range: list[int] | None  # [low, high) every input's integers are drawn from
 
 
 def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
@@ -60,7 +63,8 @@ def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
     if input_shape:
         return given, input_shape
     params, required = _signature(found)
-    tensors = [name for name, default in found.inputs if default is None]
+    # the tensor inputs; none: the base's `call` takes one (a class that changes its base)
+    tensors = [name for name, default in found.inputs if default is None] or ["inputs"]
     calls = list(_called_on(root, found.cls.name, params, tensors, found.separate))
     at = getattr(given, "source", None) or ""
     calls.sort(key=lambda c: not at.startswith(f"{c.where},"))
@@ -77,7 +81,7 @@ def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
         out = Given(values)
         shape = Shapes(call.shape) if isinstance(call.shape, dict) else Shape(call.shape)
         shape.source = f"{call.where}, a call of the layer"
-        shape.dtypes = call.dtypes
+        shape.dtypes, shape.input_range = call.dtypes, call.input_range
         out.source = shape.source if values.keys() - person.keys() else None
         return out, shape
     return given, _documented(found, given) or _read_rank(found)
@@ -118,8 +122,11 @@ def _called_on(root: Path, name: str, params: list[str], tensors: list[str], sep
         for scope, ints in _scopes(tree):
             for call in _calls(scope, ints, name, params, tensors, separate):
                 if call is not None:
-                    shape, values, line, dtypes = call
-                    yield Called(shape, values, f"{where}:{line}", dtypes)
+                    shape, values, line, dtypes, ranges = call
+                    ranged = [ranges.get(t) for t in tensors]
+                    same = ranged[0] if all(r == ranged[0] for r in ranged) else None
+
+                    yield Called(shape, values, f"{where}:{line}", dtypes, same)
 
 
 def _scopes(tree: ast.Module):
@@ -167,6 +174,7 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
                 made[target] = node.value
 
     dtypes: dict[str, str] = {}  # of the inputs of the call last read
+    ranges: dict[str, list[int]] = {}  # `randint(minval=0, maxval=5)`: [0, 5)
 
     def shape_of(name: str, node) -> list[int] | None:
         if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in made:
@@ -182,14 +190,22 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             dtypes[name] = str(dtype.value)
         elif _called(node.func) in INTEGERS:
             dtypes[name] = "int32"
+        bounds = [keywords.get(k) for k in ("minval", "maxval")]
+        if None in bounds:  # NumPy's `randint(low, high, size)`
+            bounds = [keywords.get("low"), keywords.get("high")]
+        low, high = (_int(b, ints) for b in bounds)
+        if _called(node.func) in INTEGERS and low is not None and high is not None:
+            ranges[name] = [low, high]
         return _dims(dims, ints)
 
     def inputs(args: list[ast.expr], keywords: list[ast.keyword]):
         if len(args) == 1 and isinstance(args[0], ast.Dict) and separate:
-            pairs = [(ast.literal_eval(k), v) for k, v in zip(args[0].keys, args[0].values)]
+            items = zip(args[0].keys, args[0].values)
+            pairs = [(k.value, v) for k, v in items if isinstance(k, ast.Constant)]
         else:
             pairs = [*zip(tensors, args), *((k.arg, k.value) for k in keywords)]
         dtypes.clear()
+        ranges.clear()
         shapes = {n: shape_of(n, v) for n, v in pairs if n in tensors}
         if set(shapes) != set(tensors) or None in shapes.values():
             return None
@@ -206,7 +222,7 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
                 made_by = made[made_by.id]
             shape = inputs([keywords["input_data"]], [])
             made_as = ast.Call(func, [], [ast.keyword(None, made_by)])
-            yield _found(shape, made_as, node, params, dtypes)
+            yield _found(shape, made_as, node, params, dtypes, ranges)
             continue
         maker = None
         if isinstance(func, ast.Call) and _called(func.func) == name:
@@ -215,7 +231,7 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             maker = bound[func.id]  # `layer(x)`
         if maker is not None:
             shape = inputs(node.args, [k for k in node.keywords if k.arg in tensors])
-            yield _found(shape, maker, node, params, dtypes)
+            yield _found(shape, maker, node, params, dtypes, ranges)
         elif (
             isinstance(func, ast.Attribute)
             and func.attr == "build"
@@ -224,14 +240,23 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             and not separate
         ):
             shape = _dims(node.args[0], ints)
-            yield _found(shape, bound[ast.unparse(func.value)], node, params, {})
+            yield _found(shape, bound[ast.unparse(func.value)], node, params, {}, {})
 
 
-def _found(shape, maker: ast.Call, node: ast.Call, params: list[str], dtypes: dict):
+def _found(shape, maker: ast.Call, node: ast.Call, params: list[str], dtypes, ranges):
     if shape is None:
         return None
     values = _values(maker, params)
-    return None if values is None else (shape, values, node.lineno, dict(dtypes))
+    found = (shape, values, node.lineno, dict(dtypes), dict(ranges))
+    return None if values is None else found
+
+
+def _int(node, ints: dict) -> int | None:
+    """A literal integer, or a name bound to one."""
+    if node is None:
+        return None
+    value = node.value if isinstance(node, ast.Constant) else ints.get(ast.unparse(node))
+    return value if type(value) is int else None
 
 
 def _values(call: ast.Call, params: list[str]) -> dict[str, Any] | None:

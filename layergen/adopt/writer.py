@@ -173,8 +173,12 @@ def declaration(
     else:
         example.append(f"  input_shape: {_value(list(shape))}")
     dtypes = getattr(shape, "dtypes", None)  # inputs of the project's call that are not float
-    if dtypes:
+    if dtypes and not isinstance(shape, dict) and not found.separate:
+        example.append(f"  input_dtype: {_value(next(iter(dtypes.values())))}")
+    elif dtypes:
         example.append(f"  input_dtype: {_value(dtypes)}")
+    if getattr(shape, "input_range", None):  # what its integer inputs are drawn from
+        example.append(f"  input_range: {_value(shape.input_range)}")
     lines.append(_said(getattr(examples, "source", None), getattr(shape, "source", None)))
     lines += example
     if skip:

@@ -240,3 +240,63 @@ def test_integer_inputs_of_the_projects_call_are_the_examples_dtype(project):
     assert result.exit_code == 0, result.output
     text = _declaration(project, "head")
     assert '  input_dtype: {"positions": "int32"}\n' in text, text
+
+
+def test_the_range_of_the_projects_integer_inputs_is_the_examples(project):
+    """keras-hub's TokenAndPositionEmbedding is tested on `random.randint(minval=0,
+    maxval=5, ...)` token ids for a vocabulary of 5: the example draws them from [0, 5),
+    not the default [0, 10), which would index past the vocabulary."""
+    write(
+        project,
+        "tokens.py",
+        "import keras\n\n\n"
+        "class Tokens(keras.layers.Layer):\n"
+        "    def __init__(self, vocabulary_size, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.vocabulary_size = vocabulary_size\n"
+        "        self.embedding = keras.layers.Embedding(vocabulary_size, 3)\n\n"
+        "    def call(self, ids):\n"
+        "        return self.embedding(ids)\n\n"
+        "    def get_config(self):\n"
+        "        config = super().get_config()\n"
+        '        config.update({"vocabulary_size": self.vocabulary_size})\n'
+        "        return config\n",
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "tokens_test.py").write_text(
+        "from keras import random\n"
+        "from layers.tokens import Tokens\n\n\n"
+        "class TokensTest:\n"
+        "    def test_layer_behaviors(self):\n"
+        "        self.run_layer_test(\n"
+        "            cls=Tokens,\n"
+        '            init_kwargs={"vocabulary_size": 5},\n'
+        "            input_data=random.randint(minval=0, maxval=5, shape=(2, 4)),\n"
+        "        )\n"
+    )
+    result = cli("adopt", "layers/tokens.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "tokens")
+    assert '  input_dtype: "int32"\n  input_range: [0, 5]\n' in text, text
+
+
+def test_calls_it_cannot_read_are_no_evidence_and_no_traceback(project):
+    """Inputs whose shape or range is not literal, a dict of computed keys, `*args`: each is
+    passed over, and the example falls back to what the code reads."""
+    write(project, "bias.py", BIAS)
+    (project / "tests").mkdir()
+    (project / "tests" / "bias_test.py").write_text(
+        "import numpy as np\n"
+        "from keras import random\n"
+        "from layers.bias import Bias\n\n\n"
+        "def test_it(shape, key, args):\n"
+        "    layer = Bias(*args)\n"
+        "    layer(random.randint(shape=shape, minval=key, maxval=5))\n"
+        "    Bias()({key: np.ones((2, 3))})\n"
+        "    Bias()(np.ones(shape=(2, 0, 1, 1)))\n"
+        "    Bias()(random.randint(2, 5))\n"
+        "    run_layer_test(cls=Bias, init_kwargs=make(), input_data={key: 1})\n"
+    )
+    result = cli("adopt", "layers/bias.py")
+    assert result.exit_code == 0, result.output
+    assert "  input_shape: [2, 4, 4, 4]\n" in _declaration(project, "bias")
