@@ -285,3 +285,45 @@ def test_a_key_from_config_converts_in_place_is_not_rebuilt(tmp_path):
         """
     found = check(tmp_path, {"clip.py": clip})
     assert [(code, "`constraint`" in m) for _, code, m in found] == [("config-missing", True)]
+
+
+# --- a functional model's input tensor, which no config can hold ------------------------
+
+INPUT_TENSOR_MODEL = """
+    import keras
+
+    class Backbone(keras.Model):
+        def __init__(self, input_shape=None, input_tensor=None, width=8, **kwargs):
+            inputs = keras.Input(input_shape) if input_tensor is None else input_tensor
+            super().__init__(inputs=inputs, outputs=keras.layers.Dense(width)(inputs), **kwargs)
+            self.given_shape = input_shape
+            self.input_tensor = input_tensor
+            self.width = width
+
+        def get_config(self):
+            return {**super().get_config(), "input_shape": self.given_shape, "width": self.width}
+    """
+
+
+def hints(root: Path, files: dict[str, str]) -> list[str]:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text).lstrip())
+    report = check_files([root / n for n in files], CheckSettings(root=root))
+    assert not report.errors
+    return [f.hint for found in report.findings.values() for f in found]
+
+
+def test_the_hint_for_an_input_tensor_says_to_save_the_built_input_shape(tmp_path):
+    (hint,) = hints(tmp_path, {"backbone.py": INPUT_TENSOR_MODEL})
+    assert '"input_tensor"' not in hint  # a Keras tensor: no config can hold it
+    assert '"input_shape": self.input_shape[1:]' in hint
+    assert "keras.Input" in hint
+
+
+def test_the_hint_for_an_input_tensor_still_lists_the_other_arguments(tmp_path):
+    text = INPUT_TENSOR_MODEL.replace("width=8,", "width=8, scale=2.0,").replace(
+        "self.width = width", "self.width = width; self.scale = scale"
+    )
+    (hint,) = hints(tmp_path, {"backbone.py": text})
+    assert hint.startswith('add "scale": self.scale to the config')
+    assert '"input_tensor"' not in hint and '"input_shape": self.input_shape[1:]' in hint

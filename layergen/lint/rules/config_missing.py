@@ -32,11 +32,15 @@ RULE = Rule(
 )
 
 
+STORE_FIRST = " (store the argument on `self` first)"
+
+
 @dataclass(frozen=True)
 class Unsaved:
     """The arguments a class's config leaves out, what saves each (`self.x`, or None when
     the argument is not stored), where to report it (its `get_config`, or the class when
-    it has none), the fix's place, and whether they only set weights' starting values."""
+    it has none), the fix's place, whether they only set weights' starting values, and
+    which of them can be a functional model's inputs (a Keras tensor: no config holds one)."""
 
     names: tuple[str, ...]
     values: tuple[tuple[str, str | None], ...]
@@ -44,18 +48,34 @@ class Unsaved:
     has_get_config: bool
     target: tuple | None
     initializers_only: bool
+    tensors: tuple[str, ...] = ()
 
     def finding(self, source: SourceFile, cls: ClassInfo, code: str, message: str) -> Finding:
         stored = all(v for _, v in self.values)
-        hint = "add " + ", ".join(f'"{p}": {v or "..."}' for p, v in self.values) + " to the config"
         return at(
             source,
             self.where,
             code,
             message,
-            hint if stored else hint + " (store the argument on `self` first)",
+            self.hint(),
             fix=_fix(cls.name, self.values, self.target) if stored and self.target else None,
         )
+
+    def hint(self) -> str:
+        plain = [(p, v) for p, v in self.values if p not in self.tensors]
+        hints = []
+        if plain:
+            add = ", ".join(f'"{p}": {v or "..."}' for p, v in plain)
+            stored = all(v for _, v in plain)
+            hints.append(f"add {add} to the config" + ("" if stored else STORE_FIRST))
+        if self.tensors:
+            tensors = ", ".join(f"`{p}`" for p in self.tensors)
+            hints.append(
+                f"{tensors} can be the model's inputs, a Keras tensor no config can hold: save"
+                ' the input as built instead ("input_shape": self.input_shape[1:]) and make'
+                " `keras.Input` from that shape when `from_config` gives it"
+            )
+        return "; ".join(hints)
 
     def listed(self) -> str:
         return ", ".join(f"`{p}`" for p in self.names)
@@ -141,11 +161,8 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
     if not missing:
         return None
     by_position = {n.id for a in _computed(call) for n in walk(a) if isinstance(n, ast.Name)}
-    if (
-        by_position & set(missing)
-        or _given_as_inputs(call, values) & set(missing)
-        or any(_plain_object(init, p) for p in missing)
-    ):
+    tensors = _given_as_inputs(call, values) & set(missing)
+    if by_position & set(missing) or tensors or any(_plain_object(init, p) for p in missing):
         # A plain Python object (`likelihood: Likelihood`) is no value Keras can serialize:
         # written into the config, it would make `model.save` raise where it saved before.
         # A config of its own would hold the argument beside the parent's key for its
@@ -163,6 +180,7 @@ def _unsaved(source: SourceFile, cls: ClassInfo, run: Run) -> Unsaved | None:
         target,
         # Only starting values of weights: a loaded model takes its weights from the file.
         all(initializer_only(init, p, owners) for p in missing),
+        tuple(p for p in missing if p in tensors),
     )
 
 
