@@ -423,9 +423,11 @@ def _arguments(call: ast.Call, signature: Signature, known: dict) -> dict[str, A
         if name not in signature.names:
             continue
         try:
-            out[name] = plain(evaluate(node, known))
+            value = evaluate(node, known)
+            plain(value)  # what an example can hold; kept as it is for the classes inside
         except Unknown:
             continue
+        out[name] = value
     return out
 
 
@@ -491,7 +493,7 @@ def evidenced(root: Path, found, given: dict) -> dict:
     out.update(
         {
             k: v
-            for k, v in call.values.items()
+            for k, v in ((k, plain(v)) for k, v in call.values.items())
             if k in params | keywords
             and k not in given
             and (k not in defaults or _fits(v, defaults[k]))

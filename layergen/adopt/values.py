@@ -64,6 +64,7 @@ PURE = {
     "enumerate": enumerate,
     "zip": zip,
 }
+TYPES = {t.__name__: t for t in (int, float, bool, str, tuple, list, dict)}
 LARGEST = 10**12  # a number or length beyond is no example value: unknown
 SEQUENCES = (tuple, list, str, range, dict)
 
@@ -86,7 +87,8 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
     if isinstance(node, (ast.Tuple, ast.List)):
         if any(isinstance(e, ast.Starred) for e in node.elts):
             raise Unknown("starred")
-        return tuple(evaluate(e, known) for e in node.elts)
+        items = (evaluate(e, known) for e in node.elts)
+        return tuple(items) if isinstance(node, ast.Tuple) else list(items)
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise Unknown("**")
@@ -133,6 +135,8 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
         args = [evaluate(a, known) for a in node.args]
         kwargs = {k.arg: evaluate(k.value, known) for k in node.keywords}
         return _apply(known[ast.unparse(node.func)], *args, **kwargs)
+    if _called(node, "isinstance") and len(node.args) == 2 and not node.keywords:
+        return isinstance(evaluate(node.args[0], known), _types(node.args[1], known))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise Unknown("call")
@@ -140,6 +144,18 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
             raise Unknown(node.func.id)
         return _apply(PURE[node.func.id], *(evaluate(a, known) for a in node.args))
     raise Unknown(type(node).__name__)
+
+
+def _called(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _types(node: ast.expr, known: dict[str, Any]) -> tuple[type, ...]:
+    """The builtin types `isinstance`'s second argument names (`int`, `(list, tuple)`)."""
+    names = node.elts if isinstance(node, ast.Tuple) else [node]
+    if not all(isinstance(n, ast.Name) and n.id in TYPES and n.id not in known for n in names):
+        raise Unknown("isinstance")
+    return tuple(TYPES[n.id] for n in names)
 
 
 def _index(node: ast.expr, known: dict[str, Any]) -> Any:

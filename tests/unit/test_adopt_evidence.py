@@ -193,3 +193,29 @@ def test_a_default_the_docstring_type_cannot_hold_is_typed_by_the_code(project):
     text, _ = adopted(project, "layers/encoder.py")
     assert 'background_class: {type: "float", default: -1.0}' in text
     assert 'width: {type: "int", default: 2}' in text
+
+
+def test_isinstance_of_a_builtin_type_is_evaluated(project):
+    """`if isinstance(patch_size, int): patch_size = (patch_size, patch_size)` (keras-hub's
+    DeiT): the test's `patch_size=4` makes it a pair; a tuple the test passes stays one
+    (not read as a list), so `isinstance(shape, tuple)` holds."""
+    write(project, "embedding.py", EMBEDDING)
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\nfrom .embedding import Embedding\n\n\n"
+        "class Encoder(keras.Model):\n"
+        "    def __init__(self, image_shape, patch_size, **kwargs):\n"
+        "        if isinstance(patch_size, int):\n"
+        "            patch_size = (patch_size, patch_size)\n"
+        "        side = image_shape[0] if isinstance(image_shape, tuple) else None\n"
+        "        self.embedding = Embedding(8, patch_size, side)\n"
+        "        super().__init__(**kwargs)\n",
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "encoder_test.py").write_text(
+        "from layers.encoder import Encoder\n\n\n"
+        "model = Encoder(image_shape=(28, 28, 3), patch_size=4)\n"
+    )
+    text, _ = adopted(project)
+    assert "  params: {hidden_dim: 8, patch_size: [4, 4], image_size: 28}" in text
