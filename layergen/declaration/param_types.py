@@ -20,9 +20,12 @@ class ParamKind:
     # A required param's value in the generated example, a list as a tuple (None for the
     # numbers: their bounds decide it, `ir.example_value`).
     example: Any = None
-    # Its values are literals: stored as given (`self.rate = rate`), saved as they are, and
-    # read back from a Python default (`literals.literal_type`).
-    literal: bool = False
+    # A literal type: the kinds of Python value it holds (`int`, `float`, `bool`, `str`; of its
+    # items, for a list type), stored as given (`self.rate = rate`), saved as they are, and read
+    # back from a Python default by them (`literals.literal_type`). `float` holds ints too, as
+    # Keras's float arguments take `1` for `1.0`; no type holds a bool as a number.
+    holds: frozenset[str] = frozenset()
+    items: bool = False  # a list of such values (a tuple in Python code reads as one)
     # The Keras module that gets and saves it (`keras.activations`): stored with its `get`,
     # saved with its `serialize`, the module `check` reads a config's helper from; and the
     # names of it a declaration may write (`keras_names.py`: generating never imports Keras).
@@ -32,6 +35,10 @@ class ParamKind:
     # `keras.saving.serialize_keras_object` (as `keras.layers.Wrapper` does), which
     # `from_config` undoes; its example is code, its only default null.
     made: bool = False
+
+    @property
+    def literal(self) -> bool:
+        return bool(self.holds)
 
     @property
     def said(self) -> str:
@@ -55,13 +62,13 @@ class ParamKind:
 
 
 PARAM_TYPES = (
-    ParamKind("int", literal=True),
-    ParamKind("float", literal=True),
-    ParamKind("bool", example=True, literal=True),
-    ParamKind("str", example="a", literal=True),
-    ParamKind("list[int]", example=(4, 4), literal=True),
-    ParamKind("list[float]", example=(0.5, 0.5), literal=True),
-    ParamKind("list[str]", example=("a",), literal=True),
+    ParamKind("int", holds=frozenset({"int"})),
+    ParamKind("float", holds=frozenset({"int", "float"})),
+    ParamKind("bool", example=True, holds=frozenset({"bool"})),
+    ParamKind("str", example="a", holds=frozenset({"str"})),
+    ParamKind("list[int]", example=(4, 4), holds=frozenset({"int"}), items=True),
+    ParamKind("list[float]", example=(0.5, 0.5), holds=frozenset({"int", "float"}), items=True),
+    ParamKind("list[str]", example=("a",), holds=frozenset({"str"}), items=True),
     ParamKind(
         "activation",
         "activation function; `None` means linear",
