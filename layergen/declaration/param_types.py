@@ -69,6 +69,7 @@ PARAM_TYPES = (
     ParamKind("list[int]", example=(4, 4), holds=frozenset({"int"}), items=True),
     ParamKind("list[float]", example=(0.5, 0.5), holds=frozenset({"int", "float"}), items=True),
     ParamKind("list[str]", example=("a",), holds=frozenset({"str"}), items=True),
+    ParamKind("list[bool]", example=(True, False), holds=frozenset({"bool"}), items=True),
     ParamKind(
         "activation",
         "activation function; `None` means linear",

@@ -47,8 +47,9 @@ def test_literal_type_is_the_narrowest_type_that_holds_the_value(value, kind):
         (True, ("bool",)),
         ([1, 2], ("list[int]", "list[float]")),
         ([1, 0.5], ("list[float]",)),
-        ([], ("list[int]", "list[float]", "list[str]")),
-        ([False], ()),
+        ([], ("list[int]", "list[float]", "list[str]", "list[bool]")),
+        ([False], ("list[bool]",)),
+        ([False, 0], ()),
     ],
 )
 def test_holding_types_lists_every_type_that_holds_the_value(value, kinds):

@@ -15,6 +15,8 @@ from layergen.lint.configs import CONFIG_HELPERS
 from layergen.render.context import param_config, param_doc, param_store
 from layergen.scaffold import parse_params
 
+from helpers import cli
+
 SPEC = Path(__file__).parents[2] / "docs" / "spec-format.md"
 
 
@@ -56,3 +58,40 @@ def test_the_spec_lists_every_param_type():
     (line,) = [line for line in SPEC.read_text().splitlines() if line.startswith("| `params` |")]
     listed = re.findall(r"`([\w\[\]]+)`", line.split("Types:", 1)[1])
     assert set(NAMES) <= set(listed)
+
+
+GATE = """\
+layer: Gate
+doc: Keeps the features whose flag is set.
+params:
+  keep: {type: "list[bool]", default: [true, false]}
+call: x * ops.cast(ops.convert_to_tensor(keep), x.dtype)
+example:
+  input_shape: [2, 2]
+"""
+
+
+def test_a_list_of_bools_is_one_row_every_stage_takes(project):
+    """The type added as one row (`list[bool]`): declared, generated, saved and loaded, read
+    back from a Python default by `sync` and `adopt`, taken by `new --params`."""
+    import importlib.util
+
+    (project / "layers" / "gate.layer.yaml").write_text(GATE)
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    spec = importlib.util.spec_from_file_location("gate", project / "layers" / "gate.py")
+    gate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gate)
+    layer = gate.Gate(keep=[False, True])
+    assert type(layer).from_config(layer.get_config()).keep == [False, True]
+    assert (
+        "keep: list[bool]. Defaults to `[True, False]`."
+        in (project / "layers" / "gate.py").read_text()
+    )
+    assert literal_type((True, False)) == "list[bool]"  # as sync and adopt read a default
+    assert literal_type([True, 1]) is None  # no type holds a bool as a number
+    assert parse_params("keep:list[bool]=[true]") == {"keep": ("list[bool]", "[true]")}
+    bad = project / "layers" / "gate.layer.yaml"
+    bad.write_text(GATE.replace("[true, false]", "[true, 0]"))
+    result = cli("generate", "layers")
+    assert result.exit_code == 2 and "list[bool]" in result.output, result.output
