@@ -121,8 +121,8 @@ def declaration(
     back = BACK.search(call_code) or any(COMPUTE.search(text) for text in reached.values())
     if casting is not None and not back:
         skip[MIXED_TEST] = (
-            f"`call` casts to float32{_in(casting)} and never back: its outputs stay float32"
-            " under a mixed policy, as the adopted code's did"
+            f"`call` computes in float32{_in(casting)} and never casts back: its outputs stay"
+            " float32 under a mixed policy, as the adopted code's did"
         )
     looping = next((f for f, text in reached.items() if WHILE.search(text)), None)
     if looping is not None:
