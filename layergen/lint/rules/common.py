@@ -231,7 +231,9 @@ def initializer_only(init: ast.FunctionDef, param: str, owners: list[ClassInfo])
     """Whether the code uses `param` only to make weights' starting values: every read of
     it reaches `initializer=` of `add_weight` or a `*_initializer=` of a sublayer, directly,
     through a call (`initializers.Constant(param)`), or through a local or `self.` attribute
-    (or an `if` that only sets them) used that way in turn."""
+    (or an `if` that only sets them) used that way in turn; or it is read only on the first
+    call, under `if not self.initialized:` where `initialized` is a saved weight that branch
+    sets (a data-dependent initialisation: a loaded model takes the flag from the file too)."""
     functions = [f for owner in owners for f in owner.methods.values()]
     todo: list[tuple] = [("local", init, param)]
     seen: set[tuple] = set()
@@ -252,7 +254,7 @@ def initializer_only(init: ast.FunctionDef, param: str, owners: list[ClassInfo])
                 )
                 if not read or not isinstance(node.ctx, ast.Load):
                     continue
-                reached = _feeds(function, node)
+                reached = _feeds(function, node, functions)
                 if reached is None:
                     return False
                 if reached == "initializer":
@@ -262,15 +264,22 @@ def initializer_only(init: ast.FunctionDef, param: str, owners: list[ClassInfo])
     return fed
 
 
-def _feeds(function: ast.FunctionDef, node: ast.AST) -> str | list[tuple] | None:
-    """Where the value read at `node` goes: "initializer" (a keyword that takes one), the
-    locals and `self.` attributes an assignment (or an `if` of assignments) sets from it,
-    or None (anything else: a shape, a condition in `call`, another argument)."""
+def _feeds(
+    function: ast.FunctionDef, node: ast.AST, functions: list[ast.FunctionDef]
+) -> str | list[tuple] | None:
+    """Where the value read at `node` goes: "initializer" (a keyword that takes one, or a
+    first-call branch: `_first_call`), the locals and `self.` attributes an assignment (or
+    an `if` of assignments) sets from it, or None (anything else: a shape, a condition in
+    `call`, another argument)."""
     parents = function.__dict__.get("_parents")
     if parents is None:
         parents = function._parents = {
             id(child): parent for parent in walk(function) for child in ast.iter_child_nodes(parent)
         }
+    above = node
+    while (above := parents.get(id(above))) is not None:
+        if isinstance(above, ast.If) and _first_call(above, function, functions):
+            return "initializer"
     child = node
     while (parent := parents.get(id(child))) is not None:
         maker = isinstance(parent, ast.Call) and getattr(parent.func, "attr", None) in WEIGHT_MAKERS
@@ -310,6 +319,42 @@ def _feeds(function: ast.FunctionDef, node: ast.AST) -> str | list[tuple] | None
             return None
         child = parent
     return None
+
+
+def _first_call(branch: ast.If, function: ast.FunctionDef, functions) -> bool:
+    """`if not self.initialized: ...; self.initialized.assign(True)`: a branch that runs until
+    it sets a non-trainable weight its test reads, so never again once the weights are loaded."""
+    me = self_name(function)
+    tested = {self_attribute(n, me) for n in walk(branch.test)} - {None}
+    set_here = {
+        self_attribute(n.func.value, me)
+        for statement in branch.body
+        for n in walk(statement)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "assign"
+    }
+    return bool(tested & set_here & _saved_flags(functions))
+
+
+def _saved_flags(functions: list[ast.FunctionDef]) -> set[str]:
+    """The `self.` attributes made by `add_weight(..., trainable=False)`: state the weights
+    file saves and a load restores."""
+    found = set()
+    for function in functions:
+        me = self_name(function)
+        for node in walk(function):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "attr", None) in WEIGHT_MAKERS
+                and any(
+                    k.arg == "trainable"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value is False
+                    for k in node.value.keywords
+                )
+            ):
+                found |= {self_attribute(t, me) for t in node.targets} - {None}
+    return found
 
 
 def _assigned(targets: list[ast.AST], function: ast.FunctionDef) -> list[tuple] | None:
