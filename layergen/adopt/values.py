@@ -135,6 +135,13 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
         args = [evaluate(a, known) for a in node.args]
         kwargs = {k.arg: evaluate(k.value, known) for k in node.keywords}
         return _apply(known[ast.unparse(node.func)], *args, **kwargs)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return [evaluate(node.elt, scope) for scope in _scopes(node.generators, known)]
+    if isinstance(node, ast.DictComp):
+        return {
+            evaluate(node.key, scope): evaluate(node.value, scope)
+            for scope in _scopes(node.generators, known)
+        }
     if _called(node, "isinstance") and len(node.args) == 2 and not node.keywords:
         return isinstance(evaluate(node.args[0], known), _types(node.args[1], known))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE:
@@ -144,6 +151,23 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
             raise Unknown(node.func.id)
         return _apply(PURE[node.func.id], *(evaluate(a, known) for a in node.args))
     raise Unknown(type(node).__name__)
+
+
+def _scopes(generators: list[ast.comprehension], known: dict[str, Any]):
+    """The names a comprehension's element sees, for each item its loops bind."""
+    if not generators:
+        yield known
+        return
+    head, *rest = generators
+    items = evaluate(head.iter, known)
+    if not isinstance(items, SEQUENCES) or isinstance(items, (str, dict)):
+        raise Unknown("comprehension")
+    for item in items:
+        scope = dict(known)
+        bind(head.target, item, scope)
+        if not all(evaluate(test, scope) for test in head.ifs):
+            continue
+        yield from _scopes(rest, scope)
 
 
 def _called(node: ast.expr, name: str) -> bool:

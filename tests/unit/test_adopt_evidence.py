@@ -219,3 +219,25 @@ def test_isinstance_of_a_builtin_type_is_evaluated(project):
     )
     text, _ = adopted(project)
     assert "  params: {hidden_dim: 8, patch_size: [4, 4], image_size: 28}" in text
+
+
+def test_a_comprehension_over_known_values_is_evaluated(project):
+    """keras-hub's HGNetV2 backbone hands its encoder `[stage[0] for stage in filters]`."""
+    write(project, "embedding.py", EMBEDDING)
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\nfrom .embedding import Embedding\n\n\n"
+        "class Encoder(keras.Model):\n"
+        "    def __init__(self, filters, **kwargs):\n"
+        "        widths = [stage[0] for stage in filters if stage[1] > 0]\n"
+        "        self.embedding = Embedding(widths, 2, {w: 1 for w in widths}[widths[0]])\n"
+        "        super().__init__(**kwargs)\n",
+    )
+    (project / "tests").mkdir()
+    (project / "tests" / "encoder_test.py").write_text(
+        "from layers.encoder import Encoder\n\n\n"
+        "model = Encoder(filters=[[32, 0], [16, 1], [64, 2]])\n"
+    )
+    text, _ = adopted(project)
+    assert "  params: {hidden_dim: [16, 64], patch_size: 2, image_size: 1}" in text
