@@ -17,8 +17,13 @@ Three corpora are reported apart, then together: the old one (PACKAGES) and the 
 third (THIRD_PACKAGES), picked after round three's rule changes and never tuned on: its
 precision is the honest figure of how the rules do on code they were not written for.
 
+A label given by reading the code is never rewritten. Where a finding was later settled by
+running the code (its class round-tripped, or saved and loaded), the verdict and what settled
+it are in benchmarks/check_corpus_evidence.txt, in the same form; `--settled` counts those
+verdicts over the labels (both figures are reported in docs/benchmarks/check-precision.md).
+
     python benchmarks/check_corpus.py [--cache DIR] [--corpus old|new|third|all] [--all-rules]
-                                      [--show-labelled]
+                                      [--show-labelled] [--settled]
 """
 
 from __future__ import annotations
@@ -97,6 +102,7 @@ THIRD_PACKAGES = [
 ]
 CORPORA = {"old": PACKAGES, "new": NEW_PACKAGES, "third": THIRD_PACKAGES}
 LABELS = Path(__file__).with_name("check_corpus_labels.txt")
+EVIDENCE = Path(__file__).with_name("check_corpus_evidence.txt")
 VERDICTS = ("true", "false", "arguable")
 
 
@@ -182,9 +188,18 @@ def main() -> int:
     )
     parser.add_argument("--all-rules", action="store_true", help="also the opt-in rules")
     parser.add_argument("--show-labelled", action="store_true", help="print every finding")
+    parser.add_argument(
+        "--settled", action="store_true", help="verdicts settled by running the code win"
+    )
     args = parser.parse_args()
     select = frozenset(RULES) if args.all_rules else DEFAULT_RULES
     labels = read_labels(LABELS) if LABELS.exists() else {}
+    if args.settled:
+        settled = read_labels(EVIDENCE)
+        unknown = sorted(set(settled) - set(labels))
+        if unknown:
+            sys.exit(f"{EVIDENCE}: settles findings that have no label: {unknown}")
+        labels |= settled
     corpora = list(CORPORA) if args.corpus == "all" else [args.corpus]
     # corpus -> rule -> verdict -> count
     counts: dict[str, dict[str, collections.Counter]] = {}
