@@ -145,11 +145,11 @@ def _evaluate(node: ast.expr, known: dict[str, Any]) -> Any:
     if _called(node, "isinstance") and len(node.args) == 2 and not node.keywords:
         return isinstance(evaluate(node.args[0], known), _types(node.args[1], known))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PURE:
-        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        if node.keywords:
             raise Unknown("call")
         if node.func.id in known:  # shadowed by the code: not the builtin
             raise Unknown(node.func.id)
-        return _apply(PURE[node.func.id], *(evaluate(a, known) for a in node.args))
+        return _apply(PURE[node.func.id], *_positional(node.args, known))
     raise Unknown(type(node).__name__)
 
 
@@ -168,6 +168,20 @@ def _scopes(generators: list[ast.comprehension], known: dict[str, Any]):
         if not all(evaluate(test, scope) for test in head.ifs):
             continue
         yield from _scopes(rest, scope)
+
+
+def _positional(args: list[ast.expr], known: dict[str, Any]) -> list[Any]:
+    """A call's positional arguments, `*items` spread where `items` is known."""
+    out = []
+    for arg in args:
+        if isinstance(arg, ast.Starred):
+            items = evaluate(arg.value, known)
+            if not isinstance(items, (tuple, list)):
+                raise Unknown("starred")
+            out += items
+        else:
+            out.append(evaluate(arg, known))
+    return out
 
 
 def _called(node: ast.expr, name: str) -> bool:

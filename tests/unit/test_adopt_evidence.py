@@ -222,7 +222,8 @@ def test_isinstance_of_a_builtin_type_is_evaluated(project):
 
 
 def test_a_comprehension_over_known_values_is_evaluated(project):
-    """keras-hub's HGNetV2 backbone hands its encoder `[stage[0] for stage in filters]`."""
+    """keras-hub's HGNetV2 backbone hands its encoder `[stage[0] for stage in filters]`, and
+    `zip(*filters)` unpacked."""
     write(project, "embedding.py", EMBEDDING)
     write(
         project,
@@ -231,7 +232,8 @@ def test_a_comprehension_over_known_values_is_evaluated(project):
         "class Encoder(keras.Model):\n"
         "    def __init__(self, filters, **kwargs):\n"
         "        widths = [stage[0] for stage in filters if stage[1] > 0]\n"
-        "        self.embedding = Embedding(widths, 2, {w: 1 for w in widths}[widths[0]])\n"
+        "        firsts, seconds = zip(*filters)\n"
+        "        self.embedding = Embedding(widths, seconds[1] * 2, {w: 1 for w in widths}[widths[0]])\n"
         "        super().__init__(**kwargs)\n",
     )
     (project / "tests").mkdir()
