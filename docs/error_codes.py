@@ -79,7 +79,8 @@ ERRORS = {
     "missing-example": "an `example` that leaves out a required param or input",
     "bad-example": "an `example` value that does not fit its param or input",
     "unknown-test": "a test named under `tests: skip` that the generated module does not have",
-    "unreached-branch": "a weight's or sublayer's `when` that no flip of a bool param of the example turns (`heads > 1`, `use_bias and units > 8` with `units: 4`): the generated tests build one side of it only, and skip `test_every_declared_branch_is_reached` naming it; said at its `when:` key with the params to set, on every run (a warning: the exit status and the files are as without it)",
+    "unreached-branch": "a weight's, sublayer's or output's `when` over the params that no flip of a bool param of the example turns (`heads > 1`, `use_bias and units > 8` with `units: 4`): the generated tests build one side of it only, and skip `test_every_declared_branch_is_reached` naming it; said at its `when:` key with the params to set, on every run (a warning: the exit status and the files are as without it)",
+    "untested-input": "a keyword input of `call` of a type the generated tests cannot make up a value of (a tensor, a str) that neither `example.call_args` nor `example.call_cases` gives a value other than its default (nor the cache, mask or causal tests pass): no test passes it, and `test_every_declared_branch_is_reached` is skipped naming it; said at its key under `inputs`, with what to give the example, on every run (a warning: the exit status and the files are as without it)",
     "record-failed": "`generate` could not run the layer, or the original class `example.original` names, to record its goldens",
     # The project and its files.
     "bad-module-name": "a declaration whose file name is not a Python module name",

@@ -125,9 +125,9 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
 
 def _warnings(path: str, analyses) -> tuple[tuple[int, int, str, str, str], ...]:
     """What the declaration's classes warn of, as their record keeps it."""
-    from .declaration.branches import unreached_warning
+    from .declaration.branches import branch_warnings
 
-    said = [unreached_warning(path, u) for a in analyses for u in a.ir.unreached]
+    said = [d for a in analyses for d in branch_warnings(path, a.ir)]
     return tuple((d.line, d.col, d.code, d.message, d.hint or "") for d in said)
 
 

@@ -171,6 +171,8 @@ class Side:
     args: dict[str, bool]
     made: dict[str, bool]
     keys: dict[str, str]
+    # Where an output's `when` turns: the declared outputs `call` then returns, in order.
+    returns: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,17 @@ class Unreached:
     when: str
     value: Any
     params: tuple[str, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Unvaried:
+    """A keyword input of `call` no generated test passes a value other than its default
+    of: the tests can make up none of its `type` (a tensor, a str), nor does the example
+    give one. `pos`: its key under `inputs`."""
+
+    name: str
+    type: str
     pos: Pos
 
 
@@ -279,6 +292,10 @@ class Declared:
     # `when`s none turns (`declaration/branches.py`): the one place both are decided.
     sides: tuple[Side, ...] = ()
     unreached: tuple[Unreached, ...] = ()
+    # A value other than its default for each call input no other test passes one of,
+    # and the inputs the tests can make none for (`declaration/branches.py` too).
+    other_values: dict[str, Any] = field(default_factory=dict)
+    unvaried: tuple[Unvaried, ...] = ()
 
     @property
     def input_names(self) -> list[str]:

@@ -564,3 +564,50 @@ def test_the_other_side_of_a_when_calls_and_round_trips(support):
 def test_the_other_side_of_a_when_fails_where_the_layer_ignores_it(support, layer_class, said):
     with pytest.raises((AssertionError, pytest.fail.Exception), match=said):
         support.assert_other_sides_call_and_round_trip(example(support, layer_class), NO_BIAS)
+
+
+class Scores(keras.layers.Layer):
+    """`outputs: {out: x, scores: {shape: x, when: return_scores}}`: the scores are
+    returned only when the param says so."""
+
+    def __init__(self, return_scores=True, **kwargs):
+        super().__init__(**kwargs)
+        self.return_scores = return_scores
+
+    def call(self, x):
+        scores = ops.softmax(x)
+        return (x * scores, scores) if self.return_scores else x * scores
+
+    def get_config(self):
+        return {**super().get_config(), "return_scores": self.return_scores}
+
+
+class ReturnsScoresAlways(Scores):
+    def call(self, x):
+        scores = ops.softmax(x)
+        return x * scores, scores
+
+
+NO_SCORES = [
+    {
+        "args": {"return_scores": False},
+        "made": {},
+        "keys": {"scores": "outputs.scores.when"},
+        "returns": ["out"],
+    }
+]
+
+
+def test_the_other_side_of_an_outputs_when_returns_what_it_says(support):
+    support.assert_other_sides_call_and_round_trip(example(support, Scores), NO_SCORES)
+
+
+def test_the_other_side_of_an_outputs_when_fails_where_the_call_ignores_it(support):
+    said = (
+        r"with return_scores=False the layer returns 2 outputs; the declared `when`s say"
+        r" 1: \['out'\] \(see `outputs.scores.when`\)"
+    )
+    with pytest.raises(AssertionError, match=said):
+        support.assert_other_sides_call_and_round_trip(
+            example(support, ReturnsScoresAlways), NO_SCORES
+        )

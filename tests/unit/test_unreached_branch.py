@@ -93,3 +93,85 @@ def _warnings(stderr: str) -> list[tuple[int, int, str, str, str]]:
                 (int(m["line"]), int(m["col"]), m["code"], m["message"], hint[len("  hint: ") :])
             )
     return found
+
+
+SCORED = """\
+layer: Scored
+params:
+  return_scores: {type: bool, default: true}
+  heads: {type: int, default: 1}
+inputs:
+  x: {min_rank: 2}
+call: |
+  scores = ops.softmax(x)
+  if heads > 1:
+      return (x * scores, scores, scores) if return_scores else (x * scores, scores)
+  return (x * scores, scores) if return_scores else x * scores
+outputs:
+  out: x
+  scores: {shape: x, when: return_scores}
+  mix: {shape: x, when: heads > 1}
+example:
+  input_shape: [2, 3]
+"""
+SCORED_LINES = SCORED.splitlines()
+
+
+def test_an_outputs_when_over_a_bool_param_is_a_side_the_tests_build():
+    """`scores: {when: return_scores}`: the tests make the layer with `return_scores=False`
+    and check that it returns `out` alone; `mix: {when: heads > 1}` no flip reaches."""
+    from layergen.declaration.ir import Side
+    from layergen.declaration.load import parse_declaration
+
+    ir = parse_declaration("a.layer.yaml", SCORED.encode()).ir
+    assert ir.sides == (
+        Side({"return_scores": False}, {}, {"scores": "outputs.scores.when"}, ("out",)),
+    )
+    mix = next(i for i, line in enumerate(SCORED_LINES, 1) if line.startswith("  mix:"))
+    assert [(u.key, u.value, u.params, u.pos.line) for u in ir.unreached] == [
+        ("outputs.mix", False, ("heads",), mix)
+    ]
+
+
+POSITIONS = """\
+layer: Positions
+params:
+  width: {type: int, default: 4}
+inputs:
+  x: {min_rank: 3}
+  start_index: {type: int, default: 0}
+  scaled: {type: bool, default: false}
+  context: {default: null}
+call: x + ops.cast(start_index, x.dtype) * (2.0 if scaled else 1.0)
+example:
+  input_shape: [2, 3, 4]
+"""
+POSITIONS_LINES = POSITIONS.splitlines()
+CONTEXT = next(i for i, line in enumerate(POSITIONS_LINES, 1) if line.startswith("  context:"))
+
+
+def test_the_ir_holds_the_value_each_call_input_is_passed_and_those_no_test_can_make():
+    """An int and a bool keyword get `default + 1` and `not default`; a tensor keyword the
+    example passes nowhere is in `Declared.unvaried`, at its key."""
+    from layergen.declaration.load import parse_declaration
+
+    ir = parse_declaration("a.layer.yaml", POSITIONS.encode()).ir
+    assert ir.other_values == {"start_index": 1, "scaled": True}
+    assert [(u.name, u.type, u.pos.line) for u in ir.unvaried] == [("context", "tensor", CONTEXT)]
+    given = POSITIONS.replace(
+        "  input_shape: [2, 3, 4]\n",
+        "  input_shape: [2, 3, 4]\n  call_args: {context: [[[1.0]]], start_index: 2}\n",
+    )
+    ir = parse_declaration("a.layer.yaml", given.encode()).ir
+    assert ir.other_values == {"scaled": True} and ir.unvaried == ()
+
+
+def test_generate_says_a_call_input_no_test_passes_at_its_key(tmp_path):
+    root = project(tmp_path, {"layers/positions.layer.yaml": POSITIONS})
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert (root / "tests" / "test_positions.py").is_file()
+    ((line, col, code, message, hint),) = _warnings(result.stderr)
+    assert (line, col, code) == (CONTEXT, 3, "untested-input")
+    assert "`context`" in message and "default" in message, message
+    assert "example.call_args" in hint and "example.call_cases" in hint, hint

@@ -773,8 +773,10 @@ def assert_config_round_trip(example, constructor_args):
 def assert_other_sides_call_and_round_trip(example, sides):
     """The layer made with each of `sides` (`{args, made, keys}`: params that flip
     declared `when`s, whether each attribute under one is then made, and its key in the
-    declaration) calls on the example inputs with finite outputs, makes and leaves out
-    what its `when`s say, and its config round-trips to a layer computing the same."""
+    declaration; `returns`, where an output's `when` turns: the outputs then returned)
+    calls on the example inputs with finite outputs, makes and leaves out what its
+    `when`s say, returns the outputs they say, and its config round-trips to a layer
+    computing the same."""
     inputs = example.make_inputs()
     for side in sides:
         where = ", ".join(f"{k}={v!r}" for k, v in side["args"].items())
@@ -786,6 +788,12 @@ def assert_other_sides_call_and_round_trip(example, sides):
             pytest.fail(
                 f"with {where} the layer's call fails: {type(error).__name__}: {error}"
                 f" (see {keys}, and the code that reads them)"
+            )
+        if "returns" in side:
+            returned = side["returns"]
+            assert len(outputs) == len(returned), (
+                f"with {where} the layer returns {len(outputs)} outputs; the declared"
+                f" `when`s say {len(returned)}: {returned} (see {keys})"
             )
         for index, out in enumerate(outputs):
             message = f"with {where} output {index} is not finite (see {keys})"
