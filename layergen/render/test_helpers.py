@@ -74,12 +74,16 @@ def helpers(f: LayerFacts) -> list[Helper]:
             )
         )
     objects = '**make_objects(overrides.get("dtype")), ' if f.objects else ""
+    # A layer may change a list it is given (append to it): each gets its own copy, as each
+    # call written out would.
+    shared = any(isinstance(v, (list, dict)) for v in f.args.values())
+    args = "**copy.deepcopy(ARGS)" if shared else "**ARGS"
     made.append(
         _def(
             "make_layer(**overrides)",
             "# The same initial weights whatever ran before: each test sees one layer.",
             "keras.utils.set_random_seed(0)",
-            f"return {f.name}(**{{**ARGS, {objects}**overrides}})",
+            f"return {f.name}(**{{{args}, {objects}**overrides}})",
         )
     )
     value_range = "INPUT_RANGE" if f.input_range is not None else "None"

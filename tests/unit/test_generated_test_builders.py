@@ -318,3 +318,25 @@ def test_declared_ops_are_checked_as_reached_and_each_against_its_formula():
     assert 'DeclaredOps, ["sign_ste"], reached=["sign_ste"])' in tests[0].body
     assert "layer(make_inputs())" in tests[1].body
     assert "layer(" not in builders.op_test(RICH["ops"][0], "object").body
+
+
+def test_each_layer_gets_its_own_copy_of_a_list_it_is_given():
+    """A layer that appends to a list argument (keras-hub's BoxMatcher) must not change the
+    example's: each `make_layer()` then builds the layer the declaration states."""
+    code = next(
+        h.code for h in helpers(facts(args={"thresholds": [0.5]})) if h.name == "make_layer"
+    )
+    namespace = {"ARGS": {"thresholds": [0.5]}, "keras": _Keras, "copy": __import__("copy")}
+    namespace["Probe"] = lambda thresholds: thresholds.append(0.0) or thresholds
+    exec(code, namespace)
+    assert namespace["make_layer"]() == [0.5, 0.0]
+    assert namespace["make_layer"]() == [0.5, 0.0]
+    plain = next(h.code for h in helpers(facts(args={"units": 3})) if h.name == "make_layer")
+    assert "copy" not in plain
+
+
+class _Keras:
+    class utils:
+        @staticmethod
+        def set_random_seed(seed):
+            pass
