@@ -175,3 +175,28 @@ def test_generate_says_a_call_input_no_test_passes_at_its_key(tmp_path):
     assert (line, col, code) == (CONTEXT, 3, "untested-input")
     assert "`context`" in message and "default" in message, message
     assert "example.call_args" in hint and "example.call_cases" in hint, hint
+
+
+def test_the_generated_tests_fail_a_call_that_returns_an_output_its_when_leaves_out(tmp_path):
+    """The flip test makes `Scored(return_scores=False)`: a call that returns the scores
+    anyway fails it; the declared one passes."""
+    from helpers import run_pytest
+
+    right = "  return (x * scores, scores) if return_scores else x * scores\n"
+    assert right in SCORED
+    always = SCORED.replace(right, "  return x * scores, scores\n")
+    root = project(
+        tmp_path,
+        {
+            "layers/scored.layer.yaml": SCORED,
+            "layers/scored_always.layer.yaml": always.replace("Scored", "ScoredAlways"),
+        },
+    )
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stderr
+    test = "test_the_other_side_of_each_when_calls_and_round_trips"
+    outcomes = run_pytest(root, "jax", "tests", "-k", test)
+    assert outcomes == {
+        f"test_scored::{test}": "passed",
+        f"test_scored_always::{test}": "failed",
+    }, outcomes
