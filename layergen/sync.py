@@ -142,7 +142,8 @@ def _class_renames(
 ) -> dict[Path, str]:
     """{declaration: its text declaring the class under the name its module gave it}, for the
     classes renamed in their modules (an IDE's rename, read from the module)."""
-    from .renames import class_named, renamed_in_module, with_class
+    from .class_renames import renamed_in_module
+    from .renames import class_named, with_class
 
     out = {}
     for module, declaration in modules.items():

@@ -261,7 +261,7 @@ def _origin(plan: Plan, path: Path, here: Seen) -> tuple[Path, dict[Path, Seen]]
 
 def _renames(plan: Plan, bases: LockReader) -> dict[Path, dict[str, str]]:
     """A class renamed in its declaration, for its module and its test module: {old: new}."""
-    from ..renames import class_renamed, module_classes
+    from ..class_renames import class_renamed, module_classes
 
     renames: dict[Path, dict[str, str]] = {}
     for module, test in plan.companions.items():

@@ -78,7 +78,7 @@ def put_back(old: str, new: str, before: str, current: str) -> str:
         trees = [parsed(text) for text in (old, new, before, current)]
     except cst.ParserSyntaxError:  # markers still in it: the merge reports them
         return new
-    from ..renames import class_changes, module_classes
+    from ..class_renames import class_changes, module_classes
 
     gone = (class_changes(old, new) or (set(), set()))[0]
     if gone and gone <= (module_classes(current) or set()) - (module_classes(new) or set()):

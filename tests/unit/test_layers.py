@@ -23,6 +23,7 @@ STAGES = [
         "config",
         "output",
         "jsonc",  # JSON with comments, edited in place (the editor's settings)
+        "class_renames",  # which class of a module's code was renamed (the merge reads it)
     ],
     ["declaration"],  # the declaration: YAML with positions, models, code, checks, the IR
     ["render", "isort_order"],  # contexts from the IR, Jinja, black; the project's import order

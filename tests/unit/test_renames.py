@@ -526,7 +526,7 @@ def test_renamed_from_pairs_by_the_class_kept_or_the_text_kept_and_nothing_else(
 
 
 def test_a_class_renamed_in_its_module_is_told_only_when_exactly_one_class_is_new():
-    from layergen.renames import renamed_in_module
+    from layergen.class_renames import renamed_in_module
 
     base = "class Scaler:\n    pass\n"
     assert renamed_in_module(base, "class Gain:\n    pass\n", "Scaler") == "Gain"
@@ -546,11 +546,11 @@ def test_content_is_the_text_but_for_the_class_name():
     assert content(b"layer: Scaler\ncall: x * 3\n") != content(text.encode())
 
 
-# -- a class renamed, told in one place (renames.class_changes) ----------------------------------
+# -- a class renamed, told in one place (class_renames.class_changes) ----------------------------------
 
 
 def test_a_class_renamed_is_one_class_gone_and_one_new():
-    from layergen.renames import class_changes, class_renamed
+    from layergen.class_renames import class_changes, class_renamed
 
     before = "class A:\n    pass\n\n\nclass B:\n    pass\n"
     assert class_renamed(before, before.replace("class B", "class C")) == ("B", "C")
@@ -562,7 +562,7 @@ def test_a_class_renamed_is_one_class_gone_and_one_new():
 
 
 def test_a_class_in_a_string_or_a_function_is_no_class_of_the_module():
-    from layergen.renames import class_renamed
+    from layergen.class_renames import class_renamed
 
     before = "class A:\n    pass\n"
     after = 'EXAMPLE = """\nclass Shown:\n"""\n\n\ndef f():\n    class Inner:\n        pass\n\n\nclass B:\n    pass\n'

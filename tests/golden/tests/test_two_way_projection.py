@@ -4,6 +4,8 @@
 They use only Keras's public API and run on the backend `KERAS_BACKEND` names.
 """
 
+import copy
+
 import keras
 import layergen_support as support
 import pytest
@@ -18,7 +20,7 @@ INPUT_DTYPES = {"x1": "float32", "x2": "float32"}
 def make_layer(**overrides):
     # The same initial weights whatever ran before: each test sees one layer.
     keras.utils.set_random_seed(0)
-    return TwoWayProjection(**{**ARGS, **overrides})
+    return TwoWayProjection(**{**copy.deepcopy(ARGS), **overrides})
 
 
 def make_inputs(seed=0):
