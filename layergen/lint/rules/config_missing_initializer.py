@@ -14,10 +14,11 @@ RULE = Rule(
     "warning",
     "`get_config` leaves out an argument that only sets a weight's starting value",
     "An argument the code uses only as a weight's initializer (`add_weight(initializer=...)`, a sublayer's\n"
-    "`kernel_initializer=`, directly or through `initializers.Constant(...)`) never shows after `load_model`:\n"
-    "the weights come from the file. A layer rebuilt from its config alone (`clone_model`, a model built\n"
-    "from a saved config) starts from the default instead. `config-missing` reports it when another\n"
-    "argument is missing too.",
+    "`kernel_initializer=`, directly or through `initializers.Constant(...)`), or reads only on the first\n"
+    "call until a saved weight says the layer is initialized (`if not self.initialized:`), never shows\n"
+    "after `load_model`: the weights come from the file. A layer rebuilt from its config alone\n"
+    "(`clone_model`, a model built from a saved config) starts from the default instead.\n"
+    "`config-missing` reports it when another argument is missing too.",
     "def __init__(self, init_value=1e-6, **kwargs):\n    ...\n    self.gamma_init = keras.initializers.Constant(init_value)\n\n"
     "def get_config(self):\n    return super().get_config()",
     'def get_config(self):\n    return {**super().get_config(), "init_value": self.init_value}',
