@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import MESH_AXES
-from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
+from ..diagnostics import Diagnostic, DiagnosticError
 from ..keras_names import LAYER_PRIVATE_ATTRIBUTES
 from ..kinds import KINDS
 from . import ir
@@ -27,11 +27,9 @@ from .analyze_values import ValueChecks, _private, name_problem
 from .branches import with_branches
 from .code import BUILTINS, Code, parse, resolve
 from .model import Declaration, Input, Param
+from .sections import SECTIONS, Scope
 from .yamlfile import Document, Pos
 
-# Names code may read but not assign: layergen writes `self.units` for `units` into it, and
-# `ops.`/`keras.` around it.
-KEPT_BINDINGS = frozenset(["self", "ops", "keras"])
 SEED_PARAM = Param(type="int", default=None, doc="seed of the layer's random number generator.")
 
 
@@ -116,6 +114,14 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         self.imported = self._imported_names()
         self.globals = {"ops", "keras", "self"} | self.imported | BUILTINS | set(ignore)
         self.members = set(members)
+        self.scope = Scope(
+            doc,
+            inputs=frozenset(inputs),
+            params=frozenset(params),
+            members=frozenset(members),
+            imported=frozenset(self.imported),
+            known=frozenset(self.globals),
+        )
 
     def run(self) -> Checked:
         self._check_names()
@@ -210,43 +216,16 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         """Resolve every snippet's names in one pass, then report those not in scope."""
         resolve([code for code, *_ in self.scopes])
         for code, local, members, what, report in self.scopes:
-            if not report:
-                continue
-            for bound in code.bound:
-                if bound.name in KEPT_BINDINGS:
-                    line, col = code.locate(bound.node)
-                    self.errors.append(
-                        Diagnostic(
-                            self.doc.path,
-                            line,
-                            col,
-                            "reserved-name",
-                            f"the code assigns `{bound.name}`, which the generated code around it uses",
-                            f"use another name, such as `{bound.name}_`",
-                        )
-                    )
-            known = local | members | self.globals
-            for free in code.free:
-                if free.name in known:
-                    continue
-                scope = sorted(local | members | {"ops", "keras"} | self.imported)
-                line, col = code.locate(free.node)
-                hint = did_you_mean(free.name, scope) or (
-                    f"names in scope here: {', '.join(scope) or 'none'}"
-                )
-                if id(code) in self.bare_words:
-                    arg, word = self.bare_words[id(code)]
-                    hint += f"; to pass a string, quote it twice: {arg}: \"'{word}'\""
-                self.errors.append(
-                    Diagnostic(
-                        self.doc.path,
-                        line,
-                        col,
-                        "unknown-name",
-                        f"unknown {what} `{free.name}`",
-                        hint,
-                    )
-                )
+            if report:
+                bare_word = self.bare_words.get(id(code))
+                self.errors += self.scope.name_problems(code, local, members, what, bare_word)
+
+    def section(self, key: str) -> Any:
+        """The piece of the section `key` (`sections/`), built from its part of the
+        declaration and the scope; its problems join the others."""
+        piece, problems = SECTIONS[key].build(getattr(self.decl, key), self.scope)
+        self.errors.extend(problems)
+        return piece
 
     def _imported_names(self) -> set[str]:
         names: set[str] = set()

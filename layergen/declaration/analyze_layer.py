@@ -23,7 +23,6 @@ from .ir import (
     Construction,
     Keyword,
     Method,
-    Noise,
     Op,
     Shape,
     Sublayer,
@@ -89,12 +88,6 @@ class LayerChecks:
         init = None
         if decl.init is not None:
             init = self.code(("init",), decl.init, params, set(), expression=False)
-        noise = None
-        if decl.noise is not None:
-            shape = decl.noise.shape
-            if shape is not None:
-                shape = self._shape(("noise", "shape"), shape, inputs, params)
-            noise = Noise(decl.noise.unbiased, shape)
         return Body(
             weights=weights,
             sublayers=sublayers,
@@ -106,7 +99,7 @@ class LayerChecks:
             outputs=outputs,
             output_when=output_when,
             init=init,
-            noise=noise,
+            noise=self.section("noise"),
         )
 
     def _check_input_specs(self) -> None:

@@ -243,6 +243,12 @@ def random_draws(f: LayerFacts) -> list[GeneratedTest]:
         ]
         name = "test_random_draws_have_the_declared_statistics"
         tests.append(GeneratedTest(name, body(*lines), "example.statistics"))
+    return tests
+
+
+def noise(f: LayerFacts) -> list[GeneratedTest]:
+    """The `noise` section's tests (`declaration/sections/noise.py`)."""
+    tests = []
     if f.unbiased:
         line = "support.assert_inference_is_the_mean_of_training(EXAMPLE)"
         tests.append(GeneratedTest("test_inference_is_the_mean_of_training", body(line), "noise"))
@@ -583,6 +589,7 @@ BUILDERS: tuple[Builder, ...] = (
     mixed_precision,
     training_vs_inference,
     random_draws,
+    noise,
     stated_numbers,
     keyword_arguments,
     keyword_masks,

@@ -18,6 +18,7 @@ from ..declaration.code import (
 )
 from ..declaration.ir import Branches, CallCase, Construction, Declared
 from ..declaration.layouts import LAYOUT_MODULE
+from ..declaration.sections import SECTIONS
 from .context import KERAS_OBJECT_TYPES, docstring_text, op_context, shape_tuple
 from .layer_facts import LayerFacts
 from .other_sides import other_sides, other_values
@@ -372,12 +373,7 @@ def build_test_context(
         weights_read=[w for w in ir.weight_names if w in inferred],
         call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
-        unbiased=ir.noise is not None and ir.noise.unbiased,
-        noise_shape=(
-            shape_tuple(ir.noise.shape.code, shape_rename, inputs)
-            if ir.noise is not None and ir.noise.shape is not None
-            else None
-        ),
+        **SECTIONS["noise"].context(ir.noise, lambda code: shape_tuple(code, shape_rename, inputs)),
         shapes_read_layer=_reads(
             {"self"},
             *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],

@@ -76,6 +76,8 @@ RICH = dict(
     random=True,
     draws_hint=["give it draws"],
     statistics=[{"of": "outputs", "mean": 0.0, "what": "noise"}],
+    unbiased=True,
+    noise_shape="(x_shape[0], 1)",
     losses=["ops.sum(layer.kernel)"],
     inference_losses=1,
     updates=[{"name": "count", "expected": "before['count'] + 1"}],
@@ -246,9 +248,13 @@ def test_random_draws_tests_follow_what_the_declaration_states_of_them():
     assert builders.random_draws(facts()) == []
     (seed,) = builders.random_draws(facts(random=True, draws_hint=["set `rate`", " above 0"]))
     assert 'hint = "set `rate`" " above 0"' in seed.body
-    (noise,) = builders.random_draws(facts(noise_shape="(x_shape[0], 1)", shapes_read_layer=True))
+
+
+def test_noise_tests_follow_what_the_declaration_states_of_its_noise():
+    assert builders.noise(facts(random=True)) == []
+    (noise,) = builders.noise(facts(noise_shape="(x_shape[0], 1)", shapes_read_layer=True))
     assert "declared_noise_shape, declared_reads_layer=True)" in noise.body
-    (mean,) = builders.random_draws(facts(unbiased=True))
+    (mean,) = builders.noise(facts(unbiased=True))
     assert mean.name == "test_inference_is_the_mean_of_training"
 
 
