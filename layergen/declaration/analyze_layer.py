@@ -29,6 +29,7 @@ from .ir import (
     Weight,
 )
 from .model import Output
+from .sections import SECTIONS
 from .yamlfile import Pos
 
 # A weight's Keras name: a part of its variable path (TensorFlow takes ASCII names only).
@@ -99,7 +100,7 @@ class LayerChecks:
             outputs=outputs,
             output_when=output_when,
             init=init,
-            noise=self.section("noise"),
+            sections={key: self.section(key) for key in SECTIONS},
         )
 
     def _check_input_specs(self) -> None:
@@ -468,7 +469,7 @@ class LayerChecks:
         """A constraint's or a loss's body: its `call` and `init`, no layer sections."""
         decl = self.decl
         call = None
-        for key in LAYER_ONLY_KEYS:
+        for key in dict.fromkeys((*LAYER_ONLY_KEYS, *SECTIONS)):
             if getattr(decl, key):
                 self.error(
                     (key,),

@@ -284,7 +284,8 @@ class Declared:
     hand_written: frozenset[str] = field(default_factory=frozenset)
     # Outputs returned only when their condition holds (over the call's keyword inputs).
     output_when: dict[str, Code | bool] = field(default_factory=dict)
-    noise: Noise | None = None
+    # The pieces of the sections of `sections/`, by key (None: not declared).
+    sections: dict[str, Any] = field(default_factory=dict)
     skips: tuple[Skip, ...] = ()
     # The tensor inputs are arguments of `call` of their own, not one list.
     separate_inputs: bool = False
@@ -296,6 +297,10 @@ class Declared:
     # and the inputs the tests can make none for (`declaration/branches.py` too).
     other_values: dict[str, Any] = field(default_factory=dict)
     unvaried: tuple[Unvaried, ...] = ()
+
+    @property
+    def noise(self) -> Noise | None:
+        return self.sections.get("noise")
 
     @property
     def input_names(self) -> list[str]:
@@ -375,7 +380,7 @@ class Body:
     output_shape: Shape | None = None
     outputs: dict[str, Shape] | None = None
     output_when: dict[str, Code | bool] = field(default_factory=dict)
-    noise: Noise | None = None
+    sections: dict[str, Any] = field(default_factory=dict)  # by key, `sections/`
 
 
 def assemble(
@@ -433,7 +438,7 @@ def assemble(
         outputs_by_name=decl.output_type == "dict",
         example=example,
         hand_written=frozenset(decl.hand_written),
-        noise=body.noise,
+        sections=body.sections,
         skips=tuple(
             Skip(test, reason, doc.pos(("tests", "skip", test), key=True))
             for test, reason in decl.tests.skip.items()

@@ -260,6 +260,7 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     output_type: Literal["tuple", "dict"] | None = None  # how a layer with `outputs` returns them
     compute_dtype: Literal["float32"] | None = None
     noise: Noise | None = None
+    no_jit: str | None = None  # why XLA cannot compile the layer (`sections/no_jit.py`)
     example: Example = Example()
     tests: Tests = Tests()
     # Members of the class that a person owns (`layergen sync` lists those it cannot

@@ -24,6 +24,7 @@ from ..declaration.ir import (
     Sublayer,
 )
 from ..declaration.param_types import BY_NAME, PARAM_TYPES
+from ..declaration.sections import SECTIONS
 from .docs import call_args_doc, example_doc, input_doc, output_doc
 from .render import block, literal
 
@@ -226,6 +227,18 @@ def build_context(
         # Computed in float32 under any dtype policy: inputs and weights are not cast down.
         "float32_compute": ir.float32_compute,
         "init": ir.init.render() if ir.init is not None else None,
+        # The partials of the sections that write lines of `__init__`, and what they read.
+        "init_partials": [
+            s.partial
+            for s in SECTIONS.values()
+            if s.partial_in == "__init__" and ir.sections.get(s.key) is not None
+        ],
+        **{
+            name: value
+            for s in SECTIONS.values()
+            if s.layer is not None and ir.sections.get(s.key) is not None
+            for name, value in s.layer(ir.sections[s.key]).items()
+        },
         "ops": [op_context(op, self_rename) for op in ir.ops],
         # A declared method with the name of a generated one replaces it, in its place.
         "methods": [m for m in methods if m["name"] not in generated],

@@ -71,6 +71,7 @@ class LayerFacts:
     state_read_in_inference: bool = False
     unbiased: bool = False  # the mean of training outputs is the inference output
     noise_shape: str | None = None  # the declared shape of the noise, over the input shapes
+    supports_jit: bool = True  # false: the layer says XLA cannot compile it (`no_jit`)
     masking_reads_inputs: bool = False
     call_reads_mask: bool = False  # the layer handles masked steps: they must not matter
     sublayers: list[str] = field(default_factory=list)  # declared sublayers: each built

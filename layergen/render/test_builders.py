@@ -264,6 +264,14 @@ def noise(f: LayerFacts) -> list[GeneratedTest]:
     return tests
 
 
+def no_jit(f: LayerFacts) -> list[GeneratedTest]:
+    """The `no_jit` section's test (`declaration/sections/no_jit.py`)."""
+    if f.supports_jit:
+        return []
+    line = 'assert not EXAMPLE.make_layer().supports_jit, "XLA would compile the layer"'
+    return [GeneratedTest("test_the_layer_is_never_jit_compiled", body(line), "no_jit")]
+
+
 def stated_numbers(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
     weights = "WEIGHTS" in f.constants
@@ -590,6 +598,7 @@ BUILDERS: tuple[Builder, ...] = (
     training_vs_inference,
     random_draws,
     noise,
+    no_jit,
     stated_numbers,
     keyword_arguments,
     keyword_masks,

@@ -373,7 +373,13 @@ def build_test_context(
         weights_read=[w for w in ir.weight_names if w in inferred],
         call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
-        **SECTIONS["noise"].context(ir.noise, lambda code: shape_tuple(code, shape_rename, inputs)),
+        **{
+            name: value
+            for s in SECTIONS.values()
+            for name, value in s.context(
+                ir.sections.get(s.key), lambda code: shape_tuple(code, shape_rename, inputs)
+            ).items()
+        },
         shapes_read_layer=_reads(
             {"self"},
             *[s.code for s in [ir.output_shape, *(ir.outputs or {}).values()] if s is not None],

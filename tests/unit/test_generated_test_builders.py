@@ -78,6 +78,7 @@ RICH = dict(
     statistics=[{"of": "outputs", "mean": 0.0, "what": "noise"}],
     unbiased=True,
     noise_shape="(x_shape[0], 1)",
+    supports_jit=False,
     losses=["ops.sum(layer.kernel)"],
     inference_losses=1,
     updates=[{"name": "count", "expected": "before['count'] + 1"}],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import keras
 import pytest
 
 import layergen
@@ -16,8 +17,11 @@ from layergen.declaration.sections import SECTIONS, Scope
 from layergen.declaration.yamlfile import load
 from layergen.diagnostics import DiagnosticError
 from layergen.render import test_builders
+from layergen.render.context import build_context
+from layergen.render.render import render
 
 TEMPLATES = Path(layergen.__file__).parent / "templates"
+SPEC = Path(__file__).parents[2] / "docs" / "spec-format.md"
 
 
 def scope_and_raw(key: str, text: str):
@@ -90,8 +94,54 @@ def test_a_section_is_a_declaration_key_with_registered_builders_and_an_included
     section,
 ):
     assert section.key in model.Declaration.model_fields
+    assert f"\n| `{section.key}` | " in SPEC.read_text(), "a row in spec-format.md's keys"
     registered = {build.__name__ for build in test_builders.BUILDERS}
     assert set(section.tests) <= registered
     assert (TEMPLATES / section.partial).is_file()
-    including = [p.name for p in TEMPLATES.glob("*.j2") if f'"{section.partial}"' in p.read_text()]
-    assert including, f"no template includes {section.partial}"
+    if section.partial_in == "support":  # `__init__` partials: layer.py.j2 loops over them
+        included = [p for p in TEMPLATES.glob("*.j2") if f'"{section.partial}"' in p.read_text()]
+        assert included, f"no template includes {section.partial}"
+
+
+def generated_class(text: str) -> str:
+    checked = parse_declaration("layers/a.layer.yaml", textwrap.dedent(text).encode())
+    return render("layer.py.j2", build_context(checked.ir, package="p", source="a"))
+
+
+def test_a_layer_xla_cannot_compile_says_why_and_opts_out_in_its_init():
+    code = generated_class("""\
+        layer: Lookup
+        no_jit: looks its inputs up in a Python dict
+        call: x
+        """)
+    assert (
+        "        super().__init__(**kwargs)\n"
+        "        # XLA cannot compile it: looks its inputs up in a Python dict\n"
+        "        self.supports_jit = False\n"
+    ) in code
+    namespace: dict = {}
+    exec(compile(code, "lookup.py", "exec"), namespace)
+    layer = namespace["Lookup"]()
+    assert layer.supports_jit is False
+    model = keras.Sequential([keras.Input((2,)), layer])
+    model.compile(loss="mse", jit_compile="auto")
+    assert model.jit_compile is False  # Keras compiles no model holding it
+
+
+def test_a_layer_xla_compiles_writes_nothing_of_it():
+    assert "supports_jit" not in generated_class("layer: Plain\ncall: x\n")
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("layer: A\nno_jit: ''\ncall: x\n", (2, 9, "wrong-type")),
+        ("loss: L\nno_jit: why\ncall: ops.mean(y_pred)\n", (2, 1, "not-for-kind")),
+    ],
+    ids=["empty reason", "not a layer"],
+)
+def test_no_jit_mistakes_are_located(text, where):
+    path = "layers/a.loss.yaml" if text.startswith("loss") else "layers/a.layer.yaml"
+    with pytest.raises(DiagnosticError) as info:
+        parse_declaration(path, text.encode())
+    assert [(d.line, d.col, d.code) for d in info.value.diagnostics] == [where]

@@ -4,9 +4,9 @@ builders and templates are named by it). A new section is a module here and its 
 
 from __future__ import annotations
 
-from . import noise
+from . import no_jit, noise
 from .section import Scope, Section
 
-SECTIONS: dict[str, Section] = {section.key: section for section in (noise.SECTION,)}
+SECTIONS: dict[str, Section] = {section.key: section for section in (noise.SECTION, no_jit.SECTION)}
 
 __all__ = ["SECTIONS", "Scope", "Section"]

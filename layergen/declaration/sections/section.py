@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from ...diagnostics import Diagnostic, did_you_mean
 from ..code import Code, parse, resolve
@@ -142,5 +142,10 @@ class Section(Generic[Raw, Piece]):
     context: Callable[[Piece | None, Callable[[Code], str]], dict[str, Any]]
     # The builders of its generated tests (`render/test_builders.py`), by name.
     tests: Sequence[str]
-    # The template partial of the support helpers its generated tests call.
+    # Its template partial, and the generated code that includes it: `support`, the
+    # helpers its generated tests call; `__init__`, lines of the class's `__init__`
+    # (included where its piece is not None).
     partial: str
+    partial_in: Literal["support", "__init__"] = "support"
+    # What its `__init__` partial reads of its piece, beside the class's own context.
+    layer: Callable[[Piece], dict[str, Any]] | None = None
