@@ -1,8 +1,8 @@
-"""What `layergen/declaration/analyze.py` accepts and refuses (issue 35 onward): each case
+"""What `layergen/declaration/analyze.py` accepts and refuses: each case
 parsed from YAML, each refusal a located error.
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success); issue 11 items 2, 8-11 (located errors where there were tracebacks or silence).
+Regression tests: inputs that gave tracebacks, broken code reported as success; located errors where
+there were tracebacks or silence.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def errors(text: str) -> list[tuple[int, int, str]]:
 
 
 def test_inputs_may_name_the_only_tensor_input():
-    """Issue 35, item 5: keras-hub's `call(self, inputs)` is kept."""
+    """keras-hub's `call(self, inputs)` is kept."""
     a = analysis("""\
         layer: A
         inputs:
@@ -54,7 +54,7 @@ def test_inputs_may_name_the_only_tensor_input():
     ],
 )
 def test_inputs_beside_another_input_stays_reserved(inputs, where):
-    """Issue 35, item 5: only the sole tensor input may be `inputs`."""
+    """Only the sole tensor input may be `inputs`."""
     text = "layer: A\ninputs:\n" + inputs + "call: x\n"
     assert (*where, "reserved-name") in errors(text)
 
@@ -70,7 +70,7 @@ call: x + rel_embeddings[0]
 
 
 def test_a_weight_may_have_a_keras_name_other_than_its_attribute():
-    """Issue 35, item 5: DeBERTa's `self.rel_embeddings`, named `rel_embedding` by Keras."""
+    """DeBERTa's `self.rel_embeddings`, named `rel_embedding` by Keras."""
     (weight,) = analysis(WEIGHT_NAMED).ir.weights
     assert (weight.name, weight.keras_name) == ("rel_embeddings", "rel_embedding")
 
@@ -85,7 +85,7 @@ def test_a_weight_may_have_a_keras_name_other_than_its_attribute():
     ],
 )
 def test_a_weights_keras_name_is_checked(name, where, code):
-    """Issue 35, item 5: a name Keras cannot take, or two weights of one path, are located."""
+    """A name Keras cannot take, or two weights of one path, are located."""
     text = WEIGHT_NAMED.replace("name: rel_embedding", f"name: {name}").replace(
         "call:", "  bias: '(hidden_dim,)'\ncall:"
     )
@@ -98,7 +98,7 @@ WRAPPER = repro("wrap")
 
 
 def test_a_param_may_hold_a_layer_or_a_callable_given_as_code_in_the_example():
-    """Issue 35, item 4: the example's values are expressions, made anew by each test."""
+    """The example's values are expressions, made anew by each test."""
     a = analysis(WRAPPER)
     assert [p.type for p in a.ir.params.values()] == ["layer", "callable"]
     assert a.ir.example.args["layer"].render() == "keras.layers.Dense(3)"
@@ -127,7 +127,7 @@ def test_a_param_may_hold_a_layer_or_a_callable_given_as_code_in_the_example():
     ],
 )
 def test_object_params_and_example_params_are_checked(old, new, where, code):
-    """Issue 35, item 4: an undeclared `example.params` key, an object param's example that is
+    """An undeclared `example.params` key, an object param's example that is
     not an expression over known names, or a default other than null, is a located error."""
     found = errors(WRAPPER.replace(old, new))
     assert any(f[2] == code for f in found), found
@@ -135,7 +135,7 @@ def test_object_params_and_example_params_are_checked(old, new, where, code):
 
 
 def test_a_required_object_param_needs_an_example_even_without_one():
-    """Issue 35, item 4: no value is made up for a layer."""
+    """No value is made up for a layer."""
     text = "layer: Wrap\nparams:\n  layer: layer\ncall: layer(x)\n"
     assert (3, 3, "missing-example") in errors(text)
 
@@ -151,7 +151,7 @@ def test_a_required_object_param_needs_an_example_even_without_one():
     ],
 )
 def test_example_params_of_a_known_base_class_are_checked(base, key, ok):
-    """Issue 35, item 4: with a Keras base class, a key it does not take is located."""
+    """With a Keras base class, a key it does not take is located."""
     text = (
         f"layer: A\nbase: {base}\nexample:\n  params: {{{key}: 3}}\nimports: [import my_project]\n"
     )
@@ -181,7 +181,7 @@ call: decoder_sequence
 
 
 def test_a_sublayers_when_and_args_may_read_tensor_keyword_inputs():
-    """Issue 35, item 2: an input name stands for its shape, None when it is not given."""
+    """An input name stands for its shape, None when it is not given."""
     (sub,) = analysis(DECODER).ir.sublayers
     assert sub.reads_input_shapes and sub.created.render() == "encoder_sequence is not None"
 
@@ -206,7 +206,7 @@ def test_a_sublayers_when_and_args_may_read_tensor_keyword_inputs():
     ],
 )
 def test_a_sublayers_when_is_checked(old, new, where, code):
-    """Issue 35, item 2: unknown names, and a sublayer made in `__init__` that needs a shape."""
+    """Unknown names, and a sublayer made in `__init__` that needs a shape."""
     assert (*where, code) in errors(DECODER.replace(old, new))
 
 
@@ -233,7 +233,7 @@ outputs:
     ],
 )
 def test_an_outputs_when_is_checked(old, new, where, code):
-    """Issue 35, item 6: unknown names; and a structure layergen itself rewrites."""
+    """Unknown names; and a structure layergen itself rewrites."""
     assert (*where, code) in errors(SCORES.replace(old, new))
 
 
@@ -247,7 +247,7 @@ def test_an_outputs_when_is_checked(old, new, where, code):
     ],
 )
 def test_keyword_inputs_must_not_clash_with_compute_output_shapes_names(keyword):
-    """Issue 35, item 6: `compute_output_shape` takes the keyword inputs when the outputs
+    """`compute_output_shape` takes the keyword inputs when the outputs
     read them; one named like its own arguments or locals is a located error."""
     keywords = f"  y: {{rank: 3}}\n  cache: {{default: null}}\n  {keyword}\n"
     text = SCORES.replace("  return_attention_scores:", keywords + "  return_attention_scores:")
@@ -259,7 +259,7 @@ def test_keyword_inputs_must_not_clash_with_compute_output_shapes_names(keyword)
 
 
 def test_those_names_stay_free_where_the_outputs_read_no_keyword():
-    """Issue 35, item 6: declarations of before keep generating."""
+    """Declarations of before keep generating."""
     text = SCORES.replace("when: return_attention_scores", "when: true").replace(
         "  return_attention_scores:",
         "  shapes: {type: int, default: 0}\n  return_attention_scores:",
@@ -268,7 +268,7 @@ def test_those_names_stay_free_where_the_outputs_read_no_keyword():
 
 
 def test_a_sublayers_build_shapes_are_checked():
-    """Issue 35, item 1: a sublayer's `build` shapes are shape expressions, names checked."""
+    """A sublayer's `build` shapes are shape expressions, names checked."""
     text = DECODER.replace(
         "    when: encoder_sequence is not None\n",
         "    when: encoder_sequence is not None\n"
@@ -278,7 +278,7 @@ def test_a_sublayers_build_shapes_are_checked():
     analysis(text.replace("value_shape: encoder}", "value_shape: encoder_sequence}"))
 
 
-# -- issue 21 item 15: declarations that generated code Keras or Python then rejected -------------
+# -- declarations that generated code Keras or Python then rejected -------------------------------
 
 
 def generate_one(root: Path, text: str):
@@ -416,7 +416,7 @@ BAD_NAMES = [
         for hole in NAME_HOLES
         for name in BAD_NAMES
         if not (hole.endswith("class") and name == "'x.y'")
-        # a method argument may give its default (issue 22): `x=1` is valid there
+        # a method argument may give its default: `x=1` is valid there
         and not (hole == "method argument" and name == "'x=1'")
     ],
 )
@@ -434,7 +434,7 @@ def test_bad_names_never_reach_a_template(hole, name):
     }, info.value
 
 
-# -- issue 38, item 4: each section builds its IR piece or reports why not ---------------
+# -- each section builds its IR piece or reports why not ---------------------------------
 
 
 def _analyzer(text: str):

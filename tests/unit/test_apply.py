@@ -1,8 +1,7 @@
 """Reconcile (layergen/update/apply.py and merge.py): members a person owns, undo of a run,
-a lost lock. Issue 34: each test failed on main at 2811b3d.
+a lost lock. Each test here failed on the code of commit 2811b3d.
 
-Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
-green `--check`).
+Regression tests: everyday workflows that lost an edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ TAKEN_OVER = DECLARATION.replace(
 
 
 def test_taking_over_a_generated_call_keeps_its_body(scaler_project):
-    """Issue 34 item 1: the call, still as generated, became the stand-in `return x` and every
+    """The call, still as generated, became the stand-in `return x` and every
     later run exited 0."""
     (scaler_project / "layers" / "scaler.layer.yaml").write_text(TAKEN_OVER)
     for args in (("generate", "layers"), ("generate", "layers"), ("generate", "--check", "layers")):
@@ -40,7 +39,7 @@ def test_taking_over_a_generated_call_keeps_its_body(scaler_project):
 
 
 def test_a_change_to_an_owned_build_is_said_on_every_run(scaler_project):
-    """Issue 34 item 1: with `hand_written: [build]` and the build still as generated, a new
+    """With `hand_written: [build]` and the build still as generated, a new
     weight rewrote the person's build, was said once, then `--check` exited 0."""
     declaration = scaler_project / "layers" / "scaler.layer.yaml"
     edit(declaration, "call: x * scale * gain\n", "call: x * scale * gain\nhand_written: [build]\n")
@@ -81,7 +80,7 @@ def put_back(root, before: dict, *names: str) -> None:
 
 
 def test_every_file_a_run_wrote_is_merged_again_after_an_undo(scaler_project):
-    """Issue 34 item 9: a conflicted run undone with `git checkout`: the module was merged
+    """A conflicted run undone with `git checkout`: the module was merged
     again against the run's base, the test module the same run updated cleanly was not (its
     new param read as deleted by hand, and the tests stopped checking it), `--check` 0."""
     before = conflicted_run(scaler_project)
@@ -95,7 +94,7 @@ def test_every_file_a_run_wrote_is_merged_again_after_an_undo(scaler_project):
 
 
 def test_an_undo_of_a_run_that_renamed_the_class_renames_it_again(scaler_project):
-    """Issue 34 item 4: a conflicted run that also renamed the class, undone with `git
+    """A conflicted run that also renamed the class, undone with `git
     checkout`: the hand edit survived only in a dead class of the old name."""
     before = conflicted_run(scaler_project, rename_class=True)
     put_back(scaler_project, before, "layers/scaler.py", "tests/test_scaler.py")
@@ -110,7 +109,7 @@ def test_an_undo_of_a_run_that_renamed_the_class_renames_it_again(scaler_project
 
 
 def test_a_change_to_an_owned_member_is_still_said_after_a_class_rename(scaler_project):
-    """Issue 34 item 6: a pending `[hand-written]` report disappeared when the class was
+    """A pending `[hand-written]` report disappeared when the class was
     renamed in the declaration."""
     declaration = scaler_project / "layers" / "scaler.layer.yaml"
     edit(declaration, "call: x * scale * gain\n", "call: x * scale * gain\nhand_written: [build]\n")
@@ -125,7 +124,7 @@ def test_a_change_to_an_owned_member_is_still_said_after_a_class_rename(scaler_p
 
 
 def test_a_lost_lock_labels_nothing_edited_by_hand(scaler_project):
-    """Issue 34 item 13: with `layergen.lock` and `.layergen/` gone, untouched generated code
+    """With `layergen.lock` and `.layergen/` gone, untouched generated code
     was labelled "edited by hand", and keeping that side dropped the declaration change."""
     import shutil
 
@@ -146,7 +145,7 @@ def test_a_lost_lock_labels_nothing_edited_by_hand(scaler_project):
 
 
 def test_a_lost_base_folder_is_no_dead_end(scaler_project):
-    """Issue 34 item 16: `.layergen/base/` missing with the lock there (a clone of a repository
+    """`.layergen/base/` missing with the lock there (a clone of a repository
     that ignores `.layergen/`): every command exited 2, its hint naming no way out."""
     import shutil
 
@@ -164,7 +163,7 @@ def test_a_lost_base_folder_is_no_dead_end(scaler_project):
 
 
 def test_an_undo_followed_by_one_more_edit_is_still_an_undo(scaler_project):
-    """Issue 34 item 10: an editor's undo to the text before a conflicted run, one more
+    """An editor's undo to the text before a conflicted run, one more
     keystroke, then save: only a byte-exact put-back was recognised, so the declaration's
     changes read as deleted by hand; `--check` 0, the new param never reached the layer."""
     before = conflicted_run(scaler_project)
@@ -182,7 +181,7 @@ def test_an_undo_followed_by_one_more_edit_is_still_an_undo(scaler_project):
 
 
 def test_force_without_a_base_drops_no_line_it_was_not_shown(scaler_project):
-    """Found by the stateful test (issue 34): with the lock lost and a conflict already in the
+    """Found by the stateful test: with the lock lost and a conflict already in the
     file, `generate` showed that conflict alone, and `--force` then took the generated side of
     every member that differed from the generation, hand edits elsewhere included."""
     import shutil
@@ -230,7 +229,7 @@ def test_a_file_put_back_after_a_conflicted_run_is_merged_again(scaler_project, 
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-# -- issue 21 item 7: only what the declaration cannot say is left to the person; their members are reported
+# -- only what the declaration cannot say is left to the person; their members are reported
 
 
 def hand_written_of(root: Path) -> list[str]:

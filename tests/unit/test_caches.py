@@ -1,4 +1,4 @@
-"""Generated tests that prove caches (issue 35): a keyword tensor declared a `cache` gets a
+"""Generated tests that prove caches: a keyword tensor declared a `cache` gets a
 test that decodes its input a step at a time through it and compares each step, and the
 cache left, with one call over the whole sequence. Checked here on the generated code and
 the located errors; the test runs on keras-hub's TransformerDecoder's declaration in
@@ -94,7 +94,7 @@ TWO_INPUTS = (
 
 
 def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_value():
-    """Issue 39: an attention layer is causal only through its mask, so its cache's wrong
+    """An attention layer is causal only through its mask, so its cache's wrong
     index or missing update slipped through; `mask:` names the mask the test passes, and
     the inputs `of` lists (self-attention's query and value) are stepped together."""
     attention = (
@@ -118,7 +118,7 @@ def test_an_attention_cache_decodes_through_a_causal_mask_and_steps_query_and_va
 
 
 def test_an_input_of_the_same_shape_left_out_of_of_is_not_stepped():
-    """Issue 39: the tests cut every input of `of`'s example shape to the step, a guess
+    """The tests cut every input of `of`'s example shape to the step, a guess
     that is wrong for an encoder's sequence that happens to have the decoder's shape;
     the declaration says which inputs are decoded."""
     one = TWO_INPUTS.replace("call: |\n", "call: |\n  x = x + ops.mean(y, axis=1, keepdims=True)\n")

@@ -1,4 +1,4 @@
-"""layergen/update/changes.py and the frozen lock (issue 38): planning and reconcile only read
+"""layergen/update/changes.py and the frozen lock: planning and reconcile only read
 the lock; what changes in it is a `LockChanges`, made once on a copy before the write."""
 
 from __future__ import annotations

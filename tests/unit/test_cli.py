@@ -197,7 +197,7 @@ def test_progress_bar_only_on_a_terminal_for_several_declarations(monkeypatch):
     assert list(show(items[:2])) == items[:2]
 
 
-# -- errors that belong to no position are printed without an invented one (issue 12) ----------
+# -- errors that belong to no position are printed without an invented one ----------
 
 
 def test_errors_without_a_position_name_no_line(project):
@@ -229,7 +229,7 @@ def test_a_toml_syntax_error_is_located_where_tomllib_found_it(project):
 
 
 def test_what_is_no_declaration_is_said_so(scaler_project):
-    """Issue 34 item 15: `generate layers/scaler.py` (or pyproject.toml) said "invalid YAML"."""
+    """`generate layers/scaler.py` (or pyproject.toml) said "invalid YAML"."""
     from helpers import cli
 
     for name in ("layers/scaler.py", "pyproject.toml"):
@@ -239,7 +239,7 @@ def test_what_is_no_declaration_is_said_so(scaler_project):
 
 
 def test_init_takes_mesh_axes_spelled_with_an_underscore(tmp_path, monkeypatch):
-    """Issue 34 item 15: the format documents `mesh_axes`, `generate` read it, `init` refused it."""
+    """The format documents `mesh_axes`, `generate` read it, `init` refused it."""
     from helpers import cli
 
     (tmp_path / "pyproject.toml").write_text(
@@ -252,7 +252,7 @@ def test_init_takes_mesh_axes_spelled_with_an_underscore(tmp_path, monkeypatch):
 
 
 def test_tests_of_an_orphaned_module_are_not_refused_as_generated(scaler_project):
-    """Issue 34 item 15: `layergen tests` on a module whose declaration is gone (an orphan kept
+    """`layergen tests` on a module whose declaration is gone (an orphan kept
     for its hand edits) said it is generated from that declaration."""
     from helpers import cli, edit
 

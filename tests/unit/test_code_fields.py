@@ -1,4 +1,4 @@
-"""Code fields come out as exactly the code that was written (issue 11, items 3, 4 and 7).
+"""Code fields come out as exactly the code that was written.
 
 - A Unicode line separator (U+2028, \\x0b, \\x85, ...) is no line break to Python: text after
   one in a comment stays in the comment, in every code field.

@@ -1,4 +1,4 @@
-"""layergen/commands/ (issue 38): one module per subcommand, no typer in them, and a run
+"""layergen/commands/: one module per subcommand, no typer in them, and a run
 where nothing changed loads none of the heavy libraries."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Project settings and project templates (layergen/config.py, render/render.py): what the
-config check lets through never crashes later. Issue 34 item 17.
+config check lets through never crashes later.
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success); issue 11 items 2, 8-11 (located errors where there were tracebacks or silence).
+Regression tests: inputs that gave tracebacks, broken code reported as success; located errors where
+there were tracebacks or silence.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_paths_outside_the_project_are_refused(scaler_project):
         assert "pyproject.toml:5:1: error: `paths` names '/', outside the project" in result.output
 
 
-# -- issue 21 item 14: configuration of the wrong shape, a pyproject that is not UTF-8 ------------
+# -- configuration of the wrong shape, a pyproject that is not UTF-8 ------------------------------
 
 
 @pytest.mark.parametrize(

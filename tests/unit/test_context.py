@@ -1,4 +1,4 @@
-"""The code `layergen/render/context.py` makes the templates write (issue 35 onward)."""
+"""The code `layergen/render/context.py` makes the templates write."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def method(source: str, name: str) -> str:
 
 
 def test_an_input_named_inputs_is_calls_argument():
-    """Issue 35, item 5: keras-hub's `call(self, inputs)` and its mask."""
+    """keras-hub's `call(self, inputs)` and its mask."""
     source = module_source("""\
         layer: A
         inputs:
@@ -45,7 +45,7 @@ def test_an_input_named_inputs_is_calls_argument():
 
 
 def test_a_weights_keras_name_is_its_add_weight_name_and_its_attribute_stays():
-    """Issue 35, item 5: the attribute is the key, the variable path ends in `name`."""
+    """The attribute is the key, the variable path ends in `name`."""
     source = module_source("""\
         layer: A
         weights:
@@ -66,7 +66,7 @@ WRAPPER = repro("wrap")
 
 
 def test_object_params_are_serialized_and_deserialized_as_keras_wrappers_do():
-    """Issue 35, item 4: as keras.layers.Wrapper, with keras.saving's public functions."""
+    """As keras.layers.Wrapper, with keras.saving's public functions."""
     source = module_source(WRAPPER)
     init, config = method(source, "__init__"), method(source, "get_config")
     assert "self.layer = layer\n" in init and init.endswith("self.fn = fn")
@@ -83,7 +83,7 @@ def test_object_params_are_serialized_and_deserialized_as_keras_wrappers_do():
 
 
 def test_generated_tests_make_object_params_anew_for_each_layer():
-    """Issue 35, item 4: two layers never share a wrapped layer (mixed precision, clones)."""
+    """Two layers never share a wrapped layer (mixed precision, clones)."""
     a = parse_declaration("layers/wrap.layer.yaml", WRAPPER.encode())
     context = build_test_context(a.ir, module="layers.wrap", source="wrap.layer.yaml")
     tests = render("layer_test.py.j2", context)
@@ -95,7 +95,7 @@ def test_generated_tests_make_object_params_anew_for_each_layer():
 
 
 def test_object_params_render_as_black_writes_them():
-    """Issue 35, item 4: the new members need no work from black (it formats twice)."""
+    """The new members need no work from black (it formats twice)."""
     a = parse_declaration("layers/wrap.layer.yaml", WRAPPER.encode())
     rendered = [
         render_source("layer.py.j2", build_context(a.ir, package="p", source="s")),
@@ -106,7 +106,7 @@ def test_object_params_render_as_black_writes_them():
 
 
 def test_names_the_objects_are_made_with_come_from_the_layer_module():
-    """Issue 35, item 4: `MaskedLMHead(token_embedding=ReversibleEmbedding(...))`, imported
+    """`MaskedLMHead(token_embedding=ReversibleEmbedding(...))`, imported
     relatively by the layer's module: the test module imports it from there."""
     text = WRAPPER.replace('"keras.layers.Dense(3)"', '"ReversibleEmbedding(5, 3)"').replace(
         "layer: Wrap\n", "layer: Wrap\nimports: [from .reversible import ReversibleEmbedding]\n"
@@ -138,7 +138,7 @@ output_shape: (x[0], x[1] + 1, hidden_dim)
 
 
 def test_build_traces_call_with_a_batch_of_one_for_an_unknown_batch():
-    """Issue 35, item 1: under `keras.Input` the batch is None, and a call that uses it with
+    """Under `keras.Input` the batch is None, and a call that uses it with
     a weight (`ops.tile` of a class token) cannot be traced on it."""
     build = method(module_source(CLASS_TOKEN), "build")
     assert (
@@ -184,7 +184,7 @@ call: |
 
 
 def test_build_gets_every_tensor_inputs_shape_and_creates_sublayers_under_when():
-    """Issue 35, item 2: keras-hub's TransformerDecoder creates its cross-attention only when
+    """keras-hub's TransformerDecoder creates its cross-attention only when
     `build` gets an encoder shape; Keras passes `build` the shape of each tensor argument of
     `call` it names `<argument>_shape`."""
     source = module_source(DECODER)
@@ -216,7 +216,7 @@ def test_build_gets_every_tensor_inputs_shape_and_creates_sublayers_under_when()
 
 
 def test_layers_whose_build_reads_no_keyword_keep_their_build():
-    """Issue 35, item 2: the declarations of before render as they did."""
+    """The declarations of before render as they did."""
     text = DECODER.replace("encoder_sequence[-1]", "decoder_sequence[-1]").replace(
         "    when: encoder_sequence is not None\n", ""
     )
@@ -226,7 +226,7 @@ def test_layers_whose_build_reads_no_keyword_keep_their_build():
 
 
 def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
-    """Issue 35, item 2: the cross-attention exists only in a layer built with an encoder:
+    """The cross-attention exists only in a layer built with an encoder:
     the keyword test builds one per keyword, and the sublayers made under a `when` may be
     None in the others."""
     text = (
@@ -271,7 +271,7 @@ outputs:
 
 
 def test_output_shapes_take_the_call_arguments_they_read():
-    """Issue 35, item 6: a functional model built with a cache or `return_attention_scores`
+    """A functional model built with a cache or `return_attention_scores`
     gets its symbolic outputs from the declaration, as Keras's MultiHeadAttention does."""
     source = module_source(SCORES)
     shape = method(source, "compute_output_shape")
@@ -296,7 +296,7 @@ def test_output_shapes_take_the_call_arguments_they_read():
 
 
 def test_output_shapes_that_read_no_call_argument_render_as_before():
-    """Issue 35, item 6: nothing changes for the declarations of before."""
+    """Nothing changes for the declarations of before."""
     text = SCORES.replace("  cache: {shape: cache, when: cache is not None}\n", "").replace(
         "    shape: (x[0], num_heads, x[1], x[1])\n    when: return_attention_scores\n",
         "    shape: (x[0], num_heads, x[1], x[1])\n",
@@ -310,7 +310,7 @@ def test_output_shapes_that_read_no_call_argument_render_as_before():
 
 
 def test_the_docstring_says_when_an_output_is_returned():
-    """Issue 35, item 6."""
+    """Each optional output's docstring line names the argument that makes it returned."""
     source = module_source(SCORES)
     assert "`cache`: same shape as `cache`. Returned when `cache is not None`." in source
     assert "input_dim1)`. Returned when `return_attention_scores`." in source
@@ -355,7 +355,7 @@ call: |
 
 
 def test_sublayers_with_a_build_shape_are_built_from_it_in_declared_order():
-    """Issue 35, item 1: a causal mask over a sequence of unknown length cannot be traced
+    """A causal mask over a sequence of unknown length cannot be traced
     (keras-hub's TransformerDecoder under `keras.Input(shape=(None, 4))`); a sublayer that
     states the shapes its `build` takes is created and built in declared order, as keras-hub's
     hand-written `build` does, and `call` is not traced when every sublayer states them."""
@@ -388,13 +388,13 @@ def test_sublayers_with_a_build_shape_are_built_from_it_in_declared_order():
 
 
 def test_a_sublayer_without_a_build_shape_is_still_built_by_tracing_call():
-    """Issue 35, item 1: the others are built by the trace, after those that state shapes."""
+    """The others are built by the trace, after those that state shapes."""
     build = method(module_source(BUILT.replace("    build: decoder_sequence\n", "")), "build")
     assert build.index("self._output_dense.build(") < build.index("self.call(")
 
 
 def test_a_sublayer_made_in_init_under_when_is_built_when_it_exists():
-    """Issue 35, item 1: made in `__init__` (its `when` over the params), built in `build`."""
+    """Made in `__init__` (its `when` over the params), built in `build`."""
     text = BUILT.replace("params:\n", "params:\n  use_ffn: {type: bool, default: true}\n")
     text = text.replace(
         "  _output_dense:\n    class: keras.layers.Dense\n",

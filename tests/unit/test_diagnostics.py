@@ -1,7 +1,6 @@
 """Located errors (layergen/diagnostics.py): what they print.
 
-Regression tests of issue 11 items 2, 8-11 (located errors where there were tracebacks or
-silence).
+Regression tests: located errors where there were tracebacks or silence.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from layergen.diagnostics import Diagnostic
 
 from helpers import errors, layergen_in_process, project
 
-# -- issue 11 item 9: diagnostics stay one line each, whatever the user wrote ---------------------
+# -- diagnostics stay one line each, whatever the user wrote --------------------------------------
 
 HOSTILE = [
     "\n",

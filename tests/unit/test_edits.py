@@ -1,4 +1,4 @@
-"""layergen/lint/edits.py and the rule table (issue 38): a fix is a small frozen dataclass
+"""layergen/lint/edits.py and the rule table: a fix is a small frozen dataclass
 that the one generic fixer applies at the node it names, whatever the rule; the check cache
 keeps fixes as JSON."""
 

@@ -308,7 +308,7 @@ CASES = {
         "layer: A\nparams:\n  n: int\nweights:\n  k: {shape: (n, n), initializer: zeros}\n",
         [(5, 14, "python-syntax"), (5, 18, "unknown-key")],
     ),
-    # issue 39: a `,` in a plain value of a flow mapping, and `**kwargs` in a method
+    # A `,` in a plain value of a flow mapping, and `**kwargs` in a method
     "a flow mapping's comma cuts a doc short": (
         "layer: A\nparams:\n  u: {type: int, doc: a, b}\n",
         [(3, 26, "unknown-key")],
@@ -331,7 +331,7 @@ CASES = {
         "layer: A\nmethods:\n  helper:\n    args: [y, '*rest']\n    body: return y\ncall: helper(x)\n",
         [(4, 15, "bad-name")],
     ),
-    # issue 39: `masks` names the tensor input whose steps a keyword mask hides
+    # `masks` names the tensor input whose steps a keyword mask hides
     "masks names no tensor input": (
         "layer: A\ninputs:\n  x: {rank: 3}\n  pad: {default: null, masks: y}\ncall: x\n",
         [(4, 31, "unknown-input")],
@@ -356,7 +356,7 @@ CASES = {
         "example:\n  input_shape: [2, 3, 4]\n  call_args: {pad: [[true, false], [true, true]]}\n",
         [(8, 20, "bad-example")],
     ),
-    # issue 39: `causal` names the tensor input a bool argument makes the layer causal along
+    # `causal` names the tensor input a bool argument makes the layer causal along
     "causal on a tensor argument": (
         "layer: A\ninputs:\n  x: {rank: 3}\n  c: {default: null, causal: x}\ncall: x\n",
         [(4, 22, "conflicting-keys")],
@@ -414,7 +414,7 @@ CASES = {
         "layer: A\nexample:\n  input_dtype: flaot32\n",
         [(3, 16, "bad-dtype")],
     ),
-    # issue 39: a call case brings its own inputs (ReversibleEmbedding's `reverse`)
+    # A call case brings its own inputs (ReversibleEmbedding's `reverse`)
     "call case with an unknown keyword": (
         "layer: A\ninputs:\n  x:\n  reverse: {type: bool, default: false}\ncall: x\n"
         "example:\n  call_cases:\n    - {args: {revers: true}, input_shape: [2, 3]}\n",

@@ -248,7 +248,7 @@ def test_a_record_over_an_unsettled_conflict_is_kept_but_never_taken(scaler_proj
     (scaler_project / "blocks" / "other.layer.yaml").write_text(
         DECLARATION.replace("Scaler", "Other")
     )
-    assert generate("blocks") == 1  # a run without it leaves it unsealed, and says it (issue 34)
+    assert generate("blocks") == 1  # a run without it leaves it unsealed, and says it
     assert record()["seal"] is None
     assert runner.invoke(app, ["resolve", "layers/scaler.py", "--theirs"]).exit_code == 0
     pipeline = Pipeline(monkeypatch)

@@ -184,7 +184,7 @@ def test_without_output_type_the_outputs_stay_a_tuple():
     ],
 )
 def test_a_dict_returned_under_output_type_dict_needs_the_declared_keys(call, where):
-    """Issue 22 (item 9): a dict keyed by exactly the outputs is fine; other keys are not."""
+    """A dict keyed by exactly the outputs is fine; other keys are not."""
     text = "layer: A\n" + call + "outputs: {mean: x, log_var: x}\noutput_type: dict\n"
     (found,) = errors(text)
     line, col = where

@@ -1,8 +1,8 @@
-"""Planning a run (layergen/generate.py). Issue 34.
+"""Planning a run (layergen/generate.py).
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 11 items 2,
-8-11 (located errors where there were tracebacks or silence); issue 21 (everyday workflows that
-lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; located errors where there were
+tracebacks or silence; everyday workflows that lost an edit or left stale code behind a green
+`--check`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from helpers import cli as run
 
 
 def test_a_run_on_part_of_the_project_says_a_conflict_elsewhere(scaler_project):
-    """Issue 34 item 14: `generate`/`sync` on one declaration exited 0 while another file
+    """`generate`/`sync` on one declaration exited 0 while another file
     held unsettled conflict markers."""
     layers = scaler_project / "layers"
     (layers / "other.layer.yaml").write_text(DECLARATION.replace("Scaler", "Other"))
@@ -56,7 +56,7 @@ def test_a_run_on_part_of_the_project_says_a_conflict_elsewhere(scaler_project):
     assert cli("generate", "layers/other.layer.yaml").exit_code == 0
 
 
-# -- issue 10 item 2: --check and --diff tell the truth about conflicts ---------------------------
+# -- --check and --diff tell the truth about conflicts --------------------------------------------
 
 
 def test_check_and_diff_fail_on_a_conflict_before_and_after_generate(scaler_project):
@@ -106,7 +106,7 @@ def test_stale_rej_files_of_layergen_0_1_are_removed(scaler_project):
     assert not reject.exists() and mine.exists()
 
 
-# -- issue 11 item 2: two declarations of one class name ------------------------------------------
+# -- two declarations of one class name -----------------------------------------------------------
 
 
 def test_two_declarations_with_one_class_name_are_both_reported(tmp_path):
@@ -156,8 +156,8 @@ def test_one_class_name_in_two_folders_under_one_package_flag(tmp_path):
             layergen_in_process("generate", "one", "two", "--package", "shared", cwd=root)
         )
     ] == ["duplicate-name"] * 2
-    # The default package is the project's name (issue 25: a folder's name, `layers`,
-    # collides across projects), so the two classes collide under it too...
+    # The default package is the project's name (a folder's name, `layers`,
+    # would collide across projects), so the two classes collide under it too...
     assert [e[3] for e in errors(layergen_in_process("generate", "one", "two", cwd=root))] == [
         "duplicate-name"
     ] * 2
@@ -179,7 +179,7 @@ def test_a_class_keeps_the_package_it_was_registered_under(tmp_path):
     assert 'package="new"' in (root / "layers" / "a.py").read_text()
 
 
-# -- issue 11 item 8: a read-only output folder ---------------------------------------------------
+# -- a read-only output folder --------------------------------------------------------------------
 
 
 @pytest.mark.skipif(
@@ -203,7 +203,7 @@ def test_a_bad_package_flag_is_an_error(tmp_path):
     root = project(tmp_path / "demo", {"layers/a.layer.yaml": "layer: Foo\ncall: x\n"})
     result = layergen_in_process("generate", "layers", "--package", "a>b", cwd=root)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    # An option has no line: none is invented (issue 12).
+    # An option has no line: none is invented.
     assert "--package: error: `--package` must be a dotted Python name" in result.stderr
     assert "[bad-package]" in result.stderr
 
@@ -255,7 +255,7 @@ def test_cli_reports_every_error_and_writes_nothing(tmp_path):
     ]
 
 
-# -- issue 21 item 1: --force settles conflicting lines only, after the line merge ----------------
+# -- --force settles conflicting lines only, after the line merge ---------------------------------
 
 
 def test_force_keeps_a_hand_line_that_merges_cleanly(scaler_project):

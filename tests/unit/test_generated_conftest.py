@@ -3,7 +3,7 @@ sets for JAX (a compilation cache in pytest's cache, the mesh's host devices), a
 of the person's own settings it leaves alone. Run here on a stand-in for pytest's config;
 `tests/e2e/test_newcomer.py` and `test_model_parallel_process.py` run it under pytest.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost).
+Regression tests: no conflict passes unnoticed, no edit is lost.
 """
 
 from __future__ import annotations

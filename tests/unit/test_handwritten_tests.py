@@ -1,7 +1,7 @@
-"""`layergen tests` for hand-written layers (layergen/handwritten.py). Issue 34.
+"""`layergen tests` for hand-written layers (layergen/handwritten.py).
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 (everyday
-workflows that lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; everyday workflows that lost an
+edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def gain_project(root):
 
 
 def test_a_hand_written_module_deleted_leaves_its_tests_and_the_lock(scaler_project):
-    """Issue 34 item 16: after a hand-written layer's module was deleted, `layergen tests`
+    """After a hand-written layer's module was deleted, `layergen tests`
     failed on every run (nothing removed its record)."""
     tests = gain_project(scaler_project)
     tests.write_text(tests.read_text() + "\n\ndef test_mine():\n    assert True\n")
@@ -58,7 +58,7 @@ def test_the_tests_of_a_deleted_module_as_generated_are_removed(scaler_project):
 
 
 def test_generate_check_sees_the_tests_of_a_hand_written_layer_go_stale(scaler_project):
-    """Issue 34 item 11: tests written by `layergen tests FILE` went stale when the layer
+    """Tests written by `layergen tests FILE` went stale when the layer
     gained a constructor argument, and `generate --check` (the hook) still exited 0."""
     from helpers import edit
 
@@ -80,7 +80,7 @@ def test_generate_check_sees_the_tests_of_a_hand_written_layer_go_stale(scaler_p
 
 
 def test_a_new_tests_folder_takes_the_tests_and_the_hand_added_ones_along(scaler_project):
-    """Issue 34 item 12: after `[tool.layergen] tests` changed, `layergen tests` wrote a fresh
+    """After `[tool.layergen] tests` changed, `layergen tests` wrote a fresh
     test module without the hand-added test and left the old one in the lock, never updated
     again, never reported."""
     tests = gain_project(scaler_project)
@@ -97,7 +97,7 @@ def test_a_new_tests_folder_takes_the_tests_and_the_hand_added_ones_along(scaler
     assert cli("generate", "--check", "layers").exit_code == 0
 
 
-# -- issue 10 item 4: layergen tests writes through the lock and the merge, and never invents -----
+# -- layergen tests writes through the lock and the merge, and never invents ----------------------
 
 HANDWRITTEN = '''\
 import keras
@@ -166,7 +166,7 @@ def test_tests_command_requires_what_the_code_does_not_say(scaler_project):
     assert result.exit_code == 2
     assert "layers/blocks.py:12:24: error: `ClassToken` requires `hidden_dim`" in result.output
     assert "--example hidden_dim=VALUE" in result.output
-    # No rank in the code is not an error: the default shape, said in a note (issue 24).
+    # No rank in the code is not an error: the default shape, said in a note.
     assert "input shape" not in result.output
     assert snapshot(scaler_project) == before
     assert (

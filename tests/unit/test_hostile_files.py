@@ -3,7 +3,7 @@
 A generated project, then one of its files replaced by what people and tools leave behind
 (another encoding, a folder, a pipe, a syntax error, conflict markers, CRLF, NUL bytes, random
 bytes, nothing at all), then one command. The commands run in this process (typer's test runner),
-so an exception is seen as one, whatever the command prints. Issue 21, items 12 to 14.
+so an exception is seen as one, whatever the command prints.
 """
 
 from __future__ import annotations

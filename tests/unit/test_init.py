@@ -1,7 +1,6 @@
 """`layergen init`: merges into what a project has, and the problem matcher reads real errors.
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success).
+Regression tests: inputs that gave tracebacks, broken code reported as success.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The IR between checking and rendering (issue 12): renderers read only it."""
+"""The IR between checking and rendering: renderers read only it."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def constructor_keywords(cls) -> frozenset[str] | None:
 
 
 def test_layer_classes_and_their_keywords_are_the_installed_keras():
-    """Issue 22, item 8: sublayer classes and keywords are checked at generate time
+    """Sublayer classes and keywords are checked at generate time
     from this table; the test says which entries to change when Keras changes."""
     import inspect
 
@@ -89,7 +89,7 @@ def test_layer_classes_and_their_keywords_are_the_installed_keras():
 
 
 def test_private_attributes_of_a_layer_are_listed():
-    """A weight or sublayer named `_x` must not overwrite one of Keras's (issue 22)."""
+    """A weight or sublayer named `_x` must not overwrite one of Keras's."""
     from layergen.keras_names import LAYER_PRIVATE_ATTRIBUTES
 
     class Plain(keras.layers.Layer):

@@ -1,4 +1,4 @@
-"""The stages flow one way (issue 12): no import cycle, and no module imports a later stage.
+"""The stages flow one way: no import cycle, and no module imports a later stage.
 
 Every import counts: one inside `if TYPE_CHECKING:` (a type shared by two stages lives below
 both) and one inside a function (an import all the same, made later).
@@ -47,7 +47,7 @@ STAGES = [
     ["handwritten", "sync"],
     ["scaffold", "schema", "init", "lint"],
     ["watch"],  # the watcher; it is handed the commands it runs
-    ["adopt"],  # reads a hand-written class and decides what its declaration states (issue 36)
+    ["adopt"],  # reads a hand-written class and decides what its declaration states
     ["commands"],  # one module per subcommand, and the one reporter
     ["cli", "__main__"],
 ]

@@ -1,4 +1,4 @@
-"""Declared sharding (issue 26): `layout` on weights and sublayers, checked where it is
+"""Declared sharding: `layout` on weights and sublayers, checked where it is
 written, and the folder's `get_layout_map` keyed on the paths Keras gives the weights.
 
 The keys are checked here as Keras reads them (`re.fullmatch` of a variable path, in

@@ -1,7 +1,6 @@
 """Loading a declaration (layergen/declaration/load.py): odd inputs, packages, import lines.
 
-Regression tests of issue 11 items 2, 8-11 (located errors where there were tracebacks or
-silence).
+Regression tests: located errors where there were tracebacks or silence.
 """
 
 from __future__ import annotations

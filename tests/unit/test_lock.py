@@ -1,7 +1,7 @@
 """The lock (layergen/update/lock.py): its format, old versions, unreadable ones.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 items
-11-17 (inputs that gave tracebacks, broken code reported as success).
+Regression tests: no conflict passes unnoticed, no edit is lost; inputs that gave tracebacks, broken
+code reported as success.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from helpers import cli as run
 
 def test_the_lock_is_a_short_index_with_the_bases_out_of_line(scaler_project):
     lock = json.loads((scaler_project / "layergen.lock").read_text())
-    # The tests' support module (issue 13) is generated and merged like the others.
+    # The tests' support module is generated and merged like the others.
     assert set(lock["files"]) == {
         "layers/scaler.py",
         "tests/test_scaler.py",
         "tests/layergen_support.py",
     }
     assert all(set(entry) <= {"digest", "source"} for entry in lock["files"].values())
-    # What each file is made from (issue 15: an unchanged run reads no declaration).
+    # What each file is made from (so that an unchanged run reads no declaration).
     assert set(lock["records"]) == {"layers/scaler.layer.yaml", "tests/layergen_support.py"}
     record = {"inputs", "outputs", "class", "package", "default_package", "hand_written"}
     record |= {"seal", "content"}
@@ -113,7 +113,7 @@ def test_a_lock_that_is_not_utf8_is_a_located_error_and_a_bad_base_is_said(scale
     module.write_text(
         module.read_text().replace("        return x", "        # mine\n        return x")
     )
-    # Issue 34: a base text lost or altered is no dead end: merged as never generated, said.
+    # A base text lost or altered is no dead end: merged as never generated, said.
     for args in (("generate", "--check", "layers"), ("sync", "layers")):
         result = run(*args)
         no_traceback(result)

@@ -1,8 +1,8 @@
 """Merging a run's output with hand edits (layergen/update/merge.py, conflicts.py, settle.py).
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 items
-11-17 (inputs that gave tracebacks, broken code reported as success); issue 21 (everyday
-workflows that lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; inputs that gave tracebacks, broken
+code reported as success; everyday workflows that lost an edit or left stale code behind a green
+`--check`.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def test_a_comment_above_a_member_is_no_conflict(scaler_project):
     assert "    # why call is so\n" in module(scaler_project)
 
 
-# -- issue 21 item 10: a conflict layergen writes is one that `resolve` and `--force` can settle ---
+# -- a conflict layergen writes is one that `resolve` and `--force` can settle ---------------------
 
 
 def settle_both_ways(root: Path) -> None:
@@ -268,7 +268,7 @@ def test_a_member_edited_by_hand_and_dropped_by_the_generator_is_a_conflict(
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-# -- issue 21 item 6: a module-level assignment changed on both sides is one member ---------------
+# -- a module-level assignment changed on both sides is one member --------------------------------
 
 
 def test_a_module_assignment_changed_on_both_sides_is_a_conflict(scaler_project):
@@ -296,7 +296,7 @@ def test_a_module_assignment_changed_on_one_side_takes_that_side(scaler_project)
     assert text.count("\nARGS = ") == 1 and text.count("\nINPUT_SHAPES = ") == 1
 
 
-# -- issue 21 item 2: a class rename changes references to the class, nothing else ----------------
+# -- a class rename changes references to the class, nothing else ---------------------------------
 
 
 def test_a_class_rename_changes_only_references_to_the_class(scaler_project):
@@ -332,7 +332,7 @@ def test_a_class_rename_changes_only_references_to_the_class(scaler_project):
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-# -- issue 21 item 5: marker-like lines in a string are no conflict -------------------------------
+# -- marker-like lines in a string are no conflict ------------------------------------------------
 
 MARKED_CALL = '''call: |
   note = """

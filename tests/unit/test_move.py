@@ -1,7 +1,6 @@
 """`layergen mv` (layergen/move.py): a rename the person states.
 
-Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
-green `--check`).
+Regression tests: everyday workflows that lost an edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from helpers import cli as run
 def test_a_file_and_class_rename_with_a_new_param_is_followed_when_the_person_says_so(
     scaler_project,
 ):
-    """Issue 34: file, class and params changed at once leave no evidence of a rename. A plain
+    """File, class and params changed at once leave no evidence of a rename. A plain
     run keeps the old edited module as an orphan; `layergen mv OLD NEW` follows it."""
     add_method(module_path(scaler_project))
     edit(declaration_path(scaler_project), "layer: Scaler", "layer: Gainer")

@@ -1,8 +1,7 @@
-"""`layergen new` (layergen/cli.py, scaffold.py). Issue 34.
+"""`layergen new` (layergen/cli.py, scaffold.py).
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success); issue 21 (everyday workflows that lost an edit or left stale code behind a green
-`--check`).
+Regression tests: inputs that gave tracebacks, broken code reported as success; everyday workflows
+that lost an edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from helpers import cli as run
 
 
 def test_new_refuses_a_folder_outside_the_configured_paths(tmp_path, monkeypatch):
-    """Issue 34 item 8: `new --dir` outside `paths` wrote a layer that `generate` and its
+    """`new --dir` outside `paths` wrote a layer that `generate` and its
     `--check` never saw again, while the printed next step said they would."""
     (tmp_path / "pyproject.toml").write_text(
         "[project]\nname = 'demo'\n\n[tool.layergen]\npaths = ['layers']\n"

@@ -1,8 +1,7 @@
-"""layergen/package_init.py and update/package_edits.py (issue 38): a package's `__init__.py`
+"""layergen/package_init.py and update/package_edits.py: a package's `__init__.py`
 edited with libcst, `__all__` as the project's black writes it, a person's lines kept.
 
-Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
-green `--check`).
+Regression tests: everyday workflows that lost an edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -77,7 +76,7 @@ BUILT = [
 @pytest.mark.parametrize("built", BUILT)
 def test_an_all_built_otherwise_than_as_one_list_stays_as_written(built):
     """Only the imports are edited: such an `__all__` was replaced by a literal list, or a
-    second one was added that overrode it (review of issue 38's libcst editing)."""
+    second one was added that overrode it (found in a review of the libcst editing)."""
     existing = f"from .alpha_block import AlphaBlock\n\n{built}"
     new = package_init(existing, [("alpha_block", "AlphaBlock"), ("beta", "Beta")])
     assert new == f"from .alpha_block import AlphaBlock\nfrom .beta import Beta\n\n{built}"

@@ -1,4 +1,4 @@
-"""What real layers (keras-hub's, Keras's own) need from the format (issue 22).
+"""What real layers (keras-hub's, Keras's own) need from the format.
 
 Each test declares the smallest piece of a real layer's public API and checks the
 generated code (or the located error) without running a backend; the generated tests

@@ -1,4 +1,4 @@
-"""A NumPy `example.reference` reads a sublayer's weights by their paths inside it (issue 39):
+"""A NumPy `example.reference` reads a sublayer's weights by their paths inside it:
 `attention.query.kernel`, `mlp.layers[0].kernel`. Without them a reference of a layer made
 of Keras sublayers (an encoder block) could not be written, and its residuals and
 activations went unchecked."""
@@ -143,7 +143,7 @@ def test_the_reference_of_sublayers_runs_against_the_layer(support):
 
 
 def test_a_layer_param_in_the_reference_reads_the_layers_own_objects_weights():
-    """Issue 39: MaskedLMHead's tied `token_embedding` (a `layer` param) read in its
+    """MaskedLMHead's tied `token_embedding` (a `layer` param) read in its
     reference was a fresh, unbuilt object made from the example; it is the layer's own."""
     text = textwrap.dedent("""\
         layer: Tied
@@ -162,7 +162,7 @@ def test_a_layer_param_in_the_reference_reads_the_layers_own_objects_weights():
 
 
 def test_a_sublayer_under_a_when_may_be_unset_in_the_reference():
-    """Issue 39: keras-hub's TransformerDecoder sets its cross-attention's attributes only
+    """keras-hub's TransformerDecoder sets its cross-attention's attributes only
     when built with an encoder: its reference read `layer._cross_attention_layer_norm`
     (AttributeError on the original); one under a `when` reads as None when unset."""
     text = BLOCK.replace(

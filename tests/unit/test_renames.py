@@ -1,10 +1,10 @@
 """Rename following (layergen/renames.py, `layergen mv`): a rename is followed on evidence that
 cannot pair two different layers, refused where the paths cannot tell, and never guessed.
-Issue 34: each test marked so failed on main at 2811b3d; issue 38: rename following in one
-module.
+The tests of a swap, a delete-and-add, a rename onto a helper's name and an IDE rename failed
+on the code of commit 2811b3d; the last section tests renames.py's decisions without the CLI.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 (everyday
-workflows that lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; everyday workflows that lost an
+edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def add_test(test_file: Path, name: str = "test_by_hand") -> None:
 
 
 def test_two_declarations_swapped_are_a_located_error(scaler_project):
-    """Issue 34 item 2: `scale.layer.yaml` and `shift.layer.yaml` swapped: each class was
+    """`scale.layer.yaml` and `shift.layer.yaml` swapped: each class was
     renamed in place and got the other's hand-written methods and tests, exit 0."""
     layers = scaler_project / "layers"
     for stem, name in (("scale", "Scale"), ("shift", "Shift")):
@@ -77,7 +77,7 @@ def test_two_declarations_swapped_are_a_located_error(scaler_project):
 
 
 def test_an_unrelated_layer_added_as_another_is_deleted_takes_nothing(scaler_project):
-    """Issue 34 item 3: Projection (units, kernel) deleted and Router (units, temperature,
+    """Projection (units, kernel) deleted and Router (units, temperature,
     kernel) added: "half the names" paired them, and Projection's hand-written method and
     hand-added test moved into the router, exit 0."""
     layers = scaler_project / "layers"
@@ -166,7 +166,7 @@ def test_mv_refuses_what_it_cannot_follow(scaler_project):
 
 
 def test_a_class_renamed_to_the_name_of_a_helper_in_its_module_is_refused(scaler_project):
-    """Issue 34 item 7: the layer renamed to the name of a hand-written helper of its module:
+    """The layer renamed to the name of a hand-written helper of its module:
     the helper shadowed the layer."""
     layers = scaler_project / "layers"
     module_file = layers / "scaler.py"
@@ -182,7 +182,7 @@ def test_a_class_renamed_to_the_name_of_a_helper_in_its_module_is_refused(scaler
 
 
 def test_a_class_renamed_in_its_module_by_an_ide_is_carried_by_sync(scaler_project):
-    """Issue 34 item 5: an IDE rename of the generated class (in the module): `sync` rewrote
+    """An IDE rename of the generated class (in the module): `sync` rewrote
     `__init__.py` to import the old name, which no longer exists; `--check` 0, the package
     did not import."""
     layers = scaler_project / "layers"
@@ -501,7 +501,7 @@ def test_a_declaration_moved_to_another_folder_keeps_its_registration(scaler_pro
     assert "from .scaler import Scaler\n" in (scaler_project / "blocks" / "__init__.py").read_text()
 
 
-# The decisions of layergen/renames.py on their own, without the CLI (issue 38).
+# The decisions of layergen/renames.py on their own, without the CLI.
 
 
 def test_renamed_from_pairs_by_the_class_kept_or_the_text_kept_and_nothing_else(scaler_project):

@@ -114,7 +114,7 @@ def test_the_support_module_is_written_as_black_writes_it():
 
 @pytest.mark.parametrize("when, asserted", [("true", True), ("use_scale", False), (None, True)])
 def test_a_weight_created_always_makes_the_test_assert_trainable_weights(tmp_path, when, asserted):
-    """Issue 12: `when: true` was read as "conditional" by the test context alone."""
+    """`when: true` was read as "conditional" by the test context alone."""
     from helpers import layergen_in_process
 
     condition = f"\n    when: {when}" if when else ""
@@ -141,7 +141,7 @@ def test_templates_write_values_with_the_literal_filter_and_old_templates_keep_p
 
 
 def test_import_lines_from_one_module_are_merged_as_isort_does():
-    """Issue 35: keras-hub's TransformerDecoder imports two helpers of one module on two
+    """keras-hub's TransformerDecoder imports two helpers of one module on two
     `imports` lines; ruff's isort wants them on one (aliased ones stay apart)."""
     from layergen.render.render import import_block
 

@@ -1,7 +1,6 @@
 """Rendering many declarations on a pool of processes (layergen/render_many.py).
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success).
+Regression tests: inputs that gave tracebacks, broken code reported as success.
 """
 
 from __future__ import annotations

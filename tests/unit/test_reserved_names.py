@@ -1,4 +1,4 @@
-"""Declared names never collide with the names the generated code uses (issue 11, item 6).
+"""Declared names never collide with the names the generated code uses.
 
 The reserved sets in `layergen/declaration/reserved.py` are checked against what the templates
 render: rich probe declarations of every kind are generated, and every name that the
@@ -108,7 +108,7 @@ BASE = {
     "losses": ["ops.sum(x)"],
     "example": {"params": {"units": 2}},
 }
-# The format's additions of issue 14: outputs by name, a sublayer sized from the input,
+# Named outputs, masking and methods: outputs by name, a sublayer sized from the input,
 # a method that replaces a generated one.
 NAMED = {
     "layer": "ProbeNamed",
@@ -122,7 +122,7 @@ NAMED = {
     "methods": {"get_config": {"body": "return {**super().get_config(), 'pa': pa}"}},
     "example": {"input_shape": [2, 3]},
 }
-# The format's additions of issue 35: params holding a layer and a callable, a sublayer under
+# What whole models need: params holding a layer and a callable, a sublayer under
 # a `when` over a keyword tensor (`build` then takes every tensor input's shape), outputs under
 # a `when` over the keyword inputs (`compute_output_shape` and `compute_output_spec` take them).
 WHOLE = {

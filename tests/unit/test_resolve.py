@@ -1,7 +1,7 @@
 """`layergen resolve` (layergen/commands/resolve.py): settling a conflict either way.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 (everyday
-workflows that lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; everyday workflows that lost an
+edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_resolve_takes_either_side(scaler_project):
     assert run("resolve", "layers/scaler.py").exit_code == 2  # which side?
 
 
-# -- issue 21 item 4: a lock record is reused only when it fits the files it was made with --------
+# -- a lock record is reused only when it fits the files it was made with -------------------------
 
 
 def test_resolve_theirs_after_a_declaration_change_is_not_stale(scaler_project):

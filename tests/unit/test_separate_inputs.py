@@ -1,4 +1,4 @@
-"""Several tensor inputs as arguments of their own (issue 35): keras-hub's
+"""Several tensor inputs as arguments of their own: keras-hub's
 `CachedMultiHeadAttention.call(self, query, value, key=None, ...)` and
 `MaskedLMHead.call(self, inputs, mask_positions)` keep their signatures, and an input may be
 named `value`. Checked on the generated code, without a backend; the generated tests of the

@@ -1,5 +1,5 @@
 """The checks of the generated tests' support module (`layergen/templates/support.py.j2`),
-called directly with data, as a generated test calls them (issue 38): each passes on a
+called directly with data, as a generated test calls them: each passes on a
 layer that does what it is told and fails on one with the bug it is there to catch."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The support module's checks of a layer's base arguments, config and saving
 (`layergen/templates/_support_config.j2`), called with data as a generated test calls
-them (issue 38): each passes on a correct layer and fails on one with the bug it is there
+them: each passes on a correct layer and fails on one with the bug it is there
 to catch."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The support module's checks of a sharded layer's layout map and of what ModelParallel
 did with it (`layergen/templates/_support_layouts.j2`), called with data as a generated test
-calls them (issue 38): each passes on a correct layer or report and fails on one with the
+calls them: each passes on a correct layer or report and fails on one with the
 bug it is there to catch. (tests/e2e/test_model_parallel.py runs them under ModelParallel.)
 """
 

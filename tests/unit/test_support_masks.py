@@ -1,5 +1,5 @@
 """The support module's checks of a layer's Keras mask (`layergen/templates/_support_masks.j2`),
-called with data as a generated test calls them (issue 38): each passes on a correct layer
+called with data as a generated test calls them: each passes on a correct layer
 and fails on one with the bug it is there to catch."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The property checks of the generated tests' support module
 (`layergen/templates/_support_properties.j2`: the numpy reference, call arguments, masks,
 causality, caches, recorded goldens), called directly with data, as a generated test
-calls them (issue 38): each passes on a layer that does what it is told and fails on one
+calls them: each passes on a layer that does what it is told and fails on one
 with the bug it is there to catch."""
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ class RoutedTokens(keras.layers.Layer):
 
 
 def test_the_steps_a_mask_hides_change_no_loss_of_a_training_call(support):
-    """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was the
+    """The MoE block's load-balancing loss ignoring its padding mask was the
     one real-layer bug the tests missed without recorded outputs. The router's flattened
     logits of the hidden tokens may change: they are compared at the kept ones."""
     mask = hiding_the_first_step((2, 3))
@@ -366,7 +366,7 @@ def test_a_cache_decodes_step_by_step_what_the_whole_sequence_gives(support):
 
 def test_a_cache_steps_only_the_inputs_of_of(support):
     """`bias` has the shape of `x` and is read whole: cut to the step, each step sees
-    another mean (issue 39: the tests once cut every input of that shape)."""
+    another mean (the tests once cut every input of that shape)."""
     names = {"cache": "cache", "index": "index", "empty": EMPTY, "output": 1}
     with pytest.raises(AssertionError):
         support.assert_cache_decodes_step_by_step(cached(support), of=["x", "bias"], **names)

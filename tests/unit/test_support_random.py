@@ -1,5 +1,5 @@
 """The support module's checks of a random layer (`layergen/templates/_support_random.j2`),
-called with data as a generated test calls them (issue 38): each passes on a correct
+called with data as a generated test calls them: each passes on a correct
 layer and fails on one with the bug it is there to catch."""
 
 from __future__ import annotations

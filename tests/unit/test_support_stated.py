@@ -1,5 +1,5 @@
 """The support module's check of the outputs a declaration states (`example.inputs`,
-`expected`), given the stated inputs by name as a generated test gives them (issue 38): they
+`expected`), given the stated inputs by name as a generated test gives them: they
 reach the layer in its declared structure, and outputs other than the stated ones fail."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`layergen sync` (layergen/sync.py): hand edits carried back into the declaration.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 21 items
-11-17 (inputs that gave tracebacks, broken code reported as success); issue 21 (everyday
-workflows that lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; inputs that gave tracebacks, broken
+code reported as success; everyday workflows that lost an edit or left stale code behind a green
+`--check`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from helpers import (
 )
 from helpers import cli as run
 
-# -- issue 10 item 3: sync never throws a pending declaration change away -------------------------
+# -- sync never throws a pending declaration change away ------------------------------------------
 
 
 def test_sync_does_not_settle_a_pending_conflict(scaler_project):
@@ -84,7 +84,7 @@ def test_sync_marks_what_it_cannot_carry_back_as_hand_written(scaler_project):
     assert "hand_written: [build]" in declaration(scaler_project)
     assert module(scaler_project) == code
     # The declaration says build is hand-written: generate keeps it even when the weights change,
-    # and says so (issue 21 item 7: a change it does not make is never silent) until it is seen.
+    # and says so (a change it does not make is never silent) until it is seen.
     (scaler_project / "layers" / "scaler.layer.yaml").write_text(
         declaration(scaler_project).replace("initializer: ones", "initializer: zeros")
     )
@@ -97,7 +97,7 @@ def test_sync_marks_what_it_cannot_carry_back_as_hand_written(scaler_project):
     assert run("generate", "--check", "layers").exit_code == 0
 
 
-# -- issue 10 item 5: sync takes folders and the configured paths; tuple defaults -----------------
+# -- sync takes folders and the configured paths; tuple defaults ----------------------------------
 
 
 def test_sync_takes_a_folder_and_the_configured_paths(scaler_project):
@@ -134,7 +134,7 @@ def test_sync_reports_a_class_header_edited_on_both_sides(scaler_project):
     assert result.exit_code == 1 and "conflict: `Scaler.<header>`" in result.output
 
 
-# -- issue 21 item 13: a module with a syntax error -----------------------------------------------
+# -- a module with a syntax error -----------------------------------------------------------------
 
 
 def test_sync_on_a_module_with_a_syntax_error_is_a_located_error(scaler_project):
@@ -149,7 +149,7 @@ def test_sync_on_a_module_with_a_syntax_error_is_a_located_error(scaler_project)
     assert snapshot(scaler_project) == before
 
 
-# -- issue 21 item 16: sync never changes a default it cannot write -------------------------------
+# -- sync never changes a default it cannot write -------------------------------------------------
 
 
 def with_alpha(root: Path, default: str) -> tuple[int, int]:

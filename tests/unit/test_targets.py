@@ -1,8 +1,8 @@
 """Where a declaration's outputs go (layergen/targets.py): folders, symlinks, test folders.
 
-Regression tests of issue 10 (no conflict passes unnoticed, no edit is lost); issue 11 items 2,
-8-11 (located errors where there were tracebacks or silence); issue 21 (everyday workflows that
-lost an edit or left stale code behind a green `--check`).
+Regression tests: no conflict passes unnoticed, no edit is lost; located errors where there were
+tracebacks or silence; everyday workflows that lost an edit or left stale code behind a green
+`--check`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from helpers import DECLARATION, declaration_path, errors, layergen_in_process, project, snapshot
 from helpers import cli as run
 
-# -- issue 10 item 6: declarations at the top of a folder with any name ---------------------------
+# -- declarations at the top of a folder with any name --------------------------------------------
 
 
 def test_declarations_at_the_top_of_a_folder_that_is_no_identifier(tmp_path, monkeypatch):
@@ -29,7 +29,7 @@ def test_declarations_at_the_top_of_a_folder_that_is_no_identifier(tmp_path, mon
     assert not (root / "__init__.py").exists()  # the scaler_project folder is no package
 
 
-# -- issue 11 item 11: symlinks, empty folders ----------------------------------------------------
+# -- symlinks, empty folders ----------------------------------------------------------------------
 
 
 def test_a_symlinked_declaration_generates_beside_the_link(tmp_path):

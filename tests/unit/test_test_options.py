@@ -1,4 +1,4 @@
-"""What a declaration says of its generated tests (issue 22 item 7, issue 23):
+"""What a declaration says of its generated tests:
 `tests: {skip: {name: reason}}` turns a generated test off with a reason shown in every
 run, and `noise` states what a random layer promises of its noise."""
 

@@ -57,7 +57,7 @@ example:
 
 
 def test_self_in_a_weight_output_or_noise_shape_reads_the_layer_in_the_tests():
-    """Issue 39: `self.x` in a shape was accepted, then the tests read an undefined `self`."""
+    """`self.x` in a shape was accepted, then the tests read an undefined `self`."""
     code = test_module(SELF_IN_SHAPES)
     assert undefined_names(code) == []
     assert "layer.head_dim" in code
@@ -90,7 +90,7 @@ example:
 
 
 def test_a_weight_read_only_under_if_training_is_not_read_by_inference():
-    """Issue 39: a power-iteration vector assigned under `if training:` was reported as
+    """A power-iteration vector assigned under `if training:` was reported as
     "the output ignores weight u"."""
     assert context(POWER_ITERATION)["facts"].weights_read == ["kernel"]
     for inference_reads_u in (
@@ -106,7 +106,7 @@ ZERO_DROPOUT = repro("drop_block")
 
 
 def test_a_dropout_the_example_leaves_at_rate_zero_skips_the_training_test_and_says_why():
-    """Issue 39: keras-hub's TransformerDecoder keeps dropout 0 by default, and training
+    """keras-hub's TransformerDecoder keeps dropout 0 by default, and training
     changed nothing, so `test_training_changes_the_output` failed."""
     code = test_module(ZERO_DROPOUT)
     mark = code.split("def test_training_changes_the_output")[0].rsplit("\n\n\n", 1)[1]
@@ -125,7 +125,7 @@ JITTER_ROUTER = repro("jitter_router")
 
 
 def test_a_random_layer_whose_example_draws_nothing_is_told_which_param_to_set():
-    """Issue 39: an MoE router with `router_jitter_noise: 0.0` failed with "a different seed
+    """An MoE router with `router_jitter_noise: 0.0` failed with "a different seed
     gave the same outputs", not saying that the example never draws."""
     code = test_module(JITTER_ROUTER)
     test = code.split("def test_the_seed_decides_the_random_draws")[1].split("\ndef ")[0]
@@ -152,7 +152,7 @@ output_shape: (*x, dim)
 
 
 def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
-    """Issue 39: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` attribute, so
+    """keras-hub's TokenAndPositionEmbedding keeps no `mask_zero` attribute, so
     the mask formula read as `layer.mask_zero` failed against the original class."""
     facts = context(MASK_ZERO)["facts"]
     assert facts.masking == 'ops.not_equal(x, 0) if ARGS["mask_zero"] else None'
@@ -161,7 +161,7 @@ def test_declared_formulas_read_params_from_the_example_not_from_the_layer():
 
 
 def test_each_call_case_builds_its_own_layer_with_its_argument():
-    """Issue 39: a structural argument (`encoder_sequence`) passed after a build without it
+    """A structural argument (`encoder_sequence`) passed after a build without it
     raises, as keras-hub's original does: each call case builds a layer by that call."""
     text = POWER_ITERATION.replace(
         "example:\n", "inputs:\n  x: {}\n  context: {default: null}\nexample:\n"
@@ -178,7 +178,7 @@ PADDED_POOL = repro("padded_pool")
 
 
 def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps():
-    """Issue 39: a decoder that ignored `decoder_padding_mask` passed every generated test;
+    """A decoder that ignored `decoder_padding_mask` passed every generated test;
     a keyword input that `masks` an input now has the property checked."""
     code = test_module(PADDED_POOL)
     name = "def test_steps_padding_mask_hides_do_not_change_the_output():"
@@ -198,7 +198,7 @@ def test_a_mask_argument_gets_a_test_that_what_it_hides_changes_nothing_it_keeps
 
 
 def test_a_mask_of_a_keyword_tensor_changes_the_steps_it_hides_of_that_tensor():
-    """Issue 39: a decoder that ignored `encoder_padding_mask` passed every generated test;
+    """A decoder that ignored `encoder_padding_mask` passed every generated test;
     `masks:` may name a keyword tensor (the encoder's sequence), whose example value the
     test changes where the mask hides, and then no output may change."""
     text = PADDED_POOL.replace(
@@ -218,7 +218,7 @@ def test_a_mask_of_a_keyword_tensor_changes_the_steps_it_hides_of_that_tensor():
 
 
 def test_recorded_goldens_hold_each_call_case():
-    """Issue 39: `--record` recorded the default call only, so a padding mask ignored was
+    """`--record` recorded the default call only, so a padding mask ignored was
     missed with recorded outputs too."""
     given = PADDED_POOL.replace(
         "  input_shape: [2, 4, 3]\n",
@@ -233,7 +233,7 @@ def test_recorded_goldens_hold_each_call_case():
 
 
 def test_a_gradient_stopped_on_purpose_is_not_compared_with_finite_differences():
-    """Issue 39: Keras's SpectralNormalization stops the gradient through its power
+    """Keras's SpectralNormalization stops the gradient through its power
     iteration, in training: finite differences of a training call see the path autodiff
     leaves out on purpose. Its inference call is checked instead; a gradient stopped in
     inference too skips the test, saying why."""
@@ -260,7 +260,7 @@ CAUSAL_POOL = repro("causal_pool")
 
 
 def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output():
-    """Issue 39: a decoder whose causal mask was dropped passed every generated test;
+    """A decoder whose causal mask was dropped passed every generated test;
     a bool argument that makes the layer causal along an input (`causal: x`) is checked."""
     code = test_module(CAUSAL_POOL)
     name = "def test_use_causal_mask_makes_each_step_depend_on_earlier_steps_only():"
@@ -272,7 +272,7 @@ def test_a_causal_argument_gets_a_test_that_later_steps_change_no_earlier_output
 
 
 def test_recorded_goldens_hold_the_losses_of_a_training_call():
-    """Issue 39: the MoE block's load-balancing loss ignoring its padding mask was missed
+    """The MoE block's load-balancing loss ignoring its padding mask was missed
     with recorded outputs too: they held no loss."""
     facts = context(MASK_ZERO, golden=True)
     run = render("layer_test.py.j2", facts).split("def golden_run(layer):")[1].split("\ndef ")[0]
@@ -297,7 +297,7 @@ def unused_imports(code: str) -> list[str]:
 
 
 def test_ops_named_only_in_a_skip_reason_or_a_docstring_is_not_imported():
-    """Issue 39 (Keras's SpectralNormalization declared): the gradient test's skip reason
+    """With Keras's SpectralNormalization declared, the gradient test's skip reason
     names `ops.stop_gradient`, and the test module imported `ops` for it, unused (ruff F401);
     a layer's docstring naming `ops.` did the same to the layer module."""
     stopped = POWER_ITERATION.replace(
@@ -337,7 +337,7 @@ example:
 
 
 def test_a_gradient_stopped_in_a_method_called_in_training_only_checks_inference():
-    """Issue 39: Keras's SpectralNormalization stops the gradient in `normalized_weights`,
+    """Keras's SpectralNormalization stops the gradient in `normalized_weights`,
     a method its `call` reaches under `if training:` only; the gradient test was skipped
     ("`ops.stop_gradient` in an inference call") instead of checking an inference call."""
     code = test_module(POWER_ITERATION_METHOD)
@@ -353,7 +353,7 @@ def test_a_gradient_stopped_in_a_method_called_in_training_only_checks_inference
 
 
 def test_the_config_round_trip_allows_from_config_to_take_from_the_config_it_is_given():
-    """Issue 39: Keras's own `Wrapper.from_config` pops `layer` from the config it is given
+    """Keras's own `Wrapper.from_config` pops `layer` from the config it is given
     (SpectralNormalization inherits it), so the generated test, which compared the clone's
     config with that very dict, failed on Keras's class. Keras's own layer tests keep the
     config apart first; so do the generated ones."""
@@ -418,7 +418,7 @@ example:
 
 
 def test_a_call_case_brings_its_own_inputs():
-    """Issue 39: `reverse=True` takes float hidden states, not the example's token ids;
+    """`reverse=True` takes float hidden states, not the example's token ids;
     a call case with inputs of its own is run by the reference, keyword and golden tests."""
     (case,) = context(REVERSIBLE)["facts"].call_cases
     assert case == {

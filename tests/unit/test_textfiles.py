@@ -1,7 +1,6 @@
 """Reading files people write (layergen/textfiles.py): encodings, byte order marks, line ends.
 
-Regression tests of issue 21 items 11-17 (inputs that gave tracebacks, broken code reported as
-success).
+Regression tests: inputs that gave tracebacks, broken code reported as success.
 """
 
 from __future__ import annotations
@@ -56,7 +55,7 @@ def test_a_test_module_and_a_package_init_that_are_not_utf8_are_located_errors(s
         (scaler_project / relative).write_bytes((scaler_project / relative).read_bytes()[25:])
 
 
-# -- issue 21 item 17: what users see after a merge -----------------------------------------------
+# -- what users see after a merge -----------------------------------------------------------------
 
 
 WRITTEN = ["layers/scaler.py", "tests/test_scaler.py", "layers/__init__.py"]

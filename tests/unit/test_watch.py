@@ -181,7 +181,7 @@ def test_watch_stops_on_its_stop_event(project, monkeypatch):
 
 
 def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypatch):
-    """Issue 15: workers forked while watch holds SIGTERM must not inherit that (they never ended)."""
+    """Workers forked while watch holds SIGTERM must not inherit that (they never ended)."""
     monkeypatch.setenv("LAYERGEN_PARALLEL_FROM", "2")
     for number in range(3):
         (project / "layers" / f"half{number}.layer.yaml").write_text(
@@ -200,7 +200,7 @@ def test_watch_stops_after_a_first_run_in_a_pool_of_processes(project, monkeypat
 
 
 def test_watch_reports_a_half_typed_module_save_without_a_traceback(project, monkeypatch):
-    """Issue 21 item 13: `sync` on a module with a syntax error (or not UTF-8) was a libcst
+    """`sync` on a module with a syntax error (or not UTF-8) was a libcst
     traceback, printed on every save while a person typed; now a located error each time."""
     monkeypatch.chdir(project)
     (project / "layers" / "half.layer.yaml").write_text("layer: Half\ncall: x / 2\n")

@@ -1,7 +1,6 @@
 """Writing a run's files, all or none (layergen/writes.py): kills, saves during a run, permissions.
 
-Regression tests of issue 21 (everyday workflows that lost an edit or left stale code behind a
-green `--check`).
+Regression tests: everyday workflows that lost an edit or left stale code behind a green `--check`.
 """
 
 from __future__ import annotations
@@ -200,7 +199,7 @@ def test_written_files_keep_the_usual_permissions(tmp_path):
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-# -- issue 21 item 3: a save that lands while a run writes is never overwritten -------------------
+# -- a save that lands while a run writes is never overwritten ------------------------------------
 
 SAVED = "        # saved in the editor while layergen ran\n"
 
@@ -262,7 +261,7 @@ def test_a_file_that_keeps_changing_is_reported_and_never_overwritten(scaler_pro
     }
 
 
-# -- issue 21 item 9: a failed write puts back what it replaced: "nothing was written" is true ----
+# -- a failed write puts back what it replaced: "nothing was written" is true ---------------------
 
 
 def test_a_failed_rename_of_the_lock_leaves_every_file_as_it_was(scaler_project, monkeypatch):

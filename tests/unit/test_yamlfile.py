@@ -1,7 +1,6 @@
 """Reading a declaration's YAML (layergen/declaration/yamlfile.py): positions, sizes, tags, line ends.
 
-Regression tests of issue 11 items 2, 8-11 (located errors where there were tracebacks or
-silence).
+Regression tests: located errors where there were tracebacks or silence.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from layergen.diagnostics import DiagnosticError
 
 from helpers import BLOCK, codes_of, module_code
 
-# -- issue 11 item 10: size limits ----------------------------------------------------------------
+# -- size limits ----------------------------------------------------------------------------------
 
 
 def test_an_oversized_code_field_is_a_located_error():
