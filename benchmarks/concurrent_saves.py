@@ -1,4 +1,4 @@
-"""Saves that land while `layergen generate` runs: how many are lost (issue 21 item 3).
+"""Saves that land while `layergen generate` runs: how many are lost.
 
     python benchmarks/concurrent_saves.py [--runs 5] [--declarations 40] [--every 0.002]
 

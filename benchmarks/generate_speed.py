@@ -1,5 +1,5 @@
 """How long one `layergen generate` of one declaration takes, as a ratio of a typer command
-with `generate`'s options that does nothing, measured in the same run (issue 38: the floor
+with `generate`'s options that does nothing, measured in the same run (the floor
 any typer 0.29 CLI pays, pydantic TypeAdapters included; the goal is 1.15x, three
 measurements in a row).
 
@@ -114,7 +114,7 @@ REFERENCES = {
     "one pydantic model, defined and used": ONE_MODEL,
     "a typer command with `generate`'s options, doing nothing": NOTHING,
 }
-GOAL = 1.15  # issue 38: a first run of one declaration, against the typer reference
+GOAL = 1.15  # A first run of one declaration, against the typer reference
 REFERENCE = "a typer command with `generate`'s options, doing nothing"
 # Whether a run where nothing changed imports pydantic: through layergen's own code (the
 # command itself), and through the CLI (typer 0.29 parses options with pydantic).

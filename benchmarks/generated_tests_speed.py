@@ -43,7 +43,7 @@ BASELINE = (
 )
 
 
-GOAL = 2.0  # seconds per declaration beyond the framework import (issue 23)
+GOAL = 2.0  # seconds per declaration beyond the framework import
 
 
 def timed_pytest(project: Path, backend: str, python: str, *paths: str) -> float:

@@ -1,4 +1,4 @@
-"""Mutation score of the generated tests on the real layers (issue 39): the machinery of
+"""Mutation score of the generated tests on the real layers: the machinery of
 `mutation_score.py` on the declarations of `tests/fixtures/real/` and the bugs a person
 makes in such code (a mask ignored, a residual or an activation dropped, a wrong scale or
 sign, a term of the wrong part), with behaviour-preserving rewrites that must pass.
@@ -166,7 +166,7 @@ REWRITES = [
 ]
 
 
-# The decoder side (issue 39, item 2): causal and padding masks, caches and their index,
+# The decoder side: causal and padding masks, caches and their index,
 # attention scaling, residuals, activations, a transposed or misplaced term.
 DECODER_MUTANTS = [
     M(

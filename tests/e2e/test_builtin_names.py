@@ -1,4 +1,4 @@
-"""Inputs named like Python's builtins: the generated tests pass (issue 21 item 15).
+"""Inputs named like Python's builtins: the generated tests pass.
 
 `build` indexed the builtin (`map[-1]`) and generate exited 0; the unit tests check the
 code, this runs it. One layer with seven such inputs, its generated tests on JAX: about 30 s.

@@ -1,4 +1,4 @@
-"""A keyword mask of `call` (`masks: x`) gets a test of what it does (issue 39): the steps
+"""A keyword mask of `call` (`masks: x`) gets a test of what it does: the steps
 it hides change none of the outputs at the steps it keeps. The test passes on a layer
 that honours the mask and fails on the same layer ignoring it (a decoder that ignored
 `decoder_padding_mask` passed every generated test before). Likewise a bool argument that
@@ -113,7 +113,7 @@ def test_recorded_outputs_hold_each_call_case(tmp_path):
 
 
 def test_a_cache_decodes_only_the_inputs_of_of(outcomes):
-    """Issue 39: `context` has the decoded input's shape and each step reads all of it;
+    """`context` has the decoded input's shape and each step reads all of it;
     the decoding test once cut it to the step too, and failed this correct layer."""
     ours = {n: o for n, o in outcomes.items() if n.startswith("test_cached_context_sum::")}
     assert ours[f"test_cached_context_sum::{CACHE_TEST}"] == "passed"

@@ -1,4 +1,4 @@
-"""Two runs at once on one project: neither loses the other's lock records (issue 11, item 1)."""
+"""Two runs at once on one project: neither loses the other's lock records."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An editor saving a module over and over while `layergen generate` runs in its own process:
-no save is ever overwritten, and no file is left unparsable (issue 21 item 3). The runs may
+no save is ever overwritten, and no file is left unparsable. The runs may
 report the file as changing (exit 2, nothing written); what they write never replaces a save.
 About 20 s; `python benchmarks/concurrent_saves.py` runs the full measure (5 runs of 40)."""
 

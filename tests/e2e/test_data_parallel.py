@@ -1,5 +1,5 @@
 """End to end, at scale: generated layers train the same with data parallelism on two devices
-as on one, and the two-device model saves and reloads (issue 11, "Scale").
+as on one, and the two-device model saves and reloads.
 
 JAX: `keras.distribution.DataParallel` over two host CPU devices
 (XLA_FLAGS=--xla_force_host_platform_device_count=2). TensorFlow: `MirroredStrategy` over
@@ -8,7 +8,7 @@ over every generated layer; Keras's own BatchNormalization is the control for th
 limit: on TensorFlow, non-trainable state assigned in `call` (`updates`) is per replica and
 never synchronised (docs/spec-format.md, "Data parallelism").
 
-Layers whose state declares `aggregation: mean` (tests/fixtures/aggregation/, issue 26) show
+Layers whose state declares `aggregation: mean` (tests/fixtures/aggregation/) show
 what Keras's aggregation does for it on TensorFlow: a moving mean agrees with one device, a
 running maximum does not (no Keras aggregation is a maximum).
 
@@ -33,7 +33,7 @@ from helpers import ACCEPTANCE, FIXTURES, layergen, make_project
 pytestmark = pytest.mark.e2e
 
 SOURCE = ACCEPTANCE
-# State declared with `aggregation` (issue 26), in a package of its own.
+# State declared with `aggregation`, in a package of its own.
 AGGREGATED = FIXTURES / "aggregation"
 SCRIPT = Path(__file__).parent / "data_parallel_check.py"
 LAYERS = sorted([*SOURCE.glob("*.layer.yaml"), *AGGREGATED.glob("*.layer.yaml")])

@@ -66,7 +66,7 @@ def test_generated_tests_pass(outcomes, backend):
     # A layer without trainable weights skips the fit test (its gradient test checks it).
     skippable = ("::test_compiled_fit_step_trains_every_weight",)
     # ModelParallel runs on JAX only: off JAX, the generated tests of the layers that
-    # declare layouts skip those tests, saying so (issue 26); on JAX they run.
+    # declare layouts skip those tests, saying so; on JAX they run.
     sharded = {name: o for name, o in results.items() if "::test_model_parallel_" in name}
     if backend != "jax":
         skippable += tuple(f"::{name.split('::')[-1]}" for name in sharded)

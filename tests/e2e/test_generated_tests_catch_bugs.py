@@ -58,7 +58,7 @@ BUGS = {
         "(",
         "test_declared_losses",
     ),
-    # Issue 13: the checks of numbers.
+    # The checks of numbers.
     "output_differs_from_stated_values": (
         "rms_norm",
         "ops.rsqrt(",
@@ -95,7 +95,7 @@ BUGS = {
         "stddev=2 * self.stddev",
         "test_random_draws_have_the_declared_statistics",
     ),
-    # Issue 23: one bug of each kind the generated tests missed.
+    # One bug of each kind the generated tests missed.
     # Symmetric bugs hide at the initializers' zeros and ones: the tests seed the weights.
     "gate_inputs_swapped": (
         "gated_blend",

@@ -1,4 +1,4 @@
-"""keras-hub's GPT-2 with the generated layers (issue 35): a tiny `GPT2Backbone` built with the
+"""keras-hub's GPT-2 with the generated layers: a tiny `GPT2Backbone` built with the
 `TransformerDecoder` and `CachedMultiHeadAttention` generated from `tests/fixtures/real/` in
 place of keras-hub's gives the same logits and the same greedy cached generation as the
 one keras-hub ships, on TensorFlow, JAX and torch (`tests/fixtures/gpt2_backbone_check.py`,

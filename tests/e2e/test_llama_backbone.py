@@ -1,4 +1,4 @@
-"""A whole model from declarations (issue 35): keras-hub 0.32's `LlamaBackbone` (tiny, random
+"""A whole model from declarations: keras-hub 0.32's `LlamaBackbone` (tiny, random
 weights) built with the generated `LlamaTransformerDecoder`, `LlamaAttention` and
 `LlamaLayerNorm` in place of keras-hub's gives the same logits and the same cached greedy
 generation from `LlamaCausalLM.generate` as the shipped one, on TensorFlow, JAX and torch

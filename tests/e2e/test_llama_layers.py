@@ -1,4 +1,4 @@
-"""keras-hub's Llama layers in the format (issue 35): `LlamaLayerNorm`, `LlamaAttention` and
+"""keras-hub's Llama layers in the format: `LlamaLayerNorm`, `LlamaAttention` and
 `LlamaTransformerDecoder`, declared in `tests/fixtures/real/`, load the weights of the
 installed keras-hub 0.32.0's own classes and compute their outputs for every call argument
 (masks, a cache read, a cache updated), on TensorFlow, JAX and torch; unlike the originals,

@@ -1,4 +1,4 @@
-"""End to end, issue 26: layers that declare layouts are sharded by the generated
+"""End to end: layers that declare layouts are sharded by the generated
 `get_layout_map` under `keras.distribution.ModelParallel`, on JAX with 8 host CPU devices.
 
 The generated tests of each example check its own sharding against one device

@@ -1,9 +1,9 @@
-"""Generated tests do not fail on correct layers that our examples never tried (issue 22
-item 7): a mixture-of-experts whose router logits have no batch axis and whose top-k
-routing flips under float16; a random layer with weights; a layer without weights; and a
-test the declaration turns off, whose reason shows in the run; and issue 39's false
-failures (`self.x` in shapes, state moved under `if training:`, a dropout of rate 0, a
-random layer whose example draws nothing, a structural call argument).
+"""Generated tests do not fail on correct layers that our examples never tried: a
+mixture-of-experts whose router logits have no batch axis and whose top-k routing flips under
+float16; a random layer with weights; a layer without weights; and a test the declaration turns
+off, whose reason shows in the run; and the false failures the real layers showed (`self.x` in
+shapes, state moved under `if training:`, a dropout of rate 0, a random layer whose example
+draws nothing, a structural call argument).
 
 About 4 minutes: the generated tests of nine layers, once per backend."""
 
@@ -75,9 +75,9 @@ noise: {unbiased: true}
 example:
   input_shape: [8, 5]
 """,
-    # Issue 39's false failures: `self.x` in shapes; state moved only under `if training:`
-    # (a power iteration, as SpectralNormalization); a dropout the example keeps at 0 (as
-    # keras-hub's TransformerDecoder does); a random layer whose example draws nothing.
+    # The false failures the real layers showed: `self.x` in shapes; state moved only under
+    # `if training:` (a power iteration, as SpectralNormalization); a dropout the example keeps
+    # at 0 (as keras-hub's TransformerDecoder does); a random layer whose example draws nothing.
     "heads.layer.yaml": """\
 layer: Heads
 params:

@@ -1,5 +1,5 @@
-"""The generated tests of every real layer pass when run against its original class
-(issue 39): keras-hub's (the copies in `tests/fixtures/keras_hub/`) or Keras's own,
+"""The generated tests of every real layer pass when run against its original class:
+keras-hub's (the copies in `tests/fixtures/keras_hub/`) or Keras's own,
 imported in place of the generated class; so do those of the Keras twins that declare a
 Keras class's whole API (`TWINS`). A generated test that fails there is a false
 failure, unless the original fails there by itself (`DEFECTS_OF_THE_ORIGINALS`, each with
@@ -26,7 +26,7 @@ LAYOUT_MAP = "from real.layout_map import"  # the keys of the declared layouts, 
 
 # keras-hub 0.32's LlamaAttention and LlamaTransformerDecoder: `get_config` reads
 # `self.rope_scaling_factor`, which they never set (AttributeError), so they neither
-# round-trip their config nor save (issue 35, item 7); and the decoder's
+# round-trip their config nor save; and the decoder's
 # `compute_output_shape` leaves out the cache it returns (item 6).
 LLAMA = {
     "test_llama_attention::test_config_round_trip",
@@ -62,7 +62,7 @@ DEFECTS_OF_THE_ORIGINALS = {
     "torch": LLAMA,
 }
 
-# keras-hub 0.32's own classes of issue 35 (installed), on every backend.
+# keras-hub 0.32's own classes of the whole models (installed), on every backend.
 DEFECTS_ON_EVERY_BACKEND = {
     # A functional model with a cache: MultiHeadAttention's `compute_output_spec`, which
     # CachedMultiHeadAttention inherits, takes no `cache` (TypeError). The twin's takes it.

@@ -1,5 +1,5 @@
 """A model-based test of editing a generated project: hand edits, declaration edits and every
-command, in random orders, as a team's everyday workflows mix them (issue 21).
+command, in random orders, as a team's everyday workflows mix them.
 
 The oracle is what a person expects, computed from the sequence of edits alone, never from
 layergen's merge code:
@@ -28,7 +28,7 @@ tests, a deleted member, a class-header edit, module-level assignments (a test's
 changed on both sides), CRLF, a missing final newline, declaration file and class renames,
 a weight added and removed, saves landing between a run's reads and its writes (at a fixed
 point, so a replay is the same run), `layergen tests` on the module (refused), conflicts
-settled either way and then more declaration changes; and the new ways in of issue 48: a
+settled either way and then more declaration changes; and the newer ways in: a
 layer written by hand, adopted (and the adopt undone with git: never an orphan), `mv` into a
 subfolder and back, the lock, `.layergen/` or only `.layergen/base/` lost, and the package
 `__init__.py` as people write it (comments, an alias, an import under `if`/`else`, an
@@ -96,7 +96,7 @@ class Handmade(keras.layers.Layer):
         config.update({{"factor": self.factor}})
         return config
 """
-# How people write the import of a layer in its package's __init__.py (issue 48 item 6).
+# How people write the import of a layer in its package's __init__.py.
 INIT_FORMS = ["comments", "alias", "conditional", "annotated-all", "star"]
 YOURS, MIDDLE = "<<<<<<< ", "======="  # "yours", or "in the file" where no base is known
 STEPS = 0  # steps run (counted by an invariant)
@@ -544,7 +544,7 @@ class EditingAProject(RuleBasedStateMachine):
 
     @rule()
     def rename_the_declaration_file(self):
-        """Renamed in the editor, then said with `layergen mv` (issue 34: a rename with other
+        """Renamed in the editor, then said with `layergen mv` (a rename with other
         changes is no evidence layergen follows on its own). `mv` refuses (writes nothing)
         where the last run generated the new name already (renamed there and back)."""
         old = self.declaration_path
@@ -733,7 +733,7 @@ class EditingAProject(RuleBasedStateMachine):
         if result.exit_code == 0:
             self.the_declaration_is_in_the_code()
 
-    # -- moves of issue 34: ownership, renames by a person's act, undo, lost state ------------
+    # -- moves: ownership, renames by a person's act, undo, lost state ---------------------------
 
     @rule()
     def toggle_hand_written_build(self):
@@ -887,7 +887,7 @@ class EditingAProject(RuleBasedStateMachine):
         if result.exit_code == 0:
             self.note_the_call()
 
-    # -- the new ways in of issue 48: adopt, mv across folders, a lost base, __init__ forms ----
+    # -- the newer ways in: adopt, mv across folders, a lost base, __init__ forms ---------------
 
     @precondition(lambda self: self.handmade is None)
     @rule(adopt=st.sampled_from([None, "keep", "undo"]))

@@ -1,5 +1,5 @@
-"""Issue 35, the format's items: the declarations of `tests/fixtures/whole_models/` generate,
-their generated tests pass on TensorFlow, JAX and torch, and so do the checks of
+"""What whole models need from the format: the declarations of `tests/fixtures/whole_models/`
+generate, their generated tests pass on TensorFlow, JAX and torch, and so do the checks of
 `check_layers.py` (an input named `inputs`, a weight's Keras name apart from its attribute,
 params holding a layer or a callable, `build` under a batch of None, sublayers made under a
 `when` over the keyword inputs given, symbolic outputs that take call arguments). About a
