@@ -403,6 +403,13 @@ def adopt(
         help="The example input's shape, batch first (such as 2,4).",
     ),
     diff: bool = typer.Option(False, "--diff", help="Print what it would write; write nothing."),
+    observe: bool = typer.Option(
+        True,
+        "--observe/--no-observe",
+        help="Where no literal call in the project gives a required argument or the input's"
+        " shape, run the project's tests that construct the class (pytest, KERAS_BACKEND or"
+        " torch, 120 s at most) and take them from its first construction and call.",
+    ),
 ) -> None:
     """Put hand-written layers under a declaration, keeping saved models loading."""
     from .commands.adopt import adopt_command
@@ -415,6 +422,7 @@ def adopt(
             diff=diff,
             examples=example,
             input_shape=input_shape,
+            observe=observe,
         )
     )
 

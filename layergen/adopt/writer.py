@@ -217,10 +217,14 @@ def _in(function: str | None) -> str:
 def _said(values: str | None, shape: str | None) -> str:
     """The `example:` line, with where its values and its input shape come from."""
     if values and values == shape:
-        return f"example:  # params and input_shape from {values}"
-    said = [f"params from {values}"] if values else []
-    said += [f"input_shape from {shape}"] if shape else []
+        return f"example:  # params and input_shape {_from(values)}"
+    said = [f"params {_from(values)}"] if values else []
+    said += [f"input_shape {_from(shape)}"] if shape else []
     return "example:  # " + "; ".join(said) if said else "example:"
+
+
+def _from(source: str) -> str:
+    return source if source.startswith("observed in ") else f"from {source}"
 
 
 def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from ..adopt.evidence import evidenced
 from ..adopt.located import refused
 from ..adopt.module import Share, adopted_module, share
+from ..adopt.observed import observed
 from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
 from ..adopt.reader import Found, code, output_shape, read_module
@@ -55,8 +56,10 @@ def adopt_command(
     diff: bool = False,
     examples: list[str] | None = None,
     input_shape: str | None = None,
+    observe: bool = True,
 ) -> int:
-    """`layergen adopt` as the person typed it: `--example name=value`, `--input-shape 2,4`."""
+    """`layergen adopt` as the person typed it: `--example name=value`, `--input-shape 2,4`,
+    `--no-observe`."""
     from ..handwritten import parse_examples, parse_input_shape
 
     shape = parse_input_shape(input_shape)
@@ -67,6 +70,7 @@ def adopt_command(
         mode="diff" if diff else "write",
         examples=parse_examples(examples or []),
         input_shape=list(shape) if shape else None,
+        observe=observe,
     )
 
 
@@ -78,21 +82,23 @@ def adopt(
     mode: Mode = "write",
     examples: dict[str, Any] | None = None,
     input_shape: list[int] | None = None,
+    observe: bool = True,
 ) -> int:
-    """Adopt every layer class the targets name; the exit status. Raises DiagnosticError."""
+    """Adopt every layer class the targets name; the exit status. Raises DiagnosticError.
+    `observe`: run the project's tests for what static evidence lacks (observed.py)."""
     from ..writes import Changed
 
     with one_run(config, mode, echo):
         for attempt in range(SAVE_RETRIES + 1):
             try:
-                return _adopt(targets, config, echo, mode, examples or {}, input_shape)
+                return _adopt(targets, config, echo, mode, examples or {}, input_shape, observe)
             except Changed as exc:  # saved by an editor meanwhile: read it again, as it is now
                 if attempt == SAVE_RETRIES:
                     raise DiagnosticError([changed_during_run(exc.path)]) from None
         raise AssertionError("unreachable")
 
 
-def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
+def _adopt(targets, config, echo, mode, examples, input_shape, observe) -> int:
     from ..update.lock import Lock
 
     lock = Lock.read(config.root)
@@ -120,7 +126,7 @@ def _adopt(targets, config, echo, mode, examples, input_shape) -> int:
             continue
         try:
             adopted += _read(
-                path, name, named, config, lock, examples, input_shape, errors, declared
+                path, name, named, config, lock, examples, input_shape, errors, declared, observe
             )
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
@@ -191,7 +197,7 @@ def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
 
 
 def _read(
-    path, name, named, config, lock, examples, input_shape, errors, declared=()
+    path, name, named, config, lock, examples, input_shape, errors, declared=(), observe=True
 ) -> list[Adopted]:
     """The classes of the module at `path` to adopt: `name`, or every layer class but those
     its declaration already `declared` (each becomes a document of that declaration)."""
@@ -244,7 +250,12 @@ def _read(
         person = {**memory.get("examples", {}), **examples}
         shape = input_shape or memory.get("input_shape")
         given, shape = shaped(config.root, item, given, person, shape)  # inputs by evidence
+        why = None  # what the project's tests show, where static evidence lacks it
+        if observe:
+            given, shape, why = observed(config.root, path, item, given, shape, person)
         _, problems = declaration(path, item, decide(item), item.package, given, shape)
+        if why is not None:  # the refusal says why running the tests did not help
+            problems = [_unobserved(p, why) for p in problems]
         if problems:  # located in the file as it is
             errors.extend(problems)
             continue
@@ -285,6 +296,12 @@ def _read(
             continue
         out.append(Adopted(path, decl, item, owner, text, source, [] if out else fixes, seen))
     return out
+
+
+def _unobserved(problem: Diagnostic, why: str) -> Diagnostic:
+    if problem.code != "unknown-example":
+        return problem
+    return replace(problem, message=f"{problem.message}; its tests were run to observe one: {why}")
 
 
 def _declare_sublayers(render, item: Found, owner: Ownership, text: str, given, shape, path):

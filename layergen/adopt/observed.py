@@ -1,0 +1,159 @@
+"""Example values and input shapes observed by running the project's own tests, where static
+evidence (evidence.py, shapes.py) leaves a required argument without a value or the input
+without a shape the code's calls show: a layer built only inside an outer model's
+`__init__`, on `keras.Input` tensors, by a test handing that model `**self.init_kwargs`.
+
+The tests run are those of the class's folder and those that import its module, or a
+module that mentions the class (the one constructing it), the ones naming it first, in a
+pytest subprocess with `observer.py` as a plugin: the first construction's literal
+arguments, and the input shapes and dtypes of a call of an instance so constructed (a
+concrete call's, else a symbolic one's, its batch dim 2 and other unknown dims 4, said so),
+then the session stops. Nothing is guessed: what the tests do not show stays unknown."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..introspect import REQUIRED
+from .evidence import Given, _fits, _is_test, _sources, _text
+from .reader import Found
+from .shapes import Shape, Shapes
+
+TIME_LIMIT = 120  # seconds of the project's tests, at most, per class
+BATCH, UNKNOWN = 2, 4  # the dims a symbolic call leaves unknown: the batch, the others
+
+
+@dataclass
+class Observed:
+    values: dict
+    shape: Shape | Shapes | None
+    source: str
+
+
+def observed(root: Path, path: Path, found: Found, given: dict, shape, person: dict):
+    """`given` and `shape` with what the project's tests show where static evidence left a
+    required argument without a value, or the input without the shape of a call (none, or
+    only the rank the code reads); the reason nothing was observed, else None."""
+    needed = {a.name for a in found.cls.args if a.default is REQUIRED} - given.keys()
+    unshaped = shape is None or (getattr(shape, "source", None) or "").startswith("the rank")
+    if not needed and not unshaped:
+        return given, shape, None
+    seen = observe(root, path, found)
+    if isinstance(seen, str):
+        return given, shape, seen
+    params = {a.name: a.default for a in found.cls.args}
+    values = {
+        k: v
+        for k, v in seen.values.items()
+        if k in params and (params[k] is REQUIRED or _fits(v, params[k]))
+    }
+    if unshaped and seen.shape is not None:  # one construction's values and shape together
+        out = Given({**given, **values, **person})
+        changed = any(given.get(k, out) != v for k, v in values.items() if k not in person)
+        out.source = seen.source if changed else getattr(given, "source", None)
+        return out, seen.shape, None
+    out = Given({**values, **given})
+    out.source = seen.source if needed & values.keys() else getattr(given, "source", None)
+    return out, shape, None
+
+
+def observe(root: Path, path: Path, found: Found) -> Observed | str:
+    """What the project's tests show of the class, or why they show nothing."""
+    tests = _tests(root, path, found.cls.name)
+    if not tests:
+        return "no test of the project imports its module or the module that constructs it"
+    module = ".".join(path.resolve().relative_to(root.resolve()).with_suffix("").parts)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "observed.json")
+        target = {"module": module.removesuffix(".__init__"), "name": found.cls.name}
+        env = {
+            **os.environ,
+            "LAYERGEN_OBSERVE": json.dumps({**target, "out": out}),
+            "KERAS_BACKEND": os.environ.get("KERAS_BACKEND", "torch"),
+            "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+        }
+        command = [sys.executable, "-m", "pytest", "-p", "layergen.adopt.observer"]
+        command += ["-p", "no:cacheprovider", "-q", "-o", "addopts=", *map(str, tests)]
+        try:
+            ran = subprocess.run(
+                command, cwd=root, env=env, capture_output=True, text=True, timeout=TIME_LIMIT
+            )
+            output = ran.stdout + ran.stderr
+        except subprocess.TimeoutExpired:
+            output = f"its tests ran past {TIME_LIMIT} s"
+        except OSError as exc:
+            return f"its tests could not be run ({exc})"
+        try:
+            seen = json.loads(Path(out).read_text())
+        except (OSError, ValueError):
+            seen = {}
+    if seen.get("error"):
+        return seen["error"]
+    if seen.get("values") is None:
+        return _why(output, tests, root)
+    where = f"observed in {seen['where']}"
+    return Observed(seen["values"], _shape(seen.get("inputs"), found, where), where)
+
+
+def _tests(root: Path, path: Path, name: str) -> list[Path]:
+    """The test modules that may construct the class: those of its folder and those that
+    import its module or a module mentioning the class, those naming the class first."""
+    module = path.resolve().relative_to(root.resolve()).with_suffix("").parts
+    dotted = ".".join(module)
+    sources = _sources(root)
+    mentioning = {
+        ".".join(p.resolve().relative_to(root.resolve()).with_suffix("").parts)
+        for p in sources
+        if not _is_test(p) and p != path and name in _text(p)
+    }
+    found = []
+    for test in (p for p in sources if _is_test(p) and p.suffix == ".py"):
+        text = _text(test)
+        if "import" not in text or "def test" not in text:
+            continue
+        if test.parent == path.parent or any(m in text for m in (dotted, *mentioning)):
+            found.append((name not in text, test.parent != path.parent, str(test), test))
+    return [test for *_, test in sorted(found)]
+
+
+def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | None:
+    """The example input shape of the call observed (the class's tensor inputs only)."""
+    tensors = [name for name, default in found.inputs if default is None] or ["inputs"]
+    inputs = {k: v for k, v in (inputs or {}).items() if k in tensors}
+    if not inputs or (not found.separate and tensors[0] not in inputs):
+        return None
+    filled = []
+    shapes = {}
+    for name, seen in inputs.items():
+        dims = list(seen["shape"])
+        if dims and dims[0] is None:
+            dims[0] = BATCH
+        filled += [i for i, d in enumerate(dims) if d is None]
+        shapes[name] = [UNKNOWN if d is None else d for d in dims]
+    shape = Shapes(shapes) if found.separate else Shape(shapes[tensors[0]])
+    shape.source = where + (f" (unknown dims {UNKNOWN})" if filled else "")
+    dtypes = {k: v["dtype"] for k, v in inputs.items() if v["dtype"] != "float32"}
+    shape.dtypes = dtypes or None
+    ranges = [v["range"] for v in inputs.values() if "range" in v]
+    if ranges:
+        shape.input_range = [min(r[0] for r in ranges), max(r[1] for r in ranges)]
+    return shape
+
+
+def _why(output: str, tests: list[Path], root: Path) -> str:
+    """Why the tests showed nothing: the error they stopped at, else that none built it."""
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("E ") and ("Error" in line or "Exception" in line):
+            return f"running its tests stopped at `{line[1:].strip()}`"
+        if line.startswith(("No module named", "ERROR: ")) or line.endswith(" s"):
+            return line if line.endswith(" s") else f"running its tests failed: {line}"
+    names = ", ".join(str(t.relative_to(root)) for t in tests[:3])
+    more = f" and {len(tests) - 3} more" if len(tests) > 3 else ""
+    return f"its tests ({names}{more}) never constructed it with literal arguments"

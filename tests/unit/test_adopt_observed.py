@@ -1,0 +1,146 @@
+"""`layergen adopt` observes what static evidence lacks: where no literal call gives a
+required argument or the input's shape (the layer is built inside an outer model's
+`__init__`, on `keras.Input` tensors, and the test hands that model `**self.init_kwargs`),
+it runs the project's own tests that construct the class, records the first construction's
+literal arguments and the first call's input shapes, and says where it saw them."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import cli
+from helpers import write_layer as write
+
+PATCHES = """\
+import keras
+from keras import ops
+
+
+class PatchEmbedding(keras.layers.Layer):
+    def __init__(self, patch_size, hidden_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.patch_size = patch_size
+        self.hidden_dim = hidden_dim
+        self.proj = keras.layers.Dense(hidden_dim, dtype=self.dtype_policy)
+
+    def call(self, images):
+        p = self.patch_size
+        height, width, channels = images.shape[1], images.shape[2], images.shape[3]
+        patches = ops.reshape(images, (-1, (height // p) * (width // p), p * p * channels))
+        return self.proj(patches)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "patch_size": self.patch_size,
+            "hidden_dim": self.hidden_dim,
+        }
+"""
+
+BACKBONE = """\
+import keras
+
+from layers.patches import PatchEmbedding
+
+
+class Backbone(keras.Model):
+    def __init__(self, patch_size, num_heads, head_dim, image_size, **kwargs):
+        inputs = keras.Input(shape=(image_size, image_size, 3))
+        outputs = PatchEmbedding(patch_size, hidden_dim=num_heads * head_dim)(inputs)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+"""
+
+BACKBONE_TEST = """\
+from unittest import TestCase
+
+import numpy as np
+
+from layers.backbone import Backbone
+
+
+class BackboneTest(TestCase):
+    def setUp(self):
+        self.init_kwargs = {"patch_size": 4, "num_heads": 2, "head_dim": 4, "image_size": 8}
+        self.input_data = np.ones((2, 8, 8, 3), "float32")
+
+    def test_backbone_basics(self):
+        model = Backbone(**self.init_kwargs)
+        self.assertEqual(tuple(model(self.input_data).shape), (2, 4, 8))
+"""
+
+
+@pytest.fixture
+def backbone(project, monkeypatch):
+    """A layer constructed only inside an outer functional model, whose test builds it."""
+    monkeypatch.setenv("KERAS_BACKEND", "torch")
+    write(project, "patches.py", PATCHES)
+    write(project, "backbone.py", BACKBONE)
+    write(project, "backbone_test.py", BACKBONE_TEST)
+    return project
+
+
+def test_the_input_shape_observed_where_the_code_shows_none(backbone):
+    """The values are evidenced statically (through `Backbone(**self.init_kwargs)`); the
+    layer is called only on the backbone's `keras.Input`: its shape is observed."""
+    result = cli("adopt", "layers/patches.py:PatchEmbedding")
+    assert result.exit_code == 0, result.output
+    text = (backbone / "layers" / "patches.layer.yaml").read_text()
+    assert "  params: {patch_size: 4, hidden_dim: 8}\n" in text, text
+    assert "  input_shape: [2, 8, 8, 3]\n" in text, text
+    assert f"; input_shape observed in {WHERE}" in text, text
+    assert f"input_shape observed in {WHERE}" in result.output
+
+
+def test_values_observed_where_no_literal_gives_them(backbone):
+    """The test's construction is not literal (its config read from JSON): the first
+    construction's literal arguments, positionals by their param names, are observed."""
+    _unliteral(backbone)
+    result = cli("adopt", "layers/patches.py:PatchEmbedding")
+    assert result.exit_code == 0, result.output
+    text = (backbone / "layers" / "patches.layer.yaml").read_text()
+    assert "  params: {patch_size: 4, hidden_dim: 8}\n" in text, text
+    assert "  input_shape: [2, 8, 8, 3]\n" in text, text
+    assert f"example:  # params and input_shape observed in {WHERE}" in text, text
+
+
+@pytest.mark.e2e
+def test_the_generated_tests_pass_on_the_observed_example(backbone):
+    from helpers import run_pytest
+
+    _unliteral(backbone)
+    assert cli("adopt", "layers/patches.py:PatchEmbedding").exit_code == 0
+    outcomes = run_pytest(backbone, "torch", "tests/test_patches.py")
+    assert outcomes and "passed" in outcomes.values(), outcomes
+    assert "failed" not in outcomes.values(), outcomes
+
+
+def test_no_observe_leaves_the_refusal(backbone):
+    _unliteral(backbone)
+    result = cli("adopt", "--no-observe", "layers/patches.py:PatchEmbedding")
+    assert result.exit_code == 2, result.output
+    assert "layers/patches.py:6:24: error: `PatchEmbedding` requires `patch_size`" in result.output
+    assert not (backbone / "layers" / "patches.layer.yaml").exists()
+
+
+def test_tests_that_cannot_run_leave_the_refusal_with_the_reason(backbone):
+    """A test module that fails to import observes nothing: today's refusal, with why."""
+    _unliteral(backbone)
+    path = backbone / "layers" / "backbone_test.py"
+    path.write_text("import not_installed_anywhere\n" + path.read_text())
+    result = cli("adopt", "layers/patches.py:PatchEmbedding")
+    assert result.exit_code == 2, result.output
+    assert "layers/patches.py:6:24: error: `PatchEmbedding` requires `patch_size`" in result.output
+    assert "not_installed_anywhere" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+WHERE = "layers/backbone_test.py::BackboneTest::test_backbone_basics"
+
+
+def _unliteral(project) -> None:
+    path = project / "layers" / "backbone_test.py"
+    text = path.read_text().replace(
+        'self.init_kwargs = {"patch_size": 4, "num_heads": 2, "head_dim": 4, "image_size": 8}',
+        'self.init_kwargs = json.loads(\n            \'{"patch_size": 4, "num_heads": 2, "head_dim": 4, "image_size": 8}\'\n        )',
+    )
+    path.write_text("import json\n" + text)
