@@ -27,7 +27,7 @@ LAYOUT_MAP = "from real.layout_map import"  # the keys of the declared layouts, 
 # keras-hub 0.32's LlamaAttention and LlamaTransformerDecoder: `get_config` reads
 # `self.rope_scaling_factor`, which they never set (AttributeError), so they neither
 # round-trip their config nor save; and the decoder's
-# `compute_output_shape` leaves out the cache it returns (item 6).
+# `compute_output_shape` leaves out the cache it returns.
 LLAMA = {
     "test_llama_attention::test_config_round_trip",
     "test_llama_attention::test_save_and_load_without_custom_objects",

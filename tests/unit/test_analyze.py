@@ -30,7 +30,7 @@ def errors(text: str) -> list[tuple[int, int, str]]:
     return [(d.line, d.col, d.code) for d in info.value.diagnostics]
 
 
-# -- item 5: names real layers use -------------------------------------------------------
+# -- names real layers use ---------------------------------------------------------------
 
 
 def test_inputs_may_name_the_only_tensor_input():
@@ -92,7 +92,7 @@ def test_a_weights_keras_name_is_checked(name, where, code):
     assert (*where, code) in errors(text)
 
 
-# -- item 4: params that hold a layer or a callable ---------------------------------------
+# -- params that hold a layer or a callable -----------------------------------------------
 
 WRAPPER = repro("wrap")
 
@@ -161,7 +161,7 @@ def test_example_params_of_a_known_base_class_are_checked(base, key, ok):
         assert (4, 12, "unknown-param") in errors(text)
 
 
-# -- item 2: structure decided by the inputs ----------------------------------------------
+# -- structure decided by the inputs ------------------------------------------------------
 
 DECODER = """\
 layer: Decoder
@@ -210,7 +210,7 @@ def test_a_sublayers_when_is_checked(old, new, where, code):
     assert (*where, code) in errors(DECODER.replace(old, new))
 
 
-# -- item 6: symbolic shapes that take call arguments -------------------------------------
+# -- symbolic shapes that take call arguments ---------------------------------------------
 
 SCORES = """\
 layer: Attend

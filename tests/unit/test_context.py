@@ -27,7 +27,7 @@ def method(source: str, name: str) -> str:
     return ast.get_source_segment(source, found)
 
 
-# -- item 5: names real layers use -------------------------------------------------------
+# -- names real layers use ---------------------------------------------------------------
 
 
 def test_an_input_named_inputs_is_calls_argument():
@@ -60,7 +60,7 @@ def test_a_weights_keras_name_is_its_add_weight_name_and_its_attribute_stays():
     assert 'path in ("rel_embedding",)' in build  # the layout's path
 
 
-# -- item 4: params that hold a layer or a callable ---------------------------------------
+# -- params that hold a layer or a callable -----------------------------------------------
 
 WRAPPER = repro("wrap")
 
@@ -117,7 +117,7 @@ def test_names_the_objects_are_made_with_come_from_the_layer_module():
     assert '"layer": ReversibleEmbedding(5, 3),' in tests
 
 
-# -- item 1: `build` traces `call` on a concrete batch ------------------------------------
+# -- `build` traces `call` on a concrete batch --------------------------------------------
 
 CLASS_TOKEN = """\
 layer: ClassTokenEmbedding
@@ -152,7 +152,7 @@ def test_build_traces_call_with_a_batch_of_one_for_an_unknown_batch():
     assert "self.call(keras.KerasTensor((1, *input_shape[1:]), dtype=self.compute_dtype))" in one
 
 
-# -- item 2: structure decided by the inputs ----------------------------------------------
+# -- structure decided by the inputs ------------------------------------------------------
 
 DECODER = """\
 layer: Decoder
@@ -245,7 +245,7 @@ def test_generated_tests_build_a_layer_for_each_keyword_that_shapes_it():
     assert "support.assert_saves_and_loads_built_with_each_keyword_tensor(" in tests
 
 
-# -- item 6: symbolic shapes that take call arguments -------------------------------------
+# -- symbolic shapes that take call arguments ---------------------------------------------
 
 SCORES = """\
 layer: Attend
@@ -316,7 +316,7 @@ def test_the_docstring_says_when_an_output_is_returned():
     assert "input_dim1)`. Returned when `return_attention_scores`." in source
 
 
-# -- item 1: sublayers built from declared shapes, without tracing `call` -----------------
+# -- sublayers built from declared shapes, without tracing `call` -------------------------
 
 BUILT = """\
 layer: Block

@@ -1,6 +1,8 @@
-"""The declaration format's additions of issue 14, one section per addition.
+"""Six parts of the declaration format, one section each: sublayers sized from the input, named
+sublayers, outputs by name, exclusive bounds, a method that replaces a generated one, and
+docstrings like keras-hub's.
 
-Each addition is checked where it is decided (the generated source, the located error) and,
+Each part is checked where it is decided (the generated source, the located error) and,
 end to end (`e2e`), on held-out layers written as real ones are: each declaration is generated,
 imported, compared with a NumPy reference written here independently of the generated code,
 saved and loaded, and its generated tests are run on TensorFlow and JAX.

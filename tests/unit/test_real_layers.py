@@ -46,7 +46,7 @@ def compiled(code: str) -> None:
     compile(code, "<generated>", "exec")
 
 
-# -- item 1: optional inputs and keyword arguments of `call` -------------------------
+# -- optional inputs and keyword arguments of `call` ---------------------------------
 
 POSITION_EMBEDDING = """\
 layer: PositionEmbedding
@@ -188,7 +188,7 @@ def test_a_method_argument_without_a_default_after_one_with_is_located():
     ]
 
 
-# -- item 8: errors at generate time --------------------------------------------------
+# -- errors at generate time ----------------------------------------------------------
 
 
 def test_default_none_gets_the_yaml_null_hint():
@@ -234,7 +234,7 @@ def test_classes_outside_keras_layers_are_not_checked():
     )
 
 
-# -- item 9: a dict returned by name ---------------------------------------------------
+# -- a dict returned by name -----------------------------------------------------------
 
 HEADS = """\
 layer: Heads
@@ -261,7 +261,7 @@ def test_a_dict_with_unpacking_is_refused_with_its_reason():
     assert found[2] == "bad-return" and "string literal" in found[4]
 
 
-# -- item 10: `layergen new` states the formula it scaffolds ---------------------------
+# -- `layergen new` states the formula it scaffolds ------------------------------------
 
 
 def test_new_writes_the_numpy_reference_of_its_formula_with_weights_away_from_their_init():
@@ -281,7 +281,7 @@ def test_new_writes_the_numpy_reference_of_its_formula_with_weights_away_from_th
     )
 
 
-# -- item 4: weights read in float32 under mixed precision ------------------------------
+# -- weights read in float32 under mixed precision --------------------------------------
 
 NORM = """\
 layer: Norm
@@ -307,7 +307,7 @@ def test_compute_dtype_float32_reads_every_weight_in_float32():
     assert "self.autocast = False" in code
 
 
-# -- item 6: input_spec axes, docstring ranks, sublayer args in `__init__` --------------
+# -- input_spec axes, docstring ranks, sublayer args in `__init__` ----------------------
 
 
 def test_input_spec_fixes_the_declared_axes_once_built():
@@ -339,7 +339,7 @@ def test_sublayer_args_in_init_see_the_keras_objects_of_params():
     )
 
 
-# -- item 3: checkpoints of real layers load --------------------------------------------
+# -- checkpoints of real layers load ----------------------------------------------------
 
 ENCODER = """\
 layer: Encoder
@@ -393,7 +393,7 @@ def test_create_init_for_a_sublayer_sized_from_the_input_is_an_error():
     ]
 
 
-# -- item 5: losses from `call` ----------------------------------------------------------
+# -- losses from `call` ------------------------------------------------------------------
 
 ROUTER = """\
 layer: Router
