@@ -1,4 +1,4 @@
-"""Real layers in the format (issues 22 and 35): keras-hub's and Keras's own layers, declared
+"""Real layers in the format: keras-hub's and Keras's own layers, declared
 with their whole public API in `tests/fixtures/real/`, generate; their generated tests pass on
 TensorFlow, JAX and torch with nothing deleted; and each loads its reference's weights
 and computes its outputs (`tests/fixtures/real/match_reference.py`, against the copies in

@@ -1,5 +1,5 @@
 """The files of a declaration that is gone and was no rename (layergen/claims.py): removed
-as generated, or kept as orphans and reported, and the lock forgets them (issues 21, 34)."""
+as generated, or kept as orphans and reported, and the lock forgets them."""
 
 from __future__ import annotations
 
