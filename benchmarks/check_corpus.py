@@ -59,9 +59,9 @@ PACKAGES = [  # (distribution, version): Keras 3, Keras 2, and third-party layer
     ("larq", "0.14.0"),
     ("qkeras-v3", "1.2.1"),
 ]
-# Added in round two of issue 37, and every finding labelled before any rule was tuned on
-# them: Keras 2 (tf.keras, tf_keras shims, tensorflow.compat.v2) and Keras 3 layers, losses
-# and models from packages the rules had never been run on.
+# The second corpus (check_corpus_round2.md), every finding labelled before any rule was
+# tuned on it: Keras 2 (tf.keras, tf_keras shims, tensorflow.compat.v2) and Keras 3 layers,
+# losses and models from packages the rules had never been run on.
 NEW_PACKAGES = [
     ("tensorflow-probability", "0.25.0"),
     ("tf-agents", "0.19.0"),
@@ -76,7 +76,7 @@ NEW_PACKAGES = [
     ("ncps", "1.0.1"),
     ("tfkan", "0.1.1"),
 ]
-# Added in round three of issue 52, chosen after that round's rule changes were written and
+# The third corpus, chosen after the rule changes the second led to were written, and
 # labelled before any look at the rules' code: Keras 3 (and a few Keras 2) packages none of
 # the rules was ever tuned on. Reported on its own: the honest figure.
 THIRD_PACKAGES = [

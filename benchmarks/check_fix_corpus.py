@@ -1,4 +1,4 @@
-"""Does `layergen check --fix` leave any file of the corpus worse? (issue 37, "Done when")
+"""Does `layergen check --fix` leave any file of the corpus worse? It must leave none.
 
 For each package of benchmarks/check_corpus.py (its unpacked sources, never installed): the
 sources are copied to a temporary folder, `--fix` with the default rules is run on the copy

@@ -1,4 +1,4 @@
-"""Files per second `layergen check` reads and checks on one core (the issue's goal: 1,000).
+"""Files per second `layergen check` reads and checks on one core (the goal: 1,000).
 
     python benchmarks/check_speed.py [FOLDER ...] [--rounds 5] [--findings]
     python benchmarks/check_speed.py --synthetic 1500 [--rounds 3]
@@ -16,7 +16,7 @@ of the rounds; each round times, one after the other (so a busy machine slows al
 `--findings` also prints the findings by rule, and checks that they are the same with
 the prefilter off and from the cache.
 
-`--synthetic N` measures the pre-commit case (issue 37) on a project of N files written in
+`--synthetic N` measures the pre-commit case on a project of N files written in
 a temporary folder (folders of 50: a layer per file on one base, each holding the layer of
 the file before it in chains of 5, a model per folder naming its 50 layers, and helpers
 with no Keras): `--no-cache`, a first run writing the cache, and one edited file checked

@@ -1,4 +1,5 @@
-"""`layergen adopt FILE[:Class] | FOLDER` (layergen/adopt/). Issue 36."""
+"""`layergen adopt FILE[:Class] | FOLDER` (layergen/adopt/): hand-written layers put under a
+declaration in place, every word the person wrote kept, saved models still loading."""
 
 from __future__ import annotations
 
@@ -190,7 +191,7 @@ def test_a_module_of_two_layers_adopts_one_named_and_keeps_the_other(project):
 
 def test_a_class_whose_tests_layergen_tests_keeps_is_not_left_behind(project):
     """Adopting one class of a module where `layergen tests` keeps another's tests in step
-    would leave those tests stale behind a green check (review of issue 36): refused."""
+    would leave those tests stale behind a green check: refused, nothing written."""
     module = write(project, "two.py", TWO_LAYERS)
     assert cli("tests", "layers/two.py:Helper").exit_code == 0
     before = snapshot(project)
@@ -553,7 +554,7 @@ class Documented(keras.layers.Layer):
 
 def test_a_member_with_a_docstring_or_comments_stays_the_persons(project):
     """A member whose docstring or comments the declaration would not keep is not replaced
-    by its generated version: every word the person wrote stays (review of issue 36)."""
+    by its generated version: every word the person wrote stays."""
     module = write(project, "documented.py", DOCUMENTED)
     done = cli("adopt", "layers/documented.py:Documented", "--example", "units=2")
     assert done.exit_code == 0, done.output
@@ -581,7 +582,7 @@ class Bare(keras.layers.Layer):
 
 def test_a_class_without_arguments_adopts(project):
     """An `__init__` that only calls the base's, where the generated class has none: it was
-    a KeyError traceback (review of issue 36); the person's method stays."""
+    a KeyError traceback; the person's method stays."""
     module = write(project, "bare.py", BARE_INIT)
     done = cli("adopt", "layers/bare.py:Bare")
     assert done.exit_code == 0, done.output

@@ -1,5 +1,5 @@
-"""`layergen check --fix` is safe by construction: the eight ways it broke real files
-(issue 24), each once. Each test failed before the fix it names. Those that are one rule's
+"""`layergen check --fix` is safe by construction: the eight ways it once broke real
+files, each once. Each test failed before the fix it names. Those that are one rule's
 fix of one file are data in tests/fixtures/lint_rules/ (test_lint_rule_fixtures.py): the
 registration's import (unregistered/registration_adds_the_import_it_needs), no Keras 3
 decorator on Keras 2 (unregistered/keras2_*), no config for a Regularizer

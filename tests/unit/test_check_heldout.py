@@ -142,7 +142,7 @@ def test_fix_then_generated_tests_pass(tmp_path):
         f"test_rms_norm::{SAVE_AND_LOAD}",
     } <= failed(before)
 
-    # Every rule, the opt-in ones too (`unregistered` is off by default since issue 24).
+    # Every rule, the opt-in ones too (`unregistered` is off by default).
     every_rule = ("--select", ",".join(sorted(RULES)))
     result = layergen("check", "--fix", *every_rule, "layers", cwd=project)
     assert result.returncode == 1, result.stdout + result.stderr  # unbuilt-sublayer is left

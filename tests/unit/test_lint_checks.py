@@ -118,7 +118,7 @@ WRAPPER = """\
 
 
 def test_an_argument_its_own_from_config_rebuilds_is_not_missing(tmp_path):
-    """Issue 37, item 4: config-missing ignored a custom `from_config` that rebuilds an
+    """The config-missing rule ignored a custom `from_config` that rebuilds an
     argument, and --fix then broke a class that round-tripped ("multiple values for
     argument 'layer'"). `scale`, which nothing saves, is still missing."""
     found, fixed = check_and_fix(tmp_path, WRAPPER)
@@ -173,7 +173,7 @@ WEIGHTS = """\
 
 
 def test_fixes_write_what_a_saved_file_can_hold_and_load(tmp_path):
-    """Issue 37, item 5: --fix wrote raw initializer/regularizer objects into a config (a
+    """--fix wrote raw initializer/regularizer objects into a config (a
     saved file cannot hold them as JSON: "Unknown config_item 'L2'" at load), and added
     `**kwargs` beside an explicit `dtype=` (from_config then passes `dtype` twice)."""
     found, fixed = check_and_fix(tmp_path, WEIGHTS)
@@ -234,7 +234,7 @@ LOSSES = """\
 
 
 def test_a_loss_that_cannot_take_its_reduction_back(tmp_path):
-    """Issue 37, item 6: a loss whose `__init__` takes `name` but not `reduction` was let
+    """A loss whose `__init__` takes `name` but not `reduction` was let
     through, and `Loss.from_config` (`cls(**config)`) raises on every reload."""
     found, fixed = check_and_fix(tmp_path, LOSSES)
     assert found == [("init-kwargs", 7)]

@@ -62,7 +62,7 @@ def found(report) -> set[tuple[str, str, int]]:
 
 
 def test_the_files_a_run_needs_are_found_in_one_walk_of_the_graph(tmp_path, monkeypatch):
-    """Issue 37, item 7: `Graph.context` walked the graph once per file checked, which is
+    """`Graph.context` walked the graph once per file checked, which is
     quadratic where files name each other in long chains (77 s, 64 of them there)."""
     files, settings = chain(tmp_path, 300)
     lookups = []
@@ -85,7 +85,7 @@ def test_the_files_a_run_needs_are_found_in_one_walk_of_the_graph(tmp_path, monk
 
 
 def test_one_edited_file_is_checked_again_with_what_it_needs_only(tmp_path):
-    """Issue 37, item 7: editing one subclass changed the key of its base (whose findings
+    """Editing one subclass changed the key of its base (whose findings
     read its subclasses' whole context), so every subclass of it was parsed again."""
     files, settings = chain(tmp_path, 40, linked=False)
     first = check_files(files, settings, cache=CheckCache(settings))
@@ -104,7 +104,7 @@ def test_one_edited_file_is_checked_again_with_what_it_needs_only(tmp_path):
 
 
 def test_a_file_s_names_are_read_once(tmp_path, monkeypatch):
-    """Issue 37, item 7: what a file names was read twice in a run that writes the cache
+    """What a file names was read twice in a run that writes the cache
     (`setdefault` computes its default all the same): a fifth of keras/src's first run."""
     files, settings = chain(tmp_path, 20, linked=False)
     (tmp_path / "helpers.py").write_text("class Point:\n    x = 0\n")  # read by the prefilter
@@ -122,7 +122,7 @@ def test_a_file_s_names_are_read_once(tmp_path, monkeypatch):
 
 
 def test_names_in_strings_and_comments_tie_no_files(tmp_path):
-    """Issue 37, item 7: files were tied by every word of their text, so a docstring or an
+    """Files were tied by every word of their text, so a docstring or an
     error message naming a class made a file depend on that class's file: on keras/src an
     edit checked a median 382 of 384 files again (16 by the names the code uses)."""
     files, settings = chain(tmp_path, 30, linked=False)

@@ -38,7 +38,7 @@ def codes(report) -> dict[str, list[tuple[str, int, int]]]:
 
 
 def test_a_coding_cookie_is_honoured(tmp_path):
-    """Issue 37, item 8: a valid file with a PEP 263 `# -*- coding: latin-1 -*-` cookie was
+    """A valid file with a PEP 263 `# -*- coding: latin-1 -*-` cookie was
     `unreadable`, stopped the run (exit 2) and hid every other finding."""
     latin = "# -*- coding: latin-1 -*-\n" + FORGETFUL.format(comment="café, naïve")
     report = run(
@@ -59,7 +59,7 @@ def test_a_coding_cookie_is_honoured(tmp_path):
 
 
 def test_bytes_python_cannot_decode_are_a_syntax_finding_not_the_end_of_the_run(tmp_path):
-    """Issue 37, item 8: a file Python itself cannot decode is invalid Python: a finding of
+    """A file Python itself cannot decode is invalid Python: a finding of
     its own, and the other files are checked all the same."""
     report = run(
         tmp_path,
@@ -93,7 +93,7 @@ class Deep(keras.layers.Layer):
 
 
 def test_an_expression_too_deep_for_python_is_a_syntax_finding(tmp_path):
-    """Issue 37, item 8: a 3,000-term expression (CPython cannot compile it) was a
+    """A 3,000-term expression (CPython cannot compile it) was a
     RecursionError traceback; one CPython compiles is checked like any other."""
     report = run(
         tmp_path,
@@ -110,7 +110,8 @@ def test_an_expression_too_deep_for_python_is_a_syntax_finding(tmp_path):
 
 
 def test_the_command_reports_them_and_goes_on(tmp_path):
-    """Issue 37, item 8: exit 1 with the findings, not 2 with a traceback."""
+    """A latin-1 file and a too-deep expression: exit 1 with their findings, not 2 with a
+    traceback."""
     (tmp_path / "latin.py").write_bytes(
         ("# coding: latin-1\n" + FORGETFUL.format(comment="caf\xe9")).encode("latin-1")
     )
@@ -123,7 +124,7 @@ def test_the_command_reports_them_and_goes_on(tmp_path):
 
 
 def test_a_deep_expression_is_fixed_like_any_other(tmp_path):
-    """Issue 37, item 8: what Python parses, --fix rewrites (libcst and black recurse too):
+    """What Python parses, --fix rewrites (libcst and black recurse too):
     it was a RecursionError traceback."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     deep = DEEP.format(terms=" + ".join(["x"] * 2000)).replace(

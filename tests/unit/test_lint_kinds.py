@@ -59,7 +59,7 @@ UNRELATED_LAYER = """\
 
 
 def test_a_base_is_not_taken_for_a_class_of_another_module_by_its_last_name(tmp_path):
-    """Issue 37, item 1: `tf_keras.layers.Layer` (through a package's own re-export module)
+    """`tf_keras.layers.Layer` (through a package's own re-export module)
     matched an unrelated `class Layer(object)` elsewhere by its last name: the whole package
     had no finding where the layers folder alone had a true one."""
     expected = {("mypkg/layers/dense.py", "config-missing", 12)}
@@ -93,7 +93,7 @@ CHILD = """\
 
 
 def test_a_base_is_found_through_what_its_import_names(tmp_path):
-    """Issue 37, item 1: the module an import names, a package that re-exports its own
+    """The module an import names, a package that re-exports its own
     module's class, and a relative import each lead to the class; a class of the same name
     in another module does not (the child must extend Block's config: config-missing)."""
     cases = {
@@ -119,7 +119,7 @@ def test_a_base_is_found_through_what_its_import_names(tmp_path):
 
 
 def test_code_of_another_framework_is_not_taken_for_keras(tmp_path):
-    """Issue 37, item 3: a package's PyTorch emulation of Keras (its own `Layer` on
+    """A package's PyTorch emulation of Keras (its own `Layer` on
     `torch.nn.Module`, with `build` and `call`) gave sublayer-dtype findings, and a
     TensorFlow object named like a project's Keras layer
     (`tf.tpu.experimental.embedding.TPUEmbedding`) was taken for that layer, and `--fix`
@@ -200,7 +200,7 @@ def test_code_of_another_framework_is_not_taken_for_keras(tmp_path):
 
 
 def test_keras_public_names_are_keras_s_even_in_a_folder_named_keras(tmp_path):
-    """Issue 37, item 3: `keras.Model(...)` is Keras's Model (not a sublayer to give a dtype
+    """`keras.Model(...)` is Keras's Model (not a sublayer to give a dtype
     policy), not a project class named Model in a module under a folder named keras."""
     files = {
         "lib/keras/models.py": """\

@@ -50,7 +50,7 @@ PADDED = """\
 
 
 def test_an_argument_passed_on_under_another_value(tmp_path):
-    """Issue 37, item 6: `padding="symmetric"` passed on to the parent as `"valid"`: the
+    """`padding="symmetric"` passed on to the parent as `"valid"`: the
     config says "valid", and a reloaded layer stops padding (8x8 became 6x6)."""
     found, _ = check_and_fix(tmp_path, PADDED)
     assert [f for f in found if f[0] == "forwarded-value"] == [("forwarded-value", 8)]
@@ -101,7 +101,7 @@ HASHED = """\
 
 
 def test_from_config_reads_a_key_get_config_never_writes(tmp_path):
-    """Issue 37, item 6: `from_config` read `hash_config` where `get_config` writes
+    """`from_config` read `hash_config` where `get_config` writes
     `hashing_config`: a KeyError on every reload."""
     found, _ = check_and_fix(tmp_path, HASHED)
     assert [f for f in found if f[0] == "config-key-mismatch"] == [("config-key-mismatch", 14)]

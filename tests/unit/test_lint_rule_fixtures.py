@@ -1,5 +1,5 @@
-"""The rules of `layergen check` tested as data (issue 38; ruff's `resources/test/fixtures/`
-is the model): `tests/fixtures/lint_rules/<rule-code>/` holds small modules of layer code as
+"""The rules of `layergen check` tested as data (ruff's `resources/test/fixtures/` is
+the model): `tests/fixtures/lint_rules/<rule-code>/` holds small modules of layer code as
 people write them, one case each, its docstring saying what it shows.
 
 - A line a finding is expected on ends with a marker comment, `# expect: <code>` (several

@@ -1,6 +1,7 @@
-"""The rules of `layergen/lint/rules/` on the round-two corpus (issue 37, benchmarks/check_corpus_round2.md):
-each false-positive pattern found there, rebuilt as a small synthetic project and run
-through `check_files` as a whole-project run would. Each test failed before its fix.
+"""The rules of `layergen/lint/rules/` on the round-two corpus
+(benchmarks/check_corpus_round2.md): each false-positive pattern found there, rebuilt as a
+small synthetic project and run through `check_files` as a whole-project run would. Each
+test failed before its fix.
 
 The patterns that are one file and its findings alone (A, D, H, the forwarded values, and
 more of B, C and F) are data in tests/fixtures/lint_rules/ (test_lint_rule_fixtures.py);

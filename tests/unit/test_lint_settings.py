@@ -15,7 +15,7 @@ from helpers import layergen_in_process
 
 
 def test_select_all_selects_every_rule(tmp_path):
-    """Issue 37, item 9: `--select ALL` (ruff's spelling, what a person tries first) was
+    """`--select ALL` (ruff's spelling, what a person tries first) was
     an unknown rule; so was `select = ["ALL"]`."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     every = frozenset(RULES)
@@ -49,7 +49,7 @@ KERAS3 = KERAS2.replace("import tensorflow as tf", "import keras").replace("tf.k
 
 
 def test_the_summary_says_which_selected_rules_were_not_run_where_and_why(tmp_path):
-    """Issue 37, item 9: a rule selected by name was skipped on Keras 2 files without a
+    """A rule selected by name was skipped on Keras 2 files without a
     word; the default rules that do not apply to Keras 2 are not worth a line."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     (tmp_path / "old.py").write_text(textwrap.dedent(KERAS2))

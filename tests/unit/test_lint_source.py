@@ -44,7 +44,7 @@ def report(tmp_path: Path, files: dict[str, str]):
 
 
 def test_keras_2_through_tensorflow_compat_or_a_tf_keras_shim_is_keras_2(tmp_path):
-    """Issue 37, item 2: `import tensorflow.compat.v2 as tf` and a package's own `tf_keras`
+    """`import tensorflow.compat.v2 as tf` and a package's own `tf_keras`
     shim were taken for Keras 3: its rules fired on Keras 2 code (backend-op-in-call,
     python-if-on-tensor, unregistered; init-kwargs where Keras 2's get_config raises).
     The rules that apply to Keras 2 still do (config-missing)."""
