@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
+from collections.abc import Iterator
+from pathlib import Path
 
 from helpers import REPO
 
@@ -25,3 +31,36 @@ def test_ruff_finds_nothing():
         [sys.executable, "-m", "ruff", "check", *OWN_CODE], cwd=REPO, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+CITED_ISSUE = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def prose(path: Path) -> Iterator[tuple[int, str]]:
+    """The comments and docstrings of a module with their lines; a file that is not Python
+    (a fixture of a syntax error) is read whole. A string the code uses is data, not prose."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source)
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError):
+        yield 1, source
+        return
+    yield from ((t.start[0], t.string) for t in tokens if t.type == tokenize.COMMENT)
+    for node in ast.walk(tree):
+        if isinstance(node, DOCUMENTED) and ast.get_docstring(node, clean=False):
+            yield node.body[0].lineno, ast.get_docstring(node, clean=False)
+
+
+def test_no_comment_or_docstring_cites_an_issue_number():
+    """A reader of the repository cannot look an issue up: a test says what it proves, and
+    code why it exists, in words."""
+    cited = [
+        f"{path.relative_to(REPO)}:{line}: {CITED_ISSUE.search(text).group()}"
+        for folder in OWN_CODE
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for line, text in prose(path)
+        if CITED_ISSUE.search(text)
+    ]
+    assert cited == [], "\n".join(cited)
