@@ -1,7 +1,8 @@
 """Adopt every direct Keras layer subclass of keras-hub, judged by keras-hub's own tests.
 
     python benchmarks/adopt_keras_hub.py --source KERAS_HUB_GIT_DIR [--commit 71453d08f]
-        [--work DIR] [--tests changed|none] [--backend torch] [--limit N]
+        [--work DIR] [--tests changed|none] [--tests-under FOLDER,...]
+        [--generated all|under|none] [--workers N] [--backend torch] [--limit N]
 
 `--source` is a keras-hub git directory (a clone or a bare mirror) holding the pinned commit;
 keras-hub's tests ship only with its source. The script exports that commit twice (`original/`
@@ -155,8 +156,11 @@ def ruff_errors(tree: Path) -> int:
     return sum(1 for line in done.stdout.splitlines() if re.match(r"\S+:\d+:\d+: ", line))
 
 
-def run_tests(tree: Path, tests: list[str], backend: str, report: Path) -> dict[str, str]:
-    """pytest over `tests` in `tree` (importing that tree's keras_hub): test id -> outcome."""
+def run_tests(
+    tree: Path, tests: list[str], backend: str, report: Path, workers: int = 1
+) -> dict[str, str]:
+    """pytest over `tests` in `tree` (importing that tree's keras_hub): test id -> outcome. A
+    module that fails to import is its own error, and the others still run."""
     if not tests:
         return {}
     env = {
@@ -176,6 +180,8 @@ def run_tests(tree: Path, tests: list[str], backend: str, report: Path) -> dict[
             "-o",
             "addopts=",
             f"--junitxml={report}",
+            "--continue-on-collection-errors",
+            *(["-n", str(workers)] if workers > 1 else []),
             *tests,
         ],
         cwd=tree,
@@ -210,8 +216,17 @@ def main() -> int:
     parser.add_argument(
         "--tests-under",
         default="",
-        help="keras-hub's tests only under this folder (e.g. keras_hub/src/layers): 2 cores",
+        help="keras-hub's tests only under these folders, comma-separated"
+        " (e.g. keras_hub/src/layers): a whole run of them takes hours on 2 cores",
     )
+    parser.add_argument(
+        "--generated",
+        choices=["all", "under", "none"],
+        default="under",
+        help="adopt's generated tests: of every adopted class, of those under --tests-under"
+        " (the default), or none",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="adopt-keras-hub-"))
     original, adopted = work / "original", work / "adopted"
@@ -237,14 +252,13 @@ def main() -> int:
             f" overall {100 * sum(r['declared'] for r in took) / sum(r['total'] for r in took):.0f}%"
         )
     print(f"  keras-hub ruff errors: before {ruff_errors(original)}, after {ruff_errors(adopted)}")
+    under = tuple(args.tests_under.split(","))
     if args.tests == "changed" and took:
         tests = [
-            t
-            for t in keras_hub_tests(original, {r["module"] for r in took})
-            if t.startswith(args.tests_under)
+            t for t in keras_hub_tests(original, {r["module"] for r in took}) if t.startswith(under)
         ]
-        before = run_tests(original, tests, args.backend, work / "before.xml")
-        after = run_tests(adopted, tests, args.backend, work / "after.xml")
+        before = run_tests(original, tests, args.backend, work / "before.xml", args.workers)
+        after = run_tests(adopted, tests, args.backend, work / "after.xml", args.workers)
         changed = {
             k: (before.get(k), after.get(k))
             for k in before.keys() | after.keys()
@@ -256,16 +270,20 @@ def main() -> int:
         )
         for key, (was, now) in sorted(changed.items()):
             print(f"    {key}: {was} -> {now}")
-        generated = sorted(  # the generated test modules of the classes under that folder
+    if args.generated != "none" and took:
+        generated = sorted(  # the generated test modules of the adopted classes (under)
             str(p.relative_to(adopted))
             for p in (adopted / "tests").glob("test_*.py")
-            if args.tests_under in p.read_text(encoding="utf-8")
+            if args.generated == "all"
+            or any(folder in p.read_text(encoding="utf-8") for folder in under)
         )
-        outcome = run_tests(adopted, generated, args.backend, work / "generated.xml")
+        outcome = run_tests(adopted, generated, args.backend, work / "generated.xml", args.workers)
         red = Counter(k.split("::")[0] for k, v in outcome.items() if v in {"failure", "error"})
         print(
             f"  generated tests ({args.backend}): {sum(v == 'passed' for v in outcome.values())}"
-            f" passed, {sum(red.values())} failed, in {len(red)} of {len(generated)} modules"
+            f" passed, {sum(red.values())} failed,"
+            f" {sum(v == 'skipped' for v in outcome.values())} skipped;"
+            f" red in {len(red)} of {len(generated)} modules"
         )
     print(f"  (details in {work})")
     return 0
