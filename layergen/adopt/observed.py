@@ -53,14 +53,17 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
         for k, v in seen.values.items()
         if k in params and (params[k] is REQUIRED or _fits(v, params[k]))
     }
+    missing = ", ".join(f"`{k}`" for k in sorted(needed - values.keys() - person.keys()))
+    at = seen.source.removeprefix("observed ")
+    why = f"{at}, it is constructed with no literal {missing}" if missing else None
     if unshaped and seen.shape is not None:  # one construction's values and shape together
         out = Given({**given, **values, **person})
         changed = any(given.get(k, out) != v for k, v in values.items() if k not in person)
         out.source = seen.source if changed else getattr(given, "source", None)
-        return out, seen.shape, None
+        return out, seen.shape, why
     out = Given({**values, **given})
     out.source = seen.source if needed & values.keys() else getattr(given, "source", None)
-    return out, shape, None
+    return out, shape, why
 
 
 def observe(root: Path, path: Path, found: Found) -> Observed | str:
@@ -86,7 +89,7 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
             )
             output = ran.stdout + ran.stderr
         except subprocess.TimeoutExpired:
-            output = f"its tests ran past {TIME_LIMIT} s"
+            output = None
         except OSError as exc:
             return f"its tests could not be run ({exc})"
         try:
@@ -146,14 +149,19 @@ def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | No
     return shape
 
 
-def _why(output: str, tests: list[Path], root: Path) -> str:
-    """Why the tests showed nothing: the error they stopped at, else that none built it."""
+def _why(output: str | None, tests: list[Path], root: Path) -> str:
+    """Why the tests showed nothing: the limit, the error they stopped at, else that none
+    built it."""
+    if output is None:
+        return f"its tests ran past {TIME_LIMIT} s"
+    if "No module named pytest" in output:
+        return "pytest is not installed"
     for line in output.splitlines():
         line = line.strip()
         if line.startswith("E ") and ("Error" in line or "Exception" in line):
             return f"running its tests stopped at `{line[1:].strip()}`"
-        if line.startswith(("No module named", "ERROR: ")) or line.endswith(" s"):
-            return line if line.endswith(" s") else f"running its tests failed: {line}"
+        if line.startswith("ERROR: "):  # pytest's own usage errors
+            return f"running its tests failed: {line.removeprefix('ERROR: ')}"
     names = ", ".join(str(t.relative_to(root)) for t in tests[:3])
     more = f" and {len(tests) - 3} more" if len(tests) > 3 else ""
-    return f"its tests ({names}{more}) never constructed it with literal arguments"
+    return f"its tests ({names}{more}) never constructed it"
