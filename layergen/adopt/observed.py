@@ -82,7 +82,8 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
             "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
         }
         command = [sys.executable, "-m", "pytest", "-p", "layergen.adopt.observer"]
-        command += ["-p", "no:cacheprovider", "-q", "-o", "addopts=", *map(str, tests)]
+        command += ["-p", "no:cacheprovider", "-q", "-o", "addopts="]
+        command += ["--continue-on-collection-errors", *map(str, tests)]  # one bad, others run
         try:
             ran = subprocess.run(
                 command, cwd=root, env=env, capture_output=True, text=True, timeout=TIME_LIMIT

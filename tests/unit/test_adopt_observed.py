@@ -144,3 +144,14 @@ def _unliteral(project) -> None:
         'self.init_kwargs = json.loads(\n            \'{"patch_size": 4, "num_heads": 2, "head_dim": 4, "image_size": 8}\'\n        )',
     )
     path.write_text("import json\n" + text)
+
+
+def test_a_test_module_that_fails_to_import_leaves_the_others_observed(backbone):
+    _unliteral(backbone)
+    write(
+        backbone, "broken_test.py", "import not_installed_anywhere\n\n\ndef test_x():\n    pass\n"
+    )
+    result = cli("adopt", "layers/patches.py:PatchEmbedding")
+    assert result.exit_code == 0, result.output
+    text = (backbone / "layers" / "patches.layer.yaml").read_text()
+    assert f"example:  # params and input_shape observed in {WHERE}" in text, text
