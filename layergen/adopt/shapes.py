@@ -7,7 +7,14 @@ keras-hub's `run_layer_test(cls=X, init_kwargs={...}, input_data=...)`), or a la
 `X(...)` (bound to a name, or called at once) called on tensors or built on a shape:
 `layer(x)`, `layer(query=q, value=v)`, `layer.build((4, 10))`. A tensor is one made with a
 literal shape (`random.uniform(shape=(2, 4, 6))`, `np.ones((2, 4))`), whose dims may be
-names the test binds to integers (`batch_size = 2`, `self.seq_len = 5` in `setUp`)."""
+names the test binds to integers (`batch_size = 2`, `self.seq_len = 5` in `setUp`), or a
+slice of one (`data[:, :1, :]`, `data[:, i : i + 1, :]`: one step).
+
+A call that passes keyword inputs of `call` literal values (`layer(x[:, :1], start_index=2)`)
+is a call case of the example (`example.call_cases`), on the inputs of that call, where the
+example is a call of the same construction: the example is taken from a construction the
+project calls so where there is one. A call that passes them values not known here is no
+evidence."""
 
 from __future__ import annotations
 
@@ -26,6 +33,7 @@ from .reader import Found, code
 MAKERS = {"ones", "zeros", "empty", "full", "uniform", "normal", "randint", "rand", "randn"}
 MAKERS |= {"truncated_normal", "random", "integers", "standard_normal"}
 INTEGERS = {"randint", "integers"}  # makers of integers (token ids, positions)
+UNKNOWN = object()  # a value not known without running the code
 
 
 class Shape(list):
@@ -35,6 +43,7 @@ class Shape(list):
     source: str | None = None
     dtypes: dict[str, str] | None = None
     input_range: list[int] | None = None  # of integer inputs, where the call states it
+    call_cases: list[tuple[dict[str, Any], str]] | None = None  # (case, where it is from)
 
 
 class Shapes(dict):
@@ -43,6 +52,7 @@ class Shapes(dict):
     source: str | None = None
     dtypes: dict[str, str] | None = None
     input_range: list[int] | None = None
+    call_cases: list[tuple[dict[str, Any], str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,8 @@ class Called:
     where: str  # path:line of the call
     dtypes: dict[str, str]  # input -> its dtype, where not float
     input_range: list[int] | None  # [low, high) every input's integers are drawn from
+    args: dict[str, Any]  # the literal keyword inputs of `call` it passes
+    made: str  # where the construction it calls is
 
 
 def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
@@ -65,9 +77,15 @@ def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
     params, required = _signature(found)
     # the tensor inputs; none: the base's `call` takes one (a class that changes its base)
     tensors = [name for name, default in found.inputs if default is None] or ["inputs"]
-    calls = list(_called_on(root, found.cls.name, params, tensors, found.separate))
+    keywords = [name for name, default in found.inputs if default is not None]
+    called = list(_called_on(root, found.cls.name, params, tensors, keywords, found.separate))
+    cases: dict[str, list[Called]] = {}  # construction -> its calls with keyword inputs
+    for call in called:
+        if call.args:
+            cases.setdefault(call.made, []).append(call)
+    calls = [call for call in called if not call.args]
     at = getattr(given, "source", None) or ""
-    calls.sort(key=lambda c: not at.startswith(f"{c.where},"))
+    calls.sort(key=lambda c: (c.made not in cases, not at.startswith(f"{c.where},")))
     defaults = {a.name: a.default for a in found.cls.args if a.default is not REQUIRED}
     for call in calls:
         values = {
@@ -82,9 +100,21 @@ def shaped(root: Path, found: Found, given: dict, person: dict, input_shape):
         shape = Shapes(call.shape) if isinstance(call.shape, dict) else Shape(call.shape)
         shape.source = f"{call.where}, a call of the layer"
         shape.dtypes, shape.input_range = call.dtypes, call.input_range
+        shape.call_cases = [_case(c) for c in cases.get(call.made, [])] or None
         out.source = shape.source if values.keys() - person.keys() else None
         return out, shape
     return given, _documented(found, given) or _read_rank(found)
+
+
+def _case(call: Called) -> tuple[dict[str, Any], str]:
+    """A call with keyword inputs as `example.call_cases` takes it, and where it is."""
+    case = {"args": call.args, "input_shape": call.shape}
+    if call.dtypes:
+        one = len(call.dtypes) == 1 and not isinstance(call.shape, dict)
+        case["input_dtype"] = next(iter(call.dtypes.values())) if one else call.dtypes
+    if call.input_range:
+        case["input_range"] = call.input_range
+    return case, f"{call.where}, a call of the layer"
 
 
 def _signature(found: Found) -> tuple[list[str], set[str]]:
@@ -109,8 +139,9 @@ def _signature(found: Found) -> tuple[list[str], set[str]]:
     return [p.name for p in named], {p.name for p in named if p.default is p.empty}
 
 
-def _called_on(root: Path, name: str, params: list[str], tensors: list[str], separate: bool):
-    """Each call of the layer `name` on inputs in the project (tests first)."""
+def _called_on(root: Path, name: str, params, tensors, keywords, separate: bool):
+    """Each call of the layer `name` on inputs in the project (tests first); `keywords`: the
+    keyword inputs of its `call`."""
     for path in _sources(root.resolve()):
         text = _text(path)
         if name not in text:
@@ -120,13 +151,13 @@ def _called_on(root: Path, name: str, params: list[str], tensors: list[str], sep
             continue
         where = path.relative_to(root.resolve()).as_posix()
         for scope, ints in _scopes(tree):
-            for call in _calls(scope, ints, name, params, tensors, separate):
+            for call in _calls(scope, ints, name, params, tensors, keywords, separate):
                 if call is not None:
-                    shape, values, line, dtypes, ranges = call
+                    shape, values, line, dtypes, ranges, args, made = call
                     ranged = [ranges.get(t) for t in tensors]
                     same = ranged[0] if all(r == ranged[0] for r in ranged) else None
-
-                    yield Called(shape, values, f"{where}:{line}", dtypes, same)
+                    made = f"{where}:{made}"
+                    yield Called(shape, values, f"{where}:{line}", dtypes, same, args, made)
 
 
 def _scopes(tree: ast.Module):
@@ -145,7 +176,8 @@ def _scopes(tree: ast.Module):
 
 
 def _ints(nodes, attributes: bool = False) -> dict[str, Any]:
-    """`name = <literal>` (`self.name = ...` with `attributes`): name -> the value."""
+    """`name = <literal>` (`self.name = ...` with `attributes`; `a, b = 2, 4` too): name ->
+    the value."""
     out = {}
     for node in nodes:
         for statement in ast.walk(node) if not attributes else [node]:
@@ -155,14 +187,20 @@ def _ints(nodes, attributes: bool = False) -> dict[str, Any]:
             if attributes != target.startswith("self."):
                 continue
             try:
-                out[target] = ast.literal_eval(statement.value)
+                value = ast.literal_eval(statement.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
+            out[target] = value
+            names = statement.targets[0]
+            unpacked = isinstance(names, ast.Tuple) and isinstance(value, tuple)
+            if unpacked and len(names.elts) == len(value):  # `a, b = 2, 4`
+                out.update(zip(map(ast.unparse, names.elts), value))
     return out
 
 
-def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separate):
-    """(shape, values, line) of each call of the layer in the function."""
+def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, keywords, separate):
+    """(shape, values, line, dtypes, ranges, keyword inputs, line of the construction) of
+    each call of the layer in the function."""
     bound: dict[str, ast.Call] = {}  # `layer = X(...)`
     made: dict[str, ast.expr] = {}  # `x = random.uniform(shape=...)`
     for node in ast.walk(scope):
@@ -179,6 +217,8 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
     def shape_of(name: str, node) -> list[int] | None:
         if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in made:
             node = made[ast.unparse(node)]
+        if isinstance(node, ast.Subscript):  # `data[:, :1, :]`
+            return _sliced(shape_of(name, node.value), node.slice, ints)
         if not isinstance(node, ast.Call) or _called(node.func) == "Input":
             return None
         keywords = {k.arg: k.value for k in node.keywords}
@@ -221,8 +261,8 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             if isinstance(made_by, ast.Name) and made_by.id in made:
                 made_by = made[made_by.id]
             shape = inputs([keywords["input_data"]], [])
-            made_as = ast.Call(func, [], [ast.keyword(None, made_by)])
-            yield _found(shape, made_as, node, params, dtypes, ranges)
+            made_as = ast.Call(func, [], [ast.keyword(None, made_by)], lineno=node.lineno)
+            yield _found(shape, made_as, node, params, dtypes, ranges, {}, ints)
             continue
         maker = None
         if isinstance(func, ast.Call) and _called(func.func) == name:
@@ -231,7 +271,12 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             maker = bound[func.id]  # `layer(x)`
         if maker is not None:
             shape = inputs(node.args, [k for k in node.keywords if k.arg in tensors])
-            yield _found(shape, maker, node, params, dtypes, ranges)
+            given = [*zip(keywords, node.args[len(tensors) :])]
+            given += [(k.arg, k.value) for k in node.keywords if k.arg in keywords]
+            args = {k: _literal(v, ints) for k, v in given}
+            if any(v is UNKNOWN for v in args.values()):  # a value not known here
+                continue
+            yield _found(shape, maker, node, params, dtypes, ranges, args, ints)
         elif (
             isinstance(func, ast.Attribute)
             and func.attr == "build"
@@ -240,15 +285,56 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, separ
             and not separate
         ):
             shape = _dims(node.args[0], ints)
-            yield _found(shape, bound[ast.unparse(func.value)], node, params, {}, {})
+            maker = bound[ast.unparse(func.value)]
+            yield _found(shape, maker, node, params, {}, {}, {}, ints)
 
 
-def _found(shape, maker: ast.Call, node: ast.Call, params: list[str], dtypes, ranges):
+def _found(shape, maker: ast.Call, node: ast.Call, params, dtypes, ranges, args, ints):
     if shape is None:
         return None
-    values = _values(maker, params)
-    found = (shape, values, node.lineno, dict(dtypes), dict(ranges))
+    values = _values(maker, params, ints)
+    found = (shape, values, node.lineno, dict(dtypes), dict(ranges), args, maker.lineno)
     return None if values is None else found
+
+
+def _literal(node: ast.expr, ints: dict) -> Any:
+    """A literal value (tuples as lists), or a name bound to one; else `UNKNOWN`."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        value = ints.get(ast.unparse(node), UNKNOWN)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _sliced(dims: list[int] | None, index: ast.expr, ints: dict) -> list[int] | None:
+    """The dims of a tensor of dims `dims` indexed by `index` (`[:, :1, :]`, `[:, i : i +
+    1]`, `[0]`), None where they are not known."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    if dims is None or len(items) > len(dims):
+        return None
+    out = []
+    for dim, item in zip(dims, items):
+        if not isinstance(item, ast.Slice):
+            if _int(item, ints) is None:
+                return None
+            continue  # an integer index drops its axis
+        if item.step is not None:
+            return None
+        lower = 0 if item.lower is None else _int(item.lower, ints)
+        upper = dim if item.upper is None else _int(item.upper, ints)
+        if (  # `i : i + 1`
+            isinstance(item.upper, ast.BinOp)
+            and isinstance(item.upper.op, ast.Add)
+            and item.lower is not None
+            and ast.unparse(item.upper.left) == ast.unparse(item.lower)
+        ):
+            lower, upper = 0, _int(item.upper.right, ints)
+        if lower is None or upper is None:
+            return None
+        lower, upper = (v + dim if v < 0 else v for v in (lower, upper))
+        out.append(min(upper, dim) - max(lower, 0))
+    out += dims[len(items) :]
+    return out if all(d >= 1 for d in out) else None
 
 
 def _int(node, ints: dict) -> int | None:
@@ -259,9 +345,9 @@ def _int(node, ints: dict) -> int | None:
     return value if type(value) is int else None
 
 
-def _values(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
-    """The literal arguments of a construction (`**{...}` of a dict literal included);
-    None where it passes what is not known (`*args`, `**config`)."""
+def _values(call: ast.Call, params: list[str], ints: dict) -> dict[str, Any] | None:
+    """The literal arguments of a construction (`**{...}` of a dict literal included, names
+    bound to literals); None where it passes what is not known (`*args`, `**config`)."""
     if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     pairs = list(zip(params, call.args))
@@ -276,11 +362,9 @@ def _values(call: ast.Call, params: list[str]) -> dict[str, Any] | None:
             return None
     out = {}
     for name, node in pairs:
-        try:
-            value = ast.literal_eval(node)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            continue
-        out[name] = list(value) if isinstance(value, tuple) else value
+        value = _literal(node, ints)
+        if value is not UNKNOWN:
+            out[name] = value
     return out
 
 

@@ -179,6 +179,9 @@ def declaration(
         example.append(f"  input_dtype: {_value(dtypes)}")
     if getattr(shape, "input_range", None):  # what its integer inputs are drawn from
         example.append(f"  input_range: {_value(shape.input_range)}")
+    if getattr(shape, "call_cases", None):  # the project's calls with keyword inputs
+        example.append("  call_cases:")
+        example += [f"    - {_flow(case)}  # from {where}" for case, where in shape.call_cases]
     lines.append(_said(getattr(examples, "source", None), getattr(shape, "source", None)))
     lines += example
     if skip:

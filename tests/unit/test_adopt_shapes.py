@@ -5,7 +5,7 @@ come from; without such a call, with the rank the class's code reads."""
 
 from __future__ import annotations
 
-from helpers import cli
+from helpers import cli, pytest_in
 from helpers import write_layer as write
 
 BIAS = """\
@@ -300,3 +300,66 @@ def test_calls_it_cannot_read_are_no_evidence_and_no_traceback(project):
     result = cli("adopt", "layers/bias.py")
     assert result.exit_code == 0, result.output
     assert "  input_shape: [2, 4, 4, 4]\n" in _declaration(project, "bias")
+
+
+POSITIONS = """\
+import keras
+from keras import ops
+
+
+class Positions(keras.layers.Layer):
+    def __init__(self, sequence_length, **kwargs):
+        super().__init__(**kwargs)
+        self.sequence_length = sequence_length
+
+    def build(self, input_shape):
+        self.table = self.add_weight(shape=(self.sequence_length, input_shape[-1]))
+
+    def call(self, inputs, start_index=0):
+        shape = ops.shape(inputs)
+        table = ops.slice(self.table, (start_index, 0), (shape[-2], shape[-1]))
+        return inputs + table
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"sequence_length": self.sequence_length})
+        return config
+"""
+
+
+def test_the_projects_calls_with_literal_keywords_are_the_examples_call_cases(project):
+    """keras-hub's PositionEmbedding is tested on inputs as long as its table and, once, on a
+    one-step slice at `start_index=2`: that call is a call case of the example, with the
+    same construction's values, and the generated tests no longer pass `start_index=1` on
+    an input as long as the table, which the slice overflows."""
+    write(project, "positions.py", POSITIONS)
+    (project / "tests").mkdir()
+    (project / "tests" / "positions_test.py").write_text(
+        "from keras import random\n"
+        "from layers.positions import Positions\n\n\n"
+        "class PositionsTest:\n"
+        "    def test_layer_behaviors(self):\n"
+        "        self.run_layer_test(\n"
+        "            cls=Positions,\n"
+        '            init_kwargs={"sequence_length": 6},\n'
+        "            input_data=random.uniform(shape=(3, 6, 4)),\n"
+        "        )\n\n"
+        "    def test_start_index(self):\n"
+        "        batch_size, seq_length, feature_size = 2, 4, 5\n"
+        "        layer = Positions(seq_length)\n"
+        "        data = random.uniform(shape=(batch_size, seq_length, feature_size))\n"
+        "        layer(data)\n"
+        "        for i in range(seq_length):\n"
+        "            layer(data[:, i : i + 1, :], start_index=i)\n"
+        "        layer(data[:, :1, :], start_index=2)\n"
+    )
+    result = cli("adopt", "layers/positions.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "positions")
+    assert "  params: {sequence_length: 4}\n  input_shape: [2, 4, 5]\n" in text, text
+    assert (
+        '  call_cases:\n    - {args: {"start_index": 2}, input_shape: [2, 1, 5]}'
+        "  # from tests/positions_test.py:20, a call of the layer\n"
+    ) in text, text
+    ran = pytest_in(project, "-q", "-p", "no:cacheprovider", "tests", KERAS_BACKEND="torch")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
