@@ -87,3 +87,15 @@ def test_a_call_that_never_reaches_its_op_fails(support):
         support.assert_gradients_come_from_the_declared_ops(
             unreached, DeclaredOps, ["square"], reached=["square"]
         )
+
+
+class Matches(keras.layers.Layer):
+    """Returns the index of each row's largest value, as a box matcher does: no float output."""
+
+    def call(self, x):
+        return ops.argmax(x, axis=-1)
+
+
+def test_a_layer_with_integer_outputs_alone_skips_the_gradient_check_saying_why(support):
+    with pytest.raises(pytest.skip.Exception, match="outputs are all integers"):
+        support.assert_gradients_match_finite_differences(example(support, Matches))

@@ -1150,6 +1150,8 @@ def call_loss(layer, inputs, training=True, seed=0):
     values += [ops.convert_to_tensor(arrays[i]) for i in floats]
     rng = np.random.default_rng(seed)
     base = [numpy(out).astype("float64") for out in outputs(*values)]
+    if not base:  # indices, a match: no gradient flows through integer outputs
+        pytest.skip("the outputs are all integers: no gradient to check")
     upstream = [rng.standard_normal(out.shape) for out in base]
 
     def loss(*values):
