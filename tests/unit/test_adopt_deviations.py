@@ -129,3 +129,40 @@ def test_outputs_made_in_float32_by_a_method_call_reaches(project):
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "grid.layer.yaml").read_text()
     assert f"    {MIXED_TEST}: " in text and "(in `centers`)" in text, text
+
+
+SHIFTED = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Shifted(keras.layers.Layer):
+    def __init__(self, length=4, **kwargs):
+        super().__init__(**kwargs)
+        self.length = length
+
+    def build(self, input_shape):
+        self.table = self.add_weight(name="table", shape=(self.length, input_shape[-1]))
+
+    def call(self, x, start_index=0):
+        return x + ops.slice(self.table, (start_index, 0), ops.shape(x)[1:])
+
+    def get_config(self):
+        return {**super().get_config(), "length": self.length}
+"""
+
+OTHER_VALUES_TEST = "test_each_call_input_with_a_value_other_than_its_default"
+
+
+def test_an_int_call_input_no_call_of_the_project_varies_is_a_stated_skip(project):
+    """An int keyword is often a position whose valid values depend on the input: with no
+    call of the project passing it another value, the tests' `default + 1` is a guess
+    (keras-hub's TokenAndPositionEmbedding: `start_index=1` on an input as long as its
+    table overflows), so adopt states the test a skip, naming the keyword."""
+    (project / "layers" / "shifted.py").write_text(SHIFTED)
+    result = cli("adopt", "layers/shifted.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "shifted.layer.yaml").read_text()
+    assert f"    {OTHER_VALUES_TEST}: " in text and "`start_index`" in text, text
+    assert f"Shifted skips {OTHER_VALUES_TEST}: " in result.output, result.output

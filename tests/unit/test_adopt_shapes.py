@@ -361,5 +361,6 @@ def test_the_projects_calls_with_literal_keywords_are_the_examples_call_cases(pr
         '  call_cases:\n    - {args: {"start_index": 2}, input_shape: [2, 1, 5]}'
         "  # from tests/positions_test.py:20, a call of the layer\n"
     ) in text, text
+    assert "test_each_call_input_with_a_value_other_than_its_default" not in text, text
     ran = pytest_in(project, "-q", "-p", "no:cacheprovider", "tests", KERAS_BACKEND="torch")
     assert ran.returncode == 0, ran.stdout + ran.stderr
