@@ -56,7 +56,7 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
     missing = ", ".join(f"`{k}`" for k in sorted(needed - values.keys() - person.keys()))
     at = seen.source.removeprefix("observed ")
     why = f"{at}, it is constructed with no literal {missing}" if missing else None
-    if unshaped and seen.shape is not None:  # one construction's values and shape together
+    if unshaped and _covers(found, seen.shape):  # one construction's values and shape together
         out = Given({**given, **values, **person})
         changed = any(given.get(k, out) != v for k, v in values.items() if k not in person)
         out.source = seen.source if changed else getattr(given, "source", None)
@@ -64,6 +64,15 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
     out = Given({**values, **given})
     out.source = seen.source if needed & values.keys() else getattr(given, "source", None)
     return out, shape, why
+
+
+def _covers(found: Found, shape) -> bool:
+    """The observed call shapes every tensor input (a (cos, sin) pair passed as one is none):
+    a shape for some inputs only is no evidence of the example's inputs."""
+    if shape is None:
+        return False
+    tensors = {name for name, default in found.inputs if default is None}
+    return not isinstance(shape, dict) or tensors <= shape.keys()
 
 
 def observe(root: Path, path: Path, found: Found) -> Observed | str:

@@ -155,3 +155,52 @@ def test_a_test_module_that_fails_to_import_leaves_the_others_observed(backbone)
     assert result.exit_code == 0, result.output
     text = (backbone / "layers" / "patches.layer.yaml").read_text()
     assert f"example:  # params and input_shape observed in {WHERE}" in text, text
+
+
+ROTATED = """\
+import keras
+from keras import ops
+
+
+class Rotated(keras.layers.Layer):
+    def __init__(self, hidden_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_dim = hidden_dim
+
+    def call(self, hidden, position_embeddings):
+        cos, sin = position_embeddings
+        return hidden * cos + hidden * sin
+
+    def get_config(self):
+        return {**super().get_config(), "hidden_dim": self.hidden_dim}
+"""
+
+ROTATED_TEST = """\
+from unittest import TestCase
+
+import numpy as np
+
+from layers.rotated import Rotated
+
+
+class RotatedTest(TestCase):
+    def test_call(self):
+        hidden = np.ones((2, 4, 8), "float32")
+        Rotated(hidden_dim=8)(hidden, (hidden, hidden))
+"""
+
+
+def test_an_observed_call_that_shapes_only_some_inputs_leaves_the_example_as_it_was(
+    project, monkeypatch
+):
+    """keras-hub's Qwen3_5VisionAttention takes its position embeddings as a (cos, sin) pair:
+    the call observed gives no shape for that input, so it is no evidence of the inputs, and
+    the example the code gave stands (adopted, as without observation), never a refusal."""
+    monkeypatch.setenv("KERAS_BACKEND", "torch")
+    write(project, "rotated.py", ROTATED)
+    write(project, "rotated_test.py", ROTATED_TEST)
+    without = cli("adopt", "layers/rotated.py", "--no-observe", "--diff")
+    assert without.exit_code == 0, without.output
+    result = cli("adopt", "layers/rotated.py")
+    assert result.exit_code == 0, result.output
+    assert "position_embeddings" in (project / "layers" / "rotated.layer.yaml").read_text()
