@@ -19,14 +19,12 @@ class GeneratedTest:
     """One function of a generated test module.
 
     `body`: its statements, indented by 4, without the trailing newline. `params`: the
-    fixtures it takes. `marks`: its decorators, as code, without the `@`. `proves`: the
-    declaration key (or the part of the example) it checks. `fixture`: a pytest fixture
-    the tests after it take, not a test.
+    fixtures it takes. `marks`: its decorators, as code, without the `@`. `fixture`: a
+    pytest fixture the tests after it take, not a test.
     """
 
     name: str
     body: str
-    proves: str
     params: tuple[str, ...] = ()
     marks: tuple[str, ...] = ()
     fixture: bool = False

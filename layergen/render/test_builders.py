@@ -36,7 +36,7 @@ def shapes(f: LayerFacts) -> list[GeneratedTest]:
             "declared_output_shapes",
             declared_reads_layer="True" if f.shapes_read_layer else None,
         )
-    return [GeneratedTest("test_output_shapes_eager_symbolic_and_computed", body(line), "outputs")]
+    return [GeneratedTest("test_output_shapes_eager_symbolic_and_computed", body(line))]
 
 
 def weights(f: LayerFacts) -> list[GeneratedTest]:
@@ -67,7 +67,7 @@ def weights(f: LayerFacts) -> list[GeneratedTest]:
             sublayers=literal(f.sublayers) if f.sublayers else None,
         )
     )
-    return [GeneratedTest("test_weights_match_declaration", body(*lines), "weights")]
+    return [GeneratedTest("test_weights_match_declaration", body(*lines))]
 
 
 def branches(f: LayerFacts) -> list[GeneratedTest]:
@@ -80,7 +80,7 @@ def branches(f: LayerFacts) -> list[GeneratedTest]:
             "support.assert_other_sides_call_and_round_trip(EXAMPLE, sides)",
         ]
         name = "test_the_other_side_of_each_when_calls_and_round_trips"
-        tests.append(GeneratedTest(name, body(*lines), "when"))
+        tests.append(GeneratedTest(name, body(*lines)))
     if f.unreached_sides:
         doc = [
             '"""A side of a declared `when`, or a call input, the example cannot reach: the',
@@ -88,9 +88,7 @@ def branches(f: LayerFacts) -> list[GeneratedTest]:
         ]
         marks = (skip_mark(*f.unreached_sides),)
         tests.append(
-            GeneratedTest(
-                "test_every_declared_branch_is_reached", body(*doc), "example", marks=marks
-            )
+            GeneratedTest("test_every_declared_branch_is_reached", body(*doc), marks=marks)
         )
     if f.other_values:
         lines = [
@@ -104,7 +102,7 @@ def branches(f: LayerFacts) -> list[GeneratedTest]:
             ),
         ]
         name = "test_each_call_input_with_a_value_other_than_its_default"
-        tests.append(GeneratedTest(name, body(*lines), "call"))
+        tests.append(GeneratedTest(name, body(*lines)))
     return tests
 
 
@@ -138,24 +136,24 @@ def weights_read(f: LayerFacts) -> list[GeneratedTest]:
             ")",
         ]
     name = "test_each_weight_the_inference_reads_changes_its_output"
-    return [GeneratedTest(name, body(*lines), "weights")]
+    return [GeneratedTest(name, body(*lines))]
 
 
 def base_arguments(f: LayerFacts) -> list[GeneratedTest]:
     line = "support.assert_base_layer_arguments_pass_through(EXAMPLE)"
-    return [GeneratedTest("test_base_layer_arguments_pass_through", body(line), "params")]
+    return [GeneratedTest("test_base_layer_arguments_pass_through", body(line))]
 
 
 def config_round_trip(f: LayerFacts) -> list[GeneratedTest]:
     args = "[*ARGS, *make_objects()]" if f.objects else "ARGS"
     line = f"support.assert_config_round_trip(EXAMPLE, {args})"
-    return [GeneratedTest("test_config_round_trip", body(line), "params")]
+    return [GeneratedTest("test_config_round_trip", body(line))]
 
 
 def save_load(f: LayerFacts) -> list[GeneratedTest]:
     line = "support.assert_saves_and_loads_without_custom_objects(EXAMPLE, tmp_path)"
     name = "test_save_and_load_without_custom_objects"
-    return [GeneratedTest(name, body(line), "params", params=("tmp_path",))]
+    return [GeneratedTest(name, body(line), params=("tmp_path",))]
 
 
 def fit_step(f: LayerFacts) -> list[GeneratedTest]:
@@ -179,7 +177,7 @@ def fit_step(f: LayerFacts) -> list[GeneratedTest]:
             cases="cases" if f.call_cases else None,
         )
     )
-    return [GeneratedTest("test_compiled_fit_step_trains_every_weight", body(*lines), "weights")]
+    return [GeneratedTest("test_compiled_fit_step_trains_every_weight", body(*lines))]
 
 
 def mixed_precision(f: LayerFacts) -> list[GeneratedTest]:
@@ -199,20 +197,18 @@ def mixed_precision(f: LayerFacts) -> list[GeneratedTest]:
     )
     marks = ('pytest.mark.parametrize("policy", sorted(support.MIXED_PRECISION_EPS))',)
     name = "test_mixed_precision_matches_float32"
-    return [GeneratedTest(name, body(*lines), "call", params=("policy",), marks=marks)]
+    return [GeneratedTest(name, body(*lines), params=("policy",), marks=marks)]
 
 
 def training_vs_inference(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
     if f.deterministic_inference:
         line = "support.assert_inference_is_deterministic(EXAMPLE)"
-        tests.append(GeneratedTest("test_inference_is_deterministic", body(line), "call"))
+        tests.append(GeneratedTest("test_inference_is_deterministic", body(line)))
     if f.training_sensitive or f.training_inert:
         marks = (skip_mark(*f.training_inert),) if f.training_inert else ()
         line = "support.assert_training_changes_the_output(EXAMPLE)"
-        tests.append(
-            GeneratedTest("test_training_changes_the_output", body(line), "call", marks=marks)
-        )
+        tests.append(GeneratedTest("test_training_changes_the_output", body(line), marks=marks))
     return tests
 
 
@@ -224,9 +220,7 @@ def random_draws(f: LayerFacts) -> list[GeneratedTest]:
             f"hint = {_literals(f.draws_hint)}",
             'support.assert_the_seed_decides_the_random_draws(EXAMPLE, ARGS["seed"], hint)',
         ]
-        tests.append(
-            GeneratedTest("test_the_seed_decides_the_random_draws", body(*lines), "random")
-        )
+        tests.append(GeneratedTest("test_the_seed_decides_the_random_draws", body(*lines)))
     if f.statistics:
         lines = [
             "def statistics(inputs, outputs):",
@@ -242,7 +236,7 @@ def random_draws(f: LayerFacts) -> list[GeneratedTest]:
             "support.assert_draws_have_the_declared_statistics(EXAMPLE, statistics)",
         ]
         name = "test_random_draws_have_the_declared_statistics"
-        tests.append(GeneratedTest(name, body(*lines), "example.statistics"))
+        tests.append(GeneratedTest(name, body(*lines)))
     return tests
 
 
@@ -251,7 +245,7 @@ def noise(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
     if f.unbiased:
         line = "support.assert_inference_is_the_mean_of_training(EXAMPLE)"
-        tests.append(GeneratedTest("test_inference_is_the_mean_of_training", body(line), "noise"))
+        tests.append(GeneratedTest("test_inference_is_the_mean_of_training", body(line)))
     if f.noise_shape:
         line = call(
             "support.assert_noise_is_drawn_once_per_cell",
@@ -260,7 +254,7 @@ def noise(f: LayerFacts) -> list[GeneratedTest]:
             declared_reads_layer="True" if f.shapes_read_layer else None,
         )
         name = "test_noise_is_drawn_once_per_cell_of_its_declared_shape"
-        tests.append(GeneratedTest(name, body(line), "noise"))
+        tests.append(GeneratedTest(name, body(line)))
     return tests
 
 
@@ -269,7 +263,7 @@ def no_jit(f: LayerFacts) -> list[GeneratedTest]:
     if f.supports_jit:
         return []
     line = 'assert not EXAMPLE.make_layer().supports_jit, "XLA would compile the layer"'
-    return [GeneratedTest("test_the_layer_is_never_jit_compiled", body(line), "no_jit")]
+    return [GeneratedTest("test_the_layer_is_never_jit_compiled", body(line))]
 
 
 def stated_numbers(f: LayerFacts) -> list[GeneratedTest]:
@@ -286,7 +280,7 @@ def stated_numbers(f: LayerFacts) -> list[GeneratedTest]:
             weights="WEIGHTS" if weights else None,
         )
         name = f"test_{'training' if training else 'inference'}_outputs_are_the_stated_values"
-        tests.append(GeneratedTest(name, body(line), "example.expected"))
+        tests.append(GeneratedTest(name, body(line)))
     reference = f.reference
     if reference:
         keywords = ", **keywords" if f.cased else ""
@@ -306,7 +300,7 @@ def stated_numbers(f: LayerFacts) -> list[GeneratedTest]:
             ),
         ]
         name = "test_inference_outputs_match_the_numpy_reference"
-        tests.append(GeneratedTest(name, body(*lines), "example.reference"))
+        tests.append(GeneratedTest(name, body(*lines)))
     return tests
 
 
@@ -319,14 +313,14 @@ def keyword_arguments(f: LayerFacts) -> list[GeneratedTest]:
             "make_call_cases()",
             symbolic_shapes="True" if f.keywords_shape_outputs else None,
         )
-        tests.append(GeneratedTest("test_each_keyword_argument_of_call", body(line), "call"))
+        tests.append(GeneratedTest("test_each_keyword_argument_of_call", body(line)))
     if f.call_args and f.keywords_build:
         lines = [
             '"""What `build` creates depends on these tensors: each structure saves and loads."""',
             "support.assert_saves_and_loads_built_with_each_keyword_tensor(EXAMPLE, make_call_args(), tmp_path)",
         ]
         name = "test_saves_and_loads_built_with_each_keyword_tensor"
-        tests.append(GeneratedTest(name, body(*lines), "call", params=("tmp_path",)))
+        tests.append(GeneratedTest(name, body(*lines), params=("tmp_path",)))
     return tests
 
 
@@ -355,7 +349,7 @@ def keyword_masks(f: LayerFacts) -> list[GeneratedTest]:
             f"support.assert_hidden_steps_change_nothing(EXAMPLE, {literal(m['name'])}, mask, {where})"
         )
         name = f"test_steps_{m['name']}_hides_do_not_change_the_output"
-        tests.append(GeneratedTest(name, body(*lines), "call.masks"))
+        tests.append(GeneratedTest(name, body(*lines)))
     return tests
 
 
@@ -383,7 +377,7 @@ def caches(f: LayerFacts) -> list[GeneratedTest]:
             ")",
         ]
         name = f"test_decoding_step_by_step_through_{c['name']}_gives_the_whole_sequence"
-        tests.append(GeneratedTest(name, body(*lines), "call.cache"))
+        tests.append(GeneratedTest(name, body(*lines)))
     return tests
 
 
@@ -395,7 +389,6 @@ def causal(f: LayerFacts) -> list[GeneratedTest]:
                 "support.assert_each_step_depends_on_earlier_steps_only"
                 f"(EXAMPLE, {literal(c['name'])}, index={c['index']})"
             ),
-            "call.causal",
         )
         for c in f.causal_args
     ]
@@ -405,7 +398,7 @@ def golden(f: LayerFacts) -> list[GeneratedTest]:
     if not f.golden:
         return []
     line = "support.assert_matches_golden(EXAMPLE, golden_run, __file__)"
-    return [GeneratedTest("test_outputs_match_the_recorded_golden", body(line), "golden")]
+    return [GeneratedTest("test_outputs_match_the_recorded_golden", body(line))]
 
 
 def losses(f: LayerFacts) -> list[GeneratedTest]:
@@ -430,7 +423,7 @@ def losses(f: LayerFacts) -> list[GeneratedTest]:
             "support.assert_declared_losses(EXAMPLE, inference_losses="
             f"{inference}, expected=expected_losses)",
         ]
-    return [GeneratedTest("test_declared_losses", body(*lines), "losses")]
+    return [GeneratedTest("test_declared_losses", body(*lines))]
 
 
 def state_updates(f: LayerFacts) -> list[GeneratedTest]:
@@ -448,19 +441,17 @@ def state_updates(f: LayerFacts) -> list[GeneratedTest]:
         f"support.assert_state_updates(EXAMPLE, {names}, expected_state)",
     ]
     name = "test_state_updates_follow_their_formulas_from_a_moved_state"
-    tests = [GeneratedTest(name, body(*lines), "updates")]
+    tests = [GeneratedTest(name, body(*lines))]
     if f.state_read_in_inference:
         line = "support.assert_inference_follows_the_moved_state(EXAMPLE)"
         name = "test_inference_follows_the_state_that_training_moved"
-        tests.append(GeneratedTest(name, body(line), "updates"))
+        tests.append(GeneratedTest(name, body(line)))
     lines = [
         'layer = make_layer(dtype="mixed_float16")',
         f"layer({f.star}make_inputs(), training=True)",
         f"support.assert_float32_and_finite(layer, {names})",
     ]
-    tests.append(
-        GeneratedTest("test_state_stays_float32_under_mixed_precision", body(*lines), "updates")
-    )
+    tests.append(GeneratedTest("test_state_stays_float32_under_mixed_precision", body(*lines)))
     return tests
 
 
@@ -468,7 +459,7 @@ def masking(f: LayerFacts) -> list[GeneratedTest]:
     tests = []
     if f.masking == "mask":
         line = "support.assert_masking(EXAMPLE, make_mask())  # the mask passes through"
-        tests.append(GeneratedTest("test_masking", body(line), "masking"))
+        tests.append(GeneratedTest("test_masking", body(line)))
     elif f.masking:
         lines = [
             "def output_mask(layer, inputs, mask):",
@@ -478,12 +469,10 @@ def masking(f: LayerFacts) -> list[GeneratedTest]:
             "",
             "support.assert_masking(EXAMPLE, make_mask(), output_mask)",
         ]
-        tests.append(GeneratedTest("test_masking", body(*lines), "masking"))
+        tests.append(GeneratedTest("test_masking", body(*lines)))
     if f.call_reads_mask:
         line = "support.assert_masked_steps_do_not_change_the_output(EXAMPLE, make_mask())"
-        tests.append(
-            GeneratedTest("test_masked_steps_do_not_change_the_output", body(line), "masking")
-        )
+        tests.append(GeneratedTest("test_masked_steps_do_not_change_the_output", body(line)))
     return tests
 
 
@@ -505,7 +494,7 @@ def gradients(f: LayerFacts) -> list[GeneratedTest]:
     )
     marks = (skip_mark(*f.gradient_stopped),) if f.gradient_stopped else ()
     name = "test_gradients_match_finite_differences"
-    return [GeneratedTest(name, body(*lines), "call", marks=marks)]
+    return [GeneratedTest(name, body(*lines), marks=marks)]
 
 
 def declared_ops(f: LayerFacts) -> list[GeneratedTest]:
@@ -517,7 +506,7 @@ def declared_ops(f: LayerFacts) -> list[GeneratedTest]:
             f"{names}, reached={literal(f.reached_ops)})"
         )
         name = "test_call_takes_its_gradients_from_the_declared_ops"
-        tests.append(GeneratedTest(name, body(line), "ops"))
+        tests.append(GeneratedTest(name, body(line)))
     return tests + [op_test(op, "layer", f.star) for op in f.ops]
 
 
@@ -539,7 +528,7 @@ def op_test(op: Mapping[str, Any], owner: str, star: str = "") -> GeneratedTest:
         "        support.numpy(got), support.numpy(want), rtol=1e-5, atol=1e-6",
         "    )",
     ]
-    return GeneratedTest(f"test_op_{op['name']}_gradient_matches_its_formula", body(*lines), "ops")
+    return GeneratedTest(f"test_op_{op['name']}_gradient_matches_its_formula", body(*lines))
 
 
 def layouts(f: LayerFacts) -> list[GeneratedTest]:
@@ -562,13 +551,10 @@ def layouts(f: LayerFacts) -> list[GeneratedTest]:
         "warns_when_the_map_misses_a_layer_named_by_hand": "assert_warns_of_a_layer_named_by_hand(model_parallel, LAYOUTS)",
     }
     return [
-        GeneratedTest(
-            "test_layout_map_keys_the_declared_weights_and_no_others", body(line), "layouts"
-        ),
+        GeneratedTest("test_layout_map_keys_the_declared_weights_and_no_others", body(line)),
         GeneratedTest(
             "model_parallel",
             fixture,
-            "layouts",
             marks=('pytest.fixture(scope="module")',),
             fixture=True,
         ),
@@ -576,7 +562,6 @@ def layouts(f: LayerFacts) -> list[GeneratedTest]:
             GeneratedTest(
                 f"test_model_parallel_{what}",
                 body(f"support.{check}"),
-                "layouts",
                 params=("model_parallel",),
             )
             for what, check in sharded.items()
