@@ -23,7 +23,7 @@ from pathlib import Path
 from ..introspect import REQUIRED
 from .evidence import Given, _fits, _is_test, _sources, _text
 from .reader import Found
-from .shapes import Shape, Shapes
+from .shapes import Shape, Shapes, one_long
 
 TIME_LIMIT = 120  # seconds of the project's tests, at most, per class
 BATCH, UNKNOWN = 2, 4  # the dims a symbolic call leaves unknown: the batch, the others
@@ -42,7 +42,9 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
     only the rank the code reads); the reason nothing was observed, else None."""
     needed = {a.name for a in found.cls.args if a.default is REQUIRED} - given.keys()
     unshaped = shape is None or (getattr(shape, "source", None) or "").startswith("the rank")
-    if not needed and not unshaped:
+    # the project's call found has an axis one long: its tests may make one on longer axes
+    poor = isinstance(shape, (Shape, Shapes)) and bool(shape.source) and one_long(shape)
+    if not needed and not unshaped and not poor:
         return given, shape, None
     seen = observe(root, path, found)
     if isinstance(seen, str):
@@ -56,7 +58,8 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
     missing = ", ".join(f"`{k}`" for k in sorted(needed - values.keys() - person.keys()))
     at = seen.source.removeprefix("observed ")
     why = f"{at}, it is constructed with no literal {missing}" if missing else None
-    if unshaped and _covers(found, seen.shape):  # one construction's values and shape together
+    better = unshaped or (poor and not one_long(seen.shape))
+    if better and _covers(found, seen.shape):  # one construction's values and shape together
         out = Given({**given, **values, **person})
         changed = any(given.get(k, out) != v for k, v in values.items() if k not in person)
         out.source = seen.source if changed else getattr(given, "source", None)

@@ -1,8 +1,9 @@
 """The pytest plugin `layergen adopt` runs a project's own tests with (`-p
 layergen.adopt.observer`, the class in `LAYERGEN_OBSERVE`): it wraps the class's `__new__`
 and `__call__` to record its first construction's literal arguments and the input shapes
-and dtypes of a call of an instance so constructed, writes them to a JSON file, and stops
-the session after the test that completed them."""
+and dtypes of a call of an instance (one on no axis one long, concrete, where there is
+one) with its construction's arguments, writes them to a JSON file, and stops the session
+after the test that completed them."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import os
 
 TARGET = json.loads(os.environ.get("LAYERGEN_OBSERVE") or "null")
 seen: dict = {"values": None, "inputs": None, "concrete": False, "where": None}
-state = {"test": None, "done": False}
-instances: set[int] = set()  # of the instances constructed with the values recorded
+state = {"test": None, "done": False, "rank": None}
+made: dict[int, dict] = {}  # instance id -> the literal arguments it was constructed with
 
 
 def pytest_sessionstart(session) -> None:
@@ -41,24 +42,23 @@ def pytest_runtest_teardown(item) -> None:
 def _wrap(cls) -> None:
     """`__new__` and `__call__` wrapped (not `__init__`: Keras reads its argspec)."""
     new, call = cls.__new__, cls.__call__
-    made = inspect.signature(cls.__init__)
+    signature = inspect.signature(cls.__init__)
     takes = inspect.signature(cls.call)
 
     def __new__(klass, *args, **kwargs):
         self = new(klass) if new is object.__new__ else new(klass, *args, **kwargs)
         if klass is cls and not state["done"]:
-            values = _named(made, (self, *args), kwargs)
+            values = _named(signature, (self, *args), kwargs)
             values = {k: _plain(v) for k, v in values.items() if _literal(v)}
             if seen["values"] is None:
                 seen["values"], seen["where"] = values, state["test"]
                 _write()
-            if values == seen["values"]:
-                instances.add(id(self))
+            made[id(self)] = values
         return self
 
     def __call__(self, *args, **kwargs):
-        if id(self) in instances and not state["done"]:
-            _called(_named(takes, (self, *args), kwargs))
+        if id(self) in made and not state["done"]:
+            _called(made[id(self)], _named(takes, (self, *args), kwargs))
         return call(self, *args, **kwargs)
 
     cls.__new__, cls.__call__ = staticmethod(__new__), __call__
@@ -80,9 +80,14 @@ def _named(signature, args, kwargs) -> dict:
     return out
 
 
-def _called(arguments: dict) -> None:
-    """The call's tensors, where it is the first, or the first concrete one."""
+def _called(values: dict, arguments: dict) -> None:
+    """The call's tensors, with the arguments of the construction called (`values`), where
+    it is the first, or the first better: on no axis one long (a call on one step leaves a
+    softmax over it an identity), then concrete. A concrete call on no axis one long ends
+    the observation."""
     import keras
+
+    from .shapes import one_long
 
     inputs, concrete = {}, True
     for name, value in arguments.items():
@@ -97,13 +102,14 @@ def _called(arguments: dict) -> None:
         concrete &= not symbolic
         inputs[name] = {"shape": shape, "dtype": dtype}
         if not symbolic and "int" in dtype and 0 not in shape:
-            values = keras.ops.convert_to_numpy(value)
-            inputs[name]["range"] = [int(values.min()), int(values.max()) + 1]
-    if not inputs or (seen["inputs"] is not None and (seen["concrete"] or not concrete)):
+            array = keras.ops.convert_to_numpy(value)
+            inputs[name]["range"] = [int(array.min()), int(array.max()) + 1]
+    rank = (not one_long({k: v["shape"] for k, v in inputs.items()}), concrete)
+    if not inputs or (seen["inputs"] is not None and rank <= state["rank"]):
         return
-    seen["inputs"], seen["concrete"] = inputs, concrete
-    seen["where"] = state["test"] if concrete or seen["where"] is None else seen["where"]
-    state["done"] = seen["values"] is not None and concrete
+    seen["values"], seen["inputs"], seen["concrete"] = values, inputs, concrete
+    seen["where"] = state["test"]
+    state["rank"], state["done"] = rank, all(rank)
     _write()
 
 

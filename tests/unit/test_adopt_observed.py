@@ -204,3 +204,77 @@ def test_an_observed_call_that_shapes_only_some_inputs_leaves_the_example_as_it_
     result = cli("adopt", "layers/rotated.py")
     assert result.exit_code == 0, result.output
     assert "position_embeddings" in (project / "layers" / "rotated.layer.yaml").read_text()
+
+
+MIXER = """\
+import keras
+from keras import ops
+
+
+class Mixer(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units))
+
+    def call(self, x):
+        return ops.softmax(ops.matmul(x, self.kernel), axis=1)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+"""
+
+MIXER_MODEL = """\
+import keras
+
+from layers.mixer import Mixer
+
+
+class Model(keras.Model):
+    def __init__(self, hidden, **kwargs):
+        inputs = keras.Input(shape=(None, hidden))
+        outputs = Mixer(units=hidden)(inputs)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+"""
+
+MIXER_MODEL_TEST = """\
+import numpy as np
+
+from layers.model import Model
+
+
+def test_model():
+    Model(hidden=8)(np.ones((2, 5, 8), "float32"))
+"""
+
+ONE_STEP_TEST = """\
+import numpy as np
+
+from layers.mixer import Mixer
+
+
+def test_one_step():
+    Mixer(units=8)(np.ones((3, 1, 8), "float32"))
+"""
+
+
+def test_a_call_on_an_axis_one_long_gives_way_to_one_the_tests_make_on_longer_axes(
+    project, monkeypatch
+):
+    """keras-hub's only literal call of LlamaAttention is on one step (a serving test),
+    where a softmax over one key leaves the query's weights without a gradient: its tests
+    are run, past that call (first, as its test names the class), to the decoder's call on
+    a whole sequence, whose shape and construction are the example."""
+    monkeypatch.setenv("KERAS_BACKEND", "torch")
+    write(project, "mixer.py", MIXER)
+    write(project, "model.py", MIXER_MODEL)
+    write(project, "model_test.py", MIXER_MODEL_TEST)
+    (project / "tests").mkdir()
+    (project / "tests" / "serving_test.py").write_text(ONE_STEP_TEST)
+    result = cli("adopt", "layers/mixer.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "mixer.layer.yaml").read_text()
+    assert "  params: {units: 8}\n  input_shape: [2, 5, 8]\n" in text, text
+    assert "input_shape observed in layers/model_test.py::test_model" in text, text

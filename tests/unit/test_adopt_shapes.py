@@ -95,6 +95,28 @@ def test_without_a_call_the_rank_the_code_reads(project):
     assert "  input_shape: [2, 4, 4]\n" in _declaration(project, "mix")
 
 
+def test_a_call_with_an_axis_one_long_is_the_example_only_where_no_other_call_is(project):
+    """An axis one long (keras-hub calls its LlamaAttention on a one-step sequence) makes
+    every softmax, sum and broadcast along it an identity: a softmax over one key is 1
+    whatever the query, so the query's weights get no gradient there. The project's call on
+    longer axes is the example, though it comes second."""
+    write(project, "bias.py", BIAS)
+    (project / "tests").mkdir()
+    (project / "tests" / "bias_test.py").write_text(
+        "import numpy as np\n"
+        "from layers.bias import Bias\n\n\n"
+        "def test_one_step():\n"
+        "    Bias()(np.ones((2, 3, 1, 4)))\n\n\n"
+        "def test_full():\n"
+        "    Bias(scale=2.0)(np.ones((2, 3, 4, 4)))\n"
+    )
+    result = cli("adopt", "--no-observe", "layers/bias.py")
+    assert result.exit_code == 0, result.output
+    text = _declaration(project, "bias")
+    assert "  params: {scale: 2.0}\n  input_shape: [2, 3, 4, 4]\n" in text, text
+    assert "from tests/bias_test.py:10, a call of the layer" in text, text
+
+
 HEAD = """\
 import keras
 from keras import ops
