@@ -142,7 +142,8 @@ def parse_python(path: Path, text: str, doing: str = "read") -> libcst.Module:
     )
 
 
-READ_PAUSES = (0.01, 0.03, 0.1, 0.3)  # seconds to wait before reading an empty or moving file again
+READ_PAUSES = (0.01, 0.03, 0.1, 0.3)  # seconds between reads of a file that moves while read
+EMPTY_SETTLES = sum(READ_PAUSES)  # seconds a file stays empty before it is taken as emptied
 
 
 @dataclass(frozen=True)
@@ -157,26 +158,51 @@ class Seen:
     @classmethod
     def read(cls, path: Path) -> Seen:
         """The file as it is between two saves. An editor saving in place empties the file for
-        an instant, then writes it: an empty file is read again a moment later (a module
-        emptied by hand stays empty, and is read so), and so is one that changed while it was
-        read. Taking a half-saved file for the person's text would merge into nothing."""
-        seen = cls(None)
+        an instant, then writes it: an empty file is read again once it has been empty for
+        `EMPTY_SETTLES` seconds, counted from its modification time (a module emptied by hand
+        long ago is read at once, and so is one that stays empty), and one that changed while
+        it was read is read again a moment later. Taking a half-saved file for the person's
+        text would merge into nothing."""
+        waited_on = None  # the stamp of the empty file last waited on
         for pause in READ_PAUSES:
-            stamp = _stamp(path)
-            if stamp is None or not path.is_file():  # a folder in its place: for the writer to say
-                return cls(None)
-            seen = cls(read_text(path, missing_ok=True), stamp)
-            settled = seen.text is not None and len(seen.text.encode()) == stamp[1]
-            if settled and stamp[1] and _stamp(path) == stamp:
+            seen, settles_in = cls._read_once(path)
+            if settles_in is not None and (settles_in == 0 or seen.stamp == waited_on):
                 return seen
-            time.sleep(pause)
-        return seen
+            if settles_in is not None:
+                waited_on = seen.stamp
+            time.sleep(pause if settles_in is None else settles_in)
+        return cls._read_once(path)[0]
+
+    @classmethod
+    def _read_once(cls, path: Path) -> tuple[Seen, float | None]:
+        """The file read once, and in how many seconds it is settled: 0 now, None once it
+        stops changing while it is read."""
+        stamp = _stamp(path)
+        if stamp is None or not path.is_file():  # a folder in its place: for the writer to say
+            return cls(None), 0
+        seen = cls(read_text(path, missing_ok=True), stamp)
+        if seen.text is None or len(seen.text.encode()) != stamp[1] or _stamp(path) != stamp:
+            return seen, None
+        return seen, _empty_for_less_than(stamp)
 
     def still(self, path: Path) -> bool:
         """Whether `path` is still as it was seen."""
         if self.text is None:
             return not path.is_file()
         return (self.stamp is None or _stamp(path) == self.stamp) and same_text(path, self.text)
+
+
+def _empty_for_less_than(stamp: tuple[int, int, int]) -> float:
+    """Seconds until a whole file of this stamp has been empty `EMPTY_SETTLES` (0: it has
+    text, or has been empty that long). Its modification time is when it was emptied; a time
+    on a whole second may be a file system's rounding, and one in the future a clock's skew:
+    both count as now."""
+    _, size, modified = stamp
+    if size:
+        return 0.0
+    if modified % 10**9 == 0:
+        return EMPTY_SETTLES
+    return min(EMPTY_SETTLES, max(0.0, EMPTY_SETTLES - (time.time_ns() - modified) / 10**9))
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

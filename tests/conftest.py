@@ -1,5 +1,6 @@
 import os
 import tempfile
+import time
 
 import pytest
 from hypothesis import settings
@@ -55,10 +56,16 @@ def shared_jax_cache(tmp_path_factory):
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    """An empty project with a `layers` package, as the working directory (adopt's tests)."""
+    """An empty project with a `layers` package, as the working directory (adopt's tests).
+    Its files were saved an hour ago, as a project's are when a command runs: its empty
+    `__init__.py` is no save in progress (a fresh one is read again once it has been empty a
+    moment, textfiles.Seen.read)."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     (tmp_path / "layers").mkdir()
-    (tmp_path / "layers" / "__init__.py").write_text("")
+    init = tmp_path / "layers" / "__init__.py"
+    init.write_text("")
+    an_hour_ago = time.time_ns() - 3600 * 10**9 + 1
+    os.utime(init, ns=(an_hour_ago, an_hour_ago))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -5,9 +5,14 @@ Regression tests: inputs that gave tracebacks, broken code reported as success.
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from helpers import DECLARATION, corrupt, no_traceback, snapshot
 from helpers import cli as run
@@ -115,3 +120,48 @@ def test_crlf_files_stay_crlf_through_a_merge_a_conflict_and_resolve(scaler_proj
     data = (scaler_project / "layers" / "scaler.py").read_bytes()
     assert b"<<<<<<<" not in data and data.count(b"\n") == data.count(b"\r\n")
     assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_an_empty_file_emptied_long_ago_is_read_at_once(tmp_path, monkeypatch):
+    """An empty `__init__.py` is the commonest file of a package: one untouched for an hour
+    is no save in progress, and reading it waits for nothing."""
+    from layergen import textfiles
+
+    init = tmp_path / "__init__.py"
+    init.write_text("")
+    an_hour_ago = time.time_ns() - 3600 * 10**9 + 123
+    os.utime(init, ns=(an_hour_ago, an_hour_ago))
+    waits = []
+    monkeypatch.setattr(textfiles.time, "sleep", waits.append)
+    assert textfiles.Seen.read(init).text == ""
+    assert waits == []
+
+
+@pytest.mark.parametrize("after", [0.05, 0.25])
+def test_an_empty_file_a_save_fills_a_moment_later_is_read_as_saved(tmp_path, after):
+    """An editor saving in place empties the file, then writes it: the run reads the text it
+    wrote, not the instant between (a save that takes a quarter of a second included)."""
+    from layergen import textfiles
+
+    module = tmp_path / "module.py"
+    module.write_text("")
+    saving = threading.Timer(after, module.write_text, ["x = 1\n"])
+    saving.start()
+    try:
+        assert textfiles.Seen.read(module).text == "x = 1\n"
+    finally:
+        saving.join()
+
+
+def test_an_empty_file_whose_time_says_nothing_is_waited_on_once(tmp_path, monkeypatch):
+    """A modification time on a whole second may be a file system's rounding (it says nothing
+    of when the file was emptied): the file is read again once, after the whole wait."""
+    from layergen import textfiles
+
+    init = tmp_path / "__init__.py"
+    init.write_text("")
+    os.utime(init, (time.time() // 1, time.time() // 1))
+    waits = []
+    monkeypatch.setattr(textfiles.time, "sleep", waits.append)
+    assert textfiles.Seen.read(init).text == ""
+    assert waits == [textfiles.EMPTY_SETTLES]
