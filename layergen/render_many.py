@@ -159,8 +159,9 @@ def _render_class(
     if ir.skips and "tests" in test_context:  # a layer's tests, as data
         from .render.skips import skip_tests
 
+        inputs = [k.name for k in ir.keywords]  # the other-values test's, by name
         test_context["tests"], errors = skip_tests(
-            test_context["tests"], ir.skips, str(t.declaration)
+            test_context["tests"], ir.skips, str(t.declaration), inputs
         )
         out.errors += errors
     elif ir.skips:

@@ -12,7 +12,10 @@ names, both with the params to set.
 Each keyword input of `call` no other test passes a value other than its default of gets
 one (`Declared.other_values`: `not default`, `default + 1`, `default + 0.5`); one of a
 type the tests cannot make up (a tensor, a str) is in `Declared.unvaried`, said the same
-two ways (`untested-input`), with what to give the example.
+two ways (`untested-input`), with what to give the example. So is one the declaration
+skips by name (`tests.skip` of `OTHER_VALUES_TEST[start_index]`: an int that is a position,
+valid only up to the input's length), with its reason and no warning: the others are
+still tried.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from .analyze_example import evaluated
 from .code import Code
 from .ir import Declared, Side, Unreached, Unvaried
 from .yamlfile import Pos
+
+OTHER_VALUES_TEST = "test_each_call_input_with_a_value_other_than_its_default"
 
 
 def with_branches(declared: Declared, where: Callable[[tuple], Pos]) -> Declared:
@@ -127,11 +132,16 @@ def _other_values(
     keywords = declared.keywords
     tested = {k.cache.index for k in keywords if k.cache is not None}
     tested |= {k.name for k in keywords if k.causal or k.masks or k.cache}
+    stated = {s.test: s.reason for s in declared.skips}
     values, unvaried = {}, []
     for k in keywords:
         if k.name in tested or any(v != k.default for v in given.get(k.name, [])):
             continue
-        if k.type in OTHER_VALUE:
+        why = stated.get(f"{OTHER_VALUES_TEST}[{k.name}]")
+        if why is not None:  # the declaration says why the tests make up no other value
+            key = ("tests", "skip", f"{OTHER_VALUES_TEST}[{k.name}]")
+            unvaried.append(Unvaried(k.name, k.type, where(key), why))
+        elif k.type in OTHER_VALUE:
             values[k.name] = OTHER_VALUE[k.type](k.default)
         else:
             unvaried.append(Unvaried(k.name, k.type, where(("inputs", k.name))))
@@ -141,7 +151,7 @@ def _other_values(
 def branch_warnings(path: str, declared: Declared) -> list[Diagnostic]:
     """What `generate` says of the branches the generated tests cannot reach."""
     said = [unreached_warning(path, u) for u in declared.unreached]
-    return said + [untested_warning(path, u) for u in declared.unvaried]
+    return said + [untested_warning(path, u) for u in declared.unvaried if u.why is None]
 
 
 def untested_warning(path: str, u: Unvaried) -> Diagnostic:

@@ -197,6 +197,7 @@ class Unvaried:
     name: str
     type: str
     pos: Pos
+    why: str | None = None  # the declaration's reason (`tests.skip`), where it states one
 
 
 @dataclass(frozen=True)

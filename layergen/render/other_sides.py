@@ -27,8 +27,14 @@ def other_values(ir: Declared) -> tuple[dict[str, Any], list[str]]:
         unmade += [
             *(["; "] if unmade else []),
             f"no test passes call input `{u.name}` ({what})",
-            " other than its default: give it a value in `example.call_args`",
-            " or `example.call_cases`",
+            *(
+                [" other than its default: ", u.why]
+                if u.why is not None  # the declaration's reason
+                else [
+                    " other than its default: give it a value in `example.call_args`",
+                    " or `example.call_cases`",
+                ]
+            ),
         ]
     return dict(ir.other_values), unmade
 

@@ -2,7 +2,9 @@
 
 Each named test gets `@pytest.mark.skip(reason=...)` above its decorators, so the
 reason shows in every run. The names are checked against the tests generated for the
-declaration: a name that is not one is a located error. A layer's tests are data
+declaration: a name that is not one is a located error. The other-values test named for
+one call input (`...[start_index]`) leaves that input out of it (`declaration/branches.py`
+decides): the name is checked against the declaration's keyword inputs. A layer's tests are data
 (`test_builders.py`) and are marked there; the other kinds' templates write their tests
 whole, and their names are read from the text.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ..declaration.branches import OTHER_VALUES_TEST
 from ..declaration.ir import Skip
 from ..diagnostics import Diagnostic, did_you_mean
 from .generated_tests import GeneratedTest, names_of, skip_mark
@@ -21,9 +24,10 @@ TEST = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
 
 
 def skip_tests(
-    tests: list[GeneratedTest], skips: tuple[Skip, ...], path: str
+    tests: list[GeneratedTest], skips: tuple[Skip, ...], path: str, inputs: list[str] = ()
 ) -> tuple[list[GeneratedTest], list[Diagnostic]]:
-    """The tests with the skip marks added, and an error per unknown test."""
+    """The tests with the skip marks added, and an error per unknown test; `inputs`: the
+    keyword inputs of `call`, which the other-values test may be named for."""
     reasons = {s.test: s.reason for s in skips}
     marked = [
         (
@@ -33,7 +37,8 @@ def skip_tests(
         )
         for t in tests
     ]
-    return marked, unknown_tests(names_of(tests), skips, path)
+    names = [*names_of(tests), *(f"{OTHER_VALUES_TEST}[{name}]" for name in inputs)]
+    return marked, unknown_tests(names, skips, path)
 
 
 def unknown_tests(names: list[str], skips: tuple[Skip, ...], path: str) -> list[Diagnostic]:

@@ -145,8 +145,9 @@ class Shifted(keras.layers.Layer):
     def build(self, input_shape):
         self.table = self.add_weight(name="table", shape=(self.length, input_shape[-1]))
 
-    def call(self, x, start_index=0):
-        return x + ops.slice(self.table, (start_index, 0), ops.shape(x)[1:])
+    def call(self, x, start_index=0, reverse=False):
+        y = x + ops.slice(self.table, (start_index, 0), (1, ops.shape(x)[-1]))
+        return ops.flip(y, axis=-1) if reverse else y
 
     def get_config(self):
         return {**super().get_config(), "length": self.length}
@@ -159,13 +160,22 @@ def test_an_int_call_input_no_call_of_the_project_varies_is_a_stated_skip(projec
     """An int keyword is often a position whose valid values depend on the input: with no
     call of the project passing it another value, the tests' `default + 1` is a guess
     (keras-hub's TokenAndPositionEmbedding: `start_index=1` on an input as long as its
-    table overflows), so adopt states the test a skip, naming the keyword."""
+    table overflows), so adopt states a skip of the test for that keyword, which leaves it
+    at its default; the test still passes the bool keyword `reverse=True`, and passes."""
+    from helpers import pytest_in
+
     (project / "layers" / "shifted.py").write_text(SHIFTED)
     result = cli("adopt", "layers/shifted.py")
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "shifted.layer.yaml").read_text()
-    assert f"    {OTHER_VALUES_TEST}: " in text and "`start_index`" in text, text
-    assert f"Shifted skips {OTHER_VALUES_TEST}: " in result.output, result.output
+    assert f"    {OTHER_VALUES_TEST}[start_index]: " in text and "`start_index`" in text, text
+    assert f"Shifted skips {OTHER_VALUES_TEST}[start_index]: " in result.output, result.output
+    tests = (project / "tests" / "test_shifted.py").read_text()
+    assert 'values = {"reverse": True}' in tests, tests
+    marks = tests.split(f"def {OTHER_VALUES_TEST}")[0].rsplit("\n\n\n", 1)[1]
+    assert "skip" not in marks, marks
+    ran = pytest_in(project, "-q", "-p", "no:cacheprovider", "tests", KERAS_BACKEND="torch")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
 SCALED = """\

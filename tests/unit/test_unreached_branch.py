@@ -200,3 +200,42 @@ def test_the_generated_tests_fail_a_call_that_returns_an_output_its_when_leaves_
         f"test_scored::{test}": "passed",
         f"test_scored_always::{test}": "failed",
     }, outcomes
+
+
+OTHER_VALUES_TEST = "test_each_call_input_with_a_value_other_than_its_default"
+FIXED = POSITIONS + (
+    "tests:\n  skip:\n"
+    f"    {OTHER_VALUES_TEST}[start_index]: a position, valid only up to the input's length\n"
+)
+
+
+def test_a_call_input_the_declaration_skips_is_left_at_its_default_and_the_others_vary(
+    tmp_path,
+):
+    """A skip of the other-values test named for one input (`[start_index]`, an int that
+    is a position) leaves that input at its default, with the reason in the skipped branch
+    test, and said by no warning (the declaration states it); the bool is still tried."""
+    from layergen.declaration.load import parse_declaration
+
+    ir = parse_declaration("a.layer.yaml", FIXED.encode()).ir
+    assert ir.other_values == {"scaled": True}
+    assert [u.name for u in ir.unvaried] == ["start_index", "context"]
+    root = project(tmp_path, {"layers/positions.layer.yaml": FIXED})
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert [code for _, _, code, _, _ in _warnings(result.stderr)] == ["untested-input"]
+    text = (root / "tests" / "test_positions.py").read_text()
+    assert 'values = {"scaled": True}' in text, text
+    test = text.split(f"def {OTHER_VALUES_TEST}")[0].rsplit("\n\n\n", 1)[1]
+    assert "skip" not in test, test
+    assert "a position, valid only up to the input's length" in text, text
+
+
+def test_a_skip_naming_an_input_that_is_not_a_call_input_is_an_unknown_test(tmp_path):
+    root = project(
+        tmp_path, {"layers/positions.layer.yaml": FIXED.replace("[start_index]", "[width]")}
+    )
+    result = layergen("generate", "layers", cwd=root)
+    assert result.returncode == 2, result.stderr
+    assert "[unknown-test]" in result.stderr and "width" in result.stderr, result.stderr
+    assert not (root / "tests" / "test_positions.py").exists()
