@@ -3,8 +3,8 @@ evidence (evidence.py, shapes.py) leaves a required argument without a value or 
 without a shape the code's calls show: a layer built only inside an outer model's
 `__init__`, on `keras.Input` tensors, by a test handing that model `**self.init_kwargs`.
 
-The tests run are those of the class's folder and those that import its module, or a
-module that mentions the class (the one constructing it), the ones naming it first, in a
+The tests run are those of the class's folder, those that import its module and name it,
+and those that import a module that constructs it, the ones naming it first, in a
 pytest subprocess with `observer.py` as a plugin: the first construction's literal
 arguments, and the input shapes and dtypes of a call of an instance so constructed (a
 concrete call's, else a symbolic one's, its batch dim 2 and other unknown dims 4, said so),
@@ -12,6 +12,7 @@ then the session stops. Nothing is guessed: what the tests do not show stays unk
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..introspect import REQUIRED
-from .evidence import Given, _fits, _is_test, _sources, _text
+from .evidence import Given, _fits, _is_test, _sources, _text, _tree
 from .reader import Found
 from .shapes import Shape, Shapes, one_long
 
@@ -82,7 +83,7 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
     """What the project's tests show of the class, or why they show nothing."""
     tests = _tests(root, path, found.cls.name)
     if not tests:
-        return "no test of the project imports its module or the module that constructs it"
+        return "no test of the project names it or imports a module that constructs it"
     module = ".".join(path.resolve().relative_to(root.resolve()).with_suffix("").parts)
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "observed.json")
@@ -118,8 +119,10 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
 
 
 def _tests(root: Path, path: Path, name: str) -> list[Path]:
-    """The test modules that may construct the class: those of its folder and those that
-    import its module or a module mentioning the class, those naming the class first."""
+    """The test modules that may construct the class: those of its folder, those that import
+    its module and name it, and those that import a module constructing it (its own, where
+    it names the class outside its definition), those naming the class first. A test that
+    imports its module and names neither cannot construct it (another class's tests)."""
     module = path.resolve().relative_to(root.resolve()).with_suffix("").parts
     dotted = ".".join(module)
     sources = _sources(root)
@@ -128,14 +131,34 @@ def _tests(root: Path, path: Path, name: str) -> list[Path]:
         for p in sources
         if not _is_test(p) and p != path and name in _text(p)
     }
+    if _made_outside(path, name):  # its own module constructs it: a test of it may
+        mentioning.add(dotted)
     found = []
     for test in (p for p in sources if _is_test(p) and p.suffix == ".py"):
         text = _text(test)
         if "import" not in text or "def test" not in text:
             continue
-        if test.parent == path.parent or any(m in text for m in (dotted, *mentioning)):
+        named = name in text and dotted in text
+        if test.parent == path.parent or named or any(m in text for m in mentioning):
             found.append((name not in text, test.parent != path.parent, str(test), test))
     return [test for *_, test in sorted(found)]
+
+
+def _made_outside(path: Path, name: str) -> bool:
+    """The module names the class outside its own definition (a function or an outer class
+    of the module that constructs it)."""
+    tree = _tree(path, _text(path))
+    if tree is None:
+        return True
+    own = {
+        id(n)
+        for c in tree.body
+        if isinstance(c, ast.ClassDef) and c.name == name
+        for n in ast.walk(c)
+    }
+    return any(
+        isinstance(n, ast.Name) and n.id == name and id(n) not in own for n in ast.walk(tree)
+    )
 
 
 def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | None:

@@ -278,3 +278,53 @@ def test_a_call_on_an_axis_one_long_gives_way_to_one_the_tests_make_on_longer_ax
     text = (project / "layers" / "mixer.layer.yaml").read_text()
     assert "  params: {units: 8}\n  input_shape: [2, 5, 8]\n" in text, text
     assert "input_shape observed in layers/model_test.py::test_model" in text, text
+
+
+PAIR = """\
+import keras
+
+
+class First(keras.layers.Layer):
+    def call(self, x):
+        return x
+
+
+class Second(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super(Second, self).__init__(**kwargs)
+        self.units = units
+
+    def call(self, x):
+        return x
+"""
+
+
+def test_a_test_that_cannot_construct_the_class_is_not_run(project):
+    """A test module importing the class's module, but naming neither the class nor a
+    module that constructs it (the tests generated for another class of the module), cannot
+    construct it: adopting the second class of a module does not run the first's tests."""
+    from layergen.adopt.observed import _tests
+
+    module = write(project, "pair.py", PAIR)
+    (project / "tests").mkdir()
+    first = project / "tests" / "test_pair.py"
+    first.write_text("from layers.pair import First\n\n\ndef test_first():\n    First()\n")
+    assert _tests(project, module, "First") == [first]
+    assert _tests(project, module, "Second") == []
+    result = cli("adopt", "layers/pair.py:Second")
+    assert result.exit_code == 2
+    assert "no test of the project names it or imports a module that constructs it" in (
+        result.output
+    )
+
+
+def test_a_test_of_the_module_that_constructs_the_class_elsewhere_is_run(project):
+    """The class's own module constructs it outside its definition (a model of the module
+    builds it): a test of that module may construct it without naming it."""
+    from layergen.adopt.observed import _tests
+
+    module = write(project, "pair.py", PAIR + "\n\ndef make():\n    return Second(units=3)\n")
+    (project / "tests").mkdir()
+    first = project / "tests" / "test_pair.py"
+    first.write_text("from layers.pair import make\n\n\ndef test_make():\n    make()\n")
+    assert _tests(project, module, "Second") == [first]
