@@ -1,11 +1,10 @@
 import os
 import tempfile
-import time
 
 import pytest
 from hypothesis import settings
 
-from helpers import DECLARATION
+from helpers import DECLARATION, saved_long_ago
 
 # The suite draws the same examples on every run, so a run is red only for a change, never
 # for a new draw (two CI runs each found a formatting case that way: both are @examples now).
@@ -56,16 +55,11 @@ def shared_jax_cache(tmp_path_factory):
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    """An empty project with a `layers` package, as the working directory (adopt's tests).
-    Its files were saved an hour ago, as a project's are when a command runs: its empty
-    `__init__.py` is no save in progress (a fresh one is read again once it has been empty a
-    moment, textfiles.Seen.read)."""
+    """An empty project with a `layers` package, as the working directory (adopt's tests)."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     (tmp_path / "layers").mkdir()
-    init = tmp_path / "layers" / "__init__.py"
-    init.write_text("")
-    an_hour_ago = time.time_ns() - 3600 * 10**9 + 1
-    os.utime(init, ns=(an_hour_ago, an_hour_ago))
+    (tmp_path / "layers" / "__init__.py").write_text("")
+    saved_long_ago(tmp_path / "layers" / "__init__.py")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from helpers import cli, edit, snapshot
+from helpers import cli, edit, saved_long_ago, snapshot
 
 TWO = """\
 layer: Scaler
@@ -211,6 +211,7 @@ def two_hand_written(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     (tmp_path / "layers").mkdir()
     (tmp_path / "layers" / "__init__.py").write_text("")
+    saved_long_ago(tmp_path / "layers" / "__init__.py")
     (tmp_path / "layers" / "both.py").write_text(LAYERS)
     monkeypatch.chdir(tmp_path)
     return tmp_path
