@@ -41,6 +41,8 @@ def prose(path: Path) -> Iterator[tuple[int, str]]:
     """The comments and docstrings of a module with their lines; a file that is not Python
     (a fixture of a syntax error) is read whole. A string the code uses is data, not prose."""
     source = path.read_text(encoding="utf-8")
+    if not CITED_ISSUE.search(source):  # its comments and docstrings are its text: none cites
+        return
     try:
         tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
