@@ -451,7 +451,8 @@ class _Taken:
         for name, package, _ in record.declared():
             if t.module.parent != config.root:  # a module at the top of the project: no package
                 self.exports.setdefault(t.module.parent, []).append((t.module.stem, name))
-            self.registered.append((package, name, t.declaration))
+            if package:  # "": not registered
+                self.registered.append((package, name, t.declaration))
         if record.layouts:
             self.sharded.append(Sharded(t.declaration, record.name, record.layouts))
 
@@ -626,7 +627,7 @@ def _others(
         for i, output in enumerate(record.outputs):
             written[lock.root / output] = ("tests" if i else "module", declaration)
         if record.name == class_named(read_declaration(declaration) or b""):
-            registered += [(package, name, declaration) for name, package, _ in record.declared()]
+            registered += [(p, name, declaration) for name, p, _ in record.declared() if p]
     return written, registered
 
 
@@ -688,7 +689,7 @@ def duplicate_registrations(
             raw = texts[path].encode() if texts and path in texts else read_bytes(path)
             analyses = parse_declarations(str(path), raw, mesh_axes=mesh_axes)
             analysis = next((a for a in analyses if a.decl.name == name), analyses[0])
-            others = ", ".join(str(p) for p in paths if p != path)
+            others = ", ".join(os.path.relpath(p) for p in paths if p != path)
             errors.append(
                 analysis.doc.error(
                     (analysis.decl.kind,),

@@ -101,7 +101,8 @@ def render_one(job: Job, config: Config, lock: Lock) -> Rendered:
     if out.errors:
         return Rendered(errors=out.errors)
     first, *more = (
-        (a.ir.name, a.ir.package or t.package, tuple(sorted(a.ir.hand_written))) for a in analyses
+        (a.ir.name, t.registration(a.ir.package), tuple(sorted(a.ir.hand_written)))
+        for a in analyses
     )
     out.unstated = frozenset(
         f"{a.ir.name}.call"
@@ -150,7 +151,7 @@ def _render_class(
         )
     source = os.path.relpath(t.declaration, config.root)
     context = build_context(
-        ir, package=ir.package or t.package, source=source, line_length=config.line_length
+        ir, package=t.registration(ir.package), source=source, line_length=config.line_length
     )
     test = t.test_of(ir.name, index)
     golden = job.golden if index == 0 else test.with_suffix(".golden.json").is_file()

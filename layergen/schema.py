@@ -34,7 +34,7 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     (
         "Declaration",
         "package",
-    ): "The registration package (register_keras_serializable(package=...)).",
+    ): "The registration package (register_keras_serializable(package=...)); false: the class is not registered (Keras finds keras_hub's own classes by their module path).",
     ("Declaration", "base"): "Dotted path of the base class, such as keras.layers.Conv2D.",
     (
         "Declaration",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from .config import Config
 from .diagnostics import Diagnostic, DiagnosticError
@@ -23,6 +24,11 @@ class Target:
     dotted: str  # the module's import path from `import_root`
     package: str  # the registration package
     import_root: Path
+
+    def registration(self, declared: str | Literal[False] | None) -> str:
+        """The package a class registers under: the declared one, else the default; "" where
+        the declaration says it is not registered (`package: false`)."""
+        return "" if declared is False else declared or self.package
 
     def test_of(self, cls: str, index: int) -> Path:
         """The test module of the module's class `cls`, its `index`th (a declaration file

@@ -40,7 +40,7 @@ class NameChecks:
                 f"class name `{name}` is a name the generated modules use",
                 f"pick another name, such as `{name}Layer`",
             )
-        if decl.package is not None and package_problem(decl.package):
+        if isinstance(decl.package, str) and package_problem(decl.package):
             self.error(
                 ("package",),
                 "bad-package",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..kinds import KINDS, Kind
 from .code import Code, bound_names
@@ -255,7 +255,7 @@ class Declared:
     kind: Kind
     name: str
     doc: str | None
-    package: str | None
+    package: str | Literal[False] | None  # False: not registered
     base: str | None  # a custom base class
     params: dict[str, Param]  # with `seed` for a random layer
     inputs: tuple[Input, ...]

@@ -238,7 +238,8 @@ class Declaration(KindKeys, Strict):  # Strict again: tools see a pydantic model
     """One declaration file: exactly one of the kind keys names the class."""
 
     doc: str | None = None
-    package: str | None = None
+    # False: not registered (a class Keras finds by its module path, in keras_hub and the like)
+    package: str | Literal[False] | None = None
     base: str | None = None
     params: dict[str, Param] = {}
     inputs: dict[str, Input | None] | None = None

@@ -1,0 +1,111 @@
+"""Two layer classes of one name in two modules (`vit/blocks.py:DropPath`,
+`vit_det/heads.py:DropPath`), as a codebase of many models has them: each is adopted and
+the two register under keys of their own (a saved model reloads the class it was saved
+with), or, in a package Keras loads by module path, are declared unregistered as they are."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from helpers import cli
+
+DROP = """\
+import keras
+
+
+class DropPath(keras.layers.Layer):
+    def __init__(self, rate=0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = rate
+
+    def call(self, x):
+        return x * {factor}
+
+    def get_config(self):
+        return {{**super().get_config(), "rate": self.rate}}
+"""
+
+
+def _two_drop_paths(project, stems=("layers", "layers")):
+    for folder, stem, factor in zip(("vit", "vit_det"), stems, ("2.0", "3.0")):
+        (project / "layers" / folder).mkdir()
+        (project / "layers" / folder / "__init__.py").write_text("")
+        (project / "layers" / folder / f"{stem}.py").write_text(DROP.format(factor=factor))
+
+
+def _registered_name(project, module):
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import keras; from layers.{module} import DropPath;"
+            " print(keras.saving.get_registered_name(DropPath))",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_same_named_classes_register_under_keys_of_their_own(project):
+    _two_drop_paths(project, stems=("blocks", "heads"))
+    for module in ("vit/blocks", "vit_det/heads"):
+        result = cli("adopt", f"layers/{module}.py")
+        assert result.exit_code == 0, result.output
+        assert "adopted DropPath" in result.output
+    names = [_registered_name(project, m) for m in ("vit.blocks", "vit_det.heads")]
+    assert all(n.returncode == 0 for n in names), [n.stderr[-2000:] for n in names]
+    first, second = (n.stdout.strip() for n in names)
+    assert first != second and first.endswith(">DropPath") and second.endswith(">DropPath")
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_model_of_both_reloads_each_class_it_was_saved_with(project):
+    _two_drop_paths(project, stems=("blocks", "heads"))
+    assert cli("adopt", "layers/vit/blocks.py").exit_code == 0
+    assert cli("adopt", "layers/vit_det/heads.py").exit_code == 0
+    assert _saved_and_loaded(project, "layers.vit.blocks", "layers.vit_det.heads") == "6.0"
+
+
+def _saved_and_loaded(root, first, second):
+    """A model of the two DropPaths (x2 then x3), saved and loaded in a fresh process: its
+    output for ones."""
+    script = textwrap.dedent(f"""
+        import numpy as np, keras
+        from {first} import DropPath as A
+        from {second} import DropPath as B
+        x = keras.Input((3,))
+        model = keras.Model(x, B()(A()(x)))
+        model.save("both.keras")
+        loaded = keras.saving.load_model("both.keras")
+        print(float(loaded(np.ones((1, 3)))[0, 0]))
+        """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip()
+
+
+def test_classes_keras_finds_by_module_path_are_declared_unregistered(tmp_path, monkeypatch):
+    """In a package Keras loads by module path (keras_hub's own, unregistered `DropPath`s):
+    the declarations say the classes are not registered, as the code has them, so two of
+    one name are no clash; each is adopted and loads from a saved model."""
+    root = tmp_path / "hub"
+    for folder in ("keras_hub", "keras_hub/mit", "keras_hub/vit"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text("[project]\nname = 'keras-hub'\n")
+    plain = DROP.format(factor="2.0")
+    (root / "keras_hub/mit/mit_layers.py").write_text(plain)
+    (root / "keras_hub/vit/vit_layers.py").write_text(plain.replace("2.0", "3.0"))
+    monkeypatch.chdir(root)
+    for module in ("mit/mit_layers", "vit/vit_layers"):
+        result = cli("adopt", f"keras_hub/{module}.py")
+        assert result.exit_code == 0, result.output
+        declaration = (root / f"keras_hub/{module}.layer.yaml").read_text()
+        assert "package: false" in declaration
+        assert "register_keras_serializable" not in (root / f"keras_hub/{module}.py").read_text()
+    check = cli("generate", "--check", "keras_hub")
+    assert check.exit_code == 0, check.output
+    assert _saved_and_loaded(root, "keras_hub.mit.mit_layers", "keras_hub.vit.vit_layers") == "6.0"
