@@ -122,14 +122,15 @@ def _tests(root: Path, path: Path, name: str) -> list[Path]:
     """The test modules that may construct the class: those of its folder, those that import
     its module and name it, and those that import a module constructing it (its own, where
     it names the class outside its definition), those naming the class first. A test that
-    imports its module and names neither cannot construct it (another class's tests)."""
+    imports its module and names neither cannot construct it (another class's tests), nor
+    can a module whose class of that name is its own."""
     module = path.resolve().relative_to(root.resolve()).with_suffix("").parts
     dotted = ".".join(module)
     sources = _sources(root)
     mentioning = {
         ".".join(p.resolve().relative_to(root.resolve()).with_suffix("").parts)
         for p in sources
-        if not _is_test(p) and p != path and name in _text(p)
+        if not _is_test(p) and p != path and name in _text(p) and not _own_class(p, name)
     }
     if _made_outside(path, name):  # its own module constructs it: a test of it may
         mentioning.add(dotted)
@@ -159,6 +160,20 @@ def _made_outside(path: Path, name: str) -> bool:
     return any(
         isinstance(n, ast.Name) and n.id == name and id(n) not in own for n in ast.walk(tree)
     )
+
+
+def _own_class(path: Path, name: str) -> bool:
+    """The module defines a class `name` of its own and reaches no other by that name (no
+    import of one, no `module.name`): where it names the class, it is its own."""
+    tree = _tree(path, _text(path))
+    if tree is None or not any(isinstance(n, ast.ClassDef) and n.name == name for n in tree.body):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return False
+    return True
 
 
 def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | None:

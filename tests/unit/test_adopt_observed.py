@@ -328,3 +328,29 @@ def test_a_test_of_the_module_that_constructs_the_class_elsewhere_is_run(project
     first = project / "tests" / "test_pair.py"
     first.write_text("from layers.pair import make\n\n\ndef test_make():\n    make()\n")
     assert _tests(project, module, "Second") == [first]
+
+
+def test_a_class_of_the_same_name_elsewhere_is_not_the_class(project):
+    """Two modules each define their own `Block` (keras-hub has several `DropPath`s): the
+    tests of one construct that one, never the other's, and are not run to observe it; a
+    module that imports the other's `Block`, or reaches it as an attribute, may construct
+    it, and its tests are run."""
+    from layergen.adopt.observed import _tests
+
+    block = "import keras\n\n\nclass Block(keras.layers.Layer):\n    pass\n"
+    write(project, "one.py", block)
+    other = write(project, "other.py", block)
+    (project / "tests").mkdir()
+    of_one = project / "tests" / "test_one.py"
+    of_one.write_text("from layers.one import Block\n\n\ndef test_one():\n    Block()\n")
+    assert _tests(project, other, "Block") == []
+    write(
+        project, "model.py", "from layers.other import Block as Inner\n\n\nclass Block:\n    pass\n"
+    )
+    of_model = project / "tests" / "test_model.py"
+    of_model.write_text("from layers.model import Block\n\n\ndef test_model():\n    Block()\n")
+    assert _tests(project, other, "Block") == [of_model]
+    write(
+        project, "model.py", "from layers import other\n\n\nclass Block:\n    inner = other.Block\n"
+    )
+    assert _tests(project, other, "Block") == [of_model]
