@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -260,12 +260,12 @@ def plan_run(
     renamed = renamed_from(lock, declarations, raws) if renames else {}
     renamed.update(follow or {})
     followed = set(renamed.values())  # the lock's keys of declarations renamed or moved
-    slots = _slots(declarations, raws, renamed, lock, config, run, errors)
-    jobs = [job for _, _, job in slots if job is not None]
-    rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
     # {file: (its role, the declaration that writes it)}: this run's, and those of the
     # project's other declarations, which a run on part of it leaves alone.
     written, registered_elsewhere = _others(lock, declarations, followed)
+    slots = _slots(declarations, raws, renamed, lock, config, run, errors, written)
+    jobs = [job for _, _, job in slots if job is not None]
+    rendered = iter(list(render_all(jobs, config, lock, progress)) if jobs else [])
     taken = _Taken(written)
     for t, reused, _ in slots:
         result = None if reused else next(rendered)
@@ -326,13 +326,18 @@ def _slots(
     config: Config,
     run: str,
     errors: list[Diagnostic],
+    written: Collection[Path] = (),
 ) -> list[Slot]:
     """Each declaration: its target and either its files from the lock or a job to render
-    (a declaration whose target cannot be told: its error, in `errors`)."""
+    (a declaration whose target cannot be told: its error, in `errors`). `written`: the files
+    the project's other declarations write, whose names a new test module does not take."""
     slots: list[Slot] = []
+    taken = _tests_taken(lock, declarations, renamed, written)
     for declaration in declarations:
         try:
-            job = _job(declaration, raws[declaration], renamed.get(declaration), lock, config, run)
+            job = _job(
+                declaration, raws[declaration], renamed.get(declaration), lock, config, run, taken
+            )
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
             continue
@@ -341,16 +346,52 @@ def _slots(
     return slots
 
 
+def placed_target(declaration: Path, config: Config, lock: Lock) -> Target:
+    """The declaration's target, its test module where the lock records it (a declaration
+    generated already)."""
+    return target(declaration, config).placed(_recorded_test(lock, declaration, None), ())
+
+
+def _tests_taken(
+    lock: Lock, declarations: list[Path], renamed: dict[Path, str], written: Collection[Path]
+) -> set[Path]:
+    """The test modules a new declaration's may not be named like: those `written` by the
+    project's other declarations, and those the lock records for this run's own."""
+    taken = set(written)
+    for declaration in declarations:
+        recorded = _recorded_test(lock, declaration, renamed.get(declaration))
+        if recorded is not None:
+            taken.add(recorded)
+    return taken
+
+
+def _recorded_test(lock: Lock, declaration: Path, was: str | None) -> Path | None:
+    """The test module the lock records for the declaration under its own key (one renamed
+    or moved is named afresh, after its new module)."""
+    record = None if was else lock.records.get(lock.key(declaration))
+    tests = [lock.root / o for o in (record.outputs if record else ())]
+    return next((t for t in tests if t != module_of(declaration)), None)
+
+
 def _job(
-    declaration: Path, raw: bytes | None, was: str | None, lock: Lock, config: Config, run: str
+    declaration: Path,
+    raw: bytes | None,
+    was: str | None,
+    lock: Lock,
+    config: Config,
+    run: str,
+    taken: set[Path],
 ) -> Job:
     """What rendering the declaration takes: its target (its package as the lock registered
-    it, under its key or the one it was renamed from: `was`), its text and its inputs."""
+    it, under its key or the one it was renamed from: `was`; its test module placed among
+    those `taken`, which it joins), its text and its inputs."""
     from .inputs import declaration_inputs
 
     recorded = lock.records.get(was or lock.key(declaration))
     registered = recorded and (recorded.default_package or recorded.package)
     t = target(declaration, config, registered or None)
+    t = t.placed(_recorded_test(lock, declaration, was), taken)
+    taken.add(t.test)
     golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
     inputs = declaration_inputs(
         run, config.root, declaration, raw or b"", t.module, t.test, t.dotted, t.package, golden
@@ -371,10 +412,12 @@ def render(
     lock = lock if lock is not None else Lock.read(config.root)
     run = run_inputs(config)
     jobs, errors = [], []
+    written, _ = _others(lock, list(texts), set())
+    taken = _tests_taken(lock, list(texts), {}, written)
     for declaration, text in texts.items():
         try:
             raw = text.encode() if text is not None else read_declaration(declaration)
-            jobs.append(_job(declaration, raw, None, lock, config, run))
+            jobs.append(_job(declaration, raw, None, lock, config, run, taken))
         except DiagnosticError as exc:
             errors.extend(exc.diagnostics)
     rendered = {job.target.declaration: r for job, r in zip(jobs, render_all(jobs, config, lock))}

@@ -67,16 +67,18 @@ def originals(
     """{test module: the original it is checked against} of the declarations that name
     one; a declaration that does not load is left to `generate` to report. `missing_only`:
     only those with a golden to record (a run that changes nothing parses nothing)."""
-    from .targets import target
+    from .generate import placed_target
     from .textfiles import read_bytes
+    from .update.lock import Lock
 
+    lock = Lock.read(config.root)
     found: dict[Path, Original] = {}
     for declaration in declarations:
         raw = read_bytes(declaration, missing_ok=True)
         if not raw or b"original:" not in raw:  # most name none: not parsed again
             continue
         try:
-            t = target(declaration, config)
+            t = placed_target(declaration, config, lock)
         except DiagnosticError:
             continue
         one_class = not re.search(rb"^---\s*$", raw, flags=re.MULTILINE)

@@ -228,9 +228,11 @@ def moved_files(lock: Lock, key: str, was: Record, module: Path, test: Path) -> 
     other (a record kept for orphans holds only the files that stayed); those of the module's
     further classes each by its class."""
     old_module = module_of(lock.root / key)
-    tests = (lock.root / was.outputs[-1]).parent if len(was.outputs) > 1 else test.parent
+    # the further classes' test modules are named after the first's (`Target.test_of`)
+    first = next((lock.root / o for o in was.outputs if lock.root / o != old_module), test)
+    old_name, new_name = (t.stem.removeprefix("test_") for t in (first, test))
     further = {
-        test_module(tests, old_module.stem, name): test_module(test.parent, module.stem, name)
+        test_module(first.parent, old_name, name): test_module(test.parent, new_name, name)
         for name, _, _ in was.classes
     }
     found = {}

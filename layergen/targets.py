@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,7 +36,23 @@ class Target:
         declares one class a document): the first class's is named after the module, as a
         module of one class has it; each further one's after the module and the class, so
         adding or removing a class renames no other's tests."""
-        return self.test if index == 0 else test_module(self.test.parent, self.module.stem, cls)
+        if index == 0:
+            return self.test
+        return test_module(self.test.parent, self.test.stem.removeprefix("test_"), cls)
+
+    def placed(self, recorded: Path | None, taken: Collection[Path]) -> Target:
+        """This target with its test module where it goes: where the lock recorded it (a
+        declaration keeps its tests' names), else `test_<module>.py`, else, where another
+        declaration's tests have that name (`layers.py` in two folders), with the module's
+        folders before its name, as few as set it apart: `test_vit_det_layers.py`."""
+        if recorded is not None:
+            return replace(self, test=recorded)
+        test, folders = self.test, self.dotted.split(".")[:-1]
+        for depth in range(1, len(folders) + 1):
+            if test not in taken:
+                break
+            test = test_module(self.test.parent, "_".join([*folders[-depth:], self.module.stem]))
+        return replace(self, test=test)
 
 
 def test_module(tests_dir: Path, module: str, cls: str | None = None) -> Path:

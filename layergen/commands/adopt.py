@@ -436,8 +436,8 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
     # adopt writes what it adopts: a declaration gone from disk (deleted, or renamed and not
     # generated yet) is the next `generate`'s, which sees the whole folder
     run = plan_run(list(texts), config, texts=texts, gone=False)
-    tests = {
-        id(a): target(a.declaration, config).test_of(
+    tests = {  # where the run placed them
+        id(a): replace(target(a.declaration, config), test=run.companions[a.module]).test_of(
             a.found.cls.name, names[a.declaration].index(a.found.cls.name)
         )
         for a in adopted

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 
-from helpers import cli
+from helpers import cli, saved_long_ago
 
 DROP = """\
 import keras
@@ -32,6 +32,7 @@ def _two_drop_paths(project, stems=("layers", "layers")):
     for folder, stem, factor in zip(("vit", "vit_det"), stems, ("2.0", "3.0")):
         (project / "layers" / folder).mkdir()
         (project / "layers" / folder / "__init__.py").write_text("")
+        saved_long_ago(project / "layers" / folder / "__init__.py")
         (project / "layers" / folder / f"{stem}.py").write_text(DROP.format(factor=factor))
 
 
@@ -95,6 +96,7 @@ def test_classes_keras_finds_by_module_path_are_declared_unregistered(tmp_path, 
     for folder in ("keras_hub", "keras_hub/mit", "keras_hub/vit"):
         (root / folder).mkdir(parents=True)
         (root / folder / "__init__.py").write_text("")
+        saved_long_ago(root / folder / "__init__.py")
     (root / "pyproject.toml").write_text("[project]\nname = 'keras-hub'\n")
     plain = DROP.format(factor="2.0")
     (root / "keras_hub/mit/mit_layers.py").write_text(plain)
@@ -109,3 +111,60 @@ def test_classes_keras_finds_by_module_path_are_declared_unregistered(tmp_path, 
     check = cli("generate", "--check", "keras_hub")
     assert check.exit_code == 0, check.output
     assert _saved_and_loaded(root, "keras_hub.mit.mit_layers", "keras_hub.vit.vit_layers") == "6.0"
+
+
+def test_same_named_modules_get_test_modules_of_their_own(project):
+    """The second `layers.py` adopted takes the folder into its tests' name; the first keeps
+    the name it has, and a later run names each as before."""
+    _two_drop_paths(project)
+    for folder in ("vit", "vit_det"):
+        result = cli("adopt", f"layers/{folder}/layers.py")
+        assert result.exit_code == 0, result.output
+    tests = sorted(p.name for p in (project / "tests").glob("test_*.py"))
+    assert tests == ["test_layers.py", "test_vit_det_layers.py"]
+    assert "layers.vit_det.layers import" in (project / "tests" / tests[1]).read_text()
+    check = cli("generate", "--check", "layers")
+    assert check.exit_code == 0, check.output
+
+
+BLOCKS = """\
+layer: Scaler
+weights: {scale: {shape: "x[-1]", initializer: ones}}
+call: x * scale
+---
+layer: Shifter
+weights: {shift: {shape: "x[-1]", initializer: zeros}}
+call: x + shift
+"""
+
+
+def test_a_module_of_several_classes_named_like_another_moves_with_its_tests(project):
+    """Two `blocks.layer.yaml` of two classes each, generated in one run: the second's tests
+    take its folder into their names; `mv` renames them all, a test added by hand kept."""
+    for folder, names in (("a", ("Scaler", "Shifter")), ("b", ("Amp", "Offset"))):
+        (project / "layers" / folder).mkdir()
+        text = BLOCKS.replace("Scaler", names[0]).replace("Shifter", names[1])
+        (project / "layers" / folder / "blocks.layer.yaml").write_text(text)
+    assert cli("generate", "layers").exit_code == 0
+    tests = project / "tests"
+    names = sorted(p.name for p in tests.glob("test_*.py"))
+    assert names == [
+        "test_b_blocks.py",
+        "test_b_blocks_offset.py",
+        "test_blocks.py",
+        "test_blocks_shifter.py",
+    ]
+    with open(tests / "test_b_blocks_offset.py", "a") as file:
+        file.write("\n\ndef test_mine():\n    pass\n")
+    moved = cli("mv", "layers/b/blocks.layer.yaml", "layers/b/heads.layer.yaml")
+    assert moved.exit_code == 0, moved.output
+    names = sorted(p.name for p in tests.glob("test_*.py"))
+    assert names == [
+        "test_blocks.py",
+        "test_blocks_shifter.py",
+        "test_heads.py",
+        "test_heads_offset.py",
+    ]
+    assert "def test_mine" in (tests / "test_heads_offset.py").read_text()
+    check = cli("generate", "--check", "layers")
+    assert check.exit_code == 0, check.output

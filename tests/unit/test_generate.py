@@ -290,20 +290,26 @@ def test_force_takes_the_generated_side_of_conflicting_lines_only(scaler_project
     "command", [("generate", "experimental"), ("new", "Scaler", "--dir", "experimental")]
 )
 def test_a_run_on_part_of_the_project_keeps_the_test_modules_of_the_rest(scaler_project, command):
-    """Found by an attack on 0.1: a declaration of the same file name in another folder, run
-    alone, took over the other layer's test module (its hand-added tests then called a class
-    no longer imported), exit 0; the whole project's run said `duplicate-test`."""
+    """A declaration of the same file name in another folder, run alone, once took over the
+    other layer's test module (its hand-added tests then called a class no longer imported);
+    its test module now takes its folder into its name, and the other's stays as it was."""
     tests = generated_tests(scaler_project)
     tests.write_text(tests.read_text() + "\n\ndef test_by_hand():\n    assert make_layer()\n")
     (scaler_project / "experimental").mkdir()
     if command[0] == "generate":
         text = declaration_path(scaler_project).read_text().replace("Scaler", "ScalerV2")
         (scaler_project / "experimental" / "scaler.layer.yaml").write_text(text)
-    before = snapshot(scaler_project)
+    before, everything = tests.read_bytes(), snapshot(scaler_project)
     result = run(*command)
-    assert result.exit_code == 2 and "[duplicate-test]" in result.output, result.output
-    assert "layers/scaler.layer.yaml" in result.output
-    assert snapshot(scaler_project) == before
+    if command[0] == "new":  # a second `Scaler` in the project: refused, nothing written
+        assert result.exit_code == 2 and "[duplicate-name]" in result.output, result.output
+        assert snapshot(scaler_project) == everything
+        return
+    assert result.exit_code == 0, result.output
+    assert tests.read_bytes() == before
+    theirs = tests.with_name("test_experimental_scaler.py").read_text()
+    assert "from experimental.scaler import" in theirs
+    assert run("generate", "--check", "layers", "experimental").exit_code == 0
 
 
 def test_a_run_on_part_of_the_project_sees_a_class_registered_by_the_rest(scaler_project):
