@@ -40,10 +40,15 @@ def _format_new_lines(old: str, new: str, style: BlackStyle) -> str:
 
     mode = black_mode(style)
     try:
-        if black.format_str(old, mode=mode) == old:
-            return black.format_str(new, mode=mode)
+        whole = black.format_str(old, mode=mode) == old
         ranges = _changed(old, new)
-        formatted = black.format_str(new, mode=mode, lines=ranges)
+        formatted = black.format_str(new, mode=mode, **({} if whole else {"lines": ranges}))
+        wrapped = _wrap_long_values(formatted, _changed(old, formatted), style.line_length)
+        if wrapped != formatted:  # black splits a value in parentheses, not a bare one
+            ranges = _changed(old, wrapped)
+            formatted = black.format_str(wrapped, mode=mode, **({} if whole else {"lines": ranges}))
+        if whole:
+            return formatted
     except black.InvalidInput:  # syntax black does not read: the fix stays as written
         return new
     inside = {line for start, end in ranges for line in range(start, end + 1)}
@@ -53,6 +58,34 @@ def _format_new_lines(old: str, new: str, style: BlackStyle) -> str:
         for line in range(start, end + 1)
     }
     return formatted if touched <= inside else new
+
+
+def _wrap_long_values(text: str, ranges: list[tuple[int, int]], limit: int) -> str:
+    """`text` with the value of each dict entry on a line a fix wrote (`ranges`) that is
+    longer than `limit` put in parentheses: black leaves `"key": self.long_attribute,` over
+    the limit (it splits no bare name), and splits it once parenthesized."""
+    lines = text.splitlines()
+    long = {
+        n
+        for start, end in ranges
+        for n in range(start, end + 1)
+        if n <= len(lines) and len(lines[n - 1]) > limit
+    }
+    if not long:
+        return text
+
+    class Wrap(cst.CSTTransformer):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
+        def leave_DictElement(self, original, updated):
+            line = self.get_metadata(PositionProvider, original).start.line
+            if line not in long or updated.value.lpar:
+                return updated
+            return updated.with_changes(
+                value=updated.value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            )
+
+    return MetadataWrapper(cst.parse_module(text)).visit(Wrap()).code
 
 
 def _changed(old: str, new: str, deleted: bool = False) -> list[tuple[int, int]]:

@@ -79,6 +79,42 @@ def test_fixed_lines_follow_the_projects_black(tmp_path):
     assert after[:-1] == before[:-1]
 
 
+def test_a_config_entry_too_long_for_the_line_is_wrapped_as_black_cannot(tmp_path):
+    """keras-hub's line length is 80: `"use_sliding_window_attention": self.use_sliding_
+    window_attention,` at its indent is 82 columns, which black leaves as it is; the fix
+    parenthesizes the value, and black splits it."""
+    code = """
+        import keras
+
+
+        @keras.saving.register_keras_serializable(package="demo")
+        class Decoder(keras.layers.Layer):
+            def __init__(
+                self, dropout=0.0, use_sliding_window_attention=False, **kwargs
+            ):
+                super().__init__(**kwargs)
+                self.dropout = dropout
+                self.use_sliding_window_attention = use_sliding_window_attention
+
+            def call(self, x):
+                return x
+
+            def get_config(self):
+                config = super().get_config()
+                config.update(
+                    {
+                        "dropout": self.dropout,
+                    }
+                )
+                return config
+        """
+    fixed = fix(tmp_path, {"decoder.py": code}, pyproject="\n[tool.ruff]\nline-length = 80\n")
+    text = fixed["decoder.py"]
+    assert "self.use_sliding_window_attention\n" in text, text  # the fix is made
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert '"dropout": self.dropout,' in text  # a line that fits is left alone
+
+
 def test_a_file_checked_alone_gets_what_a_project_run_gives_it(tmp_path):
     """Its subclasses elsewhere make it a base class, which is not registered."""
     files = {
