@@ -195,6 +195,43 @@ def test_a_default_the_docstring_type_cannot_hold_is_typed_by_the_code(project):
     assert 'width: {type: "int", default: 2}' in text
 
 
+def test_a_docstring_type_the_projects_calls_contradict_is_typed_by_the_calls(project):
+    """keras-hub's VAE: `stackwise_num_filters: int.` documented, every call passes a list
+    (`[32, 32, 32, 32]`); XLNet's `kernel_initializer_range: int.` called with `0.02`. The
+    code runs with what its calls pass, so the declaration's type is theirs; a type the
+    code's annotation states stays."""
+    write(
+        project,
+        "encoder.py",
+        "import keras\n\n\n"
+        "class Encoder(keras.layers.Layer):\n"
+        '    """Encodes.\n\n'
+        "    Args:\n"
+        "        filters: int. The filters of each stack.\n"
+        "        scale: int. The initializer's range.\n"
+        "        width: int. The width.\n"
+        '    """\n\n'
+        "    def __init__(self, filters, scale, width: int, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.filters = filters\n"
+        "        self.scale = scale\n"
+        "        self.width = width\n\n"
+        "    def call(self, x):\n"
+        "        return x * self.scale * len(self.filters) * self.width\n",
+    )
+    write(
+        project,
+        "model.py",
+        "from .encoder import Encoder\n\n"
+        "def make():\n"
+        "    return Encoder(filters=[32, 32], scale=0.02, width=3)\n",
+    )
+    text, _ = adopted(project, "layers/encoder.py")
+    assert 'filters: {type: "list[int]"}' in text, text
+    assert 'scale: {type: "float"}' in text, text
+    assert 'width: {type: "int"}' in text, text
+
+
 def test_isinstance_of_a_builtin_type_is_evaluated(project):
     """`if isinstance(patch_size, int): patch_size = (patch_size, patch_size)` (keras-hub's
     DeiT): the test's `patch_size=4` makes it a pair; a tuple the test passes stays one
