@@ -267,7 +267,8 @@ def _type(arg, owner: Ownership, examples: dict[str, Any]) -> str:
     value = examples[arg.name]
     unsaid = plain_type(arg) is None and said == "float"
     if unsaid or (said in PLAIN_TYPES and said not in holding_types(value)):
-        return literal_type(value) or said  # `[16, 16]`: list[int]
+        # `[16, 16]`: list[int]; `[]`, which every list type holds: a list
+        return literal_type(value) or ("list" if value == [] else said)
     return said
 
 

@@ -25,6 +25,10 @@ def _scalar(value: Any) -> str | None:
         return "float"
     if isinstance(value, str):
         return "str"
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple)) and all(_scalar(item) for item in value):
+        return "list"  # an item of a list that is itself a list of such values
     return None
 
 

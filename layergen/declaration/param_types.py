@@ -70,6 +70,15 @@ PARAM_TYPES = (
     ParamKind("list[float]", example=(0.5, 0.5), holds=frozenset({"int", "float"}), items=True),
     ParamKind("list[str]", example=("a",), holds=frozenset({"str"}), items=True),
     ParamKind("list[bool]", example=(True, False), holds=frozenset({"bool"}), items=True),
+    # Whatever a narrower list says nothing of: lists of lists, `None`s (keras-hub's
+    # Gemma3n `sscp_conv_kernel_size=[[3, 3], [3, 3]]`, Gemma4's `output_shape=[None, 2, 4]`).
+    ParamKind(
+        "list",
+        "list (of numbers, `None`s or such lists)",
+        ((1, 1),),
+        holds=frozenset({"int", "float", "None", "list"}),
+        items=True,
+    ),
     ParamKind(
         "activation",
         "activation function; `None` means linear",

@@ -29,7 +29,9 @@ CASES = [
     ([], None),  # each list type holds it: the value does not say which
     ([True, 1], None),
     ([1, "a"], None),
-    ([[1]], None),
+    ([[1]], "list"),  # numbers, `None`s and such lists: `list`
+    ([None, 2, 4], "list"),
+    ([[1], "a"], None),
     (None, None),
     ({"a": 1}, None),
 ]
@@ -45,11 +47,13 @@ def test_literal_type_is_the_narrowest_type_that_holds_the_value(value, kind):
     [
         (3, ("int", "float")),
         (True, ("bool",)),
-        ([1, 2], ("list[int]", "list[float]")),
-        ([1, 0.5], ("list[float]",)),
-        ([], ("list[int]", "list[float]", "list[str]", "list[bool]")),
+        ([1, 2], ("list[int]", "list[float]", "list")),
+        ([1, 0.5], ("list[float]", "list")),
+        ([], ("list[int]", "list[float]", "list[str]", "list[bool]", "list")),
         ([False], ("list[bool]",)),
         ([False, 0], ()),
+        ([[1, 1], None], ("list",)),
+        ({"a": 1}, ()),
     ],
 )
 def test_holding_types_lists_every_type_that_holds_the_value(value, kinds):

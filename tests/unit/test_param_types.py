@@ -95,3 +95,40 @@ def test_a_list_of_bools_is_one_row_every_stage_takes(project):
     bad.write_text(GATE.replace("[true, false]", "[true, 0]"))
     result = cli("generate", "layers")
     assert result.exit_code == 2 and "list[bool]" in result.output, result.output
+
+
+CONV = """\
+layer: Strided
+doc: Scales by the product of the first kernel's size.
+params:
+  kernel_sizes: {type: list, default: [[1, 1], [3, 3]]}
+  shape: {type: list, default: [null, 2]}
+call: x * float(kernel_sizes[0][0] * kernel_sizes[0][1])
+example:
+  input_shape: [2, 2]
+"""
+
+
+def test_a_list_of_anything_literal_is_one_row_every_stage_takes(project):
+    """keras-hub's Gemma3n audio encoder takes `sscp_conv_kernel_size=[[3, 3], [3, 3]]`, its
+    Gemma4 einsum `output_shape=[None, 2, 4]`: `list` holds numbers, `None`s and such
+    lists, what no narrower list type holds; declared, generated, saved and loaded, read back from a
+    Python default, and refused where a value is no list."""
+    import importlib.util
+
+    (project / "layers" / "strided.layer.yaml").write_text(CONV)
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    spec = importlib.util.spec_from_file_location("strided", project / "layers" / "strided.py")
+    strided = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(strided)
+    layer = strided.Strided(kernel_sizes=[[2, 2]], shape=[None, 4])
+    again = type(layer).from_config(layer.get_config())
+    assert again.kernel_sizes == [[2, 2]] and again.shape == [None, 4]
+    assert literal_type(((1, 1), (3, 3))) == "list"  # a tuple of tuples, as adopt reads it
+    assert literal_type([None, 2, 4]) == "list"
+    assert literal_type([1, 2]) == "list[int]"  # the narrowest still
+    bad = project / "layers" / "strided.layer.yaml"
+    bad.write_text(CONV.replace("[null, 2]", "3"))
+    result = cli("generate", "layers")
+    assert result.exit_code == 2 and "`shape`" in result.output, result.output
