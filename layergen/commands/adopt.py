@@ -180,20 +180,22 @@ def _all_declared(module: Path, declared: list[str]) -> bool:
     return all(f.cls.name in declared for f in layers)
 
 
-def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str]]:
+def _fixed(path: Path, text: str, lines: range) -> tuple[str, list[str], list]:
     """The module with what `check --fix` fixes of the kinds in FIXED within `lines` (the
-    adopted class), and what was fixed."""
+    adopted class), what was fixed, and the findings it has no safe fix for."""
     from ..lint.engine import check_files
     from ..lint.fixes import apply_fixes
     from ..lint.settings import load_settings
 
     settings = load_settings(select=list(FIXED))
     report = check_files([path], settings, texts={path: text}, only={path})
-    findings = [f for f in report.findings.get(path, []) if f.fix is not None and f.line in lines]
+    found = [f for f in report.findings.get(path, []) if f.line in lines]
+    findings = [f for f in found if f.fix is not None]
+    unfixed = [f for f in found if f.fix is None]
     if not findings:
-        return text, []
+        return text, [], unfixed
     notes = [f"{shown(path)}:{f.line}:{f.col}: fixed: {f.message} [{f.code}]" for f in findings]
-    return apply_fixes(text, [f.fix for f in findings], settings.style), notes
+    return apply_fixes(text, [f.fix for f in findings], settings.style), notes, unfixed
 
 
 def _read(
@@ -263,14 +265,19 @@ def _read(
     if not ready:
         return []
     # what `check --fix` fixes in the classes, then each class read again from the result
-    source, fixes = _fixed(path, original, {n for item, _, _ in ready for n in item.lines})
+    source, fixes, unfixed = _fixed(path, original, {n for item, _, _ in ready for n in item.lines})
     decl = path.with_name(path.stem + ".layer.yaml")
     # the declaration's documents on disk come first: a class is rendered after them
     before = read_text(decl) if declared else ""
     render = _renderer(decl, path, config, before)
     out = []
     for item, given, shape in ready:
+        # a config key `check` cannot add: the config tests fail on the code as it is
+        unsaved = [
+            f.message for f in unfixed if f.code == "config-missing" and f.line in item.lines
+        ]
         item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
+        item.unsaved = unsaved
         owner = decide(item)
         text, _ = declaration(path, item, owner, item.package, given, shape)
         # `call` and the output shape in the declaration, where they generate the same
