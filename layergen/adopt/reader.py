@@ -61,7 +61,8 @@ class Found:
     init_code: str | None = None  # statements of `__init__` after the stores (`init`)
     separate: bool = False  # several tensor arguments of `call`: `separate_inputs: true`
     forwarded: list[str] = field(default_factory=list)  # `dtype=dtype` to `super().__init__`
-    unsaved: list[str] = field(default_factory=list)  # `check`'s config-missing, not fixable
+    # `check`'s findings adopt leaves as they are: (code, message) each
+    unfixed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def code(node: cst.CSTNode) -> str:

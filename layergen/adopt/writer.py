@@ -22,6 +22,8 @@ WEIGHTS_TEST = "test_weights_match_declaration"
 GRADIENTS_TEST = "test_gradients_match_finite_differences"
 MIXED_TEST = "test_mixed_precision_matches_float32"
 CONFIG_TESTS = ("test_config_round_trip", "test_save_and_load_without_custom_objects")
+# `check`'s findings adopt leaves as they are, and the generated tests each makes fail.
+STATED = {"config-missing": CONFIG_TESTS, "sublayer-dtype": (MIXED_TEST,)}
 # A cast to float32 (`ops.cast(x, float)`, keras-hub's RMSNormalization) or a tensor made
 # in float32 (`ops.arange(n, dtype="float32")`, its AnchorGenerator), and one back to the
 # policy's dtype (`compute_dtype` anywhere, an input's `x.dtype` in `call`): without it the
@@ -134,12 +136,9 @@ def declaration(
             f"`call` runs `ops.while_loop`{_in(looping)}, which reverse-mode"
             " differentiation does not go through (JAX refuses it)"
         )
-    for message in found.unsaved[:1]:  # the first says it
-        for test in CONFIG_TESTS:
-            skip[test] = (
-                f"{message} (`check` has no safe fix [config-missing]): the config does not"
-                " make the layer again, as the adopted code's did not"
-            )
+    for code_, message in found.unfixed:  # the first of each test says it
+        for test in STATED.get(code_, ()):
+            skip.setdefault(test, f"{message} [{code_}], as in the adopted code")
     for attribute, method in unset_reads(found)[:1]:  # the first says it: each raises
         for test in CONFIG_TESTS:
             skip[test] = (

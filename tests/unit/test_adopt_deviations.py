@@ -271,3 +271,38 @@ def test_a_config_key_check_cannot_add_is_a_stated_skip_and_the_suite_runs_green
     outcomes = run_pytest(project, "jax", "tests")
     bad = {t: o for t, o in outcomes.items() if o not in ("passed", "skipped")}
     assert outcomes and not bad, bad
+
+
+NORMED = """\
+import keras
+
+
+class Normed(keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.norm = keras.layers.LayerNormalization(epsilon=1e-5)
+
+    def build(self, input_shape):
+        self.norm.build(input_shape)
+
+    def call(self, x):
+        return self.norm(x) * 2.0
+"""
+
+
+def test_a_sublayer_without_the_layers_dtype_policy_is_a_stated_mixed_precision_skip(project):
+    """keras-hub's MiT blocks make `LayerNormalization(epsilon=1e-5)` without
+    `dtype=self.dtype_policy`: under a mixed policy the sublayer computes in float32 and so
+    do the outputs. `check` finds it (sublayer-dtype); adopt states the mixed-precision
+    test skipped with the finding, changes no code, and the generated suite passes."""
+    (project / "layers" / "normed.py").write_text(NORMED)
+    result = cli("adopt", "layers/normed.py", "--input-shape", "2,3")
+    assert result.exit_code == 0, result.output
+    assert "dtype_policy" not in (project / "layers" / "normed.py").read_text()
+    text = (project / "layers" / "normed.layer.yaml").read_text()
+    assert "    test_mixed_precision_matches_float32: " in text, text
+    assert "LayerNormalization" in text.split("tests:")[1], text
+    assert "Normed skips test_mixed_precision_matches_float32: " in result.output
+    outcomes = run_pytest(project, "jax", "tests")
+    bad = {t: o for t, o in outcomes.items() if o not in ("passed", "skipped")}
+    assert outcomes and not bad, bad
