@@ -41,12 +41,13 @@ class Target:
         return test_module(self.test.parent, self.test.stem.removeprefix("test_"), cls)
 
     def placed(self, recorded: Path | None, taken: Collection[Path]) -> Target:
-        """This target with its test module where it goes: where the lock recorded it (a
-        declaration keeps its tests' names), else `test_<module>.py`, else, where another
-        declaration's tests have that name (`layers.py` in two folders), with the module's
-        folders before its name, as few as set it apart: `test_vit_det_layers.py`."""
+        """This target with its test module where it goes: named as the lock recorded it,
+        in the tests folder configured now (a declaration keeps its tests' names), else
+        `test_<module>.py`, else, where another declaration's tests have that name
+        (`layers.py` in two folders), with the module's folders before its name, as few as
+        set it apart: `test_vit_det_layers.py`."""
         if recorded is not None:
-            return replace(self, test=recorded)
+            return replace(self, test=self.test.parent / recorded.name)
         test, folders = self.test, self.dotted.split(".")[:-1]
         for depth in range(1, len(folders) + 1):
             if test not in taken:

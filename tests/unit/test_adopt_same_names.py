@@ -168,3 +168,24 @@ def test_a_module_of_several_classes_named_like_another_moves_with_its_tests(pro
     assert "def test_mine" in (tests / "test_heads_offset.py").read_text()
     check = cli("generate", "--check", "layers")
     assert check.exit_code == 0, check.output
+
+
+def test_a_new_tests_folder_keeps_each_test_modules_name(project):
+    """The tests folder changed in pyproject.toml: each declaration's test module moves
+    there under the name it had, the second `blocks`'s folder-qualified one too."""
+    for folder, names in (("a", ("Scaler", "Shifter")), ("b", ("Amp", "Offset"))):
+        (project / "layers" / folder).mkdir()
+        text = BLOCKS.replace("Scaler", names[0]).replace("Shifter", names[1])
+        (project / "layers" / folder / "blocks.layer.yaml").write_text(text)
+    assert cli("generate", "layers").exit_code == 0
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "[tool.layergen]\ntests = 'checks'\n")
+    moved = cli("generate", "layers")
+    assert moved.exit_code == 0, moved.output
+    names = sorted(p.name for p in (project / "checks").glob("test_*.py"))
+    assert names == [
+        "test_b_blocks.py",
+        "test_b_blocks_offset.py",
+        "test_blocks.py",
+        "test_blocks_shifter.py",
+    ]

@@ -132,14 +132,16 @@ def test_tests_of_a_hand_written_module_never_replace_a_declarations(tmp_path, m
 
 def test_a_declaration_never_replaces_the_tests_layergen_tests_keeps(tmp_path, monkeypatch):
     """The other order: `layergen tests` wrote tests/test_scaled_dense.py first; a declaration
-    whose test module has that name is refused, located, instead of taking it over."""
+    whose test module would have that name takes its folder into its tests' name instead of
+    taking the other's over, which stays as it was."""
     root = project(tmp_path / "p", {})
     _scaled_dense_twice(root)
     monkeypatch.chdir(root)
     assert run("tests", "extra/scaled_dense.py").exit_code == 0
-    before = snapshot(root)
+    kept = (root / "tests" / "test_scaled_dense.py").read_bytes()
     result = run("generate", "layers")
-    assert result.exit_code == 2, result.output
-    assert "layers/scaled_dense.layer.yaml:1:1: error:" in result.output
-    assert "[duplicate-test]" in result.output and "extra/scaled_dense.py" in result.output
-    assert snapshot(root) == before
+    assert result.exit_code == 0, result.output
+    assert (root / "tests" / "test_scaled_dense.py").read_bytes() == kept
+    theirs = (root / "tests" / "test_layers_scaled_dense.py").read_text()
+    assert "from layers.scaled_dense import ScaledDense" in theirs
+    assert run("generate", "--check", "layers").exit_code == 0
