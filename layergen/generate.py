@@ -346,12 +346,6 @@ def _slots(
     return slots
 
 
-def placed_target(declaration: Path, config: Config, lock: Lock) -> Target:
-    """The declaration's target, its test module where the lock records it (a declaration
-    generated already)."""
-    return target(declaration, config).placed(_recorded_test(lock, declaration, None), ())
-
-
 def _tests_taken(
     lock: Lock, declarations: list[Path], renamed: dict[Path, str], written: Collection[Path]
 ) -> set[Path]:

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,25 +63,27 @@ def golden_path(test: Path) -> Path:
 
 
 def originals(
-    declarations: list[Path], config, *, missing_only: bool = False
+    declarations: list[Path], config, tests: Mapping[Path, Path], *, missing_only: bool = False
 ) -> dict[Path, Original]:
     """{test module: the original it is checked against} of the declarations that name
-    one; a declaration that does not load is left to `generate` to report. `missing_only`:
+    one; a declaration that does not load is left to `generate` to report. `tests`: each
+    module's first test module, as the run placed it (`Plan.companions`). `missing_only`:
     only those with a golden to record (a run that changes nothing parses nothing)."""
-    from .generate import placed_target
-    from .textfiles import read_bytes
-    from .update.lock import Lock
+    from dataclasses import replace
 
-    lock = Lock.read(config.root)
+    from .targets import target
+    from .textfiles import read_bytes
+
     found: dict[Path, Original] = {}
     for declaration in declarations:
         raw = read_bytes(declaration, missing_ok=True)
         if not raw or b"original:" not in raw:  # most name none: not parsed again
             continue
         try:
-            t = placed_target(declaration, config, lock)
+            t = target(declaration, config)
         except DiagnosticError:
             continue
+        t = replace(t, test=tests.get(t.module, t.test))
         one_class = not re.search(rb"^---\s*$", raw, flags=re.MULTILINE)
         if missing_only and one_class and golden_path(t.test).is_file():
             continue

@@ -68,7 +68,9 @@ def generate(
         if mode == "write":  # write, record the outputs, then plan the tests that check them
             from ..golden import golden_path, originals, record_goldens
 
-            twins = originals(find_declarations(roots), config, missing_only=not record)
+            twins = originals(
+                find_declarations(roots), config, run.companions, missing_only=not record
+            )
             tests = [p for p in run.generated if p.name.startswith("test_")] if record else []
             tests += [t for t in twins if t not in tests and not golden_path(t).is_file()]
             if tests:

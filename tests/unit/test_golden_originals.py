@@ -86,11 +86,29 @@ def test_the_test_module_of_each_declaration_naming_an_original(tmp_path):
     root = _project(tmp_path)
     (root / "layers" / "plain.layer.yaml").write_text("layer: Plain\ncall: x\n")
     config = load_config(root)
-    found = originals(sorted((root / "layers").glob("*.yaml")), config)
+    found = originals(sorted((root / "layers").glob("*.yaml")), config, {})
     assert list(found) == [config.tests_dir / "test_scale.py"]
     (original,) = found.values()
     assert (original.cls, original.dotted) == ("Scale", "ref.scale.Scale")
     assert (Path(original.where.path).name, original.where.line) == ("scale.layer.yaml", LINE)
+
+
+def test_the_test_module_of_an_original_is_where_the_run_places_it(tmp_path):
+    """A declaration of the same file name in a folder that sorts first takes
+    `test_scale.py`; the one naming the original gets `test_layers_scale.py`, and its
+    golden is recorded there, not into the other's tests."""
+    from layergen.config import load_config
+    from layergen.generate import plan_run
+    from layergen.golden import originals
+
+    root = _project(tmp_path)
+    (root / "a_plain").mkdir()
+    (root / "a_plain" / "scale.layer.yaml").write_text("layer: Plain\ncall: x\n")
+    config = load_config(root)
+    declarations = [root / "a_plain" / "scale.layer.yaml", root / "layers" / "scale.layer.yaml"]
+    run = plan_run(declarations, config)
+    found = originals(declarations, config, run.companions)
+    assert list(found) == [config.tests_dir / "test_layers_scale.py"]
 
 
 @pytest.mark.e2e
