@@ -40,17 +40,17 @@ def _format_new_lines(old: str, new: str, style: BlackStyle) -> str:
 
     mode = black_mode(style)
     try:
-        whole = black.format_str(old, mode=mode) == old
+        whole = black.format_str(old, mode=mode) == old  # then formatted whole
         ranges = _changed(old, new)
         formatted = black.format_str(new, mode=mode, **({} if whole else {"lines": ranges}))
         wrapped = _wrap_long_values(formatted, _changed(old, formatted), style.line_length)
         if wrapped != formatted:  # black splits a value in parentheses, not a bare one
             ranges = _changed(old, wrapped)
             formatted = black.format_str(wrapped, mode=mode, **({} if whole else {"lines": ranges}))
-        if whole:
-            return formatted
     except black.InvalidInput:  # syntax black does not read: the fix stays as written
         return new
+    if whole:
+        return formatted
     inside = {line for start, end in ranges for line in range(start, end + 1)}
     touched = {
         line
