@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 # wins from 8 (1.15 s against 1.32 s); with the second core busy it lost up to 16.
 PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "8"))
 
+# The packages whose unregistered classes Keras loads by module path (serialization_lib.py).
+FOUND_BY_PATH = ("keras", "keras_hub", "keras_cv", "keras_nlp")
+
 
 @dataclass(frozen=True)
 class Job:
@@ -140,6 +143,16 @@ def _render_class(
     from .render.tests_context import build_test_context
 
     t, ir = job.target, analysis.ir
+    if ir.package is False and t.dotted.split(".")[0] not in FOUND_BY_PATH:
+        out.errors.append(
+            analysis.doc.error(
+                ("package",),
+                "bad-package",
+                "`package: false` leaves the class unregistered, and Keras finds an"
+                f" unregistered class by its module path only in {', '.join(FOUND_BY_PATH)}",
+                "drop `package: false` (or name a package): `load_model` needs the registration",
+            )
+        )
     if index and ir.layouts:
         out.errors.append(
             analysis.doc.error(

@@ -212,3 +212,17 @@ def test_a_lost_lock_gives_each_test_module_back_to_its_module(project):
     again = cli("generate", "layers")
     assert again.exit_code == 0, again.output
     assert {p.name: p.read_text() for p in tests.glob("test_*.py")} == before
+
+
+def test_package_false_outside_a_package_keras_loads_by_path_is_a_located_error(project):
+    """A class that registers nothing loads from a saved model only where Keras finds it
+    by its module path (keras_hub and the like): elsewhere `package: false` would leave a
+    layer `load_model` cannot find, so it is refused at the key, nothing written."""
+    (project / "layers" / "plain.layer.yaml").write_text(
+        "layer: Plain\npackage: false\ncall: x * 2\n"
+    )
+    result = cli("generate", "layers")
+    assert result.exit_code == 2, result.output
+    assert "layers/plain.layer.yaml:2:10: error:" in result.output, result.output
+    assert "[bad-package]" in result.output
+    assert not (project / "layers" / "plain.py").exists()
