@@ -410,6 +410,14 @@ def adopt(
         " shape, run the project's tests that construct the class (pytest, KERAS_BACKEND or"
         " torch, 120 s at most) and take them from its first construction and call.",
     ),
+    trial: bool = typer.Option(
+        True,
+        "--trial/--no-trial",
+        envvar="LAYERGEN_ADOPT_TRIAL",
+        help="Before writing, run the generated tests on the code as adopted (pytest,"
+        " KERAS_BACKEND or torch, 120 s a class at most); each that fails is stated skipped"
+        " in the declaration with its failure, and printed.",
+    ),
 ) -> None:
     """Put hand-written layers under a declaration, keeping saved models loading."""
     from .commands.adopt import adopt_command
@@ -423,6 +431,7 @@ def adopt(
             examples=example,
             input_shape=input_shape,
             observe=observe,
+            trial=trial,
         )
     )
 

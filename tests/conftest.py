@@ -53,6 +53,15 @@ def shared_jax_cache(tmp_path_factory):
     helpers.JAX_CACHE = folder
 
 
+@pytest.fixture(autouse=True)
+def adopt_trial(request, monkeypatch):
+    """`layergen adopt` runs the generated tests of what it adopts (a pytest process of
+    seconds) unless told not to: the tests of its other decisions tell it, through the
+    option's environment variable; those marked `trial` let it run."""
+    on = request.node.get_closest_marker("trial") is not None
+    monkeypatch.setenv("LAYERGEN_ADOPT_TRIAL", "1" if on else "0")
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """An empty project with a `layers` package, as the working directory (adopt's tests)."""

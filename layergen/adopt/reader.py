@@ -63,6 +63,8 @@ class Found:
     forwarded: list[str] = field(default_factory=list)  # `dtype=dtype` to `super().__init__`
     # `check`'s findings adopt leaves as they are: (code, message) each
     unfixed: list[tuple[str, str]] = field(default_factory=list)
+    # generated tests that failed on the code as adopted (trial.py): test -> its failure
+    failing: dict[str, str] = field(default_factory=dict)
 
 
 def code(node: cst.CSTNode) -> str:

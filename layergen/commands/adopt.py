@@ -25,6 +25,8 @@ from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
 from ..adopt.reader import Found, code, output_shape, read_module
 from ..adopt.shapes import shaped
+from ..adopt.trial import Trial
+from ..adopt.trial import trial as trial_run
 from ..adopt.writer import declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
@@ -49,6 +51,14 @@ class Adopted:
     source: str  # the module after the fixes
     fixes: list[str]
     seen: Seen  # the module as read: a save since is never overwritten
+    given: Any = None  # the example's values, and its input shape: the declaration's again
+    shape: Any = None
+
+    def failing(self, failures: dict[str, str]) -> Adopted:
+        """This class with the generated tests that failed on it stated in its declaration."""
+        found = replace(self.found, failing=failures)
+        text, _ = declaration(self.module, found, self.owner, found.package, self.given, self.shape)
+        return replace(self, found=found, text=text)
 
 
 def adopt_command(
@@ -60,9 +70,10 @@ def adopt_command(
     examples: list[str] | None = None,
     input_shape: str | None = None,
     observe: bool = True,
+    trial: bool = True,
 ) -> int:
     """`layergen adopt` as the person typed it: `--example name=value`, `--input-shape 2,4`,
-    `--no-observe`."""
+    `--no-observe`, `--no-trial`."""
     from ..handwritten import parse_examples, parse_input_shape
 
     shape = parse_input_shape(input_shape)
@@ -74,6 +85,7 @@ def adopt_command(
         examples=parse_examples(examples or []),
         input_shape=list(shape) if shape else None,
         observe=observe,
+        trial=trial,
     )
 
 
@@ -86,22 +98,27 @@ def adopt(
     examples: dict[str, Any] | None = None,
     input_shape: list[int] | None = None,
     observe: bool = True,
+    trial: bool = True,
 ) -> int:
     """Adopt every layer class the targets name; the exit status. Raises DiagnosticError.
-    `observe`: run the project's tests for what static evidence lacks (observed.py)."""
+    `observe`: run the project's tests for what static evidence lacks (observed.py).
+    `trial`: run the generated tests on the code as adopted first, and state each that
+    fails skipped with its failure (trial.py)."""
     from ..writes import Changed
 
     with one_run(config, mode, echo):
         for attempt in range(SAVE_RETRIES + 1):
             try:
-                return _adopt(targets, config, echo, mode, examples or {}, input_shape, observe)
+                return _adopt(
+                    targets, config, echo, mode, examples or {}, input_shape, observe, trial
+                )
             except Changed as exc:  # saved by an editor meanwhile: read it again, as it is now
                 if attempt == SAVE_RETRIES:
                     raise DiagnosticError([changed_during_run(exc.path)]) from None
         raise AssertionError("unreachable")
 
 
-def _adopt(targets, config, echo, mode, examples, input_shape, observe) -> int:
+def _adopt(targets, config, echo, mode, examples, input_shape, observe, trial) -> int:
     from ..update.lock import Lock
 
     lock = Lock.read(config.root)
@@ -137,7 +154,7 @@ def _adopt(targets, config, echo, mode, examples, input_shape, observe) -> int:
         raise DiagnosticError(errors)
     if not adopted:
         return 0
-    return _write(adopted, config, lock, echo, mode)
+    return _write(adopted, config, lock, echo, mode, trial)
 
 
 def _has_class(item: str) -> bool:
@@ -302,7 +319,8 @@ def _read(
         if refusals:
             errors.extend(refusals)
             continue
-        out.append(Adopted(path, decl, item, owner, text, source, [] if out else fixes, seen))
+        first = [] if out else fixes
+        out.append(Adopted(path, decl, item, owner, text, source, first, seen, given, shape))
     return out
 
 
@@ -426,7 +444,10 @@ def _remembered(module: Path, name: str, lock) -> dict:
     return {}
 
 
-def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
+def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, tried=None) -> int:
+    """Write what the classes' adoption changes (or print it, in `diff` mode). `trial`: run
+    the generated tests on the result first; those that fail are stated skipped and the
+    result planned again (`tried`: that run, said at the end)."""
     from ..generate import plan_run
     from ..targets import target
     from ..update.apply import reconcile
@@ -482,6 +503,16 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
         outcome.files[a.declaration] = texts[a.declaration]
         outcome.read[a.module] = a.seen
         outcome.read[a.declaration] = read[a.declaration]  # as the run began
+    if trial:
+        tried = trial_run(
+            config.root,
+            outcome.files,
+            outcome.deleted,
+            {tests[id(a)]: run.generated.get(tests[id(a)], "") for a in adopted},
+        )
+        if tried.failed:
+            again = [a.failing(tried.failed.get(tests[id(a)], {})) for a in adopted]
+            return _write(again, config, lock, echo, mode, trial=False, tried=tried)
     changed = outcome.changed()
     if mode == "diff":
         for path in changed:
@@ -495,9 +526,23 @@ def _write(adopted: list[Adopted], config, lock, echo, mode) -> int:
             echo(note if mode != "diff" else note.replace(": fixed: ", ": would fix: ", 1))
         counted = share(finals[a.module], a.found.cls.name, a.owner)
         _report(a, counted, echo, "would adopt" if mode == "diff" else "adopted")
+    if tried is not None:
+        _report_trial(tried, echo)
     if mode == "diff":
         return 0
     return 1 if report_unsettled(outcome, echo) else 0
+
+
+def _report_trial(tried: Trial, echo: Echo) -> None:
+    """What running the generated tests on the adopted code showed."""
+    if tried.why is not None and not tried.counts:
+        echo(f"warning: adopt did not run the generated tests: {tried.why}; run them yourself")
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(tried.counts.items()))
+    stated = " (each stated skipped above, with its failure)" if tried.failed else ""
+    echo(f"the generated tests on the code as adopted: {counts}{stated}")
+    if tried.why is not None:
+        echo(f"warning: {tried.why}")
 
 
 def _tests_taken(test: Path) -> Diagnostic:

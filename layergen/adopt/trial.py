@@ -1,0 +1,164 @@
+"""The generated tests of the classes a run adopts, run on the code as adopted before
+anything is written (`layergen adopt`, unless `--no-trial`).
+
+Adopting changes no behaviour, so a generated test that fails on the adopted code fails on
+the person's code as it was: a deviation from what the test checks (a call that is not
+deterministic in inference, a config that drops an argument), or an example the code does
+not take. Either way the test cannot gate anything until someone acts, so adopt states it
+skipped in the declaration with the failure as its reason, and prints it; the suite it
+leaves is green and every failure it tolerates is written down.
+
+The run is a pytest subprocess in a scratch copy of the project with adopt's files in it:
+the project's Python and configuration files copied (a test imports what the run wrote,
+never the original through a link pytest resolves), its other files linked, its
+environments and caches left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TIME_LIMIT = 120  # seconds of generated tests per class adopted, at most
+LEFT_OUT = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__"}
+COPIED = {".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock"}
+REASON_LENGTH = 200
+
+
+@dataclass
+class Trial:
+    """What running the generated tests showed: per test module, the generated tests that
+    failed and their failures; the outcomes counted; why it showed nothing, if it did not."""
+
+    failed: dict[Path, dict[str, str]] = field(default_factory=dict)
+    counts: Counter = field(default_factory=Counter)
+    why: str | None = None
+
+
+def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -> Trial:
+    """Run the test modules `tests` (path -> the text generated for it, before any merge
+    with a person's tests) with the project as `files` and `deleted` leave it."""
+    with tempfile.TemporaryDirectory(prefix="layergen-trial-") as scratch:
+        scratch = Path(scratch)
+        _mirror(root, scratch, files, deleted)
+        report = scratch / ".layergen-trial.xml"
+        env = {
+            **os.environ,
+            "KERAS_BACKEND": os.environ.get("KERAS_BACKEND", "torch"),
+            "KERAS_HOME": str(scratch / ".keras"),
+            "PYTHONPATH": os.pathsep.join([str(scratch), os.environ.get("PYTHONPATH", "")]),
+        }
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        command += ["-o", "addopts=", f"--junitxml={report}", "--continue-on-collection-errors"]
+        command += [str(scratch / path.relative_to(root)) for path in tests]
+        try:
+            ran = subprocess.run(
+                command,
+                cwd=scratch,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIME_LIMIT * len(tests),
+            )
+        except subprocess.TimeoutExpired:
+            return Trial(why=f"the generated tests ran past {TIME_LIMIT * len(tests)} s")
+        except OSError as exc:
+            return Trial(why=f"the generated tests could not be run ({exc})")
+        if "No module named pytest" in ran.stderr:
+            return Trial(why="pytest is not installed")
+        try:
+            cases = list(ET.parse(report).getroot().iter("testcase"))
+        except (OSError, ET.ParseError):
+            return Trial(why=f"pytest reported nothing ({_last_line(ran.stdout + ran.stderr)})")
+    modules = {_dotted(path.relative_to(root)): path for path in tests}
+    generated = {path: _test_names(text) for path, text in tests.items()}
+    out = Trial()
+    for case in cases:
+        path = modules.get(case.get("classname", ""))
+        problem = next((c for c in case if c.tag in ("failure", "error")), None)
+        if path is None:  # a module that could not be collected: said, nothing skipped
+            if problem is not None:
+                out.counts["uncollected"] += 1
+                out.why = f"{case.get('name')} could not be collected: {_reason(problem)}"
+            continue
+        name = case.get("name", "").partition("[")[0]
+        if problem is None:
+            skipped = any(c.tag == "skipped" for c in case)
+            out.counts["skipped" if skipped else "passed"] += 1
+        elif name in generated[path]:  # a person's test that fails is theirs to mend
+            out.counts["failed"] += 1
+            out.failed.setdefault(path, {}).setdefault(name, _reason(problem))
+    return out
+
+
+def _mirror(root: Path, scratch: Path, files: dict[Path, str], deleted) -> None:
+    """The project at `scratch`: its Python and configuration files copied, its other files
+    linked, `files` written over them, `deleted` left out."""
+    gone = {Path(p) for p in deleted}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in LEFT_OUT and not d.endswith(".egg-info")]
+        here = Path(folder)
+        target = scratch / here.relative_to(root)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            source = here / name
+            if source in gone or source in files:
+                continue
+            if source.suffix in COPIED:
+                shutil.copyfile(source, target / name)
+            else:
+                os.symlink(source, target / name)
+    for path, text in files.items():
+        if path not in gone:
+            place = scratch / Path(path).relative_to(root)
+            place.parent.mkdir(parents=True, exist_ok=True)
+            place.write_text(text, encoding="utf-8")
+
+
+def _dotted(relative: Path) -> str:
+    return ".".join(relative.with_suffix("").parts)
+
+
+def _test_names(text: str) -> set[str]:
+    """The test functions of a generated test module."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    }
+
+
+def _reason(problem: ET.Element) -> str:
+    """The failure's first line: pytest's message, else the error line of its report."""
+    message = (problem.get("message") or "").strip()
+    if not message or message in ("collection failure",) or message.startswith("failed on"):
+        lines = [
+            line[1:].strip()
+            for line in (problem.text or "").splitlines()
+            if line.startswith("E ") and line[1:].strip()
+        ]
+        message = next((line for line in lines if re.match(r"\w+(Error|Exception)\b", line)), "")
+        message = message or (lines[0] if lines else message)
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = lines[0] if lines else "it failed"
+    if first.endswith(":") and len(lines) > 1:  # `AssertionError: ` with its words below
+        first = f"{first} {lines[1]}"
+    return first if len(first) <= REASON_LENGTH else first[: REASON_LENGTH - 3] + "..."
+
+
+def _last_line(output: str) -> str:
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no output"

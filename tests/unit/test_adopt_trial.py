@@ -1,0 +1,48 @@
+"""`layergen adopt` runs the generated tests on the code as adopted before it writes
+anything (`adopt/trial.py`): a test that fails there fails on the person's code too
+(adopting changes no behaviour), so it is stated skipped in the declaration with the
+failure as its reason and printed, and the suite adopt leaves is green: one a team can
+gate on, every deviation it tolerates written down."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import cli, run_pytest
+
+pytestmark = pytest.mark.trial  # adopt's trial runs here (tests/conftest.py turns it off)
+
+# `ops.ones` makes float32 whatever the policy: the sum is float32 under a mixed one, which
+# nothing in the code says (no cast, no dtype): only running it shows it.
+SHIFT = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Shift(keras.layers.Layer):
+    def call(self, inputs):
+        return inputs + ops.ones(ops.shape(inputs))
+"""
+
+MIXED = "test_mixed_precision_matches_float32"
+
+
+def test_a_generated_test_that_fails_on_the_adopted_code_is_stated_with_its_failure(
+    project, monkeypatch
+):
+    monkeypatch.setenv("KERAS_BACKEND", "jax")  # the trial's backend: the quickest to start
+    (project / "layers" / "shift.py").write_text(SHIFT)
+    result = cli("adopt", "layers/shift.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "shift.layer.yaml").read_text()
+    stated = text.partition(f"    {MIXED}: ")[2].splitlines()[0]
+    assert "failed on the code as adopted" in stated and "an output is float32" in stated, text
+    assert f"Shift skips {MIXED}: " in result.output, result.output
+    ran = "the generated tests on the code as adopted: 2 failed, 6 passed, 2 skipped"
+    assert ran in result.output, result.output  # its two policies failed
+    outcomes = run_pytest(project, "jax")
+    assert outcomes and "failed" not in outcomes.values(), outcomes
+    assert all(o == "skipped" for n, o in outcomes.items() if n.startswith(f"test_shift::{MIXED}"))
+    assert text.count("failed on the code as adopted") == 1, text  # the other tests passed
+    assert cli("generate", "--check").exit_code == 0
