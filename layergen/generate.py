@@ -384,7 +384,9 @@ def _job(
     recorded = lock.records.get(was or lock.key(declaration))
     registered = recorded and (recorded.default_package or recorded.package)
     t = target(declaration, config, registered or None)
-    t = t.placed(_recorded_test(lock, declaration, was), taken)
+    # one renamed or moved takes its old tests along (renames.moved_files), whose imports
+    # still name its old module: only the others' placement reads the files on disk
+    t = t.placed(_recorded_test(lock, declaration, was), taken, renamed=was is not None)
     taken.add(t.test)
     golden = t.test.with_suffix(".golden.json").is_file()  # recorded outputs: test them
     inputs = declaration_inputs(

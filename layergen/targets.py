@@ -40,20 +40,36 @@ class Target:
             return self.test
         return test_module(self.test.parent, self.test.stem.removeprefix("test_"), cls)
 
-    def placed(self, recorded: Path | None, taken: Collection[Path]) -> Target:
+    def placed(
+        self, recorded: Path | None, taken: Collection[Path], renamed: bool = False
+    ) -> Target:
         """This target with its test module where it goes: named as the lock recorded it,
         in the tests folder configured now (a declaration keeps its tests' names), else
         `test_<module>.py`, else, where another declaration's tests have that name
-        (`layers.py` in two folders), with the module's folders before its name, as few as
-        set it apart: `test_vit_det_layers.py`."""
+        (`layers.py` in two folders) or a test module on disk imports another module (the
+        lock lost), with the module's folders before its name, as few as set it apart:
+        `test_vit_det_layers.py`. `renamed`: a declaration renamed or moved, whose old tests
+        (importing its old module) it takes along: the files on disk are not read."""
         if recorded is not None:
             return replace(self, test=self.test.parent / recorded.name)
         test, folders = self.test, self.dotted.split(".")[:-1]
         for depth in range(1, len(folders) + 1):
-            if test not in taken:
+            if test not in taken and (renamed or not self._tests_another(test)):
                 break
             test = test_module(self.test.parent, "_".join([*folders[-depth:], self.module.stem]))
         return replace(self, test=test)
+
+    def _tests_another(self, test: Path) -> bool:
+        """A test module on disk that imports nothing from this module (another module's,
+        which a lost lock no longer names): only a declaration the lock does not record
+        reads it."""
+        from .textfiles import read_text
+
+        try:
+            text = read_text(test, missing_ok=True)
+        except DiagnosticError:  # not text: not this module's tests either
+            return True
+        return text is not None and f"from {self.dotted} import " not in text
 
 
 def test_module(tests_dir: Path, module: str, cls: str | None = None) -> Path:

@@ -313,16 +313,27 @@ def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
 
 
 def test_a_test_module_of_the_persons_own_is_never_merged_into(project):
+    """The person's tests of the module, at the name adopt's would take: refused, located,
+    nothing written; a file there that tests something else is left alone, and adopt's
+    tests take the folder into their name."""
     write(project, "scaled_dense.py", SCALED)
     (project / "tests").mkdir()
     mine = project / "tests" / "test_scaled_dense.py"
-    mine.write_text("def test_mine():\n    assert True\n")
+    mine.write_text(
+        "from layers.scaled_dense import ScaledDense\n\n\n"
+        "def test_mine():\n    assert ScaledDense\n"
+    )
     before = snapshot(project)
     result = cli("adopt", "layers/scaled_dense.py")
     assert result.exit_code == 2
     assert "tests/test_scaled_dense.py:1:1: error:" in result.output
     assert "[adopt-tests]" in result.output and "test_scaled_dense_mine.py" in result.output
     assert snapshot(project) == before
+    mine.write_text("def test_mine():\n    assert True\n")
+    result = cli("adopt", "layers/scaled_dense.py")
+    assert result.exit_code == 0, result.output
+    assert mine.read_text() == "def test_mine():\n    assert True\n"
+    assert (project / "tests" / "test_layers_scaled_dense.py").is_file()
 
 
 CONFIG = """\

@@ -5,6 +5,7 @@ with), or, in a package Keras loads by module path, are declared unregistered as
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -189,6 +190,28 @@ def test_a_new_tests_folder_keeps_each_test_modules_name(project):
         "test_blocks.py",
         "test_blocks_shifter.py",
     ]
+
+
+def test_a_lost_lock_gives_each_test_module_back_to_its_module(project):
+    """`vit_det/layers` generated first took `test_layers.py`, `vit/layers` then
+    `test_vit_layers.py`. The lock lost, a run places them again from the files on disk: a
+    test module that imports another module is that module's, so neither is merged into
+    the other's (a hand-added test kept where it was)."""
+    for folder, name in (("vit_det", "B"), ("vit", "A")):
+        (project / "layers" / folder).mkdir()
+        (project / "layers" / folder / "layers.layer.yaml").write_text(
+            f"layer: {name}\ncall: x * 2\n"
+        )
+        assert cli("generate", f"layers/{folder}").exit_code == 0
+    tests = project / "tests"
+    with open(tests / "test_layers.py", "a") as file:
+        file.write("\n\ndef test_mine():\n    assert True\n")
+    before = {p.name: p.read_text() for p in tests.glob("test_*.py")}
+    (project / "layergen.lock").unlink()
+    shutil.rmtree(project / ".layergen", ignore_errors=True)
+    again = cli("generate", "layers")
+    assert again.exit_code == 0, again.output
+    assert {p.name: p.read_text() for p in tests.glob("test_*.py")} == before
 
 
 def test_package_false_outside_a_package_keras_loads_by_path_is_a_located_error(project):
