@@ -46,3 +46,26 @@ def test_a_generated_test_that_fails_on_the_adopted_code_is_stated_with_its_fail
     assert all(o == "skipped" for n, o in outcomes.items() if n.startswith(f"test_shift::{MIXED}"))
     assert text.count("failed on the code as adopted") == 1, text  # the other tests passed
     assert cli("generate", "--check").exit_code == 0
+
+
+def test_only_generated_tests_are_stated_and_an_uncollected_module_is_said(tmp_path):
+    """The trial itself, on test modules that import nothing heavy: a failing test of the
+    person's in a generated module is never stated (theirs to mend); a module that cannot
+    be collected is said, and nothing of it skipped."""
+    from layergen.adopt.trial import trial
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    tests = tmp_path / "tests"
+    generated = "def test_generated():\n    assert 1 == 2, 'one is not two'\n"
+    mine = "\n\ndef test_mine():\n    assert False\n"
+    broken = "import no_such_module\n\n\ndef test_generated():\n    pass\n"
+    files = {tests / "test_a.py": generated + mine, tests / "test_b.py": broken}
+    tried = trial(
+        tmp_path, files, (), {tests / "test_a.py": generated, tests / "test_b.py": broken}
+    )
+    assert tried.failed == {
+        tests / "test_a.py": {"test_generated": "AssertionError: one is not two"}
+    }, tried
+    assert tried.counts["failed"] == 1 and tried.counts["uncollected"] == 1, tried
+    assert "test_b" in tried.why and "No module named 'no_such_module'" in tried.why, tried.why
+    assert not (tests / "test_a.py").exists()  # run in a scratch copy: nothing written here
