@@ -32,6 +32,8 @@ TIME_LIMIT = 120  # seconds of generated tests per class adopted, at most
 LEFT_OUT = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__"}
 COPIED = {".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock"}
 REASON_LENGTH = 200
+# terminal escapes and control characters, raw or as pytest's XML report writes them (#x1B)
+CONTROL = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]|#x[0-9A-F]{2}|[\x00-\x08\x0b-\x1f\x7f]")
 
 
 @dataclass
@@ -152,6 +154,7 @@ def _reason(problem: ET.Element) -> str:
         ]
         message = next((line for line in lines if re.match(r"\w+(Error|Exception)\b", line)), "")
         message = message or (lines[0] if lines else message)
+    message = CONTROL.sub("", message)  # Keras bolds its messages for terminals
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     first = lines[0] if lines else "it failed"
     if first.endswith(":") and len(lines) > 1:  # `AssertionError: ` with its words below

@@ -56,7 +56,7 @@ def test_only_generated_tests_are_stated_and_an_uncollected_module_is_said(tmp_p
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     tests = tmp_path / "tests"
-    generated = "def test_generated():\n    assert 1 == 2, 'one is not two'\n"
+    generated = "def test_generated():\n    assert 1 == 2, '\\x1b[1mone is not two\\x1b[0m'\n"
     mine = "\n\ndef test_mine():\n    assert False\n"
     broken = "import no_such_module\n\n\ndef test_generated():\n    pass\n"
     files = {tests / "test_a.py": generated + mine, tests / "test_b.py": broken}
