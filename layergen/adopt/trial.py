@@ -9,9 +9,9 @@ skipped in the declaration with the failure as its reason, and prints it; the su
 leaves is green and every failure it tolerates is written down.
 
 The run is a pytest subprocess in a scratch copy of the project with adopt's files in it:
-the project's Python and configuration files copied (a test imports what the run wrote,
-never the original through a link pytest resolves), its other files linked, its
-environments and caches left out.
+its Python modules and its files under a MiB copied (a test imports what the run wrote,
+never the original through a link pytest resolves, and writes to no file of the person's),
+larger files linked, its environments and version control left out.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 TIME_LIMIT = 120  # seconds of generated tests per class adopted, at most
 LEFT_OUT = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__"}
-COPIED = {".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock"}
+LINKED_FROM = 1 << 20  # bytes: a larger file (data, weights) is linked, not copied
 REASON_LENGTH = 200
 # terminal escapes and control characters, raw or as pytest's XML report writes them (#x1B)
 CONTROL = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]|#x[0-9A-F]{2}|[\x00-\x08\x0b-\x1f\x7f]")
@@ -51,7 +51,10 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
     with a person's tests) with the project as `files` and `deleted` leave it."""
     with tempfile.TemporaryDirectory(prefix="layergen-trial-") as scratch:
         scratch = Path(scratch)
-        _mirror(root, scratch, files, deleted)
+        try:
+            _mirror(root, scratch, files, deleted)
+        except (OSError, ValueError) as exc:  # a file outside the project, a full disk
+            return Trial(why=f"the project could not be copied to run them ({exc})")
         report = scratch / ".layergen-trial.xml"
         env = {
             **os.environ,
@@ -103,22 +106,29 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
 
 
 def _mirror(root: Path, scratch: Path, files: dict[Path, str], deleted) -> None:
-    """The project at `scratch`: its Python and configuration files copied, its other files
-    linked, `files` written over them, `deleted` left out."""
+    """The project at `scratch`: its modules and small files copied, larger files and
+    linked folders linked, `files` written over them, `deleted` left out."""
     gone = {Path(p) for p in deleted}
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in LEFT_OUT and not d.endswith(".egg-info")]
         here = Path(folder)
         target = scratch / here.relative_to(root)
         target.mkdir(parents=True, exist_ok=True)
-        for name in names:
+        linked = [d for d in dirs if (here / d).is_symlink()]
+        dirs[:] = [
+            d for d in dirs if d not in LEFT_OUT and not d.endswith(".egg-info") and d not in linked
+        ]
+        for name in [*names, *linked]:
             source = here / name
             if source in gone or source in files:
                 continue
-            if source.suffix in COPIED:
-                shutil.copyfile(source, target / name)
-            else:
-                os.symlink(source, target / name)
+            try:
+                small = source.is_file() and source.stat().st_size < LINKED_FROM
+                if small or (source.suffix == ".py" and source.is_file()):
+                    shutil.copyfile(source, target / name)
+                else:
+                    os.symlink(source, target / name)
+            except OSError:  # unreadable, or a link to nothing: not the tests' to read
+                continue
     for path, text in files.items():
         if path not in gone:
             place = scratch / Path(path).relative_to(root)
