@@ -11,6 +11,7 @@ with `layergen adopt MODULE:Class` (one process a class, in module order), and p
 
 - classes found, adopted, and refused by reason (the `[code]` of the first error);
 - the declared share of the adopted classes (per class in `--work/adopt.json`, mean and median);
+- the generated tests adopt's trial found failing on the adopted code and stated skipped;
 - keras-hub's ruff configuration on both trees (errors before, after);
 - with `--tests changed` (the default): keras-hub's own tests of each module adopt changed
   (`<module>_test.py` and the test modules of the same folder), run on both trees on
@@ -42,6 +43,8 @@ PINNED = "71453d08f"
 ADOPTED = re.compile(r"^adopted (\w+) \(.*\): (\d+) of (\d+) lines declared", re.MULTILINE)
 MODELS = {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"}
 CODE = re.compile(r": error: .*\[([\w-]+)\]")
+# a generated test that failed on the adopted code in adopt's trial, stated skipped
+TRIAL_SKIP = re.compile(r"^  \w+ skips (\w+): failed on the code as adopted", re.MULTILINE)
 
 
 def export(source: Path, commit: str, into: Path) -> None:
@@ -129,6 +132,7 @@ def adopt_all(tree: Path, classes, limit: int | None) -> list[dict]:
         if name in adopted:
             m = adopted[name]
             row["declared"], row["total"] = int(m.group(2)), int(m.group(3))
+            row["trial_skips"] = TRIAL_SKIP.findall(out)
         else:
             codes = CODE.findall(out)
             if codes:
@@ -251,6 +255,11 @@ def main() -> int:
             f" median {statistics.median(shares):.0f}%,"
             f" overall {100 * sum(r['declared'] for r in took) / sum(r['total'] for r in took):.0f}%"
         )
+    stated = [r["trial_skips"] for r in took if r.get("trial_skips")]
+    print(
+        f"  generated tests that failed on the adopted code, stated skipped by adopt's trial:"
+        f" {sum(map(len, stated))}, in {len(stated)} of {len(took)} classes"
+    )
     print(f"  keras-hub ruff errors: before {ruff_errors(original)}, after {ruff_errors(adopted)}")
     under = tuple(args.tests_under.split(","))
     if args.tests == "changed" and took:
