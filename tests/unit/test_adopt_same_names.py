@@ -5,6 +5,7 @@ with), or, in a package Keras loads by module path, are declared unregistered as
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -37,18 +38,28 @@ def _two_drop_paths(project, stems=("layers", "layers")):
         (project / "layers" / folder / f"{stem}.py").write_text(DROP.format(factor=factor))
 
 
-def _registered_name(project, module):
-    return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import keras; from layers.{module} import DropPath;"
-            " print(keras.saving.get_registered_name(DropPath))",
-        ],
-        cwd=project,
+def _keras(root, script: str, **env: str) -> str:
+    """`script`'s output, run in a fresh process in `root` (as a person's program sees the
+    classes), with `env` added."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        cwd=root,
+        env={**os.environ, **env},
         capture_output=True,
         text=True,
     )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip()
+
+
+def _registered_names(project, *modules: str) -> list[str]:
+    """The key each module's `DropPath` registers under, the modules imported in one process
+    on the numpy backend (the quickest to start: registration is the same on every one)."""
+    script = "import importlib, keras\n" + "".join(
+        f"print(keras.saving.get_registered_name(importlib.import_module({m!r}).DropPath))\n"
+        for m in modules
+    )
+    return _keras(project, script, KERAS_BACKEND="numpy").splitlines()
 
 
 def test_same_named_classes_register_under_keys_of_their_own(project):
@@ -57,9 +68,7 @@ def test_same_named_classes_register_under_keys_of_their_own(project):
         result = cli("adopt", f"layers/{module}.py")
         assert result.exit_code == 0, result.output
         assert "adopted DropPath" in result.output
-    names = [_registered_name(project, m) for m in ("vit.blocks", "vit_det.heads")]
-    assert all(n.returncode == 0 for n in names), [n.stderr[-2000:] for n in names]
-    first, second = (n.stdout.strip() for n in names)
+    first, second = _registered_names(project, "layers.vit.blocks", "layers.vit_det.heads")
     assert first != second and first.endswith(">DropPath") and second.endswith(">DropPath")
     assert cli("generate", "--check", "layers").exit_code == 0
 
@@ -74,7 +83,7 @@ def test_a_model_of_both_reloads_each_class_it_was_saved_with(project):
 def _saved_and_loaded(root, first, second):
     """A model of the two DropPaths (x2 then x3), saved and loaded in a fresh process: its
     output for ones."""
-    script = textwrap.dedent(f"""
+    script = f"""
         import numpy as np, keras
         from {first} import DropPath as A
         from {second} import DropPath as B
@@ -83,10 +92,8 @@ def _saved_and_loaded(root, first, second):
         model.save("both.keras")
         loaded = keras.saving.load_model("both.keras")
         print(float(loaded(np.ones((1, 3)))[0, 0]))
-        """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout.strip()
+        """
+    return _keras(root, script)
 
 
 def test_classes_keras_finds_by_module_path_are_declared_unregistered(tmp_path, monkeypatch):
