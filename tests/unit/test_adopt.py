@@ -233,7 +233,8 @@ def test_call_moves_only_where_it_generates_the_same_code(project):
     assert "        return x + shift  # the module's" in module.read_text()
 
 
-def test_the_tests_layergen_tests_wrote_are_replaced_keeping_hand_added_ones(project):
+def test_the_tests_layergen_tests_wrote_are_replaced_keeping_hand_added_ones(project, monkeypatch):
+    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
     write(project, "scaled_dense.py", SCALED)
     assert cli("tests", "layers/scaled_dense.py", "--example", "units=3").exit_code == 0
     tests = project / "tests" / "test_scaled_dense.py"
