@@ -70,6 +70,24 @@ def observed(root: Path, path: Path, found: Found, given: dict, shape, person: d
     return out, shape, why
 
 
+def observed_call(root: Path, path: Path, found: Found, person: dict):
+    """The example the project's tests make: one construction's literal values and the
+    input shapes of its call, which fit together (the person's values over them); None
+    where the tests show no call that shapes every input."""
+    seen = observe(root, path, found)
+    if isinstance(seen, str) or not _covers(found, seen.shape):
+        return None
+    params = {a.name: a.default for a in found.cls.args}
+    values = {
+        k: v
+        for k, v in seen.values.items()
+        if k in params and (params[k] is REQUIRED or _fits(v, params[k]))
+    }
+    given = Given({**values, **person})
+    given.source = seen.source
+    return given, seen.shape
+
+
 def _covers(found: Found, shape) -> bool:
     """The observed call shapes every tensor input (a (cos, sin) pair passed as one is none):
     a shape for some inputs only is no evidence of the example's inputs."""

@@ -39,11 +39,22 @@ CONTROL = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]|#x[0-9A-F]{2}|[\x00-\x08\x
 @dataclass
 class Trial:
     """What running the generated tests showed: per test module, the generated tests that
-    failed and their failures; the outcomes counted; why it showed nothing, if it did not."""
+    failed and their failures, and the outcomes counted; why it showed nothing, if so."""
 
     failed: dict[Path, dict[str, str]] = field(default_factory=dict)
-    counts: Counter = field(default_factory=Counter)
+    counts: dict[Path, Counter] = field(default_factory=dict)
     why: str | None = None
+
+    def of(self, test: Path) -> Trial:
+        """What it showed of one test module."""
+        return Trial(
+            {test: self.failed[test]} if test in self.failed else {},
+            {test: self.counts[test]} if test in self.counts else {},
+            self.why,
+        )
+
+    def counted(self) -> Counter:
+        return sum(self.counts.values(), Counter())
 
 
 def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -> Trial:
@@ -88,20 +99,25 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
     generated = {path: _test_names(text) for path, text in tests.items()}
     out = Trial()
     for case in cases:
-        path = modules.get(case.get("classname", ""))
         problem = next((c for c in case if c.tag in ("failure", "error")), None)
-        if path is None:  # a module that could not be collected: said, nothing skipped
-            if problem is not None:
-                out.counts["uncollected"] += 1
+        if not case.get("classname"):  # a module that could not be collected: said
+            path = modules.get(case.get("name", ""))
+            if path is not None and problem is not None:
+                out.counts.setdefault(path, Counter())["uncollected"] += 1
                 out.why = f"{case.get('name')} could not be collected: {_reason(problem)}"
             continue
+        path = modules.get(case.get("classname", ""))
+        if path is None:
+            continue
+        counts = out.counts.setdefault(path, Counter())
         name = case.get("name", "").partition("[")[0]
         if problem is None:
-            skipped = any(c.tag == "skipped" for c in case)
-            out.counts["skipped" if skipped else "passed"] += 1
-        elif name in generated[path]:  # a person's test that fails is theirs to mend
-            out.counts["failed"] += 1
+            counts["skipped" if any(c.tag == "skipped" for c in case) else "passed"] += 1
+        elif name in generated[path]:
+            counts["failed"] += 1
             out.failed.setdefault(path, {}).setdefault(name, _reason(problem))
+        else:  # a person's test that fails is theirs to mend: never stated
+            counts["failed of yours"] += 1
     return out
 
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..adopt.evidence import evidenced
 from ..adopt.located import refused
 from ..adopt.module import Share, adopted_module, share
-from ..adopt.observed import observed
+from ..adopt.observed import observed, observed_call
 from ..adopt.ownership import Ownership, decide, person_words
 from ..adopt.proof import body_text, proves
 from ..adopt.reader import Found, code, output_shape, read_module
@@ -54,11 +54,29 @@ class Adopted:
     given: Any = None  # the example's values, and its input shape: the declaration's again
     shape: Any = None
 
+    person: dict = field(default_factory=dict)  # the values the person gave
+
     def failing(self, failures: dict[str, str]) -> Adopted:
         """This class with the generated tests that failed on it stated in its declaration."""
+        if failures == self.found.failing:
+            return self
         found = replace(self.found, failing=failures)
         text, _ = declaration(self.module, found, self.owner, found.package, self.given, self.shape)
         return replace(self, found=found, text=text)
+
+    def observed_example(self, root: Path) -> Adopted | None:
+        """This class with the example the project's tests make of it, where they make one
+        other than its example (and the format takes it)."""
+        seen = observed_call(root, self.module, self.found, self.person)
+        if seen is None or (seen[0], seen[1]) == (self.given, self.shape):
+            return None
+        given, shape = seen
+        text, problems = declaration(
+            self.module, self.found, self.owner, self.found.package, given, shape
+        )
+        if problems:
+            return None
+        return replace(self, given=given, shape=shape, text=text)
 
 
 def adopt_command(
@@ -154,7 +172,7 @@ def _adopt(targets, config, echo, mode, examples, input_shape, observe, trial) -
         raise DiagnosticError(errors)
     if not adopted:
         return 0
-    return _write(adopted, config, lock, echo, mode, trial)
+    return _write(adopted, config, lock, echo, mode, trial, observe)
 
 
 def _has_class(item: str) -> bool:
@@ -281,17 +299,18 @@ def _read(
         if problems:  # located in the file as it is
             errors.extend(problems)
             continue
-        ready.append((item, given, shape))
+        ready.append((item, given, shape, person))
     if not ready:
         return []
     # what `check --fix` fixes in the classes, then each class read again from the result
-    source, fixes, unfixed = _fixed(path, original, {n for item, _, _ in ready for n in item.lines})
+    lines = {n for item, *_ in ready for n in item.lines}
+    source, fixes, unfixed = _fixed(path, original, lines)
     decl = path.with_name(path.stem + ".layer.yaml")
     # the declaration's documents on disk come first: a class is rendered after them
     before = read_text(decl) if declared else ""
     render = _renderer(decl, path, config, before)
     out = []
-    for item, given, shape in ready:
+    for item, given, shape, person in ready:
         # what `check` finds and adopt leaves: the tests each breaks fail on the code as it is
         left = [(f.code, f.message) for f in unfixed if f.line in item.lines]
         item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
@@ -320,7 +339,9 @@ def _read(
             errors.extend(refusals)
             continue
         first = [] if out else fixes
-        out.append(Adopted(path, decl, item, owner, text, source, first, seen, given, shape))
+        out.append(
+            Adopted(path, decl, item, owner, text, source, first, seen, given, shape, person)
+        )
     return out
 
 
@@ -444,16 +465,30 @@ def _remembered(module: Path, name: str, lock) -> dict:
     return {}
 
 
-def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, tried=None) -> int:
-    """Write what the classes' adoption changes (or print it, in `diff` mode). `trial`: run
-    the generated tests on the result first; those that fail are stated skipped and the
-    result planned again (`tried`: that run, said at the end)."""
+@dataclass
+class Planned:
+    """A run adopting classes, planned: what it writes, each class's adopted module and its
+    test module (with the text generated for it, before any merge with a person's tests)."""
+
+    outcome: Any
+    finals: dict[Path, str]
+    tests: dict[tuple[Path, str], Path]  # (module, class) -> its test module
+    generated: dict[Path, str]
+
+    def test_of(self, a: Adopted) -> Path:
+        return self.tests[(a.module, a.found.cls.name)]
+
+    def trial(self, adopted: list[Adopted], root: Path) -> Trial:
+        """The generated tests of the classes, run on the code as this run leaves it."""
+        tests = {self.test_of(a): self.generated.get(self.test_of(a), "") for a in adopted}
+        return trial_run(root, self.outcome.files, self.outcome.deleted, tests)
+
+
+def _plan(adopted: list[Adopted], config, lock) -> Planned:
     from ..generate import plan_run
     from ..targets import target
     from ..update.apply import reconcile
     from ..update.changes import LockChanges
-    from ..writes import write
-    from .report import report_unsettled, unified_diff
 
     # A module's classes are its declaration's documents: those on disk, then those adopted.
     read = {a.declaration: Seen.read(a.declaration) for a in adopted}
@@ -466,9 +501,9 @@ def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, tried=N
     # generated yet) is the next `generate`'s, which sees the whole folder
     run = plan_run(list(texts), config, texts=texts, gone=False)
     tests = {  # where the run placed them
-        id(a): replace(target(a.declaration, config), test=run.companions[a.module]).test_of(
-            a.found.cls.name, names[a.declaration].index(a.found.cls.name)
-        )
+        (a.module, a.found.cls.name): replace(
+            target(a.declaration, config), test=run.companions[a.module]
+        ).test_of(a.found.cls.name, names[a.declaration].index(a.found.cls.name))
         for a in adopted
     }
     theirs = [
@@ -488,7 +523,7 @@ def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, tried=N
             if entry["module"] == run.lock.key(a.module) and entry["class"] == a.found.cls.name:
                 changes.handwritten(key, None)
                 old = config.root / key
-                new = tests[id(a)]
+                new = tests[(a.module, a.found.cls.name)]
                 if old != new and old.is_file():
                     moved[new] = old
     for module in finals:  # written as adopted, not merged: its new base has nothing to undo
@@ -503,16 +538,62 @@ def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, tried=N
         outcome.files[a.declaration] = texts[a.declaration]
         outcome.read[a.module] = a.seen
         outcome.read[a.declaration] = read[a.declaration]  # as the run began
+    return Planned(outcome, finals, tests, dict(run.generated))
+
+
+def _tried(adopted: list[Adopted], planned: Planned, config, lock, observe: bool):
+    """The classes with the generated tests that fail on the adopted code stated skipped,
+    and what running them showed. Where some fail and the project's tests make the class
+    another way (observed.py: one construction's values and its call's shapes, which fit
+    together), that example is tried too, and kept where fewer of its tests fail."""
+    tried = planned.trial(adopted, config.root)
+    shown = {a.found.cls.name: tried.of(planned.test_of(a)) for a in adopted}
+    candidates = {}
+    for a in adopted:
+        if observe and tried.failed.get(planned.test_of(a)):
+            other = a.observed_example(config.root)
+            if other is not None:
+                candidates[a.found.cls.name] = other
+    if candidates:
+        others = [candidates.get(a.found.cls.name, a) for a in adopted]
+        try:
+            replanned = _plan(others, config, lock)
+        except DiagnosticError:  # the example the tests make is one the format refuses
+            replanned = None
+        again = replanned.trial(others, config.root) if replanned is not None else None
+        for a in others if again is not None else ():
+            name = a.found.cls.name
+            now = again.of(replanned.test_of(a))
+            if name in candidates and now.counts and _fewer(now, shown[name]):
+                shown[name] = now
+                adopted = [a if b.found.cls.name == name else b for b in adopted]
+    final = [a.failing(shown[a.found.cls.name].failed.get(planned.test_of(a), {})) for a in adopted]
+    merged = Trial(why=tried.why)
+    for a in adopted:
+        merged.failed.update(shown[a.found.cls.name].failed)
+        merged.counts.update(shown[a.found.cls.name].counts)
+    return final, merged
+
+
+def _fewer(now: Trial, before: Trial) -> bool:
+    failed = [sum(len(f) for f in t.failed.values()) for t in (now, before)]
+    return failed[0] < failed[1]
+
+
+def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, observe=True) -> int:
+    """Write what the classes' adoption changes (or print it, in `diff` mode). `trial`: run
+    the generated tests on the result first (`_tried`), those that fail stated skipped."""
+    from ..writes import write
+    from .report import report_unsettled, unified_diff
+
+    planned = _plan(adopted, config, lock)
+    tried = None
     if trial:
-        tried = trial_run(
-            config.root,
-            outcome.files,
-            outcome.deleted,
-            {tests[id(a)]: run.generated.get(tests[id(a)], "") for a in adopted},
-        )
-        if tried.failed:
-            again = [a.failing(tried.failed.get(tests[id(a)], {})) for a in adopted]
-            return _write(again, config, lock, echo, mode, trial=False, tried=tried)
+        before = adopted
+        adopted, tried = _tried(adopted, planned, config, lock, observe)
+        if any(a is not b for a, b in zip(adopted, before)):  # skips stated, an example
+            planned = _plan(adopted, config, lock)
+    outcome, finals = planned.outcome, planned.finals
     changed = outcome.changed()
     if mode == "diff":
         for path in changed:
@@ -538,7 +619,7 @@ def _report_trial(tried: Trial, echo: Echo) -> None:
     if tried.why is not None and not tried.counts:
         echo(f"warning: adopt did not run the generated tests: {tried.why}; run them yourself")
         return
-    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(tried.counts.items()))
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(tried.counted().items()))
     stated = " (each stated skipped above, with its failure)" if tried.failed else ""
     echo(f"the generated tests on the code as adopted: {counts}{stated}")
     if tried.why is not None:

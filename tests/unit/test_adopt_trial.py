@@ -66,6 +66,69 @@ def test_only_generated_tests_are_stated_and_an_uncollected_module_is_said(tmp_p
     assert tried.failed == {
         tests / "test_a.py": {"test_generated": "AssertionError: one is not two"}
     }, tried
-    assert tried.counts["failed"] == 1 and tried.counts["uncollected"] == 1, tried
+    assert tried.counted() == {"failed": 1, "failed of yours": 1, "uncollected": 1}, tried
     assert "test_b" in tried.why and "No module named 'no_such_module'" in tried.why, tried.why
     assert not (tests / "test_a.py").exists()  # run in a scratch copy: nothing written here
+
+
+HEADS = '''\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Heads(keras.layers.Layer):
+    def __init__(self, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+
+    def call(self, x):
+        """Splits the features into heads.
+
+        Args:
+            x: a tensor of shape (batch_size, features).
+        """
+        features = ops.shape(x)[-1]
+        return ops.reshape(x, (-1, self.num_heads, features // self.num_heads))
+
+    def get_config(self):
+        return {**super().get_config(), "num_heads": self.num_heads}
+'''
+
+HEADS_TEST = """\
+import numpy as np
+import pytest
+
+from layers.heads import Heads
+
+
+@pytest.fixture
+def features():
+    return 6
+
+
+def test_heads(features):
+    layer = Heads(num_heads=3)
+    assert layer(np.ones((2, features), "float32")).shape == (2, 3, 2)
+"""
+
+
+def test_an_example_the_code_refuses_gives_way_to_the_call_the_projects_tests_make(
+    project, monkeypatch
+):
+    """`num_heads=3` from the project's test, the input's shape from `call`'s docstring
+    (`features` is no param: 4): the reshape fails, so every generated test that calls the
+    layer would be stated skipped. The project's test makes it on 6 features: that example,
+    observed (one construction's values and its call's shape), is tried, and kept, since
+    its tests pass."""
+    monkeypatch.setenv("KERAS_BACKEND", "jax")  # the trial's and observation's backend
+    (project / "layers" / "heads.py").write_text(HEADS)
+    (project / "layers" / "heads_test.py").write_text(HEADS_TEST)
+    result = cli("adopt", "layers/heads.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "heads.layer.yaml").read_text()
+    assert "input_shape: [2, 6]" in text and "observed in layers/heads_test.py" in text, text
+    assert "failed on the code as adopted" not in text, text
+    assert "failed" not in result.output.rpartition("\n")[0].splitlines()[-1], result.output
+    outcomes = run_pytest(project, "jax", "tests")
+    assert outcomes and "failed" not in outcomes.values(), outcomes
