@@ -407,15 +407,15 @@ def adopt(
         True,
         "--observe/--no-observe",
         help="Where no literal call in the project gives a required argument or the input's"
-        " shape, run the project's tests that construct the class (pytest, KERAS_BACKEND or"
-        " torch, 120 s at most) and take them from its first construction and call.",
+        " shape, run the project's tests that construct the class (pytest, your Keras backend,"
+        " 120 s at most) and take them from its first construction and call.",
     ),
     trial: bool = typer.Option(
         True,
         "--trial/--no-trial",
         envvar="LAYERGEN_ADOPT_TRIAL",
         help="Before writing, run the generated tests on the code as adopted (pytest,"
-        " KERAS_BACKEND or torch, 120 s a class at most); each that fails is stated skipped"
+        " your Keras backend, 120 s a class at most); each that fails is stated skipped"
         " in the declaration with its failure, and printed.",
     ),
 ) -> None:

@@ -109,7 +109,7 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
         env = {
             **os.environ,
             "LAYERGEN_OBSERVE": json.dumps({**target, "out": out}),
-            "KERAS_BACKEND": os.environ.get("KERAS_BACKEND", "torch"),
+            # the backend Keras picks for the person (KERAS_BACKEND, else their keras.json)
             "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
         }
         command = [sys.executable, "-m", "pytest", "-p", "layergen.adopt.observer"]

@@ -69,8 +69,7 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
         report = scratch / ".layergen-trial.xml"
         env = {
             **os.environ,
-            "KERAS_BACKEND": os.environ.get("KERAS_BACKEND", "torch"),
-            "KERAS_HOME": str(scratch / ".keras"),
+            # the backend Keras picks for the person (KERAS_BACKEND, else their keras.json)
             "PYTHONPATH": os.pathsep.join([str(scratch), os.environ.get("PYTHONPATH", "")]),
         }
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
