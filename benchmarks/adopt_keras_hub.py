@@ -109,14 +109,18 @@ def _is_layer(base: ast.expr, aliases: dict[str, str], known: set[str]) -> bool:
     return dotted in known or dotted == "keras.Layer"
 
 
-def adopt_all(tree: Path, classes, limit: int | None) -> list[dict]:
+def adopt_all(tree: Path, classes, limit: int | None, backend: str = "torch") -> list[dict]:
+    """Adopt each class in a process of its own; observation and the trial run keras-hub's
+    tests and adopt's on `backend`."""
     results = []
+    env = {**os.environ, "KERAS_BACKEND": backend}
     for path, name, line in classes[:limit]:
         rel = path.relative_to(tree)
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "layergen", "adopt", f"{rel}:{name}"],
             cwd=tree,
+            env=env,
             capture_output=True,
             text=True,
         )
@@ -238,7 +242,10 @@ def main() -> int:
     export(args.source, args.commit, adopted)
     classes = layer_classes(original)
     results = adopt_all(
-        adopted, [(adopted / p.relative_to(original), n, ln) for p, n, ln in classes], args.limit
+        adopted,
+        [(adopted / p.relative_to(original), n, ln) for p, n, ln in classes],
+        args.limit,
+        args.backend,
     )
     (work / "adopt.json").write_text(json.dumps(results, indent=1))
 
