@@ -89,6 +89,19 @@ def pytest_in(project: Path, *args: str, **env: str) -> subprocess.CompletedProc
     )
 
 
+def python_in(root: Path, code: str) -> subprocess.CompletedProcess:
+    """`python -c CODE` in a fresh process in `root`, as a person's program imports the
+    project's layers: on Keras's numpy backend, the quickest to start (TensorFlow's takes
+    seconds more), where importing, constructing and registering a layer do the same."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env={**os.environ, "KERAS_BACKEND": "numpy"},
+        capture_output=True,
+        text=True,
+    )
+
+
 def shared_jax_compilations() -> dict[str, str]:
     """JAX settings that keep what JAX compiles in one folder for the worker's runs
     (`JAX_CACHE`, set in conftest.py): the generated tests of many projects compile the

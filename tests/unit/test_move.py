@@ -5,10 +5,15 @@ Regression tests: everyday workflows that lost an edit or left stale code behind
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from helpers import add_bias, add_method, declaration_path, edit, module_path, snapshot
+from helpers import (
+    add_bias,
+    add_method,
+    declaration_path,
+    edit,
+    module_path,
+    python_in,
+    snapshot,
+)
 from helpers import cli as run
 
 
@@ -67,9 +72,7 @@ def test_mv_into_a_subfolder_rewrites_every_import_and_keeps_the_persons_init_li
     ).read_text() == "from layers.norms.scaler import Scaler as S\n"
     assert run("generate", "--check", "layers").exit_code == 0
     code = "import layers, layers.uses, app; print(len(layers.uses.make()))"
-    imported = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=scaler_project
-    )
+    imported = python_in(scaler_project, code)
     assert imported.stdout.strip() == "4", imported.stderr[-2000:]
 
 

@@ -17,7 +17,7 @@ from layergen.config import BlackStyle
 from layergen.diagnostics import DiagnosticError
 from layergen.package_init import INIT_HEADER, package_init
 
-from helpers import REPO, declaration_path, edit, package_imports, snapshot
+from helpers import REPO, declaration_path, edit, package_imports, python_in, snapshot
 from helpers import cli as run
 
 NAMES = [("alpha_block", "AlphaBlock"), ("beta_block", "BetaBlock"), ("gamma", "Gamma")]
@@ -155,9 +155,7 @@ def test_a_renamed_class_follows_in_the_imports_people_write(scaler_project):
     )
     assert run("generate", "--check", "layers").exit_code == 0
     code = "import layers; print(layers.Gainer.__name__, layers.ScalerLayer.__name__)"
-    imported = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=scaler_project
-    )
+    imported = python_in(scaler_project, code)
     assert imported.stdout.split() == ["Gainer", "Gainer"], imported.stderr[-2000:]
 
 

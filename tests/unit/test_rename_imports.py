@@ -5,17 +5,13 @@ the class across the project follows it (layergen/move_imports.py), and no packa
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from helpers import cli as run
-from helpers import edit, snapshot
+from helpers import edit, python_in, snapshot
 
 
 def importable(root) -> str:
     """What `import layers` (and its subpackage) says: "ok", or the error."""
-    code = "import layers, layers.sub; print('ok')"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    done = python_in(root, "import layers, layers.sub; print('ok')")
     return done.stdout.strip() or done.stderr[-1500:]
 
 
