@@ -234,7 +234,8 @@ def test_call_moves_only_where_it_generates_the_same_code(project):
 
 
 def test_the_tests_layergen_tests_wrote_are_replaced_keeping_hand_added_ones(project, monkeypatch):
-    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
+    # the generated tests observed seed TensorFlow on any backend: on its own, the quickest
+    monkeypatch.setenv("KERAS_BACKEND", "tensorflow")
     write(project, "scaled_dense.py", SCALED)
     assert cli("tests", "layers/scaled_dense.py", "--example", "units=3").exit_code == 0
     tests = project / "tests" / "test_scaled_dense.py"
@@ -313,10 +314,11 @@ def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
     assert cli("generate", "--check", "layers").exit_code == 0
 
 
-def test_a_test_module_of_the_persons_own_is_never_merged_into(project):
+def test_a_test_module_of_the_persons_own_is_never_merged_into(project, monkeypatch):
     """The person's tests of the module, at the name adopt's would take: refused, located,
     nothing written; a file there that tests something else is left alone, and adopt's
     tests take the folder into their name."""
+    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
     write(project, "scaled_dense.py", SCALED)
     (project / "tests").mkdir()
     mine = project / "tests" / "test_scaled_dense.py"
