@@ -17,7 +17,8 @@ settings.load_profile("derandomized")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 # layergen keeps black's results and Jinja's compiled templates under XDG_CACHE_HOME: the
 # session starts with neither, as on a fresh machine (its tests and their subprocesses then
-# share one), and leaves nothing in ~/.cache.
+# share one), and leaves nothing in ~/.cache but black's own cache of this repository's
+# files (test_style.py runs black as by hand).
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="layergen-cache-")
 
 # TensorFlow 2.21's oneDNN kernels compute float16 einsums wrongly on CPU (an error of 14 on a
