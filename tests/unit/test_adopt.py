@@ -318,7 +318,7 @@ def test_a_test_module_of_the_persons_own_is_never_merged_into(project, monkeypa
     """The person's tests of the module, at the name adopt's would take: refused, located,
     nothing written; a file there that tests something else is left alone, and adopt's
     tests take the folder into their name."""
-    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
+    monkeypatch.setenv("KERAS_BACKEND", "numpy")  # its tests observed on the quickest backend
     write(project, "scaled_dense.py", SCALED)
     (project / "tests").mkdir()
     mine = project / "tests" / "test_scaled_dense.py"

@@ -289,7 +289,7 @@ def test_example_values_come_from_the_projects_own_call_of_the_class(project, mo
     """No annotation says what `hidden_dim` takes; the project's test constructs the class
     with literals: those are the example's values (one call's, so they fit together), the
     type follows them, and adopt says where they come from."""
-    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
+    monkeypatch.setenv("KERAS_BACKEND", "numpy")  # its tests observed on the quickest backend
     write(project, "attention.py", ATTENTION)
     (project / "tests").mkdir()
     (project / "tests" / "attention_test.py").write_text(
@@ -372,7 +372,7 @@ def test_example_values_from_a_tests_init_kwargs(project, monkeypatch):
     """keras-hub's tests construct a layer through `self.init_kwargs = {...}` handed to
     `run_layer_test(cls=..., init_kwargs=...)`, or spread into a call: those are calls of
     the class too."""
-    monkeypatch.setenv("KERAS_BACKEND", "jax")  # its tests observed on the quickest backend
+    monkeypatch.setenv("KERAS_BACKEND", "numpy")  # its tests observed on the quickest backend
     write(project, "attention.py", ATTENTION)
     (project / "tests").mkdir()
     (project / "tests" / "attention_test.py").write_text(
