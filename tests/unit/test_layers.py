@@ -7,6 +7,7 @@ both) and one inside a function (an import all the same, made later).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "layergen"
@@ -56,7 +57,13 @@ STAGE = {name: number for number, names in enumerate(STAGES) for name in names}
 
 def imports() -> dict[str, set[str]]:
     """Every layergen module (dotted, without `layergen.`) and the layergen modules it imports."""
-    graph: dict[str, set[str]] = {}
+    return {module: set(found) for module, found in _read_imports().items()}
+
+
+@functools.cache
+def _read_imports() -> dict[str, frozenset[str]]:
+    """The import graph, parsed from the package's files once per session."""
+    graph: dict[str, frozenset[str]] = {}
     for path in PACKAGE.rglob("*.py"):
         parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
         package = parts[:-1]  # the package a relative import starts from
@@ -72,7 +79,7 @@ def imports() -> dict[str, set[str]]:
                     found.update(".".join([*base, a.name]) for a in node.names)
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("layergen."):
                 found.add(node.module.removeprefix("layergen."))
-        graph[name] = {m for m in found if m and m != name}
+        graph[name] = frozenset(m for m in found if m and m != name)
     return graph
 
 
