@@ -543,41 +543,50 @@ def _plan(adopted: list[Adopted], config, lock) -> Planned:
 
 def _tried(adopted: list[Adopted], planned: Planned, config, lock, observe: bool):
     """The classes with the generated tests that fail on the adopted code stated skipped,
-    and what running them showed. Where some fail and the project's tests make the class
-    another way (observed.py: one construction's values and its call's shapes, which fit
-    together), that example is tried too, and kept where fewer of its tests fail."""
+    what running them showed, and what it changed of the examples. Where some fail and the
+    project's tests make the class another way (observed.py: one construction's values and
+    its call's shapes, which fit together), that example is tried too, and kept where fewer
+    of its tests fail."""
     tried = planned.trial(adopted, config.root)
-    shown = {a.found.cls.name: tried.of(planned.test_of(a)) for a in adopted}
+    shown = {_key(a): tried.of(planned.test_of(a)) for a in adopted}
     candidates = {}
     for a in adopted:
         if observe and tried.failed.get(planned.test_of(a)):
             other = a.observed_example(config.root)
             if other is not None:
-                candidates[a.found.cls.name] = other
+                candidates[_key(a)] = other
+    notes = []
     if candidates:
-        others = [candidates.get(a.found.cls.name, a) for a in adopted]
+        others = [candidates.get(_key(a), a) for a in adopted]
         try:
             replanned = _plan(others, config, lock)
         except DiagnosticError:  # the example the tests make is one the format refuses
             replanned = None
         again = replanned.trial(others, config.root) if replanned is not None else None
-        for a in others if again is not None else ():
-            name = a.found.cls.name
-            now = again.of(replanned.test_of(a))
-            if name in candidates and now.counts and _fewer(now, shown[name]):
-                shown[name] = now
-                adopted = [a if b.found.cls.name == name else b for b in adopted]
-    final = [a.failing(shown[a.found.cls.name].failed.get(planned.test_of(a), {})) for a in adopted]
+        for other in (o for o in others if _key(o) in candidates) if again else ():
+            now, before = again.of(replanned.test_of(other)), shown[_key(other)]
+            if now.counts and _failed(now) < _failed(before):
+                shown[_key(other)] = now
+                adopted = [other if _key(a) == _key(other) else a for a in adopted]
+                notes.append(
+                    f"{other.found.cls.name}'s example as its tests make it"
+                    f" ({other.given.source}): {_failed(now)} generated tests fail with it,"
+                    f" {_failed(before)} with the one found first"
+                )
+    final = [a.failing(shown[_key(a)].failed.get(planned.test_of(a), {})) for a in adopted]
     merged = Trial(why=tried.why)
     for a in adopted:
-        merged.failed.update(shown[a.found.cls.name].failed)
-        merged.counts.update(shown[a.found.cls.name].counts)
-    return final, merged
+        merged.failed.update(shown[_key(a)].failed)
+        merged.counts.update(shown[_key(a)].counts)
+    return final, merged, notes
 
 
-def _fewer(now: Trial, before: Trial) -> bool:
-    failed = [sum(len(f) for f in t.failed.values()) for t in (now, before)]
-    return failed[0] < failed[1]
+def _key(a: Adopted) -> tuple[Path, str]:
+    return a.module, a.found.cls.name
+
+
+def _failed(tried: Trial) -> int:
+    return sum(len(failures) for failures in tried.failed.values())
 
 
 def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, observe=True) -> int:
@@ -590,7 +599,7 @@ def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, observe
     tried = None
     if trial:
         before = adopted
-        adopted, tried = _tried(adopted, planned, config, lock, observe)
+        adopted, tried, notes = _tried(adopted, planned, config, lock, observe)
         if any(a is not b for a, b in zip(adopted, before)):  # skips stated, an example
             planned = _plan(adopted, config, lock)
     outcome, finals = planned.outcome, planned.finals
@@ -608,14 +617,16 @@ def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, observe
         counted = share(finals[a.module], a.found.cls.name, a.owner)
         _report(a, counted, echo, "would adopt" if mode == "diff" else "adopted")
     if tried is not None:
-        _report_trial(tried, echo)
+        _report_trial(tried, notes, echo)
     if mode == "diff":
         return 0
     return 1 if report_unsettled(outcome, echo) else 0
 
 
-def _report_trial(tried: Trial, echo: Echo) -> None:
+def _report_trial(tried: Trial, notes: list[str], echo: Echo) -> None:
     """What running the generated tests on the adopted code showed."""
+    for note in notes:
+        echo(note)
     if tried.why is not None and not tried.counts:
         echo(f"warning: adopt did not run the generated tests: {tried.why}; run them yourself")
         return

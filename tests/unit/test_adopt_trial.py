@@ -129,6 +129,8 @@ def test_an_example_the_code_refuses_gives_way_to_the_call_the_projects_tests_ma
     text = (project / "layers" / "heads.layer.yaml").read_text()
     assert "input_shape: [2, 6]" in text and "observed in layers/heads_test.py" in text, text
     assert "failed on the code as adopted" not in text, text
+    said = "Heads's example as its tests make it (observed in layers/heads_test.py::test_heads):"
+    assert said in result.output and "0 generated tests fail with it" in result.output
     assert "failed" not in result.output.rpartition("\n")[0].splitlines()[-1], result.output
     outcomes = run_pytest(project, "jax", "tests")
     assert outcomes and "failed" not in outcomes.values(), outcomes
