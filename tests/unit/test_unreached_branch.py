@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from helpers import layergen, project
+from helpers import layergen_in_process as layergen
+from helpers import project
 
 DENSE = """\
 layer: ScaledDense
