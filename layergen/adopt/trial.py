@@ -9,9 +9,9 @@ skipped in the declaration with the failure as its reason, and prints it; the su
 leaves is green and every failure it tolerates is written down.
 
 The run is a pytest subprocess in a scratch copy of the project with adopt's files in it:
-its Python modules and its files under a MiB copied (a test imports what the run wrote,
-never the original through a link pytest resolves, and writes to no file of the person's),
-larger files linked, its environments and version control left out.
+its folders made anew and its files copied (a test imports what the run wrote, never the
+original through a link pytest resolves), files of a MiB or more linked (data, weights),
+its virtual environments and version control left out.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TIME_LIMIT = 120  # seconds of generated tests per class adopted, at most
-LEFT_OUT = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__"}
+LEFT_OUT = {".git", ".hg", ".svn", "__pycache__", "node_modules"}  # and virtual environments
 LINKED_FROM = 1 << 20  # bytes: a larger file (data, weights) is linked, not copied
 REASON_LENGTH = 200
 # terminal escapes and control characters, raw or as pytest's XML report writes them (#x1B)
@@ -121,27 +121,33 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
 
 
 def _mirror(root: Path, scratch: Path, files: dict[Path, str], deleted) -> None:
-    """The project at `scratch`: its modules and small files copied, larger files and
-    linked folders linked, `files` written over them, `deleted` left out."""
+    """The project at `scratch`: its folders made anew (a linked one too: nothing is ever
+    written through a link), its files copied but those of a MiB or more (data, weights)
+    linked, `files` written over them, `deleted` left out; version control, virtual
+    environments and the scratch folder itself (a TMPDIR in the project) left out."""
     gone = {Path(p) for p in deleted}
-    for folder, dirs, names in os.walk(root):
+    visited = {root.resolve(), scratch.resolve()}
+    for folder, dirs, names in os.walk(root, followlinks=True):
         here = Path(folder)
         target = scratch / here.relative_to(root)
         target.mkdir(parents=True, exist_ok=True)
-        linked = [d for d in dirs if (here / d).is_symlink()]
-        dirs[:] = [
-            d for d in dirs if d not in LEFT_OUT and not d.endswith(".egg-info") and d not in linked
-        ]
-        for name in [*names, *linked]:
+        kept = []
+        for name in dirs:
+            real = (here / name).resolve()
+            if name in LEFT_OUT or (here / name / "pyvenv.cfg").exists() or real in visited:
+                continue
+            visited.add(real)
+            kept.append(name)
+        dirs[:] = kept
+        for name in names:
             source = here / name
             if source in gone or source in files:
                 continue
             try:
-                small = source.is_file() and source.stat().st_size < LINKED_FROM
-                if small or (source.suffix == ".py" and source.is_file()):
+                if source.suffix == ".py" or source.stat().st_size < LINKED_FROM:
                     shutil.copyfile(source, target / name)
                 else:
-                    os.symlink(source, target / name)
+                    os.symlink(source.resolve(), target / name)
             except OSError:  # unreadable, or a link to nothing: not the tests' to read
                 continue
     for path, text in files.items():
@@ -184,6 +190,9 @@ def _reason(problem: ET.Element) -> str:
     first = lines[0] if lines else "it failed"
     if first.endswith(":") and len(lines) > 1:  # `AssertionError: ` with its words below
         first = f"{first} {lines[1]}"
+    elif "Exception encountered when calling" in first and len(lines) > 1:  # Keras's wrap
+        kind = first.partition(":")[0]
+        first = lines[1] if re.match(r"\w+(Error|Exception)\b", lines[1]) else f"{kind}: {lines[1]}"
     return first if len(first) <= REASON_LENGTH else first[: REASON_LENGTH - 3] + "..."
 
 

@@ -55,6 +55,7 @@ class Adopted:
     shape: Any = None
 
     person: dict = field(default_factory=dict)  # the values the person gave
+    shape_given: bool = False  # the person gave the input's shape
 
     def failing(self, failures: dict[str, str]) -> Adopted:
         """This class with the generated tests that failed on it stated in its declaration."""
@@ -67,6 +68,8 @@ class Adopted:
     def observed_example(self, root: Path) -> Adopted | None:
         """This class with the example the project's tests make of it, where they make one
         other than its example (and the format takes it)."""
+        if self.shape_given:  # the person's input shape stands
+            return None
         seen = observed_call(root, self.module, self.found, self.person)
         if seen is None or (seen[0], seen[1]) == (self.given, self.shape):
             return None
@@ -288,7 +291,7 @@ def _read(
         # values the project's own calls of the class pass, where none is given
         given = evidenced(config.root, item, {**memory.get("examples", {}), **examples})
         person = {**memory.get("examples", {}), **examples}
-        shape = input_shape or memory.get("input_shape")
+        shape = stated = input_shape or memory.get("input_shape")
         given, shape = shaped(config.root, item, given, person, shape)  # inputs by evidence
         why = None  # what the project's tests show, where static evidence lacks it
         if observe:
@@ -299,7 +302,7 @@ def _read(
         if problems:  # located in the file as it is
             errors.extend(problems)
             continue
-        ready.append((item, given, shape, person))
+        ready.append((item, given, shape, person, stated is not None))
     if not ready:
         return []
     # what `check --fix` fixes in the classes, then each class read again from the result
@@ -310,7 +313,7 @@ def _read(
     before = read_text(decl) if declared else ""
     render = _renderer(decl, path, config, before)
     out = []
-    for item, given, shape, person in ready:
+    for item, given, shape, person, shape_given in ready:
         # what `check` finds and adopt leaves: the tests each breaks fail on the code as it is
         left = [(f.code, f.message) for f in unfixed if f.line in item.lines]
         item = next(f for f in read_module(str(path), source) if f.cls.name == item.cls.name)
@@ -340,7 +343,20 @@ def _read(
             continue
         first = [] if out else fixes
         out.append(
-            Adopted(path, decl, item, owner, text, source, first, seen, given, shape, person)
+            Adopted(
+                path,
+                decl,
+                item,
+                owner,
+                text,
+                source,
+                first,
+                seen,
+                given,
+                shape,
+                person,
+                shape_given,
+            )
         )
     return out
 
@@ -565,7 +581,7 @@ def _tried(adopted: list[Adopted], planned: Planned, config, lock, observe: bool
         again = replanned.trial(others, config.root) if replanned is not None else None
         for other in (o for o in others if _key(o) in candidates) if again else ():
             now, before = again.of(replanned.test_of(other)), shown[_key(other)]
-            if now.counts and _failed(now) < _failed(before):
+            if _better(now, before):
                 shown[_key(other)] = now
                 adopted = [other if _key(a) == _key(other) else a for a in adopted]
                 notes.append(
@@ -587,6 +603,17 @@ def _key(a: Adopted) -> tuple[Path, str]:
 
 def _failed(tried: Trial) -> int:
     return sum(len(failures) for failures in tried.failed.values())
+
+
+def _better(now: Trial, before: Trial) -> bool:
+    """Fewer generated tests fail, as many pass, and the module is collected."""
+    a, b = now.counted(), before.counted()
+    return (
+        bool(a)
+        and not a["uncollected"]
+        and a["failed"] < b["failed"]
+        and a["passed"] >= b["passed"]
+    )
 
 
 def _write(adopted: list[Adopted], config, lock, echo, mode, trial=True, observe=True) -> int:

@@ -134,3 +134,44 @@ def test_an_example_the_code_refuses_gives_way_to_the_call_the_projects_tests_ma
     assert "failed" not in result.output.rpartition("\n")[0].splitlines()[-1], result.output
     outcomes = run_pytest(project, "jax", "tests")
     assert outcomes and "failed" not in outcomes.values(), outcomes
+
+
+def test_the_scratch_copy_never_writes_through_a_link_nor_into_itself(tmp_path):
+    """A linked tests folder is made anew in the copy (adopt's files written there, never
+    into the folder it links to), a file of a MiB or more is linked, a virtual environment
+    is left out by what it holds (not by its name: `mypkg/env/` is a package), and a
+    scratch folder inside the project is not copied into itself."""
+    from layergen.adopt.trial import _mirror
+
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (elsewhere / "tests").mkdir(parents=True)
+    (elsewhere / "tests" / "test_mine.py").write_text("def test_mine():\n    pass\n")
+    (root / "mypkg" / "env").mkdir(parents=True)
+    (root / "mypkg" / "env" / "__init__.py").write_text("")
+    (root / ".venv").mkdir()
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr\n")
+    (root / "weights.bin").write_bytes(b"0" * (1 << 20))
+    (root / "tests").symlink_to(elsewhere / "tests")
+    scratch = root / "tmp" / "scratch"  # a TMPDIR in the project
+    scratch.mkdir(parents=True)
+    _mirror(root, scratch, {root / "tests" / "test_new.py": "x = 1\n"}, ())
+    assert sorted(p.name for p in (elsewhere / "tests").iterdir()) == ["test_mine.py"]
+    assert not (scratch / "tests").is_symlink()
+    assert (scratch / "tests" / "test_new.py").read_text() == "x = 1\n"
+    assert (scratch / "tests" / "test_mine.py").is_file()
+    assert (scratch / "mypkg" / "env" / "__init__.py").is_file()
+    assert not (scratch / ".venv").exists() and (scratch / "weights.bin").is_symlink()
+    assert not (scratch / "tmp" / "scratch").exists()
+
+
+def test_a_failure_keras_wraps_is_said_by_its_cause():
+    import xml.etree.ElementTree as ET
+
+    from layergen.adopt.trial import _reason
+
+    message = (
+        "ValueError: Exception encountered when calling Odd.call().\n\n"
+        '\x1b[1mbad "quoted" value\x1b[0m\n\nArguments received by Odd.call():\n  x=...'
+    )
+    failure = ET.Element("failure", message=message)
+    assert _reason(failure) == 'ValueError: bad "quoted" value'
