@@ -102,7 +102,9 @@ def observe(root: Path, path: Path, found: Found) -> Observed | str:
     tests = _tests(root, path, found.cls.name)
     if not tests:
         return "no test of the project names it or imports a module that constructs it"
-    module = ".".join(path.resolve().relative_to(root.resolve()).with_suffix("").parts)
+    module = dotted(path, root)
+    if module is None:
+        return "its module is outside the project's folder"
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "observed.json")
         target = {"module": module.removesuffix(".__init__"), "name": found.cls.name}
@@ -142,25 +144,35 @@ def _tests(root: Path, path: Path, name: str) -> list[Path]:
     it names the class outside its definition), those naming the class first. A test that
     imports its module and names neither cannot construct it (another class's tests), nor
     can a module whose class of that name is its own."""
-    module = path.resolve().relative_to(root.resolve()).with_suffix("").parts
-    dotted = ".".join(module)
+    own = dotted(path, root)
     sources = _sources(root)
     mentioning = {
-        ".".join(p.resolve().relative_to(root.resolve()).with_suffix("").parts)
+        dotted(p, root)
         for p in sources
         if not _is_test(p) and p != path and name in _text(p) and not _own_class(p, name)
-    }
-    if _made_outside(path, name):  # its own module constructs it: a test of it may
-        mentioning.add(dotted)
+    } - {None}
+    if _made_outside(path, name) and own is not None:  # its own module constructs it
+        mentioning.add(own)
     found = []
     for test in (p for p in sources if _is_test(p) and p.suffix == ".py"):
         text = _text(test)
         if "import" not in text or "def test" not in text:
             continue
-        named = name in text and dotted in text
+        named = name in text and own is not None and own in text
         if test.parent == path.parent or named or any(m in text for m in mentioning):
             found.append((name not in text, test.parent != path.parent, str(test), test))
     return [test for *_, test in sorted(found)]
+
+
+def dotted(path: Path, root: Path) -> str | None:
+    """The module's dotted name, as Python imports it from the project's folder (through a
+    linked folder too), None outside it."""
+    for module, folder in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+        try:
+            return ".".join(module.relative_to(folder).with_suffix("").parts)
+        except ValueError:
+            continue
+    return None
 
 
 def _made_outside(path: Path, name: str) -> bool:

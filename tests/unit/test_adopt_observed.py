@@ -359,3 +359,29 @@ def test_a_class_of_the_same_name_elsewhere_is_not_the_class(project):
         project, "model.py", "from layers import other\n\n\nclass Block:\n    inner = other.Block\n"
     )
     assert _tests(project, other, "Block") == [of_model]
+
+
+def test_a_module_in_a_linked_folder_is_observed_by_the_path_python_imports(tmp_path, monkeypatch):
+    """`layers/` a link to a folder outside the project: the module is `layers.scale` as
+    Python imports it, never a traceback for being outside the project once resolved."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "__init__.py").write_text("")
+    (outside / "scale.py").write_text(
+        "import keras\n\n\n"
+        "class Scale(keras.layers.Layer):\n"
+        "    def __init__(self, factor, **kwargs):\n"
+        "        super().__init__(**kwargs)\n"
+        "        self.factor = factor\n\n"
+        "    def call(self, x):\n"
+        "        return x * self.factor\n"
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (project / "layers").symlink_to(outside)
+    monkeypatch.chdir(project)
+    result = cli("adopt", "layers/scale.py")
+    assert result.exit_code == 2, result.output
+    assert "requires `factor`" in result.output and "[unknown-example]" in result.output
+    assert "no test of the project names it" in result.output, result.output
