@@ -27,7 +27,7 @@ from ..adopt.reader import Found, code, output_shape, read_module
 from ..adopt.shapes import shaped
 from ..adopt.trial import Trial
 from ..adopt.trial import trial as trial_run
-from ..adopt.writer import declaration
+from ..adopt.writer import CALL_TEST, declaration
 from ..diagnostics import Diagnostic, DiagnosticError, did_you_mean
 from ..textfiles import Seen, read_text
 from .report import shown
@@ -689,3 +689,10 @@ def _report(a: Adopted, counted: Share, echo, done: str) -> None:
     skips = a.text.partition("\ntests:\n  skip:\n")[2]  # the deviations it states
     for name, _, why in (line.strip().partition(": ") for line in skips.splitlines()):
         echo(f"  {a.found.cls.name} skips {name}: {json.loads(why)}")
+    raised = a.found.failing.get(CALL_TEST, "")
+    if raised and not raised.startswith("AssertionError"):  # the example call itself raises
+        echo(
+            f"  warning: {a.found.cls.name}'s example call raises ({raised}): the tests that"
+            " call it are skipped; give an example the code takes (`example:` in"
+            f" {shown(a.declaration)}) and drop their skips"
+        )

@@ -136,6 +136,19 @@ def test_an_example_the_code_refuses_gives_way_to_the_call_the_projects_tests_ma
     assert outcomes and "failed" not in outcomes.values(), outcomes
 
 
+def test_an_example_call_that_raises_is_said_with_what_to_do(project, monkeypatch):
+    """No test of the project makes `Heads`: the person's `num_heads=3` and the docstring's
+    4 features fail the reshape, every test that calls the layer is stated, and adopt says
+    the example call raises and where to give one."""
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    (project / "layers" / "heads.py").write_text(HEADS)
+    result = cli("adopt", "layers/heads.py", "--example", "num_heads=3")
+    assert result.exit_code == 0, result.output
+    warning = "  warning: Heads's example call raises ("
+    assert warning in result.output and "`example:` in layers/heads.layer.yaml" in result.output
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
 def test_the_scratch_copy_never_writes_through_a_link_nor_into_itself(tmp_path):
     """A linked tests folder is made anew in the copy (adopt's files written there, never
     into the folder it links to), a file of a MiB or more is linked, a virtual environment
