@@ -95,6 +95,11 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
         except (OSError, ET.ParseError):
             return Trial(why=f"pytest reported nothing ({_last_line(ran.stdout + ran.stderr)})")
     modules = {_dotted(path.relative_to(root)): path for path in tests}
+    place = f"{scratch}{os.sep}"  # where the run was: its paths said from the project
+
+    def reason(problem: ET.Element) -> str:
+        return _reason(problem).replace(place, "")
+
     generated = {path: _test_names(text) for path, text in tests.items()}
     out = Trial()
     for case in cases:
@@ -103,7 +108,7 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
             path = modules.get(case.get("name", ""))
             if path is not None and problem is not None:
                 out.counts.setdefault(path, Counter())["uncollected"] += 1
-                out.why = f"{case.get('name')} could not be collected: {_reason(problem)}"
+                out.why = f"{case.get('name')} could not be collected: {reason(problem)}"
             continue
         path = modules.get(case.get("classname", ""))
         if path is None:
@@ -114,7 +119,7 @@ def trial(root: Path, files: dict[Path, str], deleted, tests: dict[Path, str]) -
             counts["skipped" if any(c.tag == "skipped" for c in case) else "passed"] += 1
         elif name in generated[path]:
             counts["failed"] += 1
-            out.failed.setdefault(path, {}).setdefault(name, _reason(problem))
+            out.failed.setdefault(path, {}).setdefault(name, reason(problem))
         else:  # a person's test that fails is theirs to mend: never stated
             counts["failed of yours"] += 1
     return out

@@ -215,7 +215,7 @@ def declaration(
     lines.append(_said(getattr(examples, "source", None), getattr(shape, "source", None)))
     lines += example
     for test, failure in found.failing.items():  # a deviation said above keeps its words
-        skip.setdefault(test, f"failed on the code as adopted (as on the code before): {failure}")
+        skip.setdefault(test, f"failed on the code as adopted: {failure}")
     if skip:
         lines += ["tests:", "  skip:"]
         lines += [f"    {name}: {_value(why)}" for name, why in sorted(skip.items())]

@@ -51,9 +51,8 @@ class Adopted:
     source: str  # the module after the fixes
     fixes: list[str]
     seen: Seen  # the module as read: a save since is never overwritten
-    given: Any = None  # the example's values, and its input shape: the declaration's again
+    given: Any = None  # the example's values and input shape, to declare the class again
     shape: Any = None
-
     person: dict = field(default_factory=dict)  # the values the person gave
     shape_given: bool = False  # the person gave the input's shape
 
@@ -61,9 +60,9 @@ class Adopted:
         """This class with the generated tests that failed on it stated in its declaration."""
         if failures == self.found.failing:
             return self
-        found = replace(self.found, failing=failures)
-        text, _ = declaration(self.module, found, self.owner, found.package, self.given, self.shape)
-        return replace(self, found=found, text=text)
+        declared = self._declared(replace(self.found, failing=failures), self.given, self.shape)
+        assert declared is not None  # its example was declared once already: skips add none
+        return declared
 
     def observed_example(self, root: Path) -> Adopted | None:
         """This class with the example the project's tests make of it, where they make one
@@ -71,15 +70,17 @@ class Adopted:
         if self.shape_given:  # the person's input shape stands
             return None
         seen = observed_call(root, self.module, self.found, self.person)
-        if seen is None or (seen[0], seen[1]) == (self.given, self.shape):
+        if seen is None or seen == (self.given, self.shape):
             return None
-        given, shape = seen
-        text, problems = declaration(
-            self.module, self.found, self.owner, self.found.package, given, shape
-        )
+        return self._declared(self.found, *seen)
+
+    def _declared(self, found: Found, given, shape) -> Adopted | None:
+        """This class declared again with `found`'s facts and that example (None where the
+        declaration cannot be written)."""
+        text, problems = declaration(self.module, found, self.owner, found.package, given, shape)
         if problems:
             return None
-        return replace(self, given=given, shape=shape, text=text)
+        return replace(self, found=found, given=given, shape=shape, text=text)
 
 
 def adopt_command(

@@ -53,13 +53,17 @@ def test_a_generated_test_that_fails_on_the_adopted_code_is_stated_with_its_fail
 
 def test_only_generated_tests_are_stated_and_an_uncollected_module_is_said(tmp_path):
     """The trial itself, on test modules that import nothing heavy: a failing test of the
-    person's in a generated module is never stated (theirs to mend); a module that cannot
-    be collected is said, and nothing of it skipped."""
+    person's in a generated module is never stated (theirs to mend); a failure says its
+    paths from the project, not from the scratch copy it ran in; a module that cannot be
+    collected is said, and nothing of it skipped."""
     from layergen.adopt.trial import trial
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     tests = tmp_path / "tests"
-    generated = "def test_generated():\n    assert 1 == 2, '\\x1b[1mone is not two\\x1b[0m'\n"
+    generated = (
+        "def test_generated():\n"
+        "    assert 1 == 2, f'\\x1b[1mone is not two\\x1b[0m in {__file__}'\n"
+    )
     mine = "\n\ndef test_mine():\n    assert False\n"
     broken = "import no_such_module\n\n\ndef test_generated():\n    pass\n"
     files = {tests / "test_a.py": generated + mine, tests / "test_b.py": broken}
@@ -67,7 +71,7 @@ def test_only_generated_tests_are_stated_and_an_uncollected_module_is_said(tmp_p
         tmp_path, files, (), {tests / "test_a.py": generated, tests / "test_b.py": broken}
     )
     assert tried.failed == {
-        tests / "test_a.py": {"test_generated": "AssertionError: one is not two"}
+        tests / "test_a.py": {"test_generated": "AssertionError: one is not two in tests/test_a.py"}
     }, tried
     assert tried.counted() == {"failed": 1, "failed of yours": 1, "uncollected": 1}, tried
     assert "test_b" in tried.why and "No module named 'no_such_module'" in tried.why, tried.why
