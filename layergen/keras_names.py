@@ -325,3 +325,7 @@ LAYER_PRIVATE_ATTRIBUTES = frozenset(
         "_wrapped_call_impl",
     ]
 )
+
+# The packages whose unregistered classes Keras 3's loader imports by their module path
+# (`keras/src/saving/serialization_lib.py`, `_retrieve_class_or_fn`).
+FOUND_BY_PATH = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp"])

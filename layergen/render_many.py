@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, DiagnosticError
+from .keras_names import FOUND_BY_PATH
 from .update.lock import Lock, Record
 
 if TYPE_CHECKING:
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
 # idle 2-core machine (`benchmarks/project_speed.py --break-even`) the pool ties from 4 and
 # wins from 8 (1.15 s against 1.32 s); with the second core busy it lost up to 16.
 PARALLEL_FROM = int(os.environ.get("LAYERGEN_PARALLEL_FROM", "8"))
-
-# The packages whose unregistered classes Keras loads by module path (serialization_lib.py).
-FOUND_BY_PATH = ("keras", "keras_hub", "keras_cv", "keras_nlp")
 
 
 @dataclass(frozen=True)
@@ -149,7 +147,7 @@ def _render_class(
                 ("package",),
                 "bad-package",
                 "`package: false` leaves the class unregistered, and Keras finds an"
-                f" unregistered class by its module path only in {', '.join(FOUND_BY_PATH)}",
+                f" unregistered class by its module path only in {', '.join(sorted(FOUND_BY_PATH))}",
                 "drop `package: false` (or name a package): `load_model` needs the registration",
             )
         )

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
+from ...keras_names import FOUND_BY_PATH
 from ..kinds import find_class, keras_base
 from ..source import ClassInfo, SourceFile, is_super_call, self_attribute, self_name, walk
 from ..tensors import Tensors
@@ -91,8 +92,9 @@ def keras_parent_config(cls: ClassInfo) -> bool:
     return False
 
 
-# Keras's loader imports the classes of these packages by their module path.
-KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp", "tf_keras"])
+# Keras's loader imports the classes of these packages by their module path (tf_keras's
+# own loader, those of its package).
+KERAS_PACKAGES = FOUND_BY_PATH | {"tf_keras"}
 
 
 @functools.lru_cache(maxsize=4096)
