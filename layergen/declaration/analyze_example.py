@@ -187,32 +187,115 @@ class ExampleChecks:
                     f"state a value of shape {declared}, or see `weights.{name}.shape`",
                 )
 
+    def _every_call(self) -> list[str]:
+        """The keyword inputs `example.input_shape` names: passed in every call."""
+        shapes = self.decl.example.input_shape
+        return [k for k in self.result.keywords if isinstance(shapes, dict) and k in shapes]
+
+    def _check_every_call(self, name: str, named: list[str]) -> None:
+        """A keyword input `example.input_shape` names is a tensor the tests pass in every
+        call, by position right after the tensor inputs (so, the first keyword inputs, in
+        order), where no other test passes it by name."""
+        loc = ("example", "input_shape", name)
+        spec = self.result.keywords[name]
+        keywords = list(self.result.keywords)
+        every_call = [k for k in keywords if k in named]
+        if spec.type != "tensor":
+            self.error(
+                loc,
+                "bad-example",
+                f"`{name}` is a Python {spec.type}, not a tensor: `input_shape` gives the"
+                " shape of a keyword tensor the tests pass in every call",
+                f"give `{name}` a value in `example.call_args` instead",
+                key=True,
+            )
+        elif keywords[: len(every_call)] != every_call:
+            before = keywords[: keywords.index(name)]
+            self.error(
+                loc,
+                "bad-example",
+                f"the tests pass `{name}` in every call by position, after the tensor"
+                f" inputs; keyword input{'s' if len(before) > 1 else ''}"
+                f" {', '.join(f'`{k}`' for k in before)} come{'' if len(before) > 1 else 's'}"
+                " before it in `inputs`",
+                f"move `{name}` up in `inputs` to the first keyword input, as `call` takes it,"
+                " or give those a shape here too",
+                key=True,
+            )
+        elif len(self.result.inputs) > 1 and not self.decl.separate_inputs:
+            self.error(
+                loc,
+                "bad-example",
+                f"the tests pass `{name}` in every call after the tensor inputs, which this"
+                " layer takes as one list",
+                "declare `separate_inputs: true` where `call` takes its tensor inputs as"
+                " arguments of their own",
+                key=True,
+            )
+        elif spec.masks or spec.cache or spec.causal or name in self._cache_masks():
+            what = "masks" if spec.masks else "cache" if spec.cache else "causal"
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"`{name}` has a test of its own that passes it by name"
+                f" ({f'`{what}`' if name not in self._cache_masks() else 'a cache mask'}):"
+                " it cannot also be passed in every call",
+                f"drop `{name}` from `example.input_shape`",
+                key=True,
+            )
+        else:
+            cases = [c.args for c in self.decl.example.call_cases]
+            for where, args in [
+                ("call_args", self.decl.example.call_args),
+                *((f"call_cases[{i}].args", a) for i, a in enumerate(cases)),
+            ]:
+                if name in args:
+                    self.error(
+                        loc,
+                        "conflicting-keys",
+                        f"`{name}` is passed in every call (its shape is here) and given a"
+                        f" value in `example.{where}`",
+                        f"drop it from one of them: `example.{where}` calls the layer"
+                        " once with it, `input_shape` in every call",
+                        key=True,
+                    )
+                    break
+
+    def _cache_masks(self) -> set[str]:
+        return {s.cache.mask for s in self.result.keywords.values() if s.cache and s.cache.mask}
+
     def _check_example_inputs(self, prefix: tuple, input_shape, input_dtype, input_range) -> None:
         """The inputs' `input_shape`, `input_dtype` and `input_range` under `prefix`."""
-        tensors = self.result.inputs
         shapes = input_shape
+        every_call = self._every_call()
+        tensors = [*self.result.inputs, *every_call]
         if isinstance(shapes, dict):
             for name in shapes:
-                if name not in tensors:
+                if name in self.result.keywords and prefix == ("example",):
+                    self._check_every_call(name, list(shapes))
+                elif name not in tensors:
                     self.error(
                         (*prefix, "input_shape", name),
                         "unknown-input",
                         f"`{name}` is not an input",
-                        did_you_mean(name, tensors),
+                        did_you_mean(name, [*self.result.inputs, *self.result.keywords]),
                         key=True,
                     )
-            for name in self.result.inputs:
+            for name in tensors:
                 if self.kind == "layer" and name not in shapes:
                     self.error(
                         (*prefix, "input_shape"),
                         "missing-example",
-                        f"the example gives no shape for input `{name}`",
+                        f"the example gives no shape for input `{name}`"
+                        + (", which every call passes" if name in every_call else ""),
+                        f"add `{name}: [...]` to `{'.'.join(map(str, (*prefix, 'input_shape')))}`",
                     )
-        elif shapes is not None and self.kind == "layer" and len(self.result.inputs) > 1:
+        elif shapes is not None and self.kind == "layer" and len(tensors) > 1:
             self.error(
                 (*prefix, "input_shape"),
                 "bad-example",
-                "a layer with several inputs needs `input_shape` as a mapping per input",
+                "a layer with several inputs needs `input_shape` as a mapping per input"
+                + (f" (`{every_call[0]}` is passed in every call)" if every_call else ""),
             )
         for name, shape in (
             shapes.items()
@@ -286,7 +369,8 @@ class ExampleChecks:
     def _check_stated_numbers(self) -> tuple[Code | None, tuple[Statistic, ...]]:
         """`example.inputs`, `expected`, `weights`, `reference` and `statistics`;
         the reference and the statistics come back parsed."""
-        example, decl, inputs = self.decl.example, self.decl, self.result.inputs
+        example, decl = self.decl.example, self.decl
+        inputs = [*self.result.inputs, *self._every_call()]  # as every call passes them
         # The outputs every call returns: stated numbers leave those under a `when` out.
         always = [
             n

@@ -132,6 +132,7 @@ def _other_values(
     keywords = declared.keywords
     tested = {k.cache.index for k in keywords if k.cache is not None}
     tested |= {k.name for k in keywords if k.causal or k.masks or k.cache}
+    tested |= set(example.every_call)  # given in every call
     stated = {s.test: s.reason for s in declared.skips}
     values, unvaried = {}, []
     for k in keywords:

@@ -234,8 +234,12 @@ class Example:
     params: dict[str, Any]  # as given
     args: dict[str, Any]  # every param's value: given, else default, else a sensible one
     input_shape: tuple[int, ...] | None  # the one shape given for all inputs, if so
+    # the tensor inputs', then the keyword tensors every call passes (`every_call`)
     input_shapes: dict[str, tuple[int, ...]]
     input_dtypes: dict[str, str]
+    # keyword tensors `input_shape` names: the tests pass them in every call, by position
+    # after the tensor inputs (an `attention_mask=None` that `call` reads unconditionally)
+    every_call: tuple[str, ...]
     call_args: dict[str, Any]  # values of keyword inputs (nested lists for a tensor)
     call_cases: tuple[CallCase, ...]  # calls with keyword arguments on inputs of their own
     input_range: tuple[int | float, int | float] | None
@@ -506,6 +510,7 @@ def build_example(
     input_shapes, input_dtypes = _example_inputs(
         inputs, keywords, example.input_shape, example.input_dtype, example.call_args
     )
+    every_call = tuple(name for name in input_shapes if name not in {i.name for i in inputs})
     call_cases = []
     for case in example.call_cases:
         shapes, dtypes = _example_inputs(
@@ -535,6 +540,7 @@ def build_example(
         input_shape=tuple(shapes) if isinstance(shapes, list) else None,
         input_shapes=input_shapes,
         input_dtypes=input_dtypes,
+        every_call=every_call,
         call_args=dict(example.call_args),
         call_cases=tuple(call_cases),
         input_range=tuple(example.input_range) if example.input_range is not None else None,
@@ -549,10 +555,12 @@ def build_example(
 
 
 def _example_inputs(inputs, keywords, shapes, dtype, call_args):
-    """The example shape and dtype of each input (a keyword tensor given a value in
-    `call_args` takes its declared dtype), filling in what `shapes` and `dtype` leave out."""
+    """The example shape and dtype of each input, and of each keyword tensor `shapes`
+    names (passed in every call), filling in what `shapes` and `dtype` leave out; a keyword
+    tensor given a value in `call_args` takes its declared dtype."""
+    every_call = [k for k in keywords if isinstance(shapes, dict) and k.name in shapes]
     if isinstance(shapes, dict):
-        input_shapes = {i.name: tuple(shapes[i.name]) for i in inputs}
+        input_shapes = {i.name: tuple(shapes[i.name]) for i in [*inputs, *every_call]}
     elif shapes is not None:
         input_shapes = {inputs[0].name: tuple(shapes)}
     else:
@@ -563,9 +571,9 @@ def _example_inputs(inputs, keywords, shapes, dtype, call_args):
         i.name: (
             dtype[i.name]
             if isinstance(dtype, dict) and i.name in dtype
-            else dtype if isinstance(dtype, str) else i.dtype or "float32"
+            else dtype if isinstance(dtype, str) and i in inputs else i.dtype or "float32"
         )
-        for i in inputs
+        for i in [*inputs, *every_call]
     }
     for k in keywords:  # a tensor keyword's stated value: its declared dtype
         if k.type == "tensor" and k.name in call_args:

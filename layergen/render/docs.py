@@ -211,10 +211,12 @@ def example_doc(ir: Declared, width: int) -> list[str] | None:
         lines = [f"layer = {ir.name}("] + [f"    {k}={literal(v)}," for k, v in args.items()]
         lines.append(")")
     low_high = example.input_range
-    for name in ir.input_names:
+    for name in example.input_shapes:  # the tensor inputs, and keyword tensors every call passes
         shape = literal(tuple(example.input_shapes[name]))
         dtype = example.input_dtypes[name]
-        if "int" in dtype:
+        if dtype == "bool":
+            value = f'keras.ops.ones({shape}, dtype="bool")'
+        elif "int" in dtype:
             low, high = low_high or (0, 10)
             value = f"keras.random.randint({shape}, {low!r}, {high!r}, dtype={literal(dtype)})"
         elif low_high is not None:
@@ -227,5 +229,6 @@ def example_doc(ir: Declared, width: int) -> list[str] | None:
         lines.append(f"{name} = {value}")
     inputs = ", ".join(ir.input_names)
     several = len(ir.input_names) > 1 and not ir.separate_inputs  # one list, as Keras's own
-    lines.append(f"outputs = layer({f'[{inputs}]' if several else inputs})")
+    named = "".join(f", {name}={name}" for name in example.every_call)
+    lines.append(f"outputs = layer({f'[{inputs}]' if several else inputs}{named})")
     return lines

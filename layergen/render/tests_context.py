@@ -201,8 +201,12 @@ def build_test_context(
     out_inputs = inputs | set(ir.tensor_keywords)
     # A tensor keyword's shape is an argument of `declared_output_shapes`, None by default:
     # a literal `None[2]` in the module would be a SyntaxWarning (an error under `-W error`).
-    shaped_keywords = [k.name for k in ir.output_keywords if k.type == "tensor"]
-    out_rename |= {k: f"{k}_shape" for k in shaped_keywords}
+    shaped_keywords = [
+        k.name
+        for k in ir.output_keywords
+        if k.type == "tensor" and k.name not in example.every_call  # those are inputs there
+    ]
+    out_rename |= {k: f"{k}_shape" for k in [*shaped_keywords, *example.every_call]}
     output_shapes = None
     if "compute_output_shape" in ir.method_names:
         pass  # the declared method says what it says: the tests trace `call` to check it
@@ -276,7 +280,11 @@ def build_test_context(
             source,
             example.args,
             inputs_context(
-                example.input_shapes, example.input_dtypes, example.input_range, ir.separate_inputs
+                example.input_shapes,
+                example.input_dtypes,
+                example.input_range,
+                # keyword tensors passed in every call follow the inputs as arguments
+                ir.separate_inputs or bool(example.every_call),
             ),
         ),
         output_shapes=output_shapes,
@@ -553,8 +561,9 @@ def stated_numbers(ir: Declared) -> dict[str, Any]:
             n: _arg(n, example.args) if n in ir.params else f"support.numpy(layer.{n})"
             for n in members
         } | {n: f"support.sublayer_weights({_sublayer(ir, n)})" for n in members if n in sublayers}
-        inputs = ir.input_names
-        keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords]
+        # the inputs as every call passes them: the tensor inputs, then keyword tensors
+        inputs = list(example.input_shapes)
+        keywords = [f"{k.name}={literal(k.default)}" for k in ir.keywords if k.name not in inputs]
         named = keywords + members
         # Without stated inputs, the stated weights are of the layer the reference checks.
         if example.weights and example.inputs is None:

@@ -4,7 +4,8 @@ that honours the mask and fails on the same layer ignoring it (a decoder that ig
 `decoder_padding_mask` passed every generated test before). Likewise a bool argument that
 makes the layer causal (`causal: x`); a call case with inputs of its own
 (`example.call_cases`: ReversibleEmbedding's `reverse`); and `generate --record` records
-each call case; a cache decodes only the inputs its `of` lists. About 60 s, on JAX.
+each call case; a cache decodes only the inputs its `of` lists; a keyword tensor the
+layer needs though it defaults to None is passed in every call. About 60 s, on JAX.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ DECLARATIONS = {
     "reversible_embedding": REVERSIBLE,
     "reversible_embedding_soft_cap_inverted": SOFT_CAP_INVERTED,
     "cached_context_sum": repro("cached_context_sum"),
+    "masked_mix": repro("masked_mix"),
 }
 
 
@@ -118,3 +120,10 @@ def test_a_cache_decodes_only_the_inputs_of_of(outcomes):
     ours = {n: o for n, o in outcomes.items() if n.startswith("test_cached_context_sum::")}
     assert ours[f"test_cached_context_sum::{CACHE_TEST}"] == "passed"
     assert all(o != "failed" for o in ours.values()), ours
+
+
+def test_a_keyword_tensor_the_layer_needs_is_passed_in_every_call(outcomes):
+    """`attention_mask=None` read unconditionally, shaped in `example.input_shape`: every
+    generated test calls the layer with it (without, each would raise)."""
+    ours = {n: o for n, o in outcomes.items() if n.startswith("test_masked_mix::")}
+    assert len(ours) >= 10 and all(o == "passed" for o in ours.values()), ours
