@@ -207,11 +207,21 @@ def _own_class(path: Path, name: str) -> bool:
 
 
 def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | None:
-    """The example input shape of the call observed (the class's tensor inputs only)."""
+    """The example input shape of the call observed: of the class's tensor inputs, and of
+    the keyword tensors it passed that the tests can pass in every call (the first keyword
+    params, by position: an `attention_mask=None` the code may read unconditionally)."""
     tensors = [name for name, default in found.inputs if default is None] or ["inputs"]
-    inputs = {k: v for k, v in (inputs or {}).items() if k in tensors}
-    if not inputs or (not found.separate and tensors[0] not in inputs):
+    observed = inputs or {}
+    if not found.separate and tensors[0] not in observed:
         return None
+    for name in found.positional_keywords:  # the leading run the call passed
+        if name not in observed:
+            break
+        tensors.append(name)
+    inputs = {k: observed[k] for k in tensors if k in observed}
+    if not inputs:
+        return None
+    keywords = any(name in inputs for name in found.positional_keywords)
     filled = []
     shapes = {}
     for name, seen in inputs.items():
@@ -220,7 +230,7 @@ def _shape(inputs: dict | None, found: Found, where: str) -> Shape | Shapes | No
             dims[0] = BATCH
         filled += [i for i, d in enumerate(dims) if d is None]
         shapes[name] = [UNKNOWN if d is None else d for d in dims]
-    shape = Shapes(shapes) if found.separate else Shape(shapes[tensors[0]])
+    shape = Shapes(shapes) if found.separate or keywords else Shape(shapes[tensors[0]])
     shape.source = where + (f" (unknown dims {UNKNOWN})" if filled else "")
     dtypes = {k: v["dtype"] for k, v in inputs.items() if v["dtype"] != "float32"}
     shape.dtypes = dtypes or None

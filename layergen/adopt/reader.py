@@ -60,6 +60,9 @@ class Found:
     shape_locals: dict[str, str] = field(default_factory=dict)  # build's locals of the shape
     init_code: str | None = None  # statements of `__init__` after the stores (`init`)
     separate: bool = False  # several tensor arguments of `call`: `separate_inputs: true`
+    # the keyword tensors (`=None`) right after the tensor inputs among `call`'s positional
+    # params, in order: those a test may pass by position in every call
+    positional_keywords: list[str] = field(default_factory=list)
     forwarded: list[str] = field(default_factory=list)  # `dtype=dtype` to `super().__init__`
     # `check`'s findings adopt leaves as they are: (code, message) each
     unfixed: list[tuple[str, str]] = field(default_factory=list)
@@ -226,6 +229,10 @@ def _read_call(path: str, item: Found, positions) -> None:
         item.inputs.append((name, code(p.default) if p.default is not None else None))
     tensors = [n for n, d in item.inputs if d is None]
     item.separate = len(tensors) > 1  # `call(self, query, value)`: `separate_inputs`
+    for p in params.params[1 + len(tensors) :]:
+        if p.default is None or code(p.default) != "None" or p.name.value in ("training", "mask"):
+            break
+        item.positional_keywords.append(p.name.value)
     if not tensors and not starred:
         _problem(
             path,

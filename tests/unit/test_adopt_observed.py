@@ -385,3 +385,83 @@ def test_a_module_in_a_linked_folder_is_observed_by_the_path_python_imports(tmp_
     assert result.exit_code == 2, result.output
     assert "requires `factor`" in result.output and "[unknown-example]" in result.output
     assert "no test of the project names it" in result.output, result.output
+
+
+ATTENDING = """\
+import keras
+from keras import ops
+
+
+class Attending(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, x_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(x_shape[-1], self.units))
+
+    def call(self, x, attention_mask=None, cache=None):
+        y = ops.matmul(x, self.kernel)
+        scores = ops.einsum("btu,bsu->bts", y, y)
+        scores = ops.where(ops.cast(attention_mask, "bool"), scores, -1000.0)
+        return ops.einsum("bts,bsu->btu", ops.softmax(scores, axis=-1), y)
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+"""
+
+ATTENDING_MODEL = """\
+import keras
+
+from layers.attending import Attending
+
+
+class Model(keras.Model):
+    def __init__(self, hidden, **kwargs):
+        x = keras.Input(shape=(None, hidden))
+        mask = keras.Input(shape=(None, None), dtype="int32")
+        outputs = Attending(units=hidden)(x, attention_mask=mask)
+        super().__init__(inputs=[x, mask], outputs=outputs, **kwargs)
+"""
+
+ATTENDING_MODEL_TEST = """\
+import numpy as np
+
+from layers.model import Model
+
+
+def test_model():
+    mask = np.tril(np.ones((2, 5, 5), "int32"))
+    Model(hidden=8)([np.ones((2, 5, 8), "float32"), mask])
+"""
+
+
+def test_a_keyword_tensor_the_projects_call_passes_is_passed_in_every_generated_call(
+    project, monkeypatch
+):
+    """keras-hub's Bloom attention takes `attention_mask=None` and reads it
+    unconditionally: its callers always pass one. The project's call passes it (and no
+    `cache`): the example gives it a shape, so every generated test passes it too."""
+    monkeypatch.setenv("KERAS_BACKEND", OBSERVED_ON)
+    write(project, "attending.py", ATTENDING)
+    write(project, "model.py", ATTENDING_MODEL)
+    write(project, "model_test.py", ATTENDING_MODEL_TEST)
+    result = cli("adopt", "layers/attending.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "attending.layer.yaml").read_text()
+    assert '  input_shape: {"x": [2, 5, 8], "attention_mask": [2, 5, 5]}\n' in text, text
+    assert '  input_dtype: {"attention_mask": "int32"}\n' in text, text
+
+
+@pytest.mark.e2e
+def test_the_generated_tests_pass_with_the_keyword_tensor_in_every_call(project, monkeypatch):
+    from helpers import run_pytest
+
+    monkeypatch.setenv("KERAS_BACKEND", OBSERVED_ON)
+    write(project, "attending.py", ATTENDING)
+    write(project, "model.py", ATTENDING_MODEL)
+    write(project, "model_test.py", ATTENDING_MODEL_TEST)
+    assert cli("adopt", "layers/attending.py").exit_code == 0
+    outcomes = run_pytest(project, "torch", "tests/test_attending.py")
+    assert list(outcomes.values()).count("passed") >= 8, outcomes
+    assert "failed" not in outcomes.values(), outcomes
