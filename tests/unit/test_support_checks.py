@@ -611,3 +611,22 @@ def test_the_other_side_of_an_outputs_when_fails_where_the_call_ignores_it(suppo
         support.assert_other_sides_call_and_round_trip(
             example(support, ReturnsScoresAlways), NO_SCORES
         )
+
+
+class CacheOrNone(keras.layers.Layer):
+    """keras-hub's GPT-NeoX attention returns `(outputs, cache)`, the cache None when
+    none is given: None is no output."""
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], 3))
+
+    def call(self, x, cache=None):
+        return ops.matmul(x, self.kernel), cache
+
+
+def test_a_none_among_the_outputs_is_no_output(support):
+    cached = example(support, CacheOrNone)
+    support.assert_config_round_trip(cached, [])
+    support.assert_inference_is_deterministic(cached)
+    support.assert_gradients_match_finite_differences(cached)
+    support.assert_mixed_precision_matches_float32(cached, "mixed_bfloat16")

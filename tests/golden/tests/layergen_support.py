@@ -126,10 +126,13 @@ def per_example_outputs(model, inputs):
 
 def as_list(outputs):
     """The outputs as a list; outputs by name in the order of their names, which is the
-    same for a layer and for `model.predict` (that sorts them)."""
+    same for a layer and for `model.predict` (that sorts them). A None among them is no
+    output (keras-hub's attentions return `(outputs, cache)`, None where no cache)."""
     if isinstance(outputs, dict):
-        return [outputs[name] for name in sorted(outputs)]
-    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        return [outputs[name] for name in sorted(outputs) if outputs[name] is not None]
+    if isinstance(outputs, (list, tuple)):
+        return [out for out in outputs if out is not None]
+    return [outputs]
 
 
 def like(inputs, arrays):
