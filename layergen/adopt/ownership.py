@@ -60,11 +60,9 @@ def decide(found: Found) -> Ownership:
             out.hand_written.append("__init__")
             out.why["__init__"] = init_plain
     if "get_config" in found.methods:
-        config_plain = (
-            (person_words(found, "get_config") or _plain_config(found, out.types))
-            if init_plain is None
-            else "`__init__` is yours"
-        )
+        # A config listing each argument as the format's does is that code generated,
+        # whoever writes `__init__` (keras-hub's store `self.hidden_dim = int(hidden_dim)`).
+        config_plain = person_words(found, "get_config") or _plain_config(found, out.types)
         if config_plain is None:
             out.declared.append("get_config")
         else:

@@ -621,3 +621,40 @@ def test_a_save_during_adopt_is_never_overwritten(project, monkeypatch):
     assert result.exit_code == 2, result.output
     assert "[changed-during-run]" in result.output
     assert module.read_text().endswith("# saved meanwhile\n")
+
+
+CAST = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Widen(keras.layers.Layer):
+    def __init__(self, hidden_dim, rate=0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_dim = int(hidden_dim)
+        self.rate = rate
+
+    def call(self, x):
+        return keras.ops.tile(x, (1, self.hidden_dim)) * self.rate
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"hidden_dim": self.hidden_dim, "rate": self.rate})
+        return config
+"""
+
+
+def test_a_plain_get_config_is_declared_beside_an_init_that_is_yours(project):
+    """keras-hub's `__init__`s store `self.hidden_dim = int(hidden_dim)`, which the format's
+    does not: `__init__` stays yours, but a `get_config` that lists each argument as the
+    format's does is the same code generated, so it is declared (it stayed yours)."""
+    write(project, "widen.py", CAST)
+    result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
+    assert result.exit_code == 0, result.output
+    assert "(hand_written: __init__)" in result.output, result.output
+    text = (project / "layers" / "widen.layer.yaml").read_text()
+    assert "  - get_config" not in text, text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    module = (project / "layers" / "widen.py").read_text()
+    assert "self.hidden_dim = int(hidden_dim)" in module
+    assert '"hidden_dim": self.hidden_dim' in module
