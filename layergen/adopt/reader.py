@@ -420,6 +420,9 @@ def output_shape(function: cst.FunctionDef, found: Found) -> str | None:
     tensor = next((n for n, d in found.inputs if d is None), "x")
     names = _shape_names(function, stored, tensor)
     body = function.body.body
+    edited = _edited_copy(function)
+    if edited is not None:
+        return _translate(cst.parse_expression(edited), names, stored)
     last = body[-1] if body else None
     if not (
         isinstance(last, cst.SimpleStatementLine)
@@ -437,6 +440,52 @@ def output_shape(function: cst.FunctionDef, found: Found) -> str | None:
     if isinstance(value, cst.Name) and names.get(value.value) == tensor:
         return None  # the input's shape: the format's default already
     return _translate(value, names, stored)
+
+
+def _edited_copy(function: cst.FunctionDef) -> str | None:
+    """keras-hub's `shape = list(input_shape)`, `shape[-1] = self.units`, `return shape`
+    (or its `tuple`) as the one expression it returns: `(*input_shape[:-1], self.units)`;
+    None for any other body."""
+    try:
+        body = ast.parse(code(function).strip()).body[0].body
+    except SyntaxError:
+        return None
+    if len(body) != 3:
+        return None
+    copy, edit, back = body
+    if not (
+        isinstance(copy, ast.Assign)
+        and len(copy.targets) == 1
+        and isinstance(copy.targets[0], ast.Name)
+        and isinstance(copy.value, ast.Call)
+        and ast.unparse(copy.value.func) == "list"
+        and len(copy.value.args) == 1
+        and not copy.value.keywords
+    ):
+        return None
+    name, source = copy.targets[0].id, ast.unparse(copy.value.args[0])
+    if not (
+        isinstance(edit, ast.Assign)
+        and len(edit.targets) == 1
+        and isinstance(edit.targets[0], ast.Subscript)
+        and ast.unparse(edit.targets[0].value) == name
+        and isinstance(back, ast.Return)
+        and back.value is not None
+        and ast.unparse(back.value) in (name, f"tuple({name})")
+    ):
+        return None
+    try:
+        index = ast.literal_eval(edit.targets[0].slice)
+    except ValueError:
+        return None
+    value = ast.unparse(edit.value)
+    if index == -1:
+        return f"(*{source}[:-1], {value})"
+    if index == 0:
+        return f"({value}, *{source}[1:])"
+    if isinstance(index, int) and index > 0:
+        return f"(*{source}[:{index}], {value}, *{source}[{index + 1}:])"
+    return None
 
 
 def _shape(node, names: dict[str, str], stored: dict[str, str]) -> str | None:

@@ -658,3 +658,43 @@ def test_a_plain_get_config_is_declared_beside_an_init_that_is_yours(project):
     module = (project / "layers" / "widen.py").read_text()
     assert "self.hidden_dim = int(hidden_dim)" in module
     assert '"hidden_dim": self.hidden_dim' in module
+
+
+EDITED_COPY = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Widen(keras.layers.Layer):
+    def __init__(self, hidden_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_dim = hidden_dim
+
+    def call(self, x):
+        return keras.ops.tile(x[..., :1], (1, 1, self.hidden_dim))
+
+    def compute_output_shape(self, input_shape):
+        output_shape = list(input_shape)
+        output_shape[-1] = self.hidden_dim
+        return output_shape
+"""
+
+
+@pytest.mark.parametrize(
+    "edit, declared",
+    [
+        ("output_shape[-1] = self.hidden_dim", "(*x[:-1], hidden_dim)"),
+        ("output_shape[1] = self.hidden_dim * 2", "(*x[:1], hidden_dim * 2, *x[2:])"),
+    ],
+)
+def test_a_shape_copied_and_one_dim_set_is_declared_as_the_output_shape(project, edit, declared):
+    """keras-hub's `compute_output_shape` idiom: the input's shape copied into a list, one
+    dim set, the list returned. The shape it returns is an `output_shape` expression."""
+    text = EDITED_COPY.replace("output_shape[-1] = self.hidden_dim", edit)
+    write(project, "widen.py", text)
+    result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
+    assert result.exit_code == 0, result.output
+    assert "compute_output_shape" not in result.output.split("hand_written:")[1].split(")")[0]
+    declaration = (project / "layers" / "widen.layer.yaml").read_text()
+    assert f'output_shape: "{declared}"' in declaration, declaration
+    assert cli("generate", "--check", "layers").exit_code == 0
