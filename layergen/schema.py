@@ -93,6 +93,10 @@ DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("Param", "gt"): "The value must be greater than this (exclusive), checked in __init__.",
     ("Param", "lt"): "The value must be less than this (exclusive), checked in __init__.",
     ("Param", "choices"): "The allowed values, checked in __init__.",
+    (
+        "Param",
+        "cast",
+    ): "true: stored converted to its type (int, float, bool or str): self.units = int(units).",
     ("Param", "doc"): "The argument's line in the docstring.",
     ("Input", "rank"): "The input's exact rank.",
     ("Input", "min_rank"): "The input's smallest rank.",

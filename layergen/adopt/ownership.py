@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..declaration.analyze_names import CASTS
 from ..declaration.model import Param
 from ..introspect import REQUIRED
 from ..render.context import KERAS_OBJECT_TYPES, param_config, param_store
@@ -26,6 +27,7 @@ class Ownership:
     hand_written: list[str] = field(default_factory=list)  # `hand_written` in the declaration
     why: dict[str, str] = field(default_factory=dict)  # a member kept by hand -> the reason
     types: dict[str, str] = field(default_factory=dict)  # param -> declaration type
+    casts: set[str] = field(default_factory=set)  # params stored converted: `int(units)`
     call: str | None = None  # the `call` key, where it generates the class's `call`
     output_shape: str | None = None  # the `output_shape` key, from `compute_output_shape`
     # sublayers `__init__` creates, declared (adopt/sublayers.py), and the `init` code
@@ -51,7 +53,9 @@ def decide(found: Found) -> Ownership:
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
     init_plain = (
-        person_words(found, "__init__") or _forwards(found) or _plain_init(found, out.types)
+        person_words(found, "__init__")
+        or _forwards(found)
+        or _plain_init(found, out.types, out.casts)
     )
     if "__init__" in found.methods:
         if init_plain is None:
@@ -115,18 +119,23 @@ def _statements(function) -> list[ast.stmt]:
     return body
 
 
-def _stored_as(name: str, value: str) -> str | None:
+def _stored_as(name: str, value: str) -> tuple[str, bool] | None:
     """The declaration type whose generated `__init__` stores `name` as `value` reads
-    (`keras.activations.get(activation)`: an activation), or None."""
+    (`keras.activations.get(activation)`: an activation; "": stored as given), and whether
+    it is stored cast (`int(units)`: an int, `cast: true`); or None."""
     for kind in KERAS_OBJECT_TYPES:
         if value == param_store(name, Param(type=kind)):
-            return kind
-    return "" if value == name else None  # "": stored as given
+            return kind, False
+    for kind in CASTS:
+        if value == param_store(name, Param(type=kind, cast=True)):
+            return kind, True
+    return ("", False) if value == name else None
 
 
-def _plain_init(found: Found, types: dict[str, str]) -> str | None:
+def _plain_init(found: Found, types: dict[str, str], casts: set[str]) -> str | None:
     """None when the generated `__init__` is this one: `super().__init__(**kwargs)` and each
-    argument stored as given under its own name, nothing else; else why not."""
+    argument stored as given (or cast, `int(units)`, where it has a default other than
+    None) under its own name, nothing else; else why not."""
     function = found.methods.get("__init__")
     if function is None:
         return None
@@ -143,6 +152,7 @@ def _plain_init(found: Found, types: dict[str, str]) -> str | None:
         if isinstance(arg.default, tuple):  # the declaration's lists would make it a list
             return f"the default of `{arg.name}` is a tuple"
     names = {a.name for a in found.cls.args}
+    castable = {a.name for a in found.cls.args if a.default is not None}  # int(None) raises
     stored, calls_super = set(), False
     for index, statement in enumerate(_statements(function)):
         text = ast.unparse(statement)
@@ -152,17 +162,23 @@ def _plain_init(found: Found, types: dict[str, str]) -> str | None:
             calls_super
             and isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
+            and ast.unparse(statement.targets[0]).startswith("self.")
             and ast.unparse(statement.targets[0]).removeprefix("self.") in names - stored
-            and _stored_as(
-                ast.unparse(statement.targets[0]).removeprefix("self."),
-                ast.unparse(statement.value),
+            and (
+                stored_as := _stored_as(
+                    ast.unparse(statement.targets[0]).removeprefix("self."),
+                    ast.unparse(statement.value),
+                )
             )
             is not None
+            and (not stored_as[1] or statement.targets[0].attr in castable)
         ):
             name = ast.unparse(statement.targets[0]).removeprefix("self.")
-            kind = _stored_as(name, ast.unparse(statement.value))
+            kind, cast = stored_as
             if kind:
                 types[name] = kind
+            if cast:
+                casts.add(name)
             stored.add(name)
         elif calls_super and stored == names:
             return _extras(found, function, index, types)

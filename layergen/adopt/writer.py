@@ -63,6 +63,8 @@ def declaration(
             item = {"type": _type(arg, owner, examples)}
             if arg.default is not REQUIRED:
                 item["default"] = arg.default if arg.literal else None
+            if arg.name in owner.casts:
+                item["cast"] = True
             lines.append(f"  {arg.name}: {_flow(item)}")
     init_code = owner.init_rest if owner.sublayers else found.init_code
     if init_code and "__init__" in owner.declared:

@@ -14,6 +14,8 @@ from .model import BOUNDS, OBJECT_TYPES
 OWN_NAMES = ("training", "mask", "self", "ops", "keras", "upstream")
 # A class name names its layers, a sublayer's its layer: TensorFlow takes these as name
 # scopes, which must match `[A-Za-z0-9_.\\/>-]*` (`Ω` generated, then every test failed).
+# The types a param's `cast` converts to, by calling the type.
+CASTS = ("int", "float", "bool", "str")
 NOT_ASCII = "is not ASCII: Keras makes it a layer's name, and TensorFlow takes ASCII names only"
 ASCII_HINT = "use ASCII letters, digits and `_`"
 
@@ -149,6 +151,24 @@ class NameChecks:
                     "param-order",
                     f"required param `{name}` comes after `{optional}`, which has a default",
                     f"move `{name}` above `{optional}`, or give it a default",
+                    key=True,
+                )
+            if param.cast and (
+                param.type not in CASTS or (not param.required and param.default is None)
+            ):
+                self.error(
+                    loc + ("cast",),
+                    "conflicting-keys",
+                    (
+                        f"`cast` stores an int, float, bool or str param converted, not a {param.type}"
+                        if param.type not in CASTS
+                        else f"`cast` stores `{param.type}({name})`, which its default None fails"
+                    ),
+                    (
+                        "remove `cast`"
+                        if param.type not in CASTS
+                        else "give a default, or remove `cast`"
+                    ),
                     key=True,
                 )
             if param.bounds and param.type not in ("int", "float"):

@@ -36,6 +36,8 @@ class Param(Strict):
     gt: int | float | None = None  # exclusive bounds, beside the inclusive min and max
     lt: int | float | None = None
     choices: list[Any] | None = None
+    # stored converted to its type, `self.units = int(units)`, as keras-hub stores its sizes
+    cast: bool = False
     doc: str | None = None
 
     @model_validator(mode="before")

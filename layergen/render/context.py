@@ -97,6 +97,8 @@ def _wrapped(lines: list[str], first: int, indent: int, width: int = 88) -> list
 
 
 def param_store(name: str, param: Param) -> str:
+    if param.cast:  # `int(units)`: an int-like value (a NumPy int) stored as the int
+        return f"{param.type}({name})"
     return BY_NAME[param.type].stored(name)
 
 

@@ -645,10 +645,13 @@ class Widen(keras.layers.Layer):
 
 
 def test_a_plain_get_config_is_declared_beside_an_init_that_is_yours(project):
-    """keras-hub's `__init__`s store `self.hidden_dim = int(hidden_dim)`, which the format's
-    does not: `__init__` stays yours, but a `get_config` that lists each argument as the
-    format's does is the same code generated, so it is declared (it stayed yours)."""
-    write(project, "widen.py", CAST)
+    """An `__init__` that does more than the format's stays yours, but a `get_config` that
+    lists each argument as the format's does is the same code generated, so it is
+    declared (it stayed yours)."""
+    # a module constant read: more than the format's `__init__` (and its `init`) does
+    extra = "        self.rate = rate\n        self.floor = FLOOR\n"
+    text = CAST.replace("        self.rate = rate\n", extra)
+    write(project, "widen.py", text.replace("import keras\n", "import keras\n\nFLOOR = 0.1\n"))
     result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
     assert result.exit_code == 0, result.output
     assert "(hand_written: __init__)" in result.output, result.output
@@ -658,6 +661,31 @@ def test_a_plain_get_config_is_declared_beside_an_init_that_is_yours(project):
     module = (project / "layers" / "widen.py").read_text()
     assert "self.hidden_dim = int(hidden_dim)" in module
     assert '"hidden_dim": self.hidden_dim' in module
+
+
+def test_an_argument_stored_cast_is_declared_so(project):
+    """keras-hub's `__init__`s store `self.hidden_dim = int(hidden_dim)`: the param is
+    declared `cast: true`, whose generated `__init__` stores it so, and `__init__` is no
+    longer yours."""
+    write(project, "widen.py", CAST)
+    result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
+    assert result.exit_code == 0, result.output
+    assert "(hand_written: nothing)" in result.output, result.output
+    text = (project / "layers" / "widen.layer.yaml").read_text()
+    assert '  hidden_dim: {type: "int", cast: true}' in text, text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    module = (project / "layers" / "widen.py").read_text()
+    assert "self.hidden_dim = int(hidden_dim)" in module
+
+
+def test_an_argument_cast_that_defaults_to_none_keeps_init_yours(project):
+    """`int(None)` raises: such a store is not the format's `cast`."""
+    text = CAST.replace("hidden_dim, rate=0.5", "hidden_dim=None, rate=0.5")
+    write(project, "widen.py", text.replace("self.hidden_dim)", "self.hidden_dim or 1)"))
+    result = cli("adopt", "layers/widen.py", "--diff")
+    assert result.exit_code == 0, result.output
+    assert "__init__" in result.output.split("hand_written:")[1].split(")")[0], result.output
+    assert "cast: true" not in result.output
 
 
 EDITED_COPY = """\

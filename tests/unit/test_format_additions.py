@@ -768,3 +768,34 @@ def test_call_takes_training_only_when_the_layer_reads_it(extra, takes):
     source = module_source("layer: Foo\n" + extra)
     signature = method(source, "call").splitlines()[0]
     assert ("training=None" in signature) is takes, signature
+
+
+CAST = """\
+layer: Widen
+params:
+  hidden_dim: {type: int, cast: true, min: 1}
+call: ops.tile(x, (1, hidden_dim))
+output_shape: (x[0], x[1] * hidden_dim)
+"""
+
+
+def test_a_param_declared_cast_is_stored_converted_to_its_type():
+    """keras-hub stores its sizes as `self.hidden_dim = int(hidden_dim)` (a NumPy int or a
+    whole float from a config becomes the int)."""
+    code = module_source(CAST)
+    assert "self.hidden_dim = int(hidden_dim)" in code
+    assert "if hidden_dim < 1:" in code  # the bound is checked on the argument, as before
+    assert "self.hidden_dim = hidden_dim\n" in module_source(CAST.replace(", cast: true", ""))
+
+
+@pytest.mark.parametrize(
+    "param, col",
+    [("{type: activation, cast: true}", 34), ("{type: int, default: null, cast: true}", 42)],
+)
+def test_cast_of_a_type_it_cannot_convert_to_or_of_a_null_default_is_an_error(param, col):
+    text = CAST.replace("{type: int, cast: true, min: 1}", param)
+    with pytest.raises(DiagnosticError) as info:
+        analysis(text)
+    assert [(d.line, d.col, d.code) for d in info.value.diagnostics] == [
+        (3, col, "conflicting-keys")
+    ]
