@@ -224,7 +224,9 @@ def _read_call(path: str, item: Found, positions) -> None:
         )
     for p in [*params.params, *params.kwonly_params][1:]:
         name = p.name.value
-        if name in ("training", "mask"):
+        # Keras's own arguments; a `mask` without a default is an input of the layer's own
+        # (`call(self, x, mask)`, as keras-hub's audio encoders take it)
+        if name == "training" or (name == "mask" and p.default is not None):
             continue
         item.inputs.append((name, code(p.default) if p.default is not None else None))
     tensors = [n for n, d in item.inputs if d is None]

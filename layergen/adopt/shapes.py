@@ -239,7 +239,7 @@ def _calls(scope: ast.FunctionDef, ints: dict, name: str, params, tensors, keywo
         if dims is None and node.args and _called(node.func) in MAKERS:
             dims = node.args[0]
         dtype = keywords.get("dtype")
-        if isinstance(dtype, ast.Constant) and "int" in str(dtype.value):
+        if isinstance(dtype, ast.Constant) and ("int" in str(dtype.value) or dtype.value == "bool"):
             dtypes[name] = str(dtype.value)
         elif _called(node.func) in INTEGERS:
             dtypes[name] = "int32"

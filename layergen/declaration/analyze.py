@@ -155,7 +155,53 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
             example=example,
         )
         declared = with_branches(declared, lambda loc: self.doc.pos(loc, key=True))
+        self._check_mask_input(declared)
+        if self.errors:
+            raise DiagnosticError(self.errors)
         return Checked(**vars(self.result), ir=declared)
+
+    def _check_mask_input(self, declared: ir.Declared) -> None:
+        """A tensor input named `mask` (`call(self, x, mask)`) is read by `call` only: Keras
+        gives `build` and `compute_output_shape` no shape of an argument so named."""
+        if self.kind != "layer" or "mask" not in self.result.inputs:
+            return
+        hand_written = set(self.decl.hand_written)
+
+        def codes(shape) -> list[Code]:
+            if isinstance(shape, dict):
+                return [c for one in shape.values() for c in codes(one)]
+            if shape is None:
+                return []
+            return [shape.code, *(d for d in shape.dims or () if isinstance(d, Code))]
+
+        shapes = [c for w in declared.weights for c in codes(w.shape)]
+        shapes += [w.created for w in declared.weights if isinstance(w.created, Code)]
+        for sub in declared.sublayers:
+            shapes += [v for v in sub.args.values() if isinstance(v, Code)] + codes(sub.build)
+        if "compute_output_shape" not in hand_written:
+            shapes += codes(declared.output_shape)
+            shapes += [c for one in (declared.outputs or {}).values() for c in codes(one)]
+        reads = any("mask" in {f.name for f in c.free} for c in shapes)
+        unbuilt = any(s.build is None for s in declared.sublayers)
+        traces = unbuilt or any(p.type == "layer" for p in declared.params.values())
+        if reads:
+            self.error(
+                ("inputs", "mask"),
+                "conflicting-keys",
+                "a shape reads the input `mask`, whose shape Keras gives neither `build` nor"
+                " `compute_output_shape` (it leaves an argument named `mask` out)",
+                "read the shape of another input there",
+                key=True,
+            )
+        elif traces and "build" not in hand_written:
+            self.error(
+                ("inputs", "mask"),
+                "conflicting-keys",
+                "`build` traces `call` to build the sublayers, on inputs of the shapes Keras"
+                " gives it, which leave out the input `mask`",
+                "give each sublayer the shape its `build` takes (`build:`)",
+                key=True,
+            )
 
     def _input_records(self) -> tuple[ir.Input, ...]:
         """The call arguments as the IR holds them (the other kinds' carry no spec)."""

@@ -87,6 +87,8 @@ class NameChecks:
             for item in names:
                 if (section, item) in bad:
                     continue
+                if self._mask_input(section, item):
+                    continue
                 if (item in locals_.get(section, ()) and not self._sole_input(section, item)) or (
                     section == "inputs" and item in updated
                 ):
@@ -113,6 +115,21 @@ class NameChecks:
                         "rename one of them (`import x as y`)",
                         key=True,
                     )
+
+    def _mask_input(self, section: str, name: str) -> bool:
+        """`mask` as a tensor input of its own, `call(self, x, mask)`, as keras-hub's audio
+        encoders take it: where the inputs are separate and the layer does no Keras masking
+        (whose `mask` argument it would be)."""
+        decl = self.decl
+        return (
+            section == "inputs"
+            and name == "mask"
+            and name in self.result.inputs
+            and decl.separate_inputs
+            and len(self.result.inputs) > 1
+            and not decl.masking
+            and "compute_mask" not in decl.methods
+        )
 
     def _sole_input(self, section: str, name: str) -> bool:
         """`inputs` as the one tensor input: `call(self, inputs)`, as keras-hub writes it (the

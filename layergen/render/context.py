@@ -285,7 +285,12 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     separate = ir.separate_inputs and len(inputs) > 1
     several = len(inputs) > 1 and not separate
     input_set = set(inputs)
-    shape_names = {n: (f"{n}_shape" if several or separate else "input_shape") for n in inputs}
+    # Keras gives `build` and `compute_output_shape` no shape of an argument named `mask`
+    shaped_inputs = [n for n in inputs if not (separate and n == "mask")]
+    shape_names = {
+        n: (f"{n}_shape" if several or len(shaped_inputs) > 1 else "input_shape")
+        for n in shaped_inputs
+    }
     shape_rename = {**shape_names, **{p: f"self.{p}" for p in ir.params}}
     keywords = [k.name for k in ir.keywords]
     call_rename = _shadowed(self_rename, [*inputs, *keywords, "training", "mask"])
@@ -294,13 +299,13 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
     # `build` takes the first input's shape, or, when what it creates reads a tensor keyword
     # input's shape, every tensor input's shape by name (`<input>_shape`), as Keras passes them.
     shaped = ir.tensor_keywords if ir.build_reads_keywords else []
-    if separate:  # Keras passes each input's shape by its name
-        build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
+    if separate and len(shaped_inputs) > 1:  # Keras passes each input's shape by its name
+        build_names = {n: f"{n}_shape" for n in [*shaped_inputs, *shaped]}
         build_args = [*shape_names.values(), *(f"{k}_shape=None" for k in shaped)]
         build_unpack = None
     elif shaped:
         first = "inputs_shape" if several else f"{inputs[0]}_shape"
-        build_names = {n: f"{n}_shape" for n in [*inputs, *shaped]}
+        build_names = {n: f"{n}_shape" for n in [*shaped_inputs, *shaped]}
         build_args = [first, *(f"{k}_shape=None" for k in shaped)]
         build_unpack = f"{', '.join(shape_names.values())} = {first}" if several else None
     else:
@@ -346,7 +351,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         dtype = literal(dtype) if dtype else "self.compute_dtype"
         return f"keras.KerasTensor((1, *{shape}[1:]), dtype={dtype})"
 
-    traced = [symbolic(build_names[i.name], i.dtype) for i in ir.inputs]
+    traced = [symbolic(build_names[i.name], i.dtype) for i in ir.inputs if i.name in build_names]
     trace = ("[" + ", ".join(traced) + "]") if several else ", ".join(traced)
     for k in ir.keywords:  # given to `call` when `build` was given their shapes
         if k.name in shaped:
@@ -378,7 +383,9 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "call_arg": "inputs" if several else ", ".join(inputs),
         # What `compute_output_spec` passes `compute_output_shape` for the tensor inputs.
         "input_shapes_given": (
-            "[t.shape for t in inputs]" if several else ", ".join(f"{n}.shape" for n in inputs)
+            "[t.shape for t in inputs]"
+            if several
+            else ", ".join(f"{n}.shape" for n in shaped_inputs)
         ),
         # What a custom base class's `build` is given.
         "base_build_args": list(shape_names.values()) if separate else build_args[:1],
@@ -411,7 +418,9 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         ),
         "call_body": _call_body(ir, call_rename),
         "takes_training": _takes_training(ir),
-        **_output_shapes(ir, shape_rename, input_set, shape_names, separate),
+        **_output_shapes(
+            ir, shape_rename, input_set, shape_names, separate and len(shaped_inputs) > 1
+        ),
         # Outputs by name: the symbolic outputs are a dict of tensors too.
         "named_outputs": ir.outputs_by_name,
         "input_doc": [docstring_text(line, " " * 12, 8, width) for line in input_doc(ir)],

@@ -379,7 +379,9 @@ def build_test_context(
         keywords_build=ir.build_reads_keywords,
         keywords_shape_outputs=ir.output_shapes_read_keywords,
         weights_read=[w for w in ir.weight_names if w in inferred],
-        call_reads_mask=any(_reads({"mask"}, c) for c in forwards if c is not None),
+        # Keras's mask, not an input of that name (`call(self, x, mask)`)
+        call_reads_mask="mask" not in ir.input_names
+        and any(_reads({"mask"}, c) for c in forwards if c is not None),
         masking_reads_inputs=ir.compute_mask is not None and _reads(inputs, ir.compute_mask),
         **{
             name: value

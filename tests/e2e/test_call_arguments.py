@@ -5,7 +5,8 @@ that honours the mask and fails on the same layer ignoring it (a decoder that ig
 makes the layer causal (`causal: x`); a call case with inputs of its own
 (`example.call_cases`: ReversibleEmbedding's `reverse`); and `generate --record` records
 each call case; a cache decodes only the inputs its `of` lists; a keyword tensor the
-layer needs though it defaults to None is passed in every call. About 60 s, on JAX.
+layer needs though it defaults to None is passed in every call; an input named `mask`
+is the layer's own. About 60 s, on JAX.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ DECLARATIONS = {
     "reversible_embedding_soft_cap_inverted": SOFT_CAP_INVERTED,
     "cached_context_sum": repro("cached_context_sum"),
     "masked_mix": repro("masked_mix"),
+    "masked_rows": repro("masked_rows"),
 }
 
 
@@ -126,4 +128,11 @@ def test_a_keyword_tensor_the_layer_needs_is_passed_in_every_call(outcomes):
     """`attention_mask=None` read unconditionally, shaped in `example.input_shape`: every
     generated test calls the layer with it (without, each would raise)."""
     ours = {n: o for n, o in outcomes.items() if n.startswith("test_masked_mix::")}
+    assert len(ours) >= 10 and all(o == "passed" for o in ours.values()), ours
+
+
+def test_an_input_named_mask_is_passed_as_the_layers_own(outcomes):
+    """`call(self, x, mask)`: the tests pass it as the second input, and Keras's
+    `build` and `compute_output_shape` take the shape of `x` alone."""
+    ours = {n: o for n, o in outcomes.items() if n.startswith("test_masked_rows::")}
     assert len(ours) >= 10 and all(o == "passed" for o in ours.values()), ours

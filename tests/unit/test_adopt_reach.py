@@ -436,3 +436,51 @@ def test_example_values_passed_on_from_build_as_stored(project):
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "attention.layer.yaml").read_text()
     assert "  params: {num_heads: 2, hidden_dim: 8}" in text
+
+
+MASKED_ROWS = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class MaskedRows(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units))
+
+    def call(self, x, mask):
+        y = ops.matmul(x, self.kernel)
+        return ops.where(ops.expand_dims(mask, -1), y, ops.zeros_like(y))
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+"""
+
+MASKED_ROWS_TEST = """\
+import numpy as np
+
+from layers.masked_rows import MaskedRows
+
+
+def test_rows():
+    x = np.ones((2, 5, 3), dtype="float32")
+    MaskedRows(units=4)(x, np.ones((2, 5), dtype="bool"))
+"""
+
+
+def test_a_mask_without_a_default_is_an_input_of_its_own(project):
+    """keras-hub's Gemma 3n audio attention takes `call(self, hidden_states, mask)`: not
+    Keras's masking argument but an input, which the example gives and every test passes."""
+    write(project, "masked_rows.py", MASKED_ROWS)
+    write(project, "masked_rows_test.py", MASKED_ROWS_TEST)
+    result = cli("adopt", "layers/masked_rows.py")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "masked_rows.layer.yaml").read_text()
+    assert "inputs:\n  x: {}\n  mask: {}\nseparate_inputs: true\n" in text, text
+    assert '  input_shape: {"x": [2, 5, 3], "mask": [2, 5]}' in text, text
+    assert '  input_dtype: {"mask": "bool"}' in text, text  # as the call gives it
+    assert cli("generate", "--check", "layers").exit_code == 0

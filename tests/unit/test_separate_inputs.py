@@ -17,6 +17,8 @@ from layergen.render.context import build_context
 from layergen.render.render import render
 from layergen.render.tests_context import build_test_context
 
+from helpers import codes_of, repro
+
 ATTEND = """\
 layer: Attend
 separate_inputs: true
@@ -138,3 +140,51 @@ def test_generated_tests_compile_without_warnings_when_a_shape_reads_a_tensor_ke
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compile(tests, "<generated>", "exec")
+
+
+MASKED_ROWS = repro("masked_rows")
+
+
+def test_an_input_named_mask_is_an_argument_keras_gives_no_shape_of():
+    """keras-hub's audio encoders take `call(self, x, mask)`. Keras leaves an argument named
+    `mask` out of the shapes it gives `build` and `compute_output_shape`: theirs take the
+    other inputs' shapes, and no test expects Keras's masking of it."""
+    code = module(MASKED_ROWS)
+    assert "def call(self, x, mask):" in code
+    assert "def build(self, input_shape):" in code
+    assert "def compute_output_shape(self, input_shape):" in code
+    tests = generated_tests(MASKED_ROWS)
+    assert 'INPUT_SHAPES = {"x": (2, 4, 3), "mask": (2, 4)}' in tests
+    assert "make_mask" not in tests  # Keras's mask: none here
+    compile(tests, "<generated>", "exec")
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        pytest.param(  # Keras's masking passes its own `mask`
+            ("separate_inputs: true\n", "separate_inputs: true\nmasking: true\n"),
+            [(9, 3, "reserved-name")],
+            id="with-keras-masking",
+        ),
+        pytest.param(
+            ("separate_inputs: true\n", ""), [(7, 3, "reserved-name")], id="inputs-in-a-list"
+        ),
+        pytest.param(
+            ('"(x[-1], units)"', '"(mask[-1], units)"'),
+            [(8, 3, "conflicting-keys")],
+            id="a-shape-reads-it",
+        ),
+        pytest.param(
+            (
+                "call: |\n",
+                "sublayers:\n  dense: {class: keras.layers.Dense, args: {units: 2}}\ncall: |\n",
+            ),
+            [(8, 3, "conflicting-keys")],
+            id="build-traces-call",
+        ),
+    ],
+)
+def test_an_input_named_mask_where_keras_would_take_it_for_its_own_is_an_error(change, expected):
+    text = MASKED_ROWS.replace(*change)
+    assert codes_of(text) == expected
