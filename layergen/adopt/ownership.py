@@ -132,6 +132,15 @@ def _stored_as(name: str, value: str) -> tuple[str, bool] | None:
     return ("", False) if value == name else None
 
 
+def _castable(default, kind: str) -> bool:
+    """Whether a param stored as `kind(arg)` is the format's `cast`: its default (if any) is
+    of that type already (`int(None)` raises; `int(2.5)` is not the default's value)."""
+    if default is REQUIRED:
+        return True
+    types = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}[kind]
+    return type(default) in types
+
+
 def _plain_init(found: Found, types: dict[str, str], casts: set[str]) -> str | None:
     """None when the generated `__init__` is this one: `super().__init__(**kwargs)` and each
     argument stored as given (or cast, `int(units)`, where it has a default other than
@@ -152,7 +161,7 @@ def _plain_init(found: Found, types: dict[str, str], casts: set[str]) -> str | N
         if isinstance(arg.default, tuple):  # the declaration's lists would make it a list
             return f"the default of `{arg.name}` is a tuple"
     names = {a.name for a in found.cls.args}
-    castable = {a.name for a in found.cls.args if a.default is not None}  # int(None) raises
+    defaults = {a.name: a.default for a in found.cls.args}
     stored, calls_super = set(), False
     for index, statement in enumerate(_statements(function)):
         text = ast.unparse(statement)
@@ -171,7 +180,7 @@ def _plain_init(found: Found, types: dict[str, str], casts: set[str]) -> str | N
                 )
             )
             is not None
-            and (not stored_as[1] or statement.targets[0].attr in castable)
+            and (not stored_as[1] or _castable(defaults[statement.targets[0].attr], stored_as[0]))
         ):
             name = ast.unparse(statement.targets[0]).removeprefix("self.")
             kind, cast = stored_as

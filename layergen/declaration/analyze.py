@@ -178,17 +178,28 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
         shapes += [w.created for w in declared.weights if isinstance(w.created, Code)]
         for sub in declared.sublayers:
             shapes += [v for v in sub.args.values() if isinstance(v, Code)] + codes(sub.build)
+            shapes += [sub.created] if isinstance(sub.created, Code) else []
         if "compute_output_shape" not in hand_written:
             shapes += codes(declared.output_shape)
             shapes += [c for one in (declared.outputs or {}).values() for c in codes(one)]
         reads = any("mask" in {f.name for f in c.free} for c in shapes)
+        mask = next(i for i in declared.inputs if i.name == "mask")
+        if mask.axes:
+            self.error(
+                ("inputs", "mask", "axes"),
+                "conflicting-keys",
+                "`axes` fixes dims of the shape `build` is given, and Keras gives it none of"
+                " the input `mask`",
+                "remove `axes` from `mask`",
+                key=True,
+            )
         unbuilt = any(s.build is None for s in declared.sublayers)
         traces = unbuilt or any(p.type == "layer" for p in declared.params.values())
         if reads:
             self.error(
                 ("inputs", "mask"),
                 "conflicting-keys",
-                "a shape reads the input `mask`, whose shape Keras gives neither `build` nor"
+                "a shape (or a `when`) reads the input `mask`, whose shape Keras gives neither `build` nor"
                 " `compute_output_shape` (it leaves an argument named `mask` out)",
                 "read the shape of another input there",
                 key=True,

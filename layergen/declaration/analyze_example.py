@@ -209,14 +209,13 @@ class ExampleChecks:
                 f"give `{name}` a value in `example.call_args` instead",
                 key=True,
             )
-        elif keywords[: len(every_call)] != every_call:
-            before = keywords[: keywords.index(name)]
+        elif skipped := [k for k in keywords[: keywords.index(name)] if k not in every_call]:
             self.error(
                 loc,
                 "bad-example",
                 f"the tests pass `{name}` in every call by position, after the tensor"
-                f" inputs; keyword input{'s' if len(before) > 1 else ''}"
-                f" {', '.join(f'`{k}`' for k in before)} come{'' if len(before) > 1 else 's'}"
+                f" inputs; keyword input{'s' if len(skipped) > 1 else ''}"
+                f" {', '.join(f'`{k}`' for k in skipped)} come{'' if len(skipped) > 1 else 's'}"
                 " before it in `inputs`",
                 f"move `{name}` up in `inputs` to the first keyword input, as `call` takes it,"
                 " or give those a shape here too",
@@ -230,6 +229,15 @@ class ExampleChecks:
                 " layer takes as one list",
                 "declare `separate_inputs: true` where `call` takes its tensor inputs as"
                 " arguments of their own",
+                key=True,
+            )
+        elif self.decl.masking or "compute_mask" in self.decl.methods:
+            self.error(
+                loc,
+                "conflicting-keys",
+                f"Keras hands `call` no mask where it is called on two tensors, and the tests"
+                f" pass `{name}` in every call as the second",
+                f"drop `{name}` from `example.input_shape`, or the layer's `masking`",
                 key=True,
             )
         elif spec.masks or spec.cache or spec.causal or name in self._cache_masks():
@@ -273,6 +281,16 @@ class ExampleChecks:
             for name in shapes:
                 if name in self.result.keywords and prefix == ("example",):
                     self._check_every_call(name, list(shapes))
+                elif name in self.result.keywords:
+                    self.error(
+                        (*prefix, "input_shape", name),
+                        "bad-example",
+                        f"`{name}` is a keyword input the example's `input_shape` does not"
+                        " name: a call case shapes the tensor inputs, and the keyword tensors"
+                        " passed in every call",
+                        f"give `{name}` a value in this call case's `args`",
+                        key=True,
+                    )
                 elif name not in tensors:
                     self.error(
                         (*prefix, "input_shape", name),

@@ -96,7 +96,13 @@ class NameChecks:
                         (section, item),
                         "reserved-name",
                         f"{what} `{item}` is a name the generated code uses itself",
-                        f"pick another name, such as `{item}_value`",
+                        (
+                            "an input of its own may be named `mask` after the first, with"
+                            " `separate_inputs: true` and no `masking`; else pick another"
+                            " name, such as `mask_value`"
+                            if (section, item) == ("inputs", "mask")
+                            else f"pick another name, such as `{item}_value`"
+                        ),
                         key=True,
                     )
                 elif item in OWN_NAMES:
@@ -124,7 +130,7 @@ class NameChecks:
         return (
             section == "inputs"
             and name == "mask"
-            and name in self.result.inputs
+            and name in self.result.inputs[1:]  # the first is the one Keras masks
             and decl.separate_inputs
             and len(self.result.inputs) > 1
             and not decl.masking

@@ -531,7 +531,7 @@ def build_example(
         )
     shapes = example.input_shape
     stated = example.inputs
-    if stated is not None and len(inputs) == 1:
+    if stated is not None and len(input_shapes) == 1:
         stated = {inputs[0].name: stated}
     return Example(
         given=given_key,

@@ -29,6 +29,7 @@ class LayerFacts:
     input_shapes: dict[str, Any]
     input_dtypes: dict[str, str]
     input_range: tuple[Any, ...] | None
+    ones: tuple[str, ...] = ()  # keyword tensors passed in every call, made of ones
     # Beyond shapes, config, saving and fit.
     output_shapes: list[str] | None = None
     weights: list[dict[str, Any]] = field(default_factory=list)

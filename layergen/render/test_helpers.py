@@ -93,7 +93,8 @@ def helpers(f: LayerFacts) -> list[Helper]:
     made.append(
         _def(
             "make_inputs(seed=0)",
-            f"arrays = support.make_inputs(INPUT_SHAPES, INPUT_DTYPES, {value_range}, seed)",
+            "arrays = support.make_inputs(INPUT_SHAPES, INPUT_DTYPES,"
+            f" {value_range}, seed{f', ones={literal(f.ones)}' if f.ones else ''})",
             f"return {arrays}",
         )
     )

@@ -97,6 +97,7 @@ def inputs_context(
     dtypes: dict[str, str],
     value_range=None,
     separate: bool = False,
+    every_call: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The test template's keys about the example inputs, for declared and hand-written layers alike.
 
@@ -119,6 +120,7 @@ def inputs_context(
         "input_shapes": shapes,
         "input_dtypes": dtypes,
         "input_range": tuple(value_range) if value_range is not None else None,
+        "ones": every_call,
     }
 
 
@@ -180,6 +182,8 @@ def build_test_context(
     shape_rename = arg_rename | {n: f"{n}_shape" for n in ir.input_names} | {"self": "layer"}
     # The tests build the layer on its tensor inputs alone: a keyword input's shape is None.
     shape_rename |= {k: "None" for k in ir.tensor_keywords}
+    # ...but one passed in every call, by position: its shape is the example's
+    shape_rename |= {k: f"{k}_shape" for k in example.every_call}
     layer_rename = {m: f"layer.{m}" for m in ir.members if m != "seed_generator"}
     # A param is the example's value (the Keras object for an activation and the like), not
     # an attribute: keras-hub's TokenAndPositionEmbedding keeps no `mask_zero`.
@@ -228,10 +232,10 @@ def build_test_context(
     for w in ir.weights:
         when = None
         if isinstance(w.created, Code):
-            when = w.created.render(arg_rename)
+            when = w.created.render(shape_rename)  # a keyword tensor: given or None
         elif w.created is False:
             when = "False"
-        shape = shape_tuple(w.shape.code, shape_rename, inputs)
+        shape = shape_tuple(w.shape.code, shape_rename, inputs | set(example.every_call))
         weights.append(
             {
                 "name": w.name,
@@ -285,6 +289,7 @@ def build_test_context(
                 example.input_range,
                 # keyword tensors passed in every call follow the inputs as arguments
                 ir.separate_inputs or bool(example.every_call),
+                example.every_call,
             ),
         ),
         output_shapes=output_shapes,

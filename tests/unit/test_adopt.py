@@ -726,3 +726,18 @@ def test_a_shape_copied_and_one_dim_set_is_declared_as_the_output_shape(project,
     declaration = (project / "layers" / "widen.layer.yaml").read_text()
     assert f'output_shape: "{declared}"' in declaration, declaration
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_cast_whose_default_is_not_of_its_type_keeps_init_yours(project):
+    """`int(2.5)` is not the default's value, `int(True)` not a bool: such stores are not
+    the format's `cast` (whose default must be of the param's type), and adopt still
+    adopts the class, its `__init__` yours."""
+    text = CAST.replace("hidden_dim, rate=0.5", "hidden_dim=2.5, rate=0.5")
+    write(project, "widen.py", text.replace("int(hidden_dim)", "int(hidden_dim) or 1"))
+    flags = CAST.replace("hidden_dim, rate=0.5", "hidden_dim=True, rate=0.5")
+    write(project, "flags.py", flags.replace("class Widen", "class Flags"))
+    for name in ("widen", "flags"):
+        result = cli("adopt", f"layers/{name}.py")
+        assert result.exit_code == 0, result.output
+        assert "(hand_written: __init__" in result.output, result.output
+        assert "cast: true" not in (project / "layers" / f"{name}.layer.yaml").read_text()

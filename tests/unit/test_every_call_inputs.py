@@ -63,6 +63,9 @@ def test_a_reference_takes_it_after_the_inputs():
     assert "numpy_reference(*inputs, kernel=" in tests
 
 
+WITH_LATER = MASKED_MIX.replace(
+    "weights:\n", "  positions: {default: null, dtype: int32}\n  bias: {default: null}\nweights:\n"
+)
 WITH_TWO = MASKED_MIX.replace(
     "  attention_mask:\n",
     "  positions: {default: null, dtype: int32}\n  attention_mask:\n",
@@ -76,6 +79,24 @@ WITH_TWO = MASKED_MIX.replace(
             WITH_TWO,
             [(21, 31, "bad-example")],
             id="after-another-keyword",
+        ),
+        pytest.param(  # Keras hands `call` no mask where it is called on two tensors
+            MASKED_MIX.replace("weights:\n", "masking: true\nweights:\n"),
+            [(21, 31, "conflicting-keys")],
+            id="with-keras-masking",
+        ),
+        pytest.param(  # only the one after the keyword left out is out of place
+            WITH_LATER.replace(
+                "attention_mask: [2, 4, 4]}", "attention_mask: [2, 4, 4], bias: [2, 4]}"
+            ),
+            [(22, 58, "bad-example")],
+            id="one-keyword-left-out",
+        ),
+        pytest.param(
+            WITH_LATER
+            + "  call_cases:\n    - {args: {positions: [[1]]}, input_shape: {x: [2, 5, 3], positions: [2]}}\n",
+            [(25, 47, "missing-example"), (25, 62, "bad-example")],
+            id="a-call-case-shaping-another-keyword",
         ),
         pytest.param(
             MASKED_MIX.replace(
@@ -115,3 +136,29 @@ def test_a_keyword_tensor_the_tests_cannot_pass_in_every_call_is_a_located_error
 def test_an_unknown_name_in_input_shape_is_still_unknown():
     text = MASKED_MIX.replace("attention_mask: [2, 4, 4]}", "attention_mask: [2, 4, 4], z: [1]}")
     assert codes_of(textwrap.dedent(text)) == [(20, 58, "unknown-input")]
+
+
+def test_stated_inputs_and_weights_read_it_as_every_call_passes_it():
+    """`example.inputs` states it beside the tensor inputs; a weight whose shape reads it
+    is checked on the shape the tests pass."""
+    text = MASKED_MIX.replace(
+        "  input_range: [0, 2]\n",
+        "  input_range: [0, 2]\n  inputs: {x: [[[1.0, 2.0, 3.0]]], attention_mask: [[[1]]]}\n",
+    ).replace(
+        '  kernel: {shape: "(x[-1], units)"}\n',
+        '  kernel: {shape: "(x[-1], units)"}\n'
+        '  bias: {shape: "(attention_mask[-1],)", when: attention_mask is not None}\n',
+    )
+    ir = parse_declaration("masked_mix.layer.yaml", text.encode()).ir
+    assert ir.example.inputs == {"x": [[[1.0, 2.0, 3.0]]], "attention_mask": [[[1]]]}
+    tests = " ".join(generated_tests(text).split())
+    assert (
+        '"bias": ( ((attention_mask_shape[-1],), True)'
+        " if attention_mask_shape is not None else None" in tests
+    ), tests
+
+
+def test_an_integer_keyword_passed_in_every_call_is_ones():
+    """Random 0/1 values would hide whole rows of an attention mask (a softmax over none):
+    the tests pass one that hides nothing."""
+    assert 'seed, ones=("attention_mask",)' in generated_tests(MASKED_MIX)

@@ -630,3 +630,9 @@ def test_a_none_among_the_outputs_is_no_output(support):
     support.assert_inference_is_deterministic(cached)
     support.assert_gradients_match_finite_differences(cached)
     support.assert_mixed_precision_matches_float32(cached, "mixed_bfloat16")
+
+
+def test_a_none_output_fails_the_output_shapes_check(support):
+    """What a symbolic call cannot return: the check of the output shapes says so."""
+    with pytest.raises(AssertionError, match="returns None as output 1"):
+        support.assert_output_shapes(example(support, CacheOrNone))
