@@ -229,7 +229,7 @@ def _plain_build(found: Found) -> str | None:
         ):
             bound = [n.value for n in _walk_names(small.targets[0].target)]
             if not bound or any(b not in found.shape_locals for b in bound):
-                return f"it does more than create its weights (`{text}`)"
+                return f"it does more than create its weights (`{text.splitlines()[0]}`)"
         elif (
             text in ("self.built = True",)
             or text.startswith("super().build(")

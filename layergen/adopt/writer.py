@@ -151,8 +151,8 @@ def declaration(
             )
     if owner.hand_written:
         lines.append("hand_written:  # yours, kept as written in the module")
-        for name in owner.hand_written:
-            lines.append(f"  - {name}  # {owner.why[name]}")
+        for name in owner.hand_written:  # a reason on one line: a YAML comment ends there
+            lines.append(f"  - {name}  # {' '.join(owner.why[name].split())}")
     example: list[str] = []
     values = {}
     for arg in cls.args:

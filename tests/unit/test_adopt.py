@@ -741,3 +741,40 @@ def test_a_cast_whose_default_is_not_of_its_type_keeps_init_yours(project):
         assert result.exit_code == 0, result.output
         assert "(hand_written: __init__" in result.output, result.output
         assert "cast: true" not in (project / "layers" / f"{name}.layer.yaml").read_text()
+
+
+TABLE = """\
+import keras
+import numpy as np
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Table(keras.layers.Layer):
+    def __init__(self, size, **kwargs):
+        super().__init__(**kwargs)
+        self.size = size
+
+    def build(self, input_shape):
+        freqs = 1.0 / (
+            10000.0 ** (np.arange(0, self.size) / self.size)
+        )
+        self.table = self.add_weight(
+            name="table", shape=freqs.shape, initializer="zeros", trainable=False
+        )
+
+    def call(self, x):
+        return x + self.table[0]
+
+    def get_config(self):
+        return {**super().get_config(), "size": self.size}
+"""
+
+
+def test_a_reason_quoting_code_of_several_lines_stays_one_yaml_comment(project):
+    """keras-hub's SAM3 rotary embedding computes a table over several lines in `build`:
+    the reason `build` stays yours quoted all of them, and the declaration was not YAML."""
+    write(project, "table.py", TABLE)
+    result = cli("adopt", "layers/table.py", "--example", "size=4")
+    assert result.exit_code == 0, result.output
+    text = (project / "layers" / "table.layer.yaml").read_text()
+    assert "  - build  # it does more than create its weights (`freqs = 1.0 / (`)\n" in text, text
