@@ -61,8 +61,7 @@ class Adopted:
         if failures == self.found.failing:
             return self
         declared = self._declared(replace(self.found, failing=failures), self.given, self.shape)
-        assert declared is not None  # its example was declared once already: skips add none
-        return declared
+        return declared or self  # skips add no problem to an example declared once already
 
     def observed_example(self, root: Path) -> Adopted | None:
         """This class with the example the project's tests make of it, where they make one

@@ -193,8 +193,6 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
                 "remove `axes` from `mask`",
                 key=True,
             )
-        unbuilt = any(s.build is None for s in declared.sublayers)
-        traces = unbuilt or any(p.type == "layer" for p in declared.params.values())
         if reads:
             self.error(
                 ("inputs", "mask"),
@@ -204,7 +202,7 @@ class _Analyzer(NameChecks, LayerChecks, InputChecks, ExampleChecks, ValueChecks
                 "read the shape of another input there",
                 key=True,
             )
-        elif traces and "build" not in hand_written:
+        elif declared.build_traces_call and "build" not in hand_written:
             self.error(
                 ("inputs", "mask"),
                 "conflicting-keys",

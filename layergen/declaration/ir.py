@@ -312,6 +312,13 @@ class Declared:
         return [i.name for i in self.inputs]
 
     @property
+    def build_traces_call(self) -> bool:
+        """Whether `build` traces `call`: to build the sublayers that state no shapes to build
+        from, and the layers params hold."""
+        unbuilt = any(s.build is None for s in self.sublayers)
+        return unbuilt or any(p.type == "layer" for p in self.params.values())
+
+    @property
     def tensor_keywords(self) -> list[str]:
         """Keyword inputs that are tensors: `build` may be given their shapes."""
         return [k.name for k in self.keywords if k.type == "tensor"]

@@ -398,7 +398,7 @@ def _layer(ir: Declared, self_rename: dict[str, str], width: int) -> dict[str, A
         "weights": weights,
         "sublayers": [_sublayer(sub, build_rename, build_set, ir.params) for sub in ir.sublayers],
         # `build` traces `call` to build the sublayers, and the layers params hold.
-        "traced": _traces(ir),
+        "traced": ir.build_traces_call,
         # Weights with a declared layout, by path in the layer: `build` warns when a
         # ModelParallel layout map misses one (a layer given a name `get_layout_map` misses).
         "layout_paths": tuple(ir.layouts),
@@ -501,20 +501,13 @@ def _losses(ir: Declared, rename: dict[str, str]) -> list[str]:
     for i, loss in enumerate(ir.losses):
         add = f"self.add_loss({loss.render(rename)})"
         lines.append(f"if training:\n    {add}" if i in ir.training_only_losses else add)
-    if not lines or not _traces(ir):
+    if not lines or not ir.build_traces_call:
         return lines
     return [
         "# `build` traces `call` symbolically; losses are only added on real calls.\n"
         f"if not keras.backend.is_keras_tensor({ir.input_names[0]}):\n"
         + "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
     ]
-
-
-def _traces(ir: Declared) -> bool:
-    """Whether `build` traces `call`: to build the sublayers that state no shapes to build
-    from, and the layers params hold."""
-    unbuilt = any(s.build is None for s in ir.sublayers)
-    return unbuilt or any(p.type == "layer" for p in ir.params.values())
 
 
 def _call_body(ir: Declared, rename: dict[str, str]) -> str | None:

@@ -436,16 +436,22 @@ def test_model():
 """
 
 
-def test_a_keyword_tensor_the_projects_call_passes_is_passed_in_every_generated_call(
-    project, monkeypatch
-):
-    """keras-hub's Bloom attention takes `attention_mask=None` and reads it
-    unconditionally: its callers always pass one. The project's call passes it (and no
-    `cache`): the example gives it a shape, so every generated test passes it too."""
+@pytest.fixture
+def attending(project, monkeypatch):
+    """A layer that reads its `attention_mask=None` unconditionally, built and called by a
+    model the project's test runs."""
     monkeypatch.setenv("KERAS_BACKEND", OBSERVED_ON)
     write(project, "attending.py", ATTENDING)
     write(project, "model.py", ATTENDING_MODEL)
     write(project, "model_test.py", ATTENDING_MODEL_TEST)
+    return project
+
+
+def test_a_keyword_tensor_the_projects_call_passes_is_passed_in_every_generated_call(attending):
+    """keras-hub's Bloom attention takes `attention_mask=None` and reads it
+    unconditionally: its callers always pass one. The project's call passes it (and no
+    `cache`): the example gives it a shape, so every generated test passes it too."""
+    project = attending
     result = cli("adopt", "layers/attending.py")
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "attending.layer.yaml").read_text()
@@ -454,14 +460,10 @@ def test_a_keyword_tensor_the_projects_call_passes_is_passed_in_every_generated_
 
 
 @pytest.mark.e2e
-def test_the_generated_tests_pass_with_the_keyword_tensor_in_every_call(project, monkeypatch):
+def test_the_generated_tests_pass_with_the_keyword_tensor_in_every_call(attending):
     from helpers import run_pytest
 
-    monkeypatch.setenv("KERAS_BACKEND", OBSERVED_ON)
-    write(project, "attending.py", ATTENDING)
-    write(project, "model.py", ATTENDING_MODEL)
-    write(project, "model_test.py", ATTENDING_MODEL_TEST)
     assert cli("adopt", "layers/attending.py").exit_code == 0
-    outcomes = run_pytest(project, "torch", "tests/test_attending.py")
+    outcomes = run_pytest(attending, "torch", "tests/test_attending.py")
     assert list(outcomes.values()).count("passed") >= 8, outcomes
     assert "failed" not in outcomes.values(), outcomes
