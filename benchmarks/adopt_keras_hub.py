@@ -1,13 +1,16 @@
 """Adopt every direct Keras layer subclass of keras-hub, judged by keras-hub's own tests.
 
     python benchmarks/adopt_keras_hub.py --source KERAS_HUB_GIT_DIR [--commit 71453d08f]
-        [--work DIR] [--tests changed|none] [--tests-under FOLDER,...]
+        [--work DIR] [--tests changed|all|none] [--tests-under FOLDER,...]
         [--generated all|under|none] [--workers N] [--backend torch] [--limit N]
+        [--by class|module]
 
 `--source` is a keras-hub git directory (a clone or a bare mirror) holding the pinned commit;
 keras-hub's tests ship only with its source. The script exports that commit twice (`original/`
 and `adopted/` under `--work`), adopts each direct layer subclass of `adopted/keras_hub/src`
-with `layergen adopt MODULE:Class` (one process a class, in module order), and prints:
+with `layergen adopt MODULE:Class` (one process a class, in module order; `--by module`:
+`layergen adopt MODULE`, a module at a time, a class at a time where a module is refused),
+and prints:
 
 - classes found, adopted, and refused by reason (the `[code]` of the first error);
 - the declared share of the adopted classes (per class in `--work/adopt.json`, mean and median);
@@ -15,8 +18,8 @@ with `layergen adopt MODULE:Class` (one process a class, in module order), and p
 - keras-hub's ruff configuration on both trees (errors before, after);
 - with `--tests changed` (the default): keras-hub's own tests of each module adopt changed
   (`<module>_test.py` and the test modules of the same folder), run on both trees on
-  `--backend`, compared test by test; and adopt's generated tests of the adopted classes,
-  run on the adopted tree.
+  `--backend`, compared test by test (`--tests all`: every test module of keras-hub); and
+  adopt's generated tests of the adopted classes, run on the adopted tree.
 
 Not a CI test: a whole run takes tens of minutes on 2 cores. Pins what it measures: the
 commit, and the versions of keras, keras-hub's dependencies and the backend it runs on are
@@ -44,7 +47,7 @@ ADOPTED = re.compile(r"^adopted (\w+) \(.*\): (\d+) of (\d+) lines declared", re
 MODELS = {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"}
 CODE = re.compile(r": error: .*\[([\w-]+)\]")
 # a generated test that failed on the adopted code in adopt's trial, stated skipped
-TRIAL_SKIP = re.compile(r"^  \w+ skips (\w+): failed on the code as adopted", re.MULTILINE)
+TRIAL_SKIP = re.compile(r"^  (\w+) skips (\w+): failed on the code as adopted", re.MULTILINE)
 
 
 def export(source: Path, commit: str, into: Path) -> None:
@@ -109,49 +112,72 @@ def _is_layer(base: ast.expr, aliases: dict[str, str], known: set[str]) -> bool:
     return dotted in known or dotted == "keras.Layer"
 
 
-def adopt_all(tree: Path, classes, limit: int | None, backend: str = "torch") -> list[dict]:
-    """Adopt each class in a process of its own; observation and the trial run keras-hub's
-    tests and adopt's on `backend`."""
-    results = []
+def adopt_all(
+    tree: Path, classes, limit: int | None, backend: str = "torch", by: str = "class"
+) -> list[dict]:
+    """Adopt the classes in a process a class (`by="class"`), or a module (`by="module"`, as a
+    team adopts a module of several layers at once; a module refused as a whole is adopted
+    again a class at a time, to know each class's fate); observation and the trial run
+    keras-hub's tests and adopt's on `backend`."""
     env = {**os.environ, "KERAS_BACKEND": backend}
-    for path, name, line in classes[:limit]:
-        rel = path.relative_to(tree)
-        started = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "layergen", "adopt", f"{rel}:{name}"],
-            cwd=tree,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        out = done.stdout + done.stderr
-        row = {
-            "module": str(rel),
-            "class": name,
-            "line": line,
-            "rc": done.returncode,
-            "seconds": round(time.perf_counter() - started, 2),
-        }
-        adopted = {m.group(1): m for m in ADOPTED.finditer(out)}
-        if name in adopted:
-            m = adopted[name]
-            row["declared"], row["total"] = int(m.group(2)), int(m.group(3))
-            row["trial_skips"] = TRIAL_SKIP.findall(out)
-        else:
-            codes = CODE.findall(out)
-            if codes:
-                row["refused"] = codes[0]
-            elif "already adopted" in out:  # another class of its module was adopted
-                row["refused"] = "already-adopted"
-            else:
-                row["refused"] = "traceback" if "Traceback" in out else "no-output"
-            row["output"] = out[-2000:]
-        results.append(row)
-        print(
-            f"{rel}:{name}: {'adopted' if 'declared' in row else row['refused']}",
-            file=sys.stderr,
-        )
+    classes = classes[:limit]
+    modules: dict[Path, list[tuple[str, int]]] = {}
+    for path, name, line in classes:
+        modules.setdefault(path, []).append((name, line))
+    results = []
+    for path, members in modules.items():
+        if by == "module":
+            started = time.perf_counter()
+            whole = _adopt(tree, str(path.relative_to(tree)), env)
+            if whole.returncode == 0:
+                seconds = (time.perf_counter() - started) / len(members)
+                results += [_row(tree, path, n, ln, whole, seconds, "module") for n, ln in members]
+                continue
+        for name, line in members:
+            started = time.perf_counter()
+            done = _adopt(tree, f"{path.relative_to(tree)}:{name}", env)
+            seconds = time.perf_counter() - started
+            results.append(_row(tree, path, name, line, done, seconds, "class"))
+    for row in results:
+        print(f"{row['module']}:{row['class']}: {row.get('refused', 'adopted')}", file=sys.stderr)
     return results
+
+
+def _adopt(tree: Path, target: str, env) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "layergen", "adopt", target],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def _row(tree: Path, path: Path, name: str, line: int, done, seconds: float, by: str) -> dict:
+    out = done.stdout + done.stderr
+    row = {
+        "module": str(path.relative_to(tree)),
+        "class": name,
+        "line": line,
+        "rc": done.returncode,
+        "seconds": round(seconds, 2),
+        "by": by,
+    }
+    adopted = {m.group(1): m for m in ADOPTED.finditer(out)}
+    if name in adopted:
+        m = adopted[name]
+        row["declared"], row["total"] = int(m.group(2)), int(m.group(3))
+        row["trial_skips"] = [t for c, t in TRIAL_SKIP.findall(out) if c == name]
+    else:
+        codes = CODE.findall(out)
+        if codes:
+            row["refused"] = codes[0]
+        elif "already adopted" in out:  # another class of its module was adopted
+            row["refused"] = "already-adopted"
+        else:
+            row["refused"] = "traceback" if "Traceback" in out else "no-output"
+        row["output"] = out[-2000:]
+    return row
 
 
 def ruff_errors(tree: Path) -> int:
@@ -218,7 +244,7 @@ def main() -> int:
     parser.add_argument("--source", type=Path, required=True)
     parser.add_argument("--commit", default=PINNED)
     parser.add_argument("--work", type=Path, default=None)
-    parser.add_argument("--tests", choices=["changed", "none"], default="changed")
+    parser.add_argument("--tests", choices=["changed", "all", "none"], default="changed")
     parser.add_argument("--backend", default="torch")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument(
@@ -235,6 +261,13 @@ def main() -> int:
         " (the default), or none",
     )
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers")
+    parser.add_argument(
+        "--by",
+        choices=["class", "module"],
+        default="class",
+        help="adopt a class at a time, or a module at a time (a class at a time where a"
+        " module is refused)",
+    )
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="adopt-keras-hub-"))
     original, adopted = work / "original", work / "adopted"
@@ -246,6 +279,7 @@ def main() -> int:
         [(adopted / p.relative_to(original), n, ln) for p, n, ln in classes],
         args.limit,
         args.backend,
+        args.by,
     )
     (work / "adopt.json").write_text(json.dumps(results, indent=1))
 
@@ -269,10 +303,12 @@ def main() -> int:
     )
     print(f"  keras-hub ruff errors: before {ruff_errors(original)}, after {ruff_errors(adopted)}")
     under = tuple(args.tests_under.split(","))
-    if args.tests == "changed" and took:
-        tests = [
-            t for t in keras_hub_tests(original, {r["module"] for r in took}) if t.startswith(under)
-        ]
+    if args.tests != "none" and took:
+        if args.tests == "all":  # every test module of keras-hub
+            tests = sorted(str(p.relative_to(original)) for p in original.rglob("*_test.py"))
+        else:
+            tests = keras_hub_tests(original, {r["module"] for r in took})
+        tests = [t for t in tests if t.startswith(under)]
         before = run_tests(original, tests, args.backend, work / "before.xml", args.workers)
         after = run_tests(adopted, tests, args.backend, work / "after.xml", args.workers)
         changed = {
