@@ -85,6 +85,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     texts: dict[Path, str] = {}
     carried: dict[Path, frozenset[str]] = {}
     frozen: dict[Path, list[str]] = {}  # members it lists under hand_written now
+    seen: dict[Path, list[str]] = {}  # hand-written members whose params it carried
     for module, declaration in modules.items():
         current, _ = split_line_ends(read_text(module))
         base = lock.merge_base(module, current)
@@ -98,14 +99,19 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
         )
         parts = documents(original)
         places = [j for j, part in enumerate(parts) if _declares(part)]  # one a class, in order
-        carried[module], frozen[module] = frozenset(), []
+        carried[module], frozen[module], seen[module] = frozenset(), [], []
         for j, name in zip(places, _classes(new)):  # the module's other classes are the person's
             owned = {m.split(".", 1)[1] for m in kept if m.startswith(f"{name}.")}
             edited = _edited_members(base, current, new, name) - owned
             whole = functools.partial(_with_document, parts, j)
             text = parts[j]
-            if base is None or "__init__" in edited:
+            # the arguments are the params whoever writes `__init__`: get_config and the
+            # tests are generated from them
+            yours = "__init__" in owned and _arguments_edited(base, current, name)
+            if base is None or "__init__" in edited or yours:
                 text = synced_declaration(module, current, text)
+            if yours:  # what the declaration now generates for it is the person's, seen
+                seen[module].append(f"{name}.__init__")
             written = _methods(current, name)
             if "call" in edited:
                 text = _with_call_if_it_renders(
@@ -122,6 +128,7 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
     run = plan_run(list(modules.values()), config, texts=texts, lock=lock)
     settled = LockChanges()
     for module, names in frozen.items():  # the person's code is what the declaration now says
+        names = [*names, *seen[module]]
         if names and run.lock.base(module) is not None:
             new = {n: members.digest(members.member(run.generated[module], n)) for n in names}
             settled.settle_owned(module, {**run.lock.owned(module), **new})
@@ -240,6 +247,19 @@ def _edited_members(base: str | None, current: str, new: str, name: str) -> set[
         and method in new_methods
         and code(new_methods[method]) == code(base_methods[method])
     }
+
+
+def _arguments_edited(base: str, current: str, name: str) -> bool:
+    """Whether the arguments of class `name`'s `__init__` changed since `base` (its body
+    aside: a hand-written `__init__` is not among the members edited)."""
+
+    def arguments(text: str) -> str | None:
+        method = _methods(text, name).get("__init__")
+        if method is None:
+            return None
+        return ast.dump(ast.parse(code(method).strip()).body[0].args)
+
+    return arguments(base) != arguments(current)
 
 
 def same(one: cst.CSTNode, other: cst.CSTNode) -> bool:
@@ -364,9 +384,8 @@ def _load(text: str):
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
-    if re.search(
-        r"^\S[^\n]*:\n  - ", text, flags=re.MULTILINE
-    ):  # keep `  - item` lists as they are
+    # keep `  - item` lists as they are (the key's line may end in a comment)
+    if re.search(r"^\S[^\n]*:[ \t]*(#[^\n]*)?\n  - ", text, flags=re.MULTILINE):
         yaml.indent(mapping=2, sequence=4, offset=2)
     return yaml.load(text), yaml
 

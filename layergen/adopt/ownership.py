@@ -49,7 +49,14 @@ class Ownership:
 
 
 def decide(found: Found) -> Ownership:
-    out = Ownership()
+    # The class's docstring, or its want of one, is the person's: the generated one is
+    # written from the declaration, and a param declared later would rewrite it.
+    out = Ownership(hand_written=["__doc__"])
+    out.why["__doc__"] = (
+        "the class's own docstring"
+        if found.node.get_docstring() is not None
+        else "the class has none: none is generated"
+    )
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
     init_plain = (

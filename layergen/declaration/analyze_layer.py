@@ -498,8 +498,9 @@ class LayerChecks:
         return Body(call=call, init=init)
 
     def _check_hand_written(self) -> None:
-        """`hand_written` names members of the class: ones layergen writes, declared methods or ops."""
-        known = KINDS[self.kind].generated_methods | set(self.decl.methods) | set(self.decl.ops)
+        """`hand_written` names members of the class: ones layergen writes (its docstring,
+        `__doc__`, among them), declared methods or ops."""
+        known = {"__doc__", *KINDS[self.kind].generated_methods, *self.decl.methods, *self.decl.ops}
         for index, name in enumerate(self.decl.hand_written):
             if name not in known:
                 self.error(

@@ -98,8 +98,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         if path in plan.reused:  # as the lock recorded it, and what would be generated
             files[path] = new
             stale = _stale(lock.owned(path), new)  # said on every run until settled
-            if stale:
-                changed_owned[path] = _at_lines(stale, new)
+            if stale and (said := _at_lines(stale, read[path].text or new)):
+                changed_owned[path] = said
             continue
         # A renamed declaration's file: where it was (gone as well: the lock forgets it).
         origin, old = _origin(plan, path, read[path])
@@ -134,8 +134,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
                 files[path] = as_stored
                 conflicts[path] = [Conflict("", b.start + 1) for b in unsettled]
                 stale = _owned(owned, base, new, settled)[1]  # said while markers wait too
-                if stale:
-                    changed_owned[path] = _at_lines(stale, current)
+                if stale and (said := _at_lines(stale, current)):
+                    changed_owned[path] = said
                 if origin != path:  # the base stays: the markers were made against it
                     changes.record(path, base)
                 continue
@@ -159,8 +159,8 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
         if result.conflicts:
             conflicts[path] = result.conflicts
         acks, stale = _owned(owned, base, new, settled)
-        if stale:
-            changed_owned[path] = _at_lines(stale, result.text)
+        if stale and (said := _at_lines(stale, result.text)):
+            changed_owned[path] = said
         # A file the run changed, put back as it was (an undo, a checkout), would read as hand
         # edits undoing the run against the new base: the lock keeps the base it was merged
         # against. Not where the run only wrote conflicts: putting that file back is keeping
@@ -242,10 +242,19 @@ def _stale(acks: dict[str, str], new: str) -> list[str]:
 
 
 def _at_lines(names: list[str], text: str) -> list[tuple[str, int]]:
-    """Each member of `names` with its line in `text`."""
+    """Each member of `names` the file's `text` has, with its line: one the person does
+    without (a class with no docstring) has nothing to bring up to date."""
+    import libcst as cst
+
     from . import members
 
-    return [(name, members.line(text, name)) for name in names]
+    def has(name: str) -> bool:
+        try:
+            return members.member(text, name) is not None
+        except cst.ParserSyntaxError:  # conflict markers: said all the same
+            return True
+
+    return [(name, members.line(text, name)) for name in names if has(name)]
 
 
 def _origin(plan: Plan, path: Path, here: Seen) -> tuple[Path, dict[Path, Seen]]:

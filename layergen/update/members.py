@@ -30,12 +30,15 @@ def digest(node: cst.CSTNode | None) -> str:
 
 
 def line(text: str, qualified: str) -> int:
-    """The line of `def name` of class `Class` in `text` (1 if it is not there)."""
+    """The line of `def name` of class `Class` in `text` (of `class Class` for its
+    `__doc__`; 1 if it is not there)."""
     owner, _, name = qualified.partition(".")
     rows = text.split("\n")
     inside = False
     for number, row in enumerate(rows, 1):
         if re.match(rf"class {re.escape(owner)}\b", row):
+            if name == "__doc__":
+                return number
             inside = True
         elif inside and re.match(rf"\s+(async\s+)?def {re.escape(name)}\(", row):
             return number
@@ -63,6 +66,13 @@ def with_member(text: str, qualified: str, new: cst.CSTNode) -> str:
 
 
 def _name(node: cst.CSTNode) -> str | None:
+    """A member's name: a method's, or `__doc__` for the class's docstring."""
+    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+        statement = node.body[0]
+        if isinstance(statement, cst.Expr) and isinstance(
+            statement.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            return "__doc__"
     return getattr(getattr(node, "name", None), "value", None)
 
 

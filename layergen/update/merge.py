@@ -84,7 +84,7 @@ def _key(node: cst.CSTNode) -> str:
         if isinstance(statement, cst.Expr) and isinstance(
             statement.value, (cst.SimpleString, cst.ConcatenatedString)
         ):
-            return "<docstring>"  # only ever the first statement in generated code
+            return "__doc__"  # only ever the first statement in generated code
         if isinstance(statement, cst.Assign) and all(
             isinstance(t.target, cst.Name) for t in statement.targets
         ):
@@ -245,7 +245,7 @@ class _Merger:
             else:
                 out.append((key, node))  # a person's member
         for index, (key, node) in enumerate(new_units):
-            if key in current_keys:
+            if key in current_keys or owner + key in self.keep:  # kept: absent, as written
                 continue
             if key in base and code(base[key]) == code(node):
                 continue  # a person deleted a generated member: it stays deleted
@@ -282,6 +282,11 @@ class _Merger:
         holds_kept = any(kept.startswith(name + ".") for kept in self.keep)
         if base is not None and code(current) == code(base) and not holds_kept:
             return new  # untouched by hand (a class holding owned members merges member by member)
+        if base is not None and not holds_kept and _leading(new) == _leading(base):
+            # only the lines above it edited (a comment, a blank line): theirs, with them
+            above = current.with_changes(leading_lines=new.leading_lines)
+            if fresh_code(above) == code(base):
+                return new.with_changes(leading_lines=current.leading_lines)
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
         return None
@@ -344,6 +349,11 @@ class _Merger:
         """Record a conflict; `ours` goes into the merged tree."""
         self.pending.append(_Pending(name, ours, theirs, ours_empty))
         return ours
+
+
+def _leading(node: cst.CSTNode) -> str:
+    """The comments and blank lines above a member, as written."""
+    return "".join(fresh_code(line) for line in getattr(node, "leading_lines", ()))
 
 
 def lines(text: str) -> list[str]:

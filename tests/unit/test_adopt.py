@@ -10,6 +10,12 @@ import pytest
 from helpers import cli, snapshot
 from helpers import write_layer as write
 
+# what adopt lists for a class without a docstring of its own, and nothing else
+HAND_DOC = (
+    "hand_written:  # yours, kept as written in the module\n"
+    "  - __doc__  # the class has none: none is generated\n"
+)
+
 SCALED = """\
 import keras
 from keras import ops
@@ -66,7 +72,7 @@ def test_the_module_is_generated_then_and_check_is_clean(project):
     assert cli("adopt", "layers/scaled_dense.py").exit_code == 0
     lock = json.loads((project / "layergen.lock").read_text())
     assert "layers/scaled_dense.layer.yaml" in lock["records"]
-    assert lock["records"]["layers/scaled_dense.layer.yaml"]["hand_written"] == ["build"]
+    assert lock["records"]["layers/scaled_dense.layer.yaml"]["hand_written"] == ["__doc__", "build"]
     assert (project / "tests" / "test_scaled_dense.py").is_file()
     assert (
         "from .scaled_dense import ScaledDense" in (project / "layers" / "__init__.py").read_text()
@@ -310,7 +316,10 @@ def test_keras_objects_a_conditional_weight_and_the_share_reported(project):
     assert "  - __init__" not in text and "  - get_config" not in text
     assert 'bias: {shape: "(units,)", initializer: "zeros", when: "use_bias"}' in text
     assert "  - build  # it does more than create its weights" in text  # the `if` stays yours
-    assert "adopted PlainDense (" in result.output and "(hand_written: build)" in result.output
+    assert (
+        "adopted PlainDense (" in result.output
+        and "(hand_written: __doc__, build)" in result.output
+    )
     assert cli("generate", "--check", "layers").exit_code == 0
 
 
@@ -430,7 +439,7 @@ def test_sublayers_init_creates_are_declared_and_build_the_same_weights(project,
     )
     assert '  drop: {class: keras.layers.Dropout, args: {rate: "rate", name: null}' in text
     assert "args: {units: 1, use_bias: false, name: \"'head'\", dtype: null}" in text
-    assert "init:" not in text and "hand_written" not in text
+    assert "init:" not in text and "hand_written:" not in text.replace(HAND_DOC, "")
     assert "test_weights_match_declaration" not in text  # the weights test runs now
     assert "  - __init__" not in text
     assert cli("generate", "--check", "layers").exit_code == 0
@@ -498,13 +507,14 @@ def test_sublayers_build_creates_and_builds_are_declared(project, tmp_path):
     original.write_text(RESIDUAL.replace('package="mine"', 'package="mine_original"'))
     result = cli("adopt", "layers/residual.py")
     assert result.exit_code == 0, result.output
-    assert "(hand_written: nothing)" in result.output
+    assert "(hand_written: __doc__)" in result.output
     text = (project / "layers" / "residual.layer.yaml").read_text()
     assert (
         '  dense: {class: keras.layers.Dense, args: {units: "x[-1]", activation: "activation",'
         ' name: null}, create: build, build: "x"}' in text
     )
-    assert "hand_written" not in text and "test_weights_match_declaration" not in text
+    assert "hand_written:" not in text.replace(HAND_DOC, "")
+    assert "test_weights_match_declaration" not in text
     assert cli("generate", "--check", "layers").exit_code == 0
     mine, adopted = _import(original, "Residual")(), _import(module, "Residual")()
     mine.build((2, 4)), adopted.build((2, 4))
@@ -654,7 +664,7 @@ def test_a_plain_get_config_is_declared_beside_an_init_that_is_yours(project):
     write(project, "widen.py", text.replace("import keras\n", "import keras\n\nFLOOR = 0.1\n"))
     result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
     assert result.exit_code == 0, result.output
-    assert "(hand_written: __init__)" in result.output, result.output
+    assert "(hand_written: __doc__, __init__)" in result.output, result.output
     text = (project / "layers" / "widen.layer.yaml").read_text()
     assert "  - get_config" not in text, text
     assert cli("generate", "--check", "layers").exit_code == 0
@@ -670,7 +680,7 @@ def test_an_argument_stored_cast_is_declared_so(project):
     write(project, "widen.py", CAST)
     result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2")
     assert result.exit_code == 0, result.output
-    assert "(hand_written: nothing)" in result.output, result.output
+    assert "(hand_written: __doc__)" in result.output, result.output
     text = (project / "layers" / "widen.layer.yaml").read_text()
     assert '  hidden_dim: {type: "int", cast: true}' in text, text
     assert cli("generate", "--check", "layers").exit_code == 0
@@ -739,7 +749,7 @@ def test_a_cast_whose_default_is_not_of_its_type_keeps_init_yours(project):
     for name in ("widen", "flags"):
         result = cli("adopt", f"layers/{name}.py")
         assert result.exit_code == 0, result.output
-        assert "(hand_written: __init__" in result.output, result.output
+        assert "(hand_written: __doc__, __init__" in result.output, result.output
         assert "cast: true" not in (project / "layers" / f"{name}.layer.yaml").read_text()
 
 
@@ -778,3 +788,44 @@ def test_a_reason_quoting_code_of_several_lines_stays_one_yaml_comment(project):
     assert result.exit_code == 0, result.output
     text = (project / "layers" / "table.layer.yaml").read_text()
     assert "  - build  # it does more than create its weights (`freqs = 1.0 / (`)\n" in text, text
+
+
+WITH_DOCSTRING = CAST.replace(
+    "class Widen(keras.layers.Layer):\n",
+    'class Widen(keras.layers.Layer):\n    """Tiles the input and scales it.\n\n'
+    "    Args:\n        hidden_dim: int. How many times to tile.\n"
+    '        rate: float. The scale.\n    """\n\n',
+)
+
+
+def _param_added(project) -> None:
+    declaration = project / "layers" / "widen.layer.yaml"
+    text = declaration.read_text()
+    declared = text.replace(
+        '  rate: {type: "float", default: 0.5}\n',
+        '  rate: {type: "float", default: 0.5}\n  gain: {type: float, default: 1.0}\n',
+    )
+    assert declared != text, text
+    declaration.write_text(declared)
+
+
+@pytest.mark.parametrize("text", [WITH_DOCSTRING, CAST], ids=["documented", "undocumented"])
+def test_the_docstring_of_an_adopted_class_stays_its_own(project, text):
+    """The class's docstring (or its want of one) is the person's: a param added to the
+    declaration later never writes conflict markers into it, nor a generated docstring."""
+    write(project, "widen.py", text)
+    result = cli("adopt", "layers/widen.py", "--example", "hidden_dim=2", "--no-trial")
+    assert result.exit_code == 0, result.output
+    assert "  - __doc__  # " in (project / "layers" / "widen.layer.yaml").read_text()
+    _param_added(project)
+    result = cli("generate", "layers")
+    module = (project / "layers" / "widen.py").read_text()
+    assert "<<<<<<<" not in module, module
+    assert '"gain": self.gain' in module
+    docstring = text.split("class Widen(keras.layers.Layer):\n")[1].split("    def __init__")[0]
+    assert module.split("class Widen(keras.layers.Layer):\n")[1].startswith(docstring), module
+    if text == WITH_DOCSTRING:  # the docstring the declaration changes is said, at the class
+        assert result.exit_code == 1, result.output
+        assert "layers/widen.py:5: hand-written: `Widen.__doc__` is yours" in result.output
+        assert cli("resolve", "layers/widen.py", "--ours").exit_code == 0
+    assert cli("generate", "--check", "layers").exit_code == 0

@@ -84,7 +84,7 @@ def test_a_docstring_conflict_is_reported_at_its_line(scaler_project):
         for i, text in enumerate(module(scaler_project).splitlines(), 1)
         if text.startswith("<<<<<<<")
     )
-    assert line > 5 and f"layers/scaler.py:{line}: conflict: `Scaler.<docstring>`" in result.output
+    assert line > 5 and f"layers/scaler.py:{line}: conflict: `Scaler.__doc__`" in result.output
 
 
 def test_a_class_header_edited_on_both_sides_is_a_conflict_not_a_recursion(scaler_project):
@@ -164,6 +164,21 @@ def test_a_comment_above_a_member_is_no_conflict(scaler_project):
     assert not any(line.isspace() for line in code.split("\n"))  # no line of spaces alone
     assert run("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     assert "    # why call is so\n" in module(scaler_project)
+
+
+@pytest.mark.parametrize("above", ["", "    # mine\n", "\n\n    # mine\n"])
+def test_only_the_lines_above_a_member_edited_take_the_generated_change(above):
+    """A member whose hand edit is the blank lines or comments above it (an adopted class
+    without the generated docstring has no blank line before `__init__`) takes the
+    declaration's change, the lines above as the person has them: no conflict."""
+    from layergen.update.merge import merge
+
+    base = 'class A:\n    """Doc."""\n\n    def f(self):\n        return 1\n'
+    new = base.replace("Doc.", "Doc, with g.").replace("f(self)", "f(self, g=1)")
+    current = f"class A:\n{above}    def f(self):\n        return 1\n"
+    merged = merge(base, current, new, keep=frozenset({"A.__doc__"}))
+    assert not merged.conflicts, merged.text
+    assert merged.text == current.replace("f(self)", "f(self, g=1)")
 
 
 # -- a conflict layergen writes is one that `resolve` and `--force` can settle ---------------------

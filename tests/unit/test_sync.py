@@ -357,3 +357,95 @@ def test_sync_plans_one_run_and_reads_the_lock_once(scaler_project, monkeypatch)
     assert run("sync", "layers/scaler.py").exit_code == 0
     assert "call: (x + 1.0) * scale * gain\n" in declaration(scaler_project)
     assert (len(planned), len(reads)) == (1, 1)
+
+
+# -- an `__init__` that is the person's still says the params -------------------------------------
+
+
+def _init_handed_to_the_person(root: Path) -> str:
+    """The Scaler project with `__init__` edited beyond what a declaration says, and synced:
+    `__init__` listed under hand_written, `get_config` still generated."""
+    code = module(root).replace(
+        "        self.gain = gain\n", "        self.gain = gain\n        self.floor = FLOOR\n"
+    )
+    write(root, "layers/scaler.py", code.replace("import keras\n", "import keras\n\nFLOOR = 0\n"))
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert "hand_written: [__init__]" in declaration(root)
+    return module(root)
+
+
+def test_sync_carries_an_argument_added_to_an_init_that_is_yours(scaler_project):
+    """An `__init__` the declaration cannot say stays the person's, but its arguments are the
+    layer's params: an argument added by hand is declared, and the generated `get_config`
+    and tests follow it (else a saved model lost it on load behind a green `--check`)."""
+    code = _init_handed_to_the_person(scaler_project)
+    edited = code.replace("gain=1.0,", "gain=1.0, bias=0.5,", 1).replace(
+        "        self.floor = FLOOR\n", "        self.floor = FLOOR\n        self.bias = bias\n"
+    )
+    assert edited != code
+    write(scaler_project, "layers/scaler.py", edited)
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    assert "  bias: {type: float, default: 0.5}" in declaration(scaler_project)
+    synced = module(scaler_project)
+    assert '"bias": self.bias' in synced
+    assert synced.split("def build")[0].count("self.bias = bias") == 1  # the person's, as written
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert run("check", "layers").exit_code == 0
+
+
+def test_sync_drops_an_argument_removed_from_an_init_that_is_yours(scaler_project):
+    code = _init_handed_to_the_person(scaler_project)
+    added = code.replace("gain=1.0,", "gain=1.0, bias=0.5,", 1).replace(
+        "        self.floor = FLOOR\n", "        self.floor = FLOOR\n        self.bias = bias\n"
+    )
+    write(scaler_project, "layers/scaler.py", added)
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert '"bias": self.bias' in module(scaler_project)
+    removed = module(scaler_project).replace(" bias=0.5,", "", 1)
+    write(scaler_project, "layers/scaler.py", removed.replace("self.bias = bias", "self.bias = 0"))
+    result = run("sync", "layers/scaler.py")
+    assert result.exit_code == 0, result.output
+    assert "bias" not in declaration(scaler_project)
+    assert '"bias"' not in module(scaler_project)
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
+def test_sync_leaves_the_params_of_an_unchanged_init_that_is_yours(scaler_project):
+    """Nothing in the signature changed: the declaration is left byte for byte."""
+    _init_handed_to_the_person(scaler_project)
+    before = declaration(scaler_project)
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace("self.floor = FLOOR", "self.floor = FLOOR + 1"),
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0
+    assert declaration(scaler_project) == before
+
+
+def test_sync_keeps_a_commented_block_list_as_it_is(scaler_project):
+    """A `hand_written:` list in block style whose key line ends in a comment (as adopt
+    writes it) keeps its indentation when sync rewrites the document for another reason."""
+    text = declaration(scaler_project) + (
+        "hand_written:  # yours, kept as written in the module\n" "  - build  # it prints\n"
+    )
+    write(scaler_project, "layers/scaler.layer.yaml", text)
+    code = module(scaler_project).replace(
+        "    def build(self, input_shape):\n",
+        "    def build(self, input_shape):\n        print('building')\n",
+        1,
+    )
+    write(scaler_project, "layers/scaler.py", code)
+    assert run("generate", "layers").exit_code == 0
+    write(
+        scaler_project,
+        "layers/scaler.py",
+        module(scaler_project).replace("x * self.scale * self.gain", "self.gain * x * self.scale"),
+    )
+    assert run("sync", "layers/scaler.py").exit_code == 0, declaration(scaler_project)
+    synced = declaration(scaler_project)
+    assert synced != text  # the call was carried
+    assert synced.endswith(
+        "hand_written:  # yours, kept as written in the module\n  - build  # it prints\n"
+    ), synced
