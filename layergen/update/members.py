@@ -46,7 +46,8 @@ def line(text: str, qualified: str) -> int:
 
 
 def with_member(text: str, qualified: str, new: cst.CSTNode) -> str:
-    """`text` with its member `qualified` replaced by `new` (the leading lines of the file's kept)."""
+    """`text` with its member `qualified` replaced by `new` (the leading lines of the file's
+    kept); added where the class does without it (a docstring first, a method last)."""
     owner, _, name = qualified.partition(".")
     tree = parsed(text)
     body = []
@@ -60,9 +61,20 @@ def with_member(text: str, qualified: str, new: cst.CSTNode) -> str:
                 )
                 for child in node.body.body
             ]
+            if not any(_name(child) == name for child in node.body.body):
+                members = _added(members, name, new)
             node = node.with_changes(body=node.body.with_changes(body=members))
         body.append(node)
     return tree.with_changes(body=body).code
+
+
+def _added(members: list, name: str, new: cst.CSTNode) -> list:
+    if name != "__doc__":
+        return [*members, new]
+    rest = members[:1]
+    if rest and not rest[0].leading_lines:  # a blank line after the docstring, as black has it
+        rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine()])]
+    return [new.with_changes(leading_lines=()), *rest, *members[1:]]
 
 
 def _name(node: cst.CSTNode) -> str | None:

@@ -829,3 +829,18 @@ def test_the_docstring_of_an_adopted_class_stays_its_own(project, text):
         assert "layers/widen.py:5: hand-written: `Widen.__doc__` is yours" in result.output
         assert cli("resolve", "layers/widen.py", "--ours").exit_code == 0
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_taking_the_generated_docstring_adds_it_to_a_class_without_one(project):
+    """`resolve --theirs` hands the docstring back to the declaration: the class gets the
+    generated one, and later declaration changes are made to it."""
+    write(project, "widen.py", CAST)
+    assert cli("adopt", "layers/widen.py", "--example", "hidden_dim=2", "--no-trial").exit_code == 0
+    _param_added(project)
+    assert cli("generate", "layers").exit_code == 0  # no docstring: nothing to bring up to date
+    assert cli("resolve", "layers/widen.py", "--theirs").exit_code == 0
+    module = (project / "layers" / "widen.py").read_text()
+    assert '    """Widen layer.\n' in module and "gain: float. Defaults to `1.0`." in module
+    assert "__doc__" not in (project / "layers" / "widen.layer.yaml").read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
+    assert cli("check", "layers").exit_code == 0
