@@ -1,5 +1,6 @@
 """The adopted module: the person's module as it was (after the `check` fixes), with each
-member the declaration now owns replaced by its generated version; every other byte stays."""
+member the declaration now owns replaced by its generated version (the person's comments in
+it kept); every other byte stays."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..update.merge import with_comments
 from .ownership import Ownership
 
 
@@ -38,7 +40,8 @@ def adopted_module(original: str, name: str, generated: str, owner: Ownership) -
                 if isinstance(member, cst.FunctionDef) and member.name.value in made.keys() & {
                     *owner.declared
                 }:
-                    member = made[member.name.value].with_changes(
+                    # its comments kept in it, as a merge keeps a hand edit's (the same code)
+                    member = with_comments(member, made[member.name.value]).with_changes(
                         leading_lines=member.leading_lines
                     )
                 body.append(member)

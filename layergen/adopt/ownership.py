@@ -35,6 +35,17 @@ class Ownership:
     sublayers: list[dict] = field(default_factory=list)
     init_rest: str | None = None
 
+    def handing(self, member: str, why: str) -> Ownership:
+        """This ownership with `member` the person's, for `why`."""
+        from dataclasses import replace
+
+        return replace(
+            self,
+            declared=[m for m in self.declared if m != member],
+            hand_written=[*self.hand_written, member],
+            why={**self.why, member: why},
+        )
+
     def declaring(self, member: str, **keys) -> Ownership:
         """This ownership with `member` generated from the declaration's `keys`."""
         from dataclasses import replace
@@ -60,7 +71,7 @@ def decide(found: Found) -> Ownership:
     for arg in found.cls.args:
         out.types[arg.name] = plain_type(arg) or "float"
     init_plain = (
-        person_words(found, "__init__")
+        docstring_in(found, "__init__")
         or _forwards(found)
         or _plain_init(found, out.types, out.casts)
     )
@@ -73,14 +84,14 @@ def decide(found: Found) -> Ownership:
     if "get_config" in found.methods:
         # A config listing each argument as the format's does is that code generated,
         # whoever writes `__init__` (keras-hub's store `self.hidden_dim = int(hidden_dim)`).
-        config_plain = person_words(found, "get_config") or _plain_config(found, out.types)
+        config_plain = docstring_in(found, "get_config") or _plain_config(found, out.types)
         if config_plain is None:
             out.declared.append("get_config")
         else:
             out.hand_written.append("get_config")
             out.why["get_config"] = config_plain
     if "build" in found.methods:
-        build_plain = person_words(found, "build") or _plain_build(found)
+        build_plain = docstring_in(found, "build") or _plain_build(found)
         if build_plain is None:
             out.declared.append("build")
         else:
@@ -93,20 +104,33 @@ def decide(found: Found) -> Ownership:
     return out
 
 
+COMMENTED = "it has comments, which the generated method would drop"
+
+
 def person_words(found: Found, member: str) -> str | None:
     """Why `member` stays the person's when it holds a docstring or comments: its generated
     version would not (the comments above it stay either way); else None."""
+    return docstring_in(found, member) or (COMMENTED if has_comments(found, member) else None)
+
+
+def docstring_in(found: Found, member: str) -> str | None:
+    """Why `member` stays the person's when it holds a docstring (a generated method has
+    none: a docstring is a statement, not a comment a merge puts back); else None."""
+    function = found.methods.get(member)
+    if function is not None and function.get_docstring() is not None:
+        return "it has a docstring, which the generated method would drop"
+    return None
+
+
+def has_comments(found: Found, member: str) -> bool:
+    """Whether `member` holds comments (the comments above it aside)."""
     function = found.methods.get(member)
     if function is None:
-        return None
-    if function.get_docstring() is not None:
-        return "it has a docstring, which the generated method would drop"
+        return False
     tokens = tokenize.generate_tokens(
         io.StringIO(code(function.with_changes(leading_lines=()))).readline
     )
-    if any(token.type == tokenize.COMMENT for token in tokens):
-        return "it has comments, which the generated method would drop"
-    return None
+    return any(token.type == tokenize.COMMENT for token in tokens)
 
 
 def _forwards(found: Found) -> str | None:

@@ -320,6 +320,7 @@ def _read(
         item.unfixed = left
         owner = decide(item)
         text, _ = declaration(path, item, owner, item.package, given, shape)
+        owner, text = _comments_kept(render, item, owner, text, given, shape, path)
         # `call` and the output shape in the declaration, where they generate the same
         call = item.methods.get("call")  # none: the base's (a class that changes its base)
         body = body_text(call) if call is not None else None
@@ -359,6 +360,39 @@ def _read(
             )
         )
     return out
+
+
+def _comments_kept(render, item: Found, owner: Ownership, text: str, given, shape, path):
+    """The ownership where each declared member with comments generates as the same code as
+    the person's, and its comments go back into the generated one line by line (the module
+    then keeps them in it, as a merge keeps a hand edit's comments); one that does not is the
+    person's, for the generated one would drop them."""
+    from ..adopt.ownership import COMMENTED, has_comments
+    from ..adopt.proof import same_method
+    from ..update import members
+    from ..update.merge import with_comments
+
+    commented = [m for m in owner.declared if has_comments(item, m)]
+    if not commented:
+        return owner, text
+    try:
+        generated = render(text)
+    except DiagnosticError:
+        generated = None
+
+    def kept(member: str) -> bool:  # the generated member, with the comments put back
+        if generated is None or not same_method(generated, member, item):
+            return False
+        ours = item.methods[member]
+        made = members.member(generated, f"{item.cls.name}.{member}")
+        return with_comments(ours, made) is not ours
+
+    handed = [m for m in commented if not kept(m)]
+    if not handed:
+        return owner, text
+    for member in handed:
+        owner = owner.handing(member, COMMENTED)
+    return owner, declaration(path, item, owner, item.package, given, shape)[0]
 
 
 def _unobserved(problem: Diagnostic, why: str) -> Diagnostic:

@@ -266,6 +266,11 @@ class _Merger:
         return [node for _, node in out]
 
     def one(self, name: str, base, current, new):
+        if base is not None and _leading(new) == _leading(base) != _leading(current):
+            # the lines above it (comments, blank lines) are the person's alone: merged as
+            # they are, not line by line beside a change of the generator's
+            above = current.leading_lines
+            base, new = (n.with_changes(leading_lines=above) for n in (base, new))
         settled = self.settled(name, base, current, new)
         if settled is not None:
             return settled
@@ -282,13 +287,13 @@ class _Merger:
         holds_kept = any(kept.startswith(name + ".") for kept in self.keep)
         if base is not None and code(current) == code(base) and not holds_kept:
             return new  # untouched by hand (a class holding owned members merges member by member)
-        if base is not None and not holds_kept and _leading(new) == _leading(base):
-            # only the lines above it edited (a comment, a blank line): theirs, with them
-            above = current.with_changes(leading_lines=new.leading_lines)
-            if fresh_code(above) == code(base):
-                return new.with_changes(leading_lines=current.leading_lines)
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
+        if base is not None and not holds_kept and _commented(current, base):
+            # the person's edit is comments alone: the generator's change, with them
+            from .comments import put_back
+
+            return put_back(current, new)
         return None
 
     def class_(self, name: str, base, current: cst.ClassDef, new: cst.ClassDef) -> cst.ClassDef:
@@ -318,16 +323,8 @@ class _Merger:
     def carried(self, current, new):
         """A member whose hand edit `sync` stated in the declaration. Its generation, so that
         the declaration's later changes merge cleanly (`gain*2` comes back as `gain * 2`), with
-        the person's comments put back by a line merge against the member without them; the
-        member as written where they cannot be put back (nothing a person wrote is lost)."""
-        bare = current.visit(_WithoutComments())
-        ours, theirs = merge3_sides(*(lines(code(n)) for n in (bare, current, new)))
-        if ours == theirs:
-            try:
-                return _member(ours)
-            except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement
-                pass
-        return current
+        the person's comments put back."""
+        return with_comments(current, new)
 
     def text(self, name: str, base, current, new):
         """A member changed on both sides, merged line by line; `--force` settles the lines
@@ -363,6 +360,33 @@ def lines(text: str) -> list[str]:
 
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def with_comments(current: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """The generated member `new` with the comments of the person's `current` (the same
+    code) put back, each with its statement (comments.py), else by a line merge against
+    `current` without them; `current` as written where they cannot be put back (nothing a
+    person wrote is lost)."""
+    from .comments import put_back
+
+    placed = put_back(current, new)
+    if placed is not None:
+        return placed
+    bare = current.visit(_WithoutComments())
+    ours, theirs = merge3_sides(*(lines(code(n)) for n in (bare, current, new)))
+    if ours == theirs:
+        try:
+            return _member(ours)
+        except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement
+            pass
+    return current
+
+
+def _commented(current: cst.CSTNode, base: cst.CSTNode) -> bool:
+    """Whether `current` is `base` with comments added (or changed), and nothing else."""
+    return isinstance(current, cst.FunctionDef) and fresh_code(
+        current.visit(_WithoutComments())
+    ) == fresh_code(base.visit(_WithoutComments()))
 
 
 def _member(merged: list[str]) -> cst.CSTNode:

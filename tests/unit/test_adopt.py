@@ -844,3 +844,71 @@ def test_taking_the_generated_docstring_adds_it_to_a_class_without_one(project):
     assert "__doc__" not in (project / "layers" / "widen.layer.yaml").read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
     assert cli("check", "layers").exit_code == 0
+
+
+COMMENTED = """\
+import keras
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Commented(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        # === Config ===
+        self.units = units
+
+    def build(self, input_shape):
+        # one scale per unit
+        self.scale = self.add_weight(name="scale", shape=(self.units,), initializer="ones")
+
+    def call(self, x):
+        return x * self.scale
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"units": self.units})  # every argument
+        return config
+"""
+
+
+def test_members_with_comments_are_declared_and_keep_them(project):
+    """A comment is no reason for a member to stay the person's: where the generated member
+    is the same code, it is declared and the comments stay in it, as a hand edit on it
+    merges; a declaration change later keeps them."""
+    module = write(project, "commented.py", COMMENTED)
+    result = cli("adopt", "layers/commented.py", "--example", "units=4", "--no-trial")
+    assert result.exit_code == 0, result.output
+    assert "(hand_written: __doc__)" in result.output, result.output
+    text = module.read_text()
+    for comment in ("# === Config ===", "# one scale per unit", "# every argument"):
+        assert text.count(comment) == 1, text
+    assert cli("generate", "--check", "layers").exit_code == 0
+    declaration = project / "layers" / "commented.layer.yaml"
+    declared = declaration.read_text().replace(
+        '  units: {type: "int"}\n', '  units: {type: "int"}\n  gain: {type: float, default: 1.0}\n'
+    )
+    declaration.write_text(declared)
+    assert cli("generate", "layers").exit_code == 0
+    text = module.read_text()
+    assert "<<<<<<<" not in text and "self.gain = gain" in text, text
+    for comment in ("# === Config ===", "# one scale per unit"):
+        assert text.count(comment) == 1, text
+    assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_commented_member_the_declaration_writes_otherwise_stays_the_persons(project):
+    """Stores in another order than the params': the generated `__init__` is not the same
+    code, so the comments could not be kept in it."""
+    text = COMMENTED.replace("units, **kwargs", "units, rate=0.5, **kwargs").replace(
+        "        self.units = units\n", "        self.rate = rate\n        self.units = units\n"
+    )
+    write(
+        project,
+        "commented.py",
+        text.replace('"units": self.units}', '"units": self.units, "rate": self.rate}'),
+    )
+    result = cli("adopt", "layers/commented.py", "--example", "units=4", "--no-trial")
+    assert result.exit_code == 0, result.output
+    declaration = (project / "layers" / "commented.layer.yaml").read_text()
+    assert "  - __init__  # it has comments, which the generated method would drop" in declaration
+    assert "# === Config ===" in (project / "layers" / "commented.py").read_text()

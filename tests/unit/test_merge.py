@@ -181,6 +181,26 @@ def test_only_the_lines_above_a_member_edited_take_the_generated_change(above):
     assert merged.text == current.replace("f(self)", "f(self, g=1)")
 
 
+def test_comments_added_in_a_member_stay_beside_the_declarations_change(scaler_project):
+    """A hand edit of comments alone, inside a member the declaration then changes on the
+    next line: the change is made, each comment stays with its statement, no conflict."""
+    edit(
+        module_path(scaler_project),
+        "        self.gain = gain\n",
+        "        # how much louder\n        self.gain = gain  # as given\n",
+    )
+    edit(
+        declaration_path(scaler_project),
+        "  gain: {type: float, default: 1.0}\n",
+        "  gain: {type: float, default: 1.0}\n  bias: {type: float, default: 0.0}\n",
+    )
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "        # how much louder\n        self.gain = gain  # as given\n" in code, code
+    assert "        self.bias = bias\n" in code and "<<<<<<<" not in code
+    assert run("generate", "--check", "layers").exit_code == 0
+
+
 # -- a conflict layergen writes is one that `resolve` and `--force` can settle ---------------------
 
 
