@@ -105,13 +105,13 @@ def sync(paths: list[Path], config: Config, *, skip_undeclared: bool = False) ->
             edited = _edited_members(base, current, new, name) - owned
             whole = functools.partial(_with_document, parts, j)
             text = parts[j]
-            # the arguments are the params whoever writes `__init__`: get_config and the
-            # tests are generated from them
-            yours = "__init__" in owned and _arguments_edited(base, current, name)
-            if base is None or "__init__" in edited or yours:
+            if base is None or "__init__" in edited:
                 text = synced_declaration(module, current, text)
-            if yours:  # what the declaration now generates for it is the person's, seen
-                seen[module].append(f"{name}.__init__")
+            elif "__init__" in owned and _arguments_changed(module, current, text):
+                # the arguments are the params whoever writes `__init__` (get_config and the
+                # tests are generated from them): one added or taken out by hand is carried
+                text = synced_declaration(module, current, text, names_only=True)
+                seen[module].append(f"{name}.__init__")  # its generation now, seen
             written = _methods(current, name)
             if "call" in edited:
                 text = _with_call_if_it_renders(
@@ -249,17 +249,23 @@ def _edited_members(base: str | None, current: str, new: str, name: str) -> set[
     }
 
 
-def _arguments_edited(base: str, current: str, name: str) -> bool:
-    """Whether the arguments of class `name`'s `__init__` changed since `base` (its body
-    aside: a hand-written `__init__` is not among the members edited)."""
+def _arguments_changed(module: Path, source: str, text: str) -> bool:
+    """Whether the arguments of a hand-written `__init__` of the class the declaration `text`
+    declares are other than its params, by name (the base's own, `dtype` and `name`,
+    passed on, aside)."""
+    data, _ = _load(text)
+    return _arguments(module, source, data) != set(data.get("params") or {})
 
-    def arguments(text: str) -> str | None:
-        method = _methods(text, name).get("__init__")
-        if method is None:
-            return None
-        return ast.dump(ast.parse(code(method).strip()).body[0].args)
 
-    return arguments(base) != arguments(current)
+def _arguments(module: Path, source: str, data) -> set[str]:
+    """The names of the class's `__init__` arguments a declaration's params hold."""
+    kind = next(k for k in KINDS if k in data)
+    classes = {c.name: c for c in read_classes(str(module), source)}
+    cls = classes.get(data[kind])
+    if cls is None:
+        return set(data.get("params") or {})  # reported where the declaration is rendered
+    implicit = {"seed"} if data.get("random") else set()
+    return {a.name for a in cls.args} - implicit - KINDS[kind].reserved
 
 
 def same(one: cst.CSTNode, other: cst.CSTNode) -> bool:
@@ -420,9 +426,11 @@ def declaration_of(module: Path) -> Path:
     return declaration
 
 
-def synced_declaration(module: Path, source: str, text: str) -> str:
+def synced_declaration(module: Path, source: str, text: str, *, names_only: bool = False) -> str:
     """The declaration's `text` with `params` following the `__init__` of the class in the
-    module's `source` (comments and order kept)."""
+    module's `source` (comments and order kept). `names_only`: an `__init__` the person
+    writes: the arguments added and taken out, the others' entries (and the base's own
+    arguments it passes on) as the declaration has them."""
     from ruamel.yaml.comments import CommentedMap
 
     from .declaration.ir import example_value
@@ -437,12 +445,18 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
             [Diagnostic(str(module), 1, 1, "no-class", f"the module has no class `{data[kind]}`")]
         )
     implicit = {"seed"} if data.get("random") else set()
+    if names_only:
+        implicit |= KINDS[kind].reserved
     args = [a for a in cls.args if a.name not in implicit]
     params = data.get("params")
     new = {a.name for a in args} - set(params or {})  # typed by their default
-    problems = {a.name: _default_problem(a, typed_by_it=a.name in new) for a in args}
+    problems = {
+        a.name: _default_problem(a, typed_by_it=a.name in new)
+        for a in args
+        if a.name in new or not names_only
+    }
     unwritable = [
-        _default_unwritable(module, a, problems[a.name]) for a in args if problems[a.name]
+        _default_unwritable(module, a, problems[a.name]) for a in args if problems.get(a.name)
     ]
     if unwritable:
         raise DiagnosticError(unwritable)
@@ -468,6 +482,8 @@ def synced_declaration(module: Path, source: str, text: str) -> str:
             if arg.default is REQUIRED and isinstance(data.get("example"), dict):
                 example_params = data["example"].setdefault("params", CommentedMap())
                 example_params[arg.name] = example_value(Param(type=arg.type))
+            continue
+        if names_only:
             continue
         if isinstance(entry, str):  # shorthand `units: int`
             entry = params[arg.name] = CommentedMap(type=entry)

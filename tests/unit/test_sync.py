@@ -449,3 +449,56 @@ def test_sync_keeps_a_commented_block_list_as_it_is(scaler_project):
     assert synced.endswith(
         "hand_written:  # yours, kept as written in the module\n  - build  # it prints\n"
     ), synced
+
+
+KERAS_HUB_STYLE = """\
+import keras
+from keras import ops
+
+EPSILON = 1e-6
+
+
+@keras.saving.register_keras_serializable(package="layers")
+class ScaleNorm(keras.layers.Layer):
+    def __init__(self, epsilon=EPSILON, dtype=None, **kwargs):
+        super().__init__(dtype=dtype, **kwargs)
+        self.epsilon = epsilon
+
+    def call(self, x):
+        return x * ops.rsqrt(ops.mean(ops.square(x), axis=-1, keepdims=True) + self.epsilon)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"epsilon": self.epsilon})
+        return config
+"""
+
+
+def test_sync_after_adopt_leaves_an_init_that_is_yours_as_declared(project):
+    """keras-hub's `__init__`: a default that is an expression (declared `default: null`)
+    and `dtype` passed on to the base (left to `**kwargs`). Nothing edited: sync changes
+    nothing, and refuses nothing; an argument added by hand is carried, the rest left."""
+    layer = project / "layers" / "norm.py"
+    layer.write_text(KERAS_HUB_STYLE)
+    adopted = run("adopt", "layers/norm.py", "--input-shape", "2,4", "--no-trial")
+    assert adopted.exit_code == 0, adopted.output
+    declaration = project / "layers" / "norm.layer.yaml"
+    before = declaration.read_text()
+    result = run("sync", "layers/norm.py")
+    assert result.exit_code == 0, result.output
+    assert declaration.read_text() == before
+    layer.write_text(
+        layer.read_text()
+        .replace("dtype=None, **kwargs", "dtype=None, center=True, **kwargs")
+        .replace(
+            "        self.epsilon = epsilon\n",
+            "        self.epsilon = epsilon\n        self.center = center\n",
+        )
+    )
+    result = run("sync", "layers/norm.py")
+    assert result.exit_code == 0, result.output
+    synced = declaration.read_text()
+    assert "  center: {type: bool, default: true}" in synced, synced
+    assert synced.replace("  center: {type: bool, default: true}\n", "") == before
+    assert '"center": self.center' in layer.read_text()
+    assert run("generate", "--check", "layers").exit_code == 0
