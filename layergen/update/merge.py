@@ -234,10 +234,13 @@ class _Merger:
         base, new = dict(base_units), dict(new_units)
         current_keys = {k for k, _ in current_units}
         out: list[tuple[str, cst.CSTNode]] = []
+        dropped: list[tuple[str | None, str, cst.CSTNode]] = []  # imports: (after, key, node)
         for key, node in current_units:
             if key in new:
                 out.append((key, self.one(owner + key, base.get(key), node, new[key])))
             elif key in base and code(node) == code(base[key]):
+                if not owner and _bound(node):  # unless the code left still reads it
+                    dropped.append((out[-1][0] if out else None, key, node))
                 continue  # the generator dropped it and nobody had touched it
             elif key in base and owner + key not in self.keep:  # edited, and dropped
                 if self.prefer == "merge":
@@ -263,6 +266,12 @@ class _Merger:
                 0 if after is None else next(i for i, (o, _) in enumerate(out) if o == after) + 1
             )
             out.insert(position, (key, node))
+        if dropped:
+            read = _names_read(node for _, node in out if not _bound(node))
+            for after, key, node in dropped:
+                if _bound(node) & read:  # the person's code reads it still
+                    keys = [k for k, _ in out]
+                    out.insert(keys.index(after) + 1 if after in keys else 0, (key, node))
         return [node for _, node in out]
 
     def one(self, name: str, base, current, new):
@@ -380,6 +389,38 @@ def with_comments(current: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
         except (cst.ParserSyntaxError, ValueError):  # the merged lines are no statement
             pass
     return current
+
+
+def _bound(node: cst.CSTNode) -> set[str]:
+    """The names an import statement binds (none for any other statement)."""
+    if not isinstance(node, cst.SimpleStatementLine):
+        return set()
+    names = set()
+    for statement in node.body:
+        if isinstance(statement, (cst.Import, cst.ImportFrom)) and not isinstance(
+            statement.names, cst.ImportStar
+        ):
+            for alias in statement.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute):  # `import keras.ops` binds `keras`
+                    bound = bound.value
+                if isinstance(bound, cst.Name):
+                    names.add(bound.value)
+    return names
+
+
+def _names_read(nodes) -> set[str]:
+    """Every name the statements mention (a superset of those they read: enough to keep an
+    import that is needed)."""
+    names: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    for node in nodes:
+        node.visit(Names())
+    return names
 
 
 def _commented(current: cst.CSTNode, base: cst.CSTNode) -> bool:

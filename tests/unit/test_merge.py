@@ -201,6 +201,33 @@ def test_comments_added_in_a_member_stay_beside_the_declarations_change(scaler_p
     assert run("generate", "--check", "layers").exit_code == 0
 
 
+def test_an_import_the_persons_code_still_uses_stays(scaler_project):
+    """The declaration stops using `ops`, so its generation imports it no more; a method
+    the person wrote still calls `ops`: the import stays (it was removed: NameError)."""
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: ops.abs(x) * scale")
+    assert run("generate", "layers").exit_code == 0
+    assert "from keras import ops\n" in module(scaler_project)
+    edit(
+        module_path(scaler_project),
+        "    def call(self",
+        "    def floor(self):\n        return ops.zeros(())\n\n    def call(self",
+    )
+    edit(declaration_path(scaler_project), "call: ops.abs(x) * scale", "call: x * scale")
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "from keras import ops\n" in code and "return x * self.scale\n" in code, code
+    assert run("generate", "--check", "layers").exit_code == 0
+    assert run("check", "layers").exit_code == 0
+
+
+def test_an_import_nothing_uses_any_more_is_dropped(scaler_project):
+    edit(declaration_path(scaler_project), "call: x * scale * gain", "call: ops.abs(x) * scale")
+    assert run("generate", "layers").exit_code == 0
+    edit(declaration_path(scaler_project), "call: ops.abs(x) * scale", "call: x * scale")
+    assert run("generate", "layers").exit_code == 0
+    assert "from keras import ops" not in module(scaler_project)
+
+
 # -- a conflict layergen writes is one that `resolve` and `--force` can settle ---------------------
 
 
