@@ -337,6 +337,7 @@ def _read(
             if proves(render, trial, "compute_output_shape", item):
                 owner, text = trial_owner, trial
         owner, text = _declare_sublayers(render, item, owner, text, given, shape, path)
+        owner, text = _reading_what_is_set(render, item, owner, text, given, shape, path)
         # as on disk, after the documents declared already
         refusals = refused(config, path, decl, layers[item.cls.name], then(before, text))
         if refusals:
@@ -392,6 +393,50 @@ def _comments_kept(render, item: Found, owner: Ownership, text: str, given, shap
         return owner, text
     for member in handed:
         owner = owner.handing(member, COMMENTED)
+    return owner, declaration(path, item, owner, item.package, given, shape)[0]
+
+
+def _reading_what_is_set(render, item: Found, owner: Ownership, text: str, given, shape, path):
+    """The ownership where no declared member reads a param's attribute (`self.units`) that
+    the adopted class never sets: an `__init__` that stays the person's and stores it under
+    another name (`self._units = units`). Such a member stays the person's."""
+    from ..adopt.attributes import attributes_read, attributes_set
+    from ..update import members
+
+    if "__init__" in owner.declared:
+        return owner, text  # the generated `__init__` stores every param as `self.<param>`
+    params = {a.name for a in item.cls.args}
+    unset = params - attributes_set(item.node)
+    if not unset:
+        return owner, text
+    try:
+        generated = render(text)
+    except DiagnosticError:
+        return owner, text  # refused where it is checked
+    if generated is None:
+        return owner, text
+    handed = False
+    for member in list(owner.declared):
+        node = members.member(generated, f"{item.cls.name}.{member}")
+        read = sorted(attributes_read(node) & unset) if node is not None else []
+        if not read:
+            continue
+        stored = next((a for a, arg in item.stored.items() if arg == read[0]), None)
+        why = f"it would read `self.{read[0]}`, which your `__init__` does not set" + (
+            f" (it stores `self.{stored}`)" if stored else ""
+        )
+        owner = owner.handing(member, why)
+        if member == "call":
+            owner = replace(owner, call=None)
+        elif member == "compute_output_shape":
+            owner = replace(owner, output_shape=None)
+        elif member == "build":
+            owner = replace(
+                owner, sublayers=[s for s in owner.sublayers if s.get("create") != "build"]
+            )
+        handed = True
+    if not handed:
+        return owner, text
     return owner, declaration(path, item, owner, item.package, given, shape)[0]
 
 

@@ -912,3 +912,54 @@ def test_a_commented_member_the_declaration_writes_otherwise_stays_the_persons(p
     declaration = (project / "layers" / "commented.layer.yaml").read_text()
     assert "  - __init__  # it has comments, which the generated method would drop" in declaration
     assert "# === Config ===" in (project / "layers" / "commented.py").read_text()
+
+
+STORED_OTHERWISE = """\
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="mine")
+class Gate(keras.layers.Layer):
+    def __init__(self, units, epsilon=1e-3, **kwargs):
+        super().__init__(**kwargs)
+        self._units = units
+        self.epsilon = epsilon
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            name="kernel",
+            shape=(input_shape[-1], self._units),
+            initializer="glorot_uniform",
+        )
+
+    def call(self, x):
+        return ops.matmul(x, self.kernel) + self.epsilon
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape[:-1], self._units)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"units": self._units, "epsilon": self.epsilon})
+        return config
+"""
+
+
+def test_no_member_is_declared_that_reads_an_attribute_the_code_never_sets(project):
+    """`self._units = units` in an `__init__` that stays the person's: a generated member
+    reads `self.units`, which nothing sets (the adopted layer raised AttributeError, and
+    the trial stated the failing tests skipped). Those members stay the person's."""
+    module = write(project, "gate.py", STORED_OTHERWISE)
+    result = cli("adopt", "layers/gate.py", "--example", "units=3", "--no-trial")
+    assert result.exit_code == 0, result.output
+    text = module.read_text()
+    assert "self.units" not in text, text
+    declaration = (project / "layers" / "gate.layer.yaml").read_text()
+    assert "  - build  # it would read `self.units`" in declaration, declaration
+    namespace: dict = {}
+    exec(compile(text, "gate.py", "exec"), namespace)
+    import keras
+
+    assert tuple(namespace["Gate"](3)(keras.ops.ones((2, 4))).shape) == (2, 3)
+    assert cli("generate", "--check", "layers").exit_code == 0
