@@ -223,6 +223,12 @@ class _Rename(cst.CSTTransformer):
         return updated if new is None else updated.with_changes(value=new)
 
 
+# The generated module's docstring names its class and declaration: a person who rewrote it
+# (or took it out, or adopted a module that had their own) keeps theirs, whatever the
+# declaration then renames.
+MODULE_DOCSTRING = "__doc__"
+
+
 class _Merger:
     def __init__(self, prefer: Prefer, keep: frozenset[str], take: frozenset[str]):
         self.prefer = prefer
@@ -250,6 +256,8 @@ class _Merger:
         for index, (key, node) in enumerate(new_units):
             if key in current_keys or owner + key in self.keep:  # kept: absent, as written
                 continue
+            if owner + key == MODULE_DOCSTRING and key in base:
+                continue  # the person took the module's docstring out: it stays out
             if key in base and code(base[key]) == code(node):
                 continue  # a person deleted a generated member: it stays deleted
             if key in base and self.prefer != "generated":
@@ -298,6 +306,8 @@ class _Merger:
             return new  # untouched by hand (a class holding owned members merges member by member)
         if base is not None and code(new) == code(base):
             return current  # only the person changed it
+        if name == MODULE_DOCSTRING and base is not None:
+            return current  # the module's docstring, once the person's, stays theirs
         if base is not None and not holds_kept and _commented(current, base):
             # the person's edit is comments alone: the generator's change, with them
             from .comments import put_back

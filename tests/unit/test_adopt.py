@@ -963,3 +963,21 @@ def test_no_member_is_declared_that_reads_an_attribute_the_code_never_sets(proje
 
     assert tuple(namespace["Gate"](3)(keras.ops.ones((2, 4))).shape) == (2, 3)
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_renaming_an_adopted_class_leaves_the_modules_docstring_alone(project):
+    """The module's docstring (or its want of one) is the person's: the generated one names
+    the class, and a rename wrote conflict markers at the top of the module."""
+    module = write(project, "widen.py", '"""Widening layers."""\n\n' + CAST)
+    assert cli("adopt", "layers/widen.py", "--example", "hidden_dim=2", "--no-trial").exit_code == 0
+    bare = write(project, "plain.py", CAST.replace("Widen", "Plain"))
+    assert cli("adopt", "layers/plain.py", "--example", "hidden_dim=2", "--no-trial").exit_code == 0
+    for name, path in (("Widen", "widen"), ("Plain", "plain")):
+        declaration = project / "layers" / f"{path}.layer.yaml"
+        declaration.write_text(declaration.read_text().replace(f"layer: {name}", f"layer: {name}2"))
+    result = cli("generate", "layers")
+    assert result.exit_code == 0, result.output
+    assert module.read_text().startswith('"""Widening layers."""\n\nimport keras\n')
+    assert bare.read_text().startswith("import keras\n"), bare.read_text()
+    assert "class Plain2(" in bare.read_text()
+    assert cli("generate", "--check", "layers").exit_code == 0
