@@ -10,6 +10,7 @@ fix names and lets the fix edit it, whatever the rule (the edits are in rewrites
 from __future__ import annotations
 
 import difflib
+import sys
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -145,18 +146,43 @@ class _Fixer(cst.CSTTransformer):
 
 
 def _with_import(module: cst.Module, name: str) -> cst.Module:
-    """`import name` after the module's last import (else after its docstring, else first)."""
+    """`import name` (a third-party module) where isort puts it, as ruff's defaults do: in
+    the third-party imports, `import` statements first, in order of the module; where the
+    module has none of those, after its last import (else after its docstring, else first)."""
     body = list(module.body)
-    last_import = max(
-        (
-            i
-            for i, s in enumerate(body)
-            if isinstance(s, cst.SimpleStatementLine)
-            and isinstance(s.body[0], (cst.Import, cst.ImportFrom))
-        ),
-        default=-1,
-    )
-    if last_import < 0 and module.get_docstring() is not None:
-        last_import = 0  # after the module docstring
+    imports = [i for i, s in enumerate(body) if _import_of(s) is not None]
     line = cst.parse_statement(f"import {name}\n", config=module.config_for_parsing)
-    return module.with_changes(body=[*body[: last_import + 1], line, *body[last_import + 1 :]])
+    third = [i for i in imports if _third_party(_import_of(body[i]))]
+    for i in third:
+        statement = _import_of(body[i])
+        if isinstance(statement, cst.ImportFrom) or _dotted(statement.names[0].name) > name:
+            line = line.with_changes(leading_lines=body[i].leading_lines)  # its section's gap
+            body[i] = body[i].with_changes(leading_lines=())
+            return module.with_changes(body=[*body[:i], line, *body[i:]])
+    last = third[-1] if third else max(imports, default=-1)
+    if last < 0 and module.get_docstring() is not None:
+        last = 0  # after the module docstring
+    return module.with_changes(body=[*body[: last + 1], line, *body[last + 1 :]])
+
+
+def _import_of(statement: cst.CSTNode) -> cst.Import | cst.ImportFrom | None:
+    if isinstance(statement, cst.SimpleStatementLine) and isinstance(
+        statement.body[0], (cst.Import, cst.ImportFrom)
+    ):
+        return statement.body[0]
+    return None
+
+
+def _third_party(statement: cst.Import | cst.ImportFrom) -> bool:
+    """Not `__future__`, the standard library's, nor relative (the project's own)."""
+    if isinstance(statement, cst.ImportFrom):
+        if statement.relative or statement.module is None:
+            return False
+        top = _dotted(statement.module).split(".")[0]
+    else:
+        top = _dotted(statement.names[0].name).split(".")[0]
+    return top != "__future__" and top not in sys.stdlib_module_names
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    return cst.Module([]).code_for_node(node)
