@@ -44,7 +44,7 @@ def package_init(
     imports it adds are written as the project's isort writes them (`imports`)."""
     if existing is None:
         imports = "".join(relative_imports(names, imports, style))
-        return f"{INIT_HEADER}\n{imports}\n{_all({name for _, name in names}, style)}"
+        return f"{INIT_HEADER}\n{imports}\n{_all(sorted({name for _, name in names}), style)}"
     tree = _parsed(existing, path)
     gone = [g for g in gone if g not in names]
     if present is not None:  # the modules this run writes are there too
@@ -91,13 +91,25 @@ def package_init(
     # not).
     bound = {b for key, b in imported.items() if key not in remove} | {name for _, name in add}
     dropped = ({name for _, name in gone} | {imported[key] for key in remove}) - bound
-    exported = sorted((bound | set(listed or ())) - dropped)
+    exported = _listed(listed, (bound | set(listed or ())) - dropped)
     if listed == exported or (listed is None and not exported):
         exported_all = None
     else:
         exported_all = _all(exported, style, _annotation(bindings[0]) if bindings else None)
     text = _edited(existing, path, add, remove, stars, exported_all, style, imports)
     return _verified(existing, text, gone, deleted, path, present, package, deleted_elsewhere)
+
+
+def _listed(listed: list[str] | None, names: set[str]) -> list[str]:
+    """`__all__` holding `names`: in the person's order, a name added where a sorted list
+    keeps it sorted, else after the others."""
+    if not listed:
+        return sorted(names)
+    kept = [name for name in listed if name in names]
+    new = sorted(names - set(kept))
+    if kept == sorted(kept):
+        return sorted(kept + new)
+    return kept + new
 
 
 def other_packages_checked(
@@ -251,6 +263,6 @@ def _all(names, style: BlackStyle, annotation: str | None = None) -> str:
     with the person's annotation if there is one."""
     from .render.render import format_code
 
-    quoted = ", ".join(f'"{name}"' for name in sorted(names))
+    quoted = ", ".join(f'"{name}"' for name in names)
     target = f"__all__: {annotation}" if annotation else "__all__"
     return format_code(f"{target} = [{quoted}]\n", style)

@@ -423,7 +423,7 @@ def generated_tests(root: Path) -> Path:
 def conflicted_then_put_back(root: Path) -> None:
     """A hand edit in `call`, a declaration change to `call` and to the params; the run writes
     a conflict, and the person puts the file back as it was."""
-    edit(module_path(root), "        return x", "        # mine\n        return x")
+    edit(module_path(root), "        return x", "        x = x  # mine\n        return x")
     mine = module(root)
     add_bias(declaration_path(root))
     assert cli("generate", "layers").exit_code == 1  # the call conflicts; bias merged elsewhere

@@ -249,9 +249,9 @@ def _at_lines(names: list[str], text: str) -> list[tuple[str, int]]:
     from . import members
 
     def has(name: str) -> bool:
-        try:
-            return members.member(text, name) is not None
-        except cst.ParserSyntaxError:  # conflict markers: said all the same
+        try:  # where conflict markers wait, in the person's side of them
+            return members.member(markers.resolve(text, "ours"), name) is not None
+        except cst.ParserSyntaxError:  # a file that does not parse: said all the same
             return True
 
     return [(name, members.line(text, name)) for name in names if has(name)]

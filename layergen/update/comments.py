@@ -49,9 +49,10 @@ def _suite(person: cst.BaseSuite, made: cst.BaseSuite) -> cst.BaseSuite | None:
 
 
 def _statements(person, made) -> list | None:
-    """`made`'s statements, each with the comments of the person's statement of the same
-    code (paired in order: `made` may have statements added or taken out around them);
-    None where a commented statement of the person's has no such statement in `made`."""
+    """`made`'s statements, each with the comments of the person's statement it stands for
+    (paired in order: the same code, or one changed for one; `made` may have statements
+    added or taken out around them); None where a commented statement of the person's has
+    no such statement in `made`."""
     from difflib import SequenceMatcher
 
     ours, theirs = [_key(n) for n in person], [_key(n) for n in made]
@@ -59,13 +60,16 @@ def _statements(person, made) -> list | None:
     paired = set()
     matcher = SequenceMatcher(None, ours, theirs, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
+        # the same statements, or as many changed one for one (a param renamed: the
+        # comment on its store goes with the store as the declaration now writes it)
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             for i, j in zip(range(i1, i2), range(j1, j2)):
                 statement = _statement(person[i], made[j])
-                if statement is None:
+                if statement is None and tag == "equal":
                     return None
-                out[j] = statement
-                paired.add(i)
+                if statement is not None:
+                    out[j] = statement
+                    paired.add(i)
     if any(i not in paired and _commented(n) for i, n in enumerate(person)):
         return None
     return out

@@ -73,7 +73,7 @@ def _added(members: list, name: str, new: cst.CSTNode) -> list:
         return [*members, new]
     rest = members[:1]
     if rest and not rest[0].leading_lines:  # a blank line after the docstring, as black has it
-        rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine()])]
+        rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
     return [new.with_changes(leading_lines=()), *rest, *members[1:]]
 
 

@@ -57,8 +57,11 @@ class _ApplyEdits(cst.CSTTransformer):
             return updated.with_changes(body=body)
         exported = cst.parse_statement(self.edits.exported, config)
         at_all = next((i for i, s in enumerate(body) if _is_all(s)), None)
-        if at_all is not None:
-            body[at_all] = exported.with_changes(leading_lines=body[at_all].leading_lines)
+        if at_all is not None:  # its comments, above and after it, kept
+            was = body[at_all]
+            body[at_all] = exported.with_changes(
+                leading_lines=was.leading_lines, trailing_whitespace=was.trailing_whitespace
+            )
         else:
             body.append(exported.with_changes(leading_lines=[cst.EmptyLine()]))
         return updated.with_changes(body=body)

@@ -841,6 +841,7 @@ def test_taking_the_generated_docstring_adds_it_to_a_class_without_one(project):
     assert cli("resolve", "layers/widen.py", "--theirs").exit_code == 0
     module = (project / "layers" / "widen.py").read_text()
     assert '    """Widen layer.\n' in module and "gain: float. Defaults to `1.0`." in module
+    assert not any(line.isspace() for line in module.split("\n")), module  # black's layout
     assert "__doc__" not in (project / "layers" / "widen.layer.yaml").read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
     assert cli("check", "layers").exit_code == 0
@@ -981,3 +982,18 @@ def test_renaming_an_adopted_class_leaves_the_modules_docstring_alone(project):
     assert bare.read_text().startswith("import keras\n"), bare.read_text()
     assert "class Plain2(" in bare.read_text()
     assert cli("generate", "--check", "layers").exit_code == 0
+
+
+def test_a_conflict_elsewhere_says_nothing_of_a_docstring_the_class_does_without(project):
+    """While markers wait in the module, its classes are read on the person's side of them:
+    a class without a docstring has none to bring up to date (it was said, at every run)."""
+    write(project, "widen.py", CAST)
+    assert cli("adopt", "layers/widen.py", "--example", "hidden_dim=2", "--no-trial").exit_code == 0
+    _param_added(project)
+    module = project / "layers" / "widen.py"
+    module.write_text(module.read_text().replace("* self.rate\n", "* self.rate * 2\n"))
+    declaration = project / "layers" / "widen.layer.yaml"
+    declaration.write_text(declaration.read_text().replace("* self.rate\n", "* self.rate * 3\n"))
+    result = cli("generate", "layers")
+    assert result.exit_code == 1 and "[conflict]" in result.output, result.output
+    assert "__doc__" not in result.output, result.output

@@ -63,7 +63,7 @@ def conflicted_run(root, rename_class: bool = False) -> dict:
     from helpers import snapshot
 
     layers = root / "layers"
-    edit(layers / "scaler.py", "        return x", "        # mine\n        return x")
+    edit(layers / "scaler.py", "        return x", "        x = x  # mine\n        return x")
     before = snapshot(root)
     declaration = layers / "scaler.layer.yaml"
     edit(declaration, "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")
@@ -101,7 +101,7 @@ def test_an_undo_of_a_run_that_renamed_the_class_renames_it_again(scaler_project
     assert cli("generate", "layers").exit_code == 1  # the conflict, made again
     code = module(scaler_project)
     assert "class Scaler" not in code and "class Gainer(" in code
-    assert "        # mine\n" in code
+    assert "        x = x  # mine\n" in code
     assert cli("resolve", "layers/scaler.py", "--theirs").exit_code == 0
     tests = (scaler_project / "tests" / "test_scaler.py").read_text()
     assert "Scaler" not in tests and "Gainer" in tests
@@ -152,7 +152,7 @@ def test_a_lost_base_folder_is_no_dead_end(scaler_project):
     shutil.rmtree(scaler_project / ".layergen")
     assert cli("generate", "--check", "layers").exit_code == 0  # the files are as recorded
     # Edited by hand: the file is no longer its own base (tests/unit/test_lost_base.py).
-    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
+    edit(module_path(scaler_project), "        return x", "        x = x  # mine\n        return x")
     edit(scaler_project / "layers" / "scaler.layer.yaml", "initializer: ones", "initializer: zeros")
     result = cli("generate", "layers")
     assert result.exit_code == 1 and "[no-base]" in result.output, result.output
@@ -177,7 +177,7 @@ def test_an_undo_followed_by_one_more_edit_is_still_an_undo(scaler_project):
     assert cli("generate", "layers").exit_code == 1  # the call's conflict, made again
     code = module(scaler_project)
     assert "self.bias = bias" in code and '"bias": self.bias' in code
-    assert "        # one more keystroke\n" in code and "        # mine\n" in code
+    assert "        # one more keystroke\n" in code and "        x = x  # mine\n" in code
 
 
 def test_force_without_a_base_drops_no_line_it_was_not_shown(scaler_project):
@@ -189,7 +189,7 @@ def test_force_without_a_base_drops_no_line_it_was_not_shown(scaler_project):
     edit(
         scaler_project / "layers" / "scaler.py",
         "        return x",
-        "        # mine\n        return x",
+        "        x = x  # mine\n        return x",
     )
     edit(
         scaler_project / "layers" / "scaler.layer.yaml",

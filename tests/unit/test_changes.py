@@ -65,7 +65,7 @@ def test_a_run_that_follows_a_rename_changes_only_the_lock_it_writes(scaler_proj
     """A declaration renamed, file and class, with a hand edit in its module: planning finds
     the rename, reconcile moves the files; the records change in the outcome's lock only."""
     layers = scaler_project / "layers"
-    edit(layers / "scaler.py", "        return x", "        # mine\n        return x")
+    edit(layers / "scaler.py", "        return x", "        x = x  # mine\n        return x")
     text = (layers / "scaler.layer.yaml").read_text().replace("layer: Scaler", "layer: Gainer")
     (layers / "scaler.layer.yaml").unlink()
     (layers / "gainer.layer.yaml").write_text(text)
@@ -88,7 +88,7 @@ def test_an_undone_conflicted_run_is_planned_without_changing_the_lock(scaler_pr
     from helpers import snapshot
 
     layers = scaler_project / "layers"
-    edit(layers / "scaler.py", "        return x", "        # mine\n        return x")
+    edit(layers / "scaler.py", "        return x", "        x = x  # mine\n        return x")
     before = snapshot(scaler_project)
     declaration = layers / "scaler.layer.yaml"
     edit(declaration, "params:\n", "params:\n  bias: {type: float, default: 0.0}\n")

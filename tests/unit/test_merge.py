@@ -243,6 +243,22 @@ def test_the_modules_docstring_follows_a_rename_unless_the_person_rewrote_it(sca
     assert code.startswith('"""`Gain`: mine, by layergen') and "class Louder(" in code
 
 
+def test_a_comment_on_a_line_the_declaration_changes_stays_on_it(scaler_project):
+    """`self.gain = gain  # how much`, the param then renamed in the declaration: the
+    comment goes with the store as now written (it was a conflict, said as a hand edit of
+    the store)."""
+    edit(
+        module_path(scaler_project),
+        "        self.gain = gain\n",
+        "        self.gain = gain  # how much\n",
+    )
+    text = declaration_path(scaler_project).read_text().replace("gain", "boost")
+    declaration_path(scaler_project).write_text(text)
+    assert run("generate", "layers").exit_code == 0
+    code = module(scaler_project)
+    assert "        self.boost = boost  # how much\n" in code and "<<<<<<<" not in code, code
+
+
 # -- a conflict layergen writes is one that `resolve` and `--force` can settle ---------------------
 
 

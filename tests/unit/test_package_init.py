@@ -362,3 +362,26 @@ def test_a_package_importing_a_module_deleted_in_another_folder_is_refused(scale
         result.exit_code == 2 and "layers/__init__.py:6:1: error:" in result.output
     ), result.output
     assert "[stale-import]" in result.output
+
+
+def test_all_in_the_persons_order_keeps_it_and_its_comment():
+    """An `__all__` a person ordered (most used first) is no stale one: nothing to add, no
+    change (it was sorted, and its comment lost); a name added goes after the others."""
+    existing = textwrap.dedent("""\
+        from .base import Base
+        from .pair import Scale, Shift
+
+        __all__ = ["Shift", "Scale", "Base"]  # public API, most used first
+        """)
+    names = [("base", "Base"), ("pair", "Scale"), ("pair", "Shift")]
+    assert package_init(existing, names) == existing
+    added = package_init(existing, [*names, ("gate", "Gate")])
+    assert added.endswith(
+        '__all__ = ["Shift", "Scale", "Base", "Gate"]  # public API, most used first\n'
+    )
+
+
+def test_a_sorted_all_stays_sorted():
+    existing = 'from .beta import Beta\n\n__all__ = ["Beta"]  # keep sorted\n'
+    added = package_init(existing, [("beta", "Beta"), ("alpha", "Alpha")])
+    assert added.endswith('__all__ = ["Alpha", "Beta"]  # keep sorted\n'), added

@@ -232,7 +232,7 @@ def test_a_renamed_class_carries_its_hand_edits(scaler_project):
 def test_a_file_put_back_at_the_new_path_of_a_renamed_declaration(scaler_project):
     """Found by a second attack: a run that renamed the file and wrote conflicts into it left
     the lock pointing at a base stored under the old name only (exit 2 from then on)."""
-    edit(module_path(scaler_project), "        return x", "        # mine\n        return x")
+    edit(module_path(scaler_project), "        return x", "        x = x  # mine\n        return x")
     mine = module(scaler_project)
     edit(declaration_path(scaler_project), "call: x * scale * gain", "call: x * scale + gain")
     edit(declaration_path(scaler_project), "doc: Multiplies", "doc: Now multiplies")

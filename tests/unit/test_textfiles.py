@@ -74,7 +74,7 @@ def merge_in_the_form(root: Path, form: Callable[[bytes], bytes]) -> str:
         path.write_bytes(form(path.read_bytes()))
     assert run("generate", "--check", "layers").exit_code == 0  # the form is no edit
     path = root / "layers" / "scaler.py"
-    edited = path.read_bytes().decode().replace("* self.gain", "* self.gain  # mine", 1)
+    edited = path.read_bytes().decode().replace("* self.gain", "* self.gain * 1  # mine", 1)
     path.write_bytes(edited.encode())
     (root / "layers" / "scaler.layer.yaml").write_text(
         DECLARATION.replace("initializer: ones", "initializer: zeros")
