@@ -46,11 +46,28 @@ def resolve(files: list[Path], side: Side | None, *, echo: Echo, quiet: bool = F
     if not quiet:
         for f in resolved:
             echo(f"{'resolved' if f in done.resolved else 'no conflict':10} {shown(f)}")
+        _say_taken(done.taken, done.texts, echo)
     if not given_back:
         return 0
     from .generate import generate  # the declarations changed: their files and the lock follow
 
     return generate(list(given_back), config, echo=echo, quiet=quiet)
+
+
+def _say_taken(taken: dict[Path, list[str]], texts: dict[Path, str], echo: Echo) -> None:
+    """Each member of the person's that `--theirs` replaced with its generation, at its line:
+    it was theirs, so it is said (a conflict elsewhere in the file is what they may have had
+    in mind)."""
+    from ..textfiles import read_text
+    from ..update import members
+
+    for path, names in taken.items():
+        text = texts.get(path) or read_text(path) or ""
+        for name in names:
+            echo(
+                f"{shown(path)}:{members.line(text, name)}: took the generated `{name}`"
+                " in place of yours; it is the declaration's again (no longer hand_written)"
+            )
 
 
 def _given_back(taken: dict[Path, list[str]], lock) -> dict[Path, str]:

@@ -66,6 +66,10 @@ def test_resolve_theirs_takes_a_member_back_from_the_person(scaler_project):
     assert run("generate", "layers").exit_code == 1  # `Scaler.build` is yours, and changes
     result = run("resolve", "layers/scaler.py", "--theirs")
     assert result.exit_code == 0, result.output
+    # said at the member: `--theirs` replaced code of the person's
+    assert "layers/scaler.py:25: took the generated `Scaler.build` in place of yours" in (
+        result.output
+    ), result.output
     assert "hand_written" not in declaration_path(scaler_project).read_text()
     assert 'initializer="zeros"' in module(scaler_project)
     assert run("generate", "--check", "layers").exit_code == 0
