@@ -113,7 +113,12 @@ def _is_layer(base: ast.expr, aliases: dict[str, str], known: set[str]) -> bool:
 
 
 def adopt_all(
-    tree: Path, classes, limit: int | None, backend: str = "torch", by: str = "class"
+    tree: Path,
+    classes,
+    limit: int | None,
+    backend: str = "torch",
+    by: str = "class",
+    log: Path | None = None,
 ) -> list[dict]:
     """Adopt the classes in a process a class (`by="class"`), or a module (`by="module"`, as a
     team adopts a module of several layers at once; a module refused as a whole is adopted
@@ -131,16 +136,25 @@ def adopt_all(
             whole = _adopt(tree, str(path.relative_to(tree)), env)
             if whole.returncode == 0:
                 seconds = (time.perf_counter() - started) / len(members)
-                results += [_row(tree, path, n, ln, whole, seconds, "module") for n, ln in members]
+                rows = [_row(tree, path, n, ln, whole, seconds, "module") for n, ln in members]
+                results += _logged(rows, log)
                 continue
         for name, line in members:
             started = time.perf_counter()
             done = _adopt(tree, f"{path.relative_to(tree)}:{name}", env)
             seconds = time.perf_counter() - started
-            results.append(_row(tree, path, name, line, done, seconds, "class"))
+            results += _logged([_row(tree, path, name, line, done, seconds, "class")], log)
     for row in results:
         print(f"{row['module']}:{row['class']}: {row.get('refused', 'adopted')}", file=sys.stderr)
     return results
+
+
+def _logged(rows: list[dict], log: Path | None) -> list[dict]:
+    """`rows`, appended to `log` as they come (a long run stopped keeps what it did)."""
+    if log is not None:
+        with log.open("a", encoding="utf-8") as out:
+            out.writelines(json.dumps(row) + "\n" for row in rows)
+    return rows
 
 
 def _adopt(tree: Path, target: str, env) -> subprocess.CompletedProcess:
@@ -262,6 +276,12 @@ def main() -> int:
     )
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers")
     parser.add_argument(
+        "--part",
+        default="0/1",
+        help="K/N: adopt every N-th module from the K-th (a run per core, each on its own"
+        " --work; their adopted trees are then one: see docs/adopt.md)",
+    )
+    parser.add_argument(
         "--by",
         choices=["class", "module"],
         default="class",
@@ -274,12 +294,16 @@ def main() -> int:
     export(args.source, args.commit, original)
     export(args.source, args.commit, adopted)
     classes = layer_classes(original)
+    part, parts = (int(n) for n in args.part.split("/"))
+    modules = sorted({p for p, _, _ in classes})
+    mine = set(modules[part::parts])  # every `parts`-th module: two runs share 2 cores
     results = adopt_all(
         adopted,
-        [(adopted / p.relative_to(original), n, ln) for p, n, ln in classes],
+        [(adopted / p.relative_to(original), n, ln) for p, n, ln in classes if p in mine],
         args.limit,
         args.backend,
         args.by,
+        work / "adopt.jsonl",
     )
     (work / "adopt.json").write_text(json.dumps(results, indent=1))
 
