@@ -131,6 +131,15 @@ def report_untaken(untaken: dict[Path, list[tuple[str, int, list[str]]]], echo: 
         for member, line, names in found:
             listed = ", ".join(f"`{name}`" for name in names)
             them = "it" if len(names) == 1 else "them"
+            if member.endswith(".__init__"):
+                echo(
+                    f"{where}:{line}: hand-written: `{member}` is yours (hand_written) and takes"
+                    f" {listed}, which the declaration's params leave out (its get_config and"
+                    f" tests too): run `layergen sync {where}` to declare {them}, or take {them}"
+                    " out of the signature [hand-written]",
+                    err=True,
+                )
+                continue
             echo(
                 f"{where}:{line}: hand-written: `{member}` is yours (hand_written) and does not"
                 f" take {listed}, which the declaration calls it with (its docstring and tests"

@@ -188,14 +188,18 @@ def reconcile(plan: Plan, *, prefer: Prefer = "merge") -> Outcome:
 
 
 def _untaken(plan: Plan, files: dict[Path, str]) -> dict[Path, list[tuple[str, int, list[str]]]]:
-    """The owned `call`s, as the run leaves them, that do not take what the declaration's do."""
+    """The owned `call`s, as the run leaves them, that do not take what the declaration's do;
+    the owned `__init__`s that take arguments the declaration's params lack."""
     found = {}
     for path, owned in plan.hand_written.items():
-        for name in sorted(m for m in owned if m.endswith(".call") and path in files):
+        for name in sorted(
+            m for m in owned if m.endswith((".call", ".__init__")) and path in files
+        ):
             from . import members  # libcst: only where a person owns a call
-            from .contract import untaken
+            from .contract import unstated, untaken
 
-            missing = untaken(plan.generated.get(path, ""), files[path], name)
+            check = untaken if name.endswith(".call") else unstated
+            missing = check(plan.generated.get(path, ""), files[path], name)
             if missing:
                 found.setdefault(path, []).append((name, members.line(files[path], name), missing))
     return found

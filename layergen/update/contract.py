@@ -43,3 +43,28 @@ def untaken(generated: str, current: str, qualified: str) -> list[str]:
         if not taken:
             missing.append(name)
     return missing
+
+
+def unstated(generated: str, current: str, qualified: str) -> list[str]:
+    """The arguments the person's `__init__` (`qualified`, in `current`) takes that the
+    generated one does not: params the declaration lacks, so `get_config` and the tests
+    leave them out (`sync` declares them). The base's own (`dtype`, `name`), which the
+    generated one takes through `**kwargs`, aside."""
+    from ..kinds import KINDS
+
+    try:
+        mine = members.member(current, qualified)
+    except cst.ParserSyntaxError:
+        return []
+    declared = members.member(generated, qualified)
+    if not isinstance(mine, cst.FunctionDef) or not isinstance(declared, cst.FunctionDef):
+        return []
+    base = set().union(*(kind.reserved for kind in KINDS.values()))
+
+    def names(params: cst.Parameters) -> list[str]:
+        return [
+            p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+        ][1:]
+
+    wanted = set(names(declared.params))
+    return [n for n in names(mine.params) if n not in wanted and n not in base]

@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from ..textfiles import parsed
-from .merge import code, fresh_code
+from .merge import code, fresh_code, is_docstring
 
 
 def member(text: str, qualified: str) -> cst.CSTNode | None:
@@ -79,12 +79,8 @@ def _added(members: list, name: str, new: cst.CSTNode) -> list:
 
 def _name(node: cst.CSTNode) -> str | None:
     """A member's name: a method's, or `__doc__` for the class's docstring."""
-    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
-        statement = node.body[0]
-        if isinstance(statement, cst.Expr) and isinstance(
-            statement.value, (cst.SimpleString, cst.ConcatenatedString)
-        ):
-            return "__doc__"
+    if is_docstring(node):
+        return "__doc__"
     return getattr(getattr(node, "name", None), "value", None)
 
 

@@ -81,9 +81,7 @@ def _key(node: cst.CSTNode) -> str:
         return node.name.value
     if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
         statement = node.body[0]
-        if isinstance(statement, cst.Expr) and isinstance(
-            statement.value, (cst.SimpleString, cst.ConcatenatedString)
-        ):
+        if is_docstring(node):
             return "__doc__"  # only ever the first statement in generated code
         if isinstance(statement, cst.Assign) and all(
             isinstance(t.target, cst.Name) for t in statement.targets
@@ -92,6 +90,16 @@ def _key(node: cst.CSTNode) -> str:
         if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
             return statement.target.value + ":"
     return fresh_code(node.with_changes(leading_lines=())).strip()
+
+
+def is_docstring(node: cst.CSTNode) -> bool:
+    """Whether a statement is a string alone: a module's or class's docstring."""
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 def _units(body) -> list[tuple[str, cst.CSTNode]]:

@@ -384,6 +384,9 @@ def test_sync_carries_an_argument_added_to_an_init_that_is_yours(scaler_project)
     )
     assert edited != code
     write(scaler_project, "layers/scaler.py", edited)
+    checked = run("generate", "--check", "layers")  # said until it is declared
+    assert checked.exit_code == 1, checked.output
+    assert "`Scaler.__init__` is yours (hand_written) and takes `bias`" in checked.output
     result = run("sync", "layers/scaler.py")
     assert result.exit_code == 0, result.output
     assert "  bias: {type: float, default: 0.5}" in declaration(scaler_project)
